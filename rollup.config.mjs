@@ -1,0 +1,34 @@
+// Two self-contained ESM bundles: the action entry and the CLI.
+import commonjs from '@rollup/plugin-commonjs'
+import json from '@rollup/plugin-json'
+import { nodeResolve } from '@rollup/plugin-node-resolve'
+import typescript from '@rollup/plugin-typescript'
+
+const plugins = () => [
+  typescript({ tsconfig: './tsconfig.build.json' }),
+  nodeResolve({ preferBuiltins: true, exportConditions: ['node'] }),
+  commonjs(),
+  json()
+]
+
+// Known, harmless warnings from bundled dependencies; anything else fails the build.
+const onwarn = (warning, warn) => {
+  if (warning.code === 'CIRCULAR_DEPENDENCY' && /node_modules/.test(warning.message)) return
+  if (warning.code === 'THIS_IS_UNDEFINED') return
+  warn(warning)
+}
+
+export default [
+  {
+    input: 'src/index.ts',
+    output: { file: 'dist/index.js', format: 'es', inlineDynamicImports: true },
+    plugins: plugins(),
+    onwarn
+  },
+  {
+    input: 'src/cli.ts',
+    output: { file: 'dist/cli.js', format: 'es', banner: '#!/usr/bin/env node', inlineDynamicImports: true },
+    plugins: plugins(),
+    onwarn
+  }
+]

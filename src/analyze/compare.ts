@@ -1,0 +1,463 @@
+/**
+ * Compare a candidate arm with a baseline arm, metric by metric, and decide verdicts.
+ *
+ * overhead = candidate/baseline − 1 for lower-is-better metrics (time, latency) and baseline/candidate − 1
+ * for higher-is-better ones (throughput), so a positive overhead always means the candidate is worse.
+ * The steps are separate so other callers (the baseline store, main.ts) can reuse them:
+ *   measureComparison — every statistic of one pair of per-run series (p_adjusted = unadjusted p);
+ *   decide            — Holm across the gating comparisons, then verdict and reason per comparison;
+ *   overallVerdict    — one verdict for the report.
+ */
+import type { Analysis, Comparison, Direction, MetricVerdict } from '../types.js'
+import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from './aggregate.js'
+import { aggregateRows } from './aggregate.js'
+import type { BootstrapOptions, Interval } from './stats.js'
+import {
+  describe,
+  holm,
+  mannWhitneyU,
+  minimumDetectableEffect,
+  outliers,
+  ratioIntervals,
+  runsNeeded,
+  tost,
+  welchTTest
+} from './stats.js'
+
+// ---- direction ----
+
+const LOWER_UNITS = new Set(['ms', 's', 'us', 'µs', 'ns', 'min', 'sec', 'seconds'])
+const HIGHER_UNITS = new Set(['%', '% of peak', 'tflop/s', 'gflop/s', 'tflops', 'gflops'])
+// Throughput names first: `mb_s` ends in `_s` like the time metrics do.
+const HIGHER_NAME =
+  /(^|_)(per_s|per_sec|mb_s|mib_s|gb_s|gib_s|tflops|gflops|tflop_s|throughput|tokens_s|samples_s|ops_s|bandwidth)($|_)/
+const LOWER_NAME = /(_ms|_s|_us|_ns|_sec|_seconds)$/
+
+/** Which way is better for a metric: from the unit when it is known, else from the name. */
+export function metricDirection(
+  metric: string,
+  unit: string
+): { direction: Direction; source: 'unit' | 'name' | 'default' } {
+  const u = unit.trim().toLowerCase()
+  if (LOWER_UNITS.has(u)) return { direction: 'lower', source: 'unit' }
+  if (HIGHER_UNITS.has(u) || /\/s$/.test(u)) return { direction: 'higher', source: 'unit' }
+  const name = metric.toLowerCase()
+  if (HIGHER_NAME.test(name)) return { direction: 'higher', source: 'name' }
+  if (LOWER_NAME.test(name)) return { direction: 'lower', source: 'name' }
+  return { direction: 'lower', source: 'default' }
+}
+
+// ---- fingerprints ----
+
+/** `arms`: native vs container of one check. `baseline`: this run vs the stored baseline of the same arm. */
+export type FingerprintMode = 'arms' | 'baseline'
+
+const FIELDS_BY_MODE: Record<FingerprintMode, (keyof PartialFingerprint)[]> = {
+  arms: ['gpu_name', 'gpu_uuid', 'driver'],
+  baseline: ['gpu_name', 'gpu_uuid', 'driver', 'image_digest', 'gpu_access']
+}
+
+/** Fields that differ between two fingerprints; unknown (null/absent) values never count as different. */
+export function fingerprintDifferences(
+  base: PartialFingerprint | undefined,
+  cand: PartialFingerprint | undefined,
+  mode: FingerprintMode
+): string[] {
+  if (base === undefined || cand === undefined) return []
+  const out: string[] = []
+  for (const field of FIELDS_BY_MODE[mode]) {
+    const a = base[field]
+    const b = cand[field]
+    if (a === undefined || a === null || a === '' || b === undefined || b === null || b === '') continue
+    if (a !== b) out.push(`${field}: ${a} vs ${b}`)
+  }
+  return out
+}
+
+// ---- formatting (reasons) ----
+
+const MINUS = '\u2212'
+
+function signed(x: number, digits = 2): string {
+  const s = Math.abs(x).toFixed(digits)
+  if (Number(s) === 0) return (0).toFixed(digits)
+  return (x < 0 ? MINUS : '+') + s
+}
+
+/** `+0.04% [−0.05, +0.12]` */
+export function formatOverhead(c: Pick<Comparison, 'overhead_pct' | 'ci95'>): string {
+  return `${signed(c.overhead_pct)}% [${signed(c.ci95.low)}, ${signed(c.ci95.high)}]`
+}
+
+/** p values: 2 significant digits, scientific below 0.0001. */
+export function formatP(p: number): string {
+  if (p === 0) return '0'
+  if (p < 1e-4) return p.toExponential(1)
+  return String(Number(p.toPrecision(2)))
+}
+
+function formatPct(x: number): string {
+  return `${Number(x.toPrecision(3))}%`
+}
+
+// ---- one comparison ----
+
+export interface MeasureOptions {
+  baselineEnv: string
+  candidateEnv: string
+  maxOverheadPct: number
+  alpha: number
+  /** Fingerprint differences that make the pair incomparable (from fingerprintDifferences). */
+  incomparable?: string[]
+  bootstrap?: BootstrapOptions
+}
+
+/**
+ * Percentile-bootstrap resamples: 10,000 for the usual 5–15 runs per arm, fewer (≥ 2,000) for many runs so
+ * one comparison costs at most ~3·10^5 draws. With many runs the bootstrap and t-delta intervals agree
+ * and the wider of the two is reported anyway, so the extra Monte Carlo error does not matter.
+ */
+export function resamplesFor(n: number): number {
+  return Math.max(2000, Math.min(10_000, Math.floor(3e5 / Math.max(1, n))))
+}
+
+/** Map a ratio interval (candidate/baseline) to an overhead interval in percent, natural direction. */
+function ratioToOverhead(r: Interval, direction: Direction): Interval {
+  return direction === 'lower'
+    ? { low: (r.low - 1) * 100, high: (r.high - 1) * 100 }
+    : { low: (1 / r.high - 1) * 100, high: (1 / r.low - 1) * 100 }
+}
+
+const finiteInterval = (i: Interval): boolean => Number.isFinite(i.low) && Number.isFinite(i.high)
+
+/**
+ * The wider of the percentile-bootstrap and t-delta intervals: the percentile bootstrap under-covers at
+ * the 5–10 runs per arm we usually have, so the gate must never rely on it alone.
+ */
+function widerInterval(
+  boot: Interval,
+  tDelta: Interval,
+  point: number
+): { ci: Interval; method: 'bootstrap' | 't-delta' } {
+  const bootOk = finiteInterval(boot)
+  const tOk = finiteInterval(tDelta)
+  if (bootOk && tOk)
+    return tDelta.high - tDelta.low > boot.high - boot.low
+      ? { ci: tDelta, method: 't-delta' }
+      : { ci: boot, method: 'bootstrap' }
+  if (tOk) return { ci: tDelta, method: 't-delta' }
+  if (bootOk) return { ci: boot, method: 'bootstrap' }
+  return { ci: { low: point, high: point }, method: 'bootstrap' }
+}
+
+/**
+ * Bounds on mean(candidate) − mean(baseline) that correspond exactly to overhead ∈ (−m, +m) in the
+ * metric's natural direction: ±m·b for lower-is-better; b/(1+m) − b … b/(1−m) − b for higher-is-better.
+ */
+function equivalenceBounds(meanBase: number, marginPct: number, direction: Direction): Interval {
+  const m = marginPct / 100
+  if (direction === 'lower') return { low: -m * meanBase, high: m * meanBase }
+  return { low: meanBase / (1 + m) - meanBase, high: m >= 1 ? Infinity : meanBase / (1 - m) - meanBase }
+}
+
+/** Label of each run for outlier reports: its number, or its 1-based position. */
+function runNumbers(series: ArmSeries, indices: number[]): number[] {
+  return indices.map(i => {
+    const n = Number(series.runs[i])
+    return Number.isFinite(n) && series.runs[i]!.trim() !== '' ? n : i + 1
+  })
+}
+
+/** Every statistic for one pair of series; p_adjusted is the unadjusted gating p until `decide` runs. */
+export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions): Comparison {
+  const b = base.values
+  const c = cand.values
+  const db = describe(b)
+  const dc = describe(c)
+  const { direction, source } = metricDirection(cand.metric, cand.unit || base.unit)
+  const undefinedStats: string[] = []
+  const enough = b.length >= 2 && c.length >= 2
+
+  const welch = welchTTest(c, b)
+  const mw = mannWhitneyU(c, b)
+  if (!welch.defined) undefinedStats.push('welch')
+  // Welch's t is undefined when both arms have zero variance. Identical arms: p = 1. Constant but
+  // different arms: the limit p = 0 would gate on as few as 2 runs, so the rank test's p gates instead.
+  const gateFromMw = enough && !welch.defined && welch.p === 0
+  const pGate = gateFromMw ? mw.p : welch.p
+
+  // Ratios need positive locations (times and throughputs are).
+  const positive = db.mean > 0 && dc.mean > 0
+  const ratioMean = dc.mean / db.mean
+  const overhead = positive ? ((direction === 'lower' ? ratioMean : 1 / ratioMean) - 1) * 100 : 0
+  let ci: Interval = { low: overhead, high: overhead }
+  let ciMedian: Interval = { low: 0, high: 0 }
+  let ciMethod: 'bootstrap' | 't-delta' = 'bootstrap'
+  let ciMedianMethod: 'bootstrap' | 't-delta' = 'bootstrap'
+  let ciBoot: Interval | undefined
+  let ciT: Interval | undefined
+  if (!positive) undefinedStats.push('overhead_pct', 'ci95', 'ci95_median')
+  else {
+    const intervals = ratioIntervals(b, c, {
+      resamples: resamplesFor(b.length + c.length),
+      ...opts.bootstrap
+    })
+    ciBoot = ratioToOverhead(intervals.mean.bootstrap, direction)
+    ciT = ratioToOverhead(intervals.mean.tDelta, direction)
+    ;({ ci, method: ciMethod } = widerInterval(ciBoot, ciT, overhead))
+    const medPositive = db.median > 0 && dc.median > 0
+    const medRatio = intervals.median.estimate
+    const medPoint = ((direction === 'lower' ? medRatio : 1 / medRatio) - 1) * 100
+    if (medPositive) {
+      ;({ ci: ciMedian, method: ciMedianMethod } = widerInterval(
+        ratioToOverhead(intervals.median.bootstrap, direction),
+        ratioToOverhead(intervals.median.tDelta, direction),
+        medPoint
+      ))
+    } else undefinedStats.push('ci95_median')
+    if (!enough) undefinedStats.push('ci95', 'ci95_median')
+  }
+
+  let tostP = 1
+  if (positive && enough) {
+    const bounds = equivalenceBounds(db.mean, opts.maxOverheadPct, direction)
+    tostP = tost(c, b, bounds.low, bounds.high).p
+  } else undefinedStats.push('tost')
+
+  let mdePct = 0
+  if (enough && db.mean !== 0) {
+    mdePct = (minimumDetectableEffect(db.sd, db.n, dc.sd, dc.n, opts.alpha) / Math.abs(db.mean)) * 100
+  } else undefinedStats.push('mde_pct')
+
+  const out = outliers(b)
+  const outC = outliers(c)
+  const comparison: Comparison = {
+    workload: cand.workload,
+    metric: cand.metric,
+    baseline_env: opts.baselineEnv,
+    candidate_env: opts.candidateEnv,
+    n_baseline: db.n,
+    n_candidate: dc.n,
+    mean_baseline: db.mean,
+    mean_candidate: dc.mean,
+    median_baseline: db.median,
+    median_candidate: dc.median,
+    overhead_pct: overhead,
+    ci95: ci,
+    welch: { t: welch.t, df: welch.df, p: welch.p, defined: welch.defined },
+    mann_whitney: { u: mw.u, p: mw.p, method: mw.method },
+    tost: { margin_pct: opts.maxOverheadPct, p: tostP, equivalent: tostP < opts.alpha },
+    p_adjusted: pGate,
+    mde_pct: mdePct,
+    verdict: 'inconclusive',
+    unit: cand.unit || base.unit,
+    direction,
+    direction_source: source,
+    scope: cand.scope === 'startup' || base.scope === 'startup' ? 'startup' : 'steady',
+    sd_baseline: db.sd,
+    sd_candidate: dc.sd,
+    ci95_median: ciMedian,
+    ci_method: ciMethod,
+    ci95_median_method: ciMedianMethod,
+    runs_needed: null,
+    outliers: { baseline: runNumbers(base, out.any), candidate: runNumbers(cand, outC.any) },
+    reason: '',
+    p_gate: pGate,
+    p_source: gateFromMw ? 'mann-whitney' : 'welch'
+  }
+  if (ciBoot !== undefined && finiteInterval(ciBoot)) comparison.ci95_bootstrap = ciBoot
+  if (ciT !== undefined && finiteInterval(ciT)) comparison.ci95_t_delta = ciT
+  if (cand.params !== '') comparison.params = cand.params
+  if (undefinedStats.length > 0) comparison.undefined_stats = [...new Set(undefinedStats)]
+  if (opts.incomparable !== undefined && opts.incomparable.length > 0)
+    comparison.incomparable_fields = opts.incomparable
+  return comparison
+}
+
+// ---- verdicts ----
+
+export interface DecideOptions {
+  alpha: number
+  maxOverheadPct: number
+}
+
+/** Runs per arm at which an effect of max-overhead becomes detectable (alpha two-sided, power 0.8). */
+function runsToDetect(c: Comparison, opts: DecideOptions): number | null {
+  const bounds = equivalenceBounds(c.mean_baseline, opts.maxOverheadPct, c.direction)
+  const target = Math.min(Math.abs(bounds.low), Math.abs(bounds.high))
+  return runsNeeded(c.sd_baseline, c.sd_candidate, target, opts.alpha)
+}
+
+function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: MetricVerdict; reason: string } {
+  const max = opts.maxOverheadPct
+  const effect = formatOverhead(c)
+  const undef = new Set(c.undefined_stats ?? [])
+  if (c.incomparable_fields !== undefined && c.incomparable_fields.length > 0)
+    return {
+      verdict: 'incomparable',
+      reason: `Fingerprints differ (${c.incomparable_fields.join('; ')}), so ${effect} is not a like-for-like difference: incomparable.`
+    }
+  if (c.n_baseline < 2 || c.n_candidate < 2)
+    return {
+      verdict: 'inconclusive',
+      reason: `Only ${c.n_baseline} baseline and ${c.n_candidate} candidate run(s); at least 2 runs per arm are needed to test anything: inconclusive.`
+    }
+  if (undef.has('overhead_pct'))
+    return {
+      verdict: 'inconclusive',
+      reason: `A ratio needs positive means (baseline ${c.mean_baseline}, candidate ${c.mean_candidate}), so no overhead can be stated: inconclusive.`
+    }
+  const pText =
+    c.p_source === 'mann-whitney'
+      ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
+      : c.scope === 'startup'
+        ? `Welch p=${formatP(c.p_adjusted)}`
+        : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
+  const identical = c.welch.defined === false && c.p_gate === 1
+  const significant = c.p_adjusted < opts.alpha
+  if (significant && c.ci95.low > max)
+    return {
+      verdict: 'regression',
+      reason: `${effect} exceeds +${max}% even at the CI's favourable end and is significant (${pText}): regression.`
+    }
+  if (c.tost.equivalent)
+    return {
+      verdict: 'equivalent',
+      reason: identical
+        ? `${effect}: both arms are identical (zero variance, Welch's t undefined, p=1) and within ±${max}%: equivalent.`
+        : `${effect} is within ±${max}%: equivalent (TOST p=${formatP(c.tost.p)}).`
+    }
+  const power =
+    c.runs_needed === null
+      ? `MDE ${formatPct(c.mde_pct)}`
+      : `MDE ${formatPct(c.mde_pct)}; ${c.runs_needed} runs per arm would detect ${max}%`
+  if (significant)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect} is significant (${pText}) but its CI reaches below +${max}% and equivalence within ±${max}% is not shown (TOST p=${formatP(c.tost.p)}): inconclusive (${power}).`
+    }
+  return {
+    verdict: 'inconclusive',
+    reason: `${effect} is neither significant (${pText}) nor shown within ±${max}% (TOST p=${formatP(c.tost.p)}): inconclusive (${power}).`
+  }
+}
+
+/**
+ * Holm-adjust the gating p values ('steady' scope) together, then give every comparison its verdict and
+ * reason. 'startup' comparisons keep their unadjusted p, get a verdict for information, and never gate.
+ * Returns new objects; the input is not modified.
+ */
+export function decide(comparisons: readonly Comparison[], opts: DecideOptions): Comparison[] {
+  const out = comparisons.map(c => ({ ...c, p_adjusted: c.p_gate ?? c.welch.p }))
+  const family = out.filter(c => c.scope === 'steady')
+  const adjusted = holm(family.map(c => c.p_adjusted))
+  family.forEach((c, i) => (c.p_adjusted = adjusted[i]!))
+  for (const c of out) {
+    const enough = c.n_baseline >= 2 && c.n_candidate >= 2
+    c.runs_needed = null
+    let { verdict, reason } = verdictAndReason(c, opts)
+    if (verdict === 'inconclusive' && enough && !(c.undefined_stats ?? []).includes('overhead_pct')) {
+      c.runs_needed = runsToDetect(c, opts)
+      ;({ verdict, reason } = verdictAndReason(c, opts))
+    }
+    c.verdict = verdict
+    c.reason = c.scope === 'startup' ? `Start-up phase, reported and never gating: ${reason}` : reason
+  }
+  return out
+}
+
+/**
+ * regression if any gating comparison regressed; else incomparable if any comparison is; else equivalent
+ * if every gating comparison is (and there is at least one); else inconclusive.
+ */
+export function overallVerdict(comparisons: readonly Comparison[]): MetricVerdict {
+  const gating = comparisons.filter(c => c.scope === 'steady')
+  if (gating.some(c => c.verdict === 'regression')) return 'regression'
+  if (comparisons.some(c => c.verdict === 'incomparable')) return 'incomparable'
+  if (gating.length > 0 && gating.every(c => c.verdict === 'equivalent')) return 'equivalent'
+  return 'inconclusive'
+}
+
+// ---- a whole report ----
+
+export interface AnalyzeOptions {
+  baselineEnv: string
+  candidateEnv: string
+  maxOverheadPct: number
+  alpha: number
+  /** Fingerprint facts per environment; differing GPU or driver makes the arms incomparable. */
+  fingerprints?: Record<string, PartialFingerprint | undefined>
+  bootstrap?: BootstrapOptions
+}
+
+/** Pair series by (workload, params, metric) and measure each pair; no Holm or verdicts yet. */
+export function measureSeries(
+  series: readonly ArmSeries[],
+  opts: AnalyzeOptions
+): { comparisons: Comparison[]; notes: string[] } {
+  const key = (s: ArmSeries): string => `${s.workload}\u0000${s.params}\u0000${s.metric}`
+  const base = new Map<string, ArmSeries>()
+  const cand = new Map<string, ArmSeries>()
+  for (const s of series) {
+    if (s.environment === opts.baselineEnv) base.set(key(s), s)
+    else if (s.environment === opts.candidateEnv) cand.set(key(s), s)
+  }
+  const incomparable = fingerprintDifferences(
+    opts.fingerprints?.[opts.baselineEnv],
+    opts.fingerprints?.[opts.candidateEnv],
+    'arms'
+  )
+  const comparisons: Comparison[] = []
+  const notes: string[] = []
+  for (const [k, b] of base) {
+    const c = cand.get(k)
+    if (c === undefined) {
+      notes.push(`${b.workload}/${b.metric} was measured in ${opts.baselineEnv} only; not compared.`)
+      continue
+    }
+    comparisons.push(
+      measureComparison(b, c, {
+        baselineEnv: opts.baselineEnv,
+        candidateEnv: opts.candidateEnv,
+        maxOverheadPct: opts.maxOverheadPct,
+        alpha: opts.alpha,
+        incomparable,
+        bootstrap: opts.bootstrap
+      })
+    )
+  }
+  for (const [k, c] of cand)
+    if (!base.has(k))
+      notes.push(`${c.workload}/${c.metric} was measured in ${opts.candidateEnv} only; not compared.`)
+  return { comparisons, notes }
+}
+
+/** Series (one value per run) → full Analysis with Holm, verdicts and the overall verdict. */
+export function analyzeSeries(series: readonly ArmSeries[], opts: AnalyzeOptions): Analysis {
+  const { comparisons, notes } = measureSeries(series, opts)
+  const decided = decide(comparisons, opts)
+  const analysis: Analysis = {
+    comparisons: decided,
+    verdict: overallVerdict(decided),
+    max_overhead_pct: opts.maxOverheadPct,
+    alpha: opts.alpha,
+    baseline_env: opts.baselineEnv,
+    candidate_env: opts.candidateEnv
+  }
+  if (notes.length > 0) analysis.notes = notes
+  return analysis
+}
+
+/** Raw rows (iterations) → per-run medians → Analysis. Fingerprints on the rows are used when present. */
+export function analyzeRows(rows: Iterable<RawRow>, opts: AnalyzeOptions): Analysis {
+  const agg: RunAggregator = aggregateRows(rows)
+  const analysis = analyzeSeries(agg.series(), {
+    ...opts,
+    fingerprints: opts.fingerprints ?? agg.fingerprints
+  })
+  const extra = [...agg.fingerprintConflicts]
+  if (agg.skippedNonFinite > 0)
+    extra.push(`${agg.skippedNonFinite} row(s) with a non-finite value were skipped.`)
+  if (extra.length > 0) analysis.notes = [...(analysis.notes ?? []), ...extra]
+  return analysis
+}

@@ -1,0 +1,349 @@
+/**
+ * One place that turns action inputs, CLI flags and an optional YAML file into a validated Config.
+ * Precedence: flags > action inputs > file > defaults. Every error names the input, the bad value and
+ * what is allowed (InputError, exit 2).
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import { DEFAULT_BASELINE_PATH, DEFAULT_CONFIG_FILE, Inputs } from './constants.js'
+import { InputError } from './errors.js'
+import {
+  COMMENT_MODES,
+  CONTAINER_RUNTIMES,
+  DEVICES,
+  GPU_ACCESS_MODES,
+  SCHEDULES,
+  WORKLOADS,
+  type Arm,
+  type CommentMode,
+  type ContainerRuntime,
+  type Device,
+  type GpuAccess,
+  type Schedule,
+  type Workload
+} from './types.js'
+import { validateImageRef } from './preflight/image.js'
+
+export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
+export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
+export const LLM_PRESETS = ['tiny', '1b', '8b'] as const
+export type LlmPreset = (typeof LLM_PRESETS)[number]
+
+/** A host directory given to the workloads; bound into the container at `containerPath`. */
+export interface MountSpec {
+  hostPath: string
+  containerPath: string
+  readOnly: boolean
+}
+
+export interface Config {
+  image: string | null
+  workloads: Workload[]
+  runs: number
+  warmupRuns: number
+  device: Device
+  gpuAccess: GpuAccess
+  /** GPU indices or UUIDs; 'all' = every visible GPU. */
+  gpus: 'all' | string[]
+  containerRuntime: ContainerRuntime
+  arms: Arm[]
+  maxOverheadPct: number
+  alpha: number
+  baselinePath: string
+  saveBaseline: boolean
+  data: MountSpec | null
+  checkpoint: MountSpec | null
+  githubToken: string | null
+  comment: CommentMode
+  failOnRegression: boolean
+  allowForkPrs: boolean
+  out: string
+  configFile: string | null
+  schedule: Schedule
+  seed: number
+  runTimeoutS: number
+  telemetry: boolean
+  strict: boolean
+  /** Host folder with the driver's user-space libraries, mounted read-only for gpu-access=devices. */
+  driverMount: string | null
+  matmulSize: number
+  matmulDtype: MatmulDtype
+  llmPreset: LlmPreset
+  checkpointMb: number
+  /** Python interpreter for the native arm. */
+  python: string
+}
+
+/** Raw values by input name; undefined = not given by that source. */
+export type RawInputs = Partial<Record<Inputs, string>>
+
+export const DEFAULTS: Record<Inputs, string> = {
+  [Inputs.Image]: '',
+  [Inputs.Workloads]: 'matmul,llm,io',
+  [Inputs.Runs]: '10',
+  [Inputs.WarmupRuns]: '1',
+  [Inputs.Device]: 'gpu',
+  [Inputs.GpuAccess]: 'gpus',
+  [Inputs.Gpus]: 'all',
+  [Inputs.ContainerRuntime]: 'docker',
+  [Inputs.Arms]: 'native,container',
+  [Inputs.MaxOverhead]: '2%',
+  [Inputs.Alpha]: '0.05',
+  [Inputs.BaselinePath]: DEFAULT_BASELINE_PATH,
+  [Inputs.SaveBaseline]: 'false',
+  [Inputs.DataPath]: '',
+  [Inputs.CheckpointPath]: '',
+  [Inputs.GithubToken]: '',
+  [Inputs.Comment]: 'always',
+  [Inputs.FailOnRegression]: 'true',
+  [Inputs.AllowForkPrs]: 'false',
+  [Inputs.Out]: 'gpu-overhead-results',
+  [Inputs.Config]: '',
+  [Inputs.Schedule]: 'abba',
+  [Inputs.Seed]: '1',
+  [Inputs.RunTimeout]: '600',
+  [Inputs.Telemetry]: 'true',
+  [Inputs.Strict]: 'false',
+  [Inputs.DriverMount]: '',
+  [Inputs.MatmulSize]: '10000',
+  [Inputs.MatmulDtype]: 'fp32',
+  [Inputs.LlmPreset]: '1b',
+  [Inputs.CheckpointMb]: '2048',
+  [Inputs.Python]: 'python3'
+}
+
+const INPUT_NAMES = new Set<string>(Object.values(Inputs))
+
+// ---- validators (each throws InputError naming the input) ----
+
+function oneOf<T extends string>(input: string, raw: string, allowed: readonly T[]): T {
+  const v = raw.trim().toLowerCase()
+  if (!(allowed as readonly string[]).includes(v)) throw new InputError(input, raw, allowed.join(' | '))
+  return v as T
+}
+
+function integer(input: string, raw: string, min: number, max: number): number {
+  const v = raw.trim()
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new InputError(input, raw, `a whole number from ${min} to ${max}`)
+  return Number(v)
+}
+
+function bool(input: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase()
+  if (['true', 'yes', '1', 'on'].includes(v)) return true
+  if (['false', 'no', '0', 'off'].includes(v)) return false
+  throw new InputError(input, raw, 'true | false')
+}
+
+/** `2%`, `2`, `0.5%` → percent. */
+export function percent(input: string, raw: string, max = 100): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(raw)
+  const v = m ? Number(m[1]) : NaN
+  if (!m || !(v > 0) || v > max) throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
+  return v
+}
+
+function fraction(input: string, raw: string, min: number, max: number): number {
+  const v = raw.trim()
+  const n = Number(v)
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(v) || !(n > min) || n > max)
+    throw new InputError(input, raw, `a number above ${min} and at most ${max}, e.g. 0.05`)
+  return n
+}
+
+function list(input: string, raw: string): string[] {
+  const items = raw
+    .split(/[,\n]/)
+    .map(s => s.trim())
+    .filter(s => s !== '')
+  if (items.length === 0) throw new InputError(input, raw, 'a comma-separated, non-empty list')
+  return items
+}
+
+/** Paths must not contain NUL or newlines; relative ones resolve against `base`. */
+function safePath(input: string, raw: string, base: string): string {
+  if (raw.trim() === '' || /[\0\n\r]/.test(raw)) throw new InputError(input, raw, 'a file system path')
+  return path.resolve(base, raw.trim())
+}
+
+/** Output paths must stay inside the workspace (no `..` escapes through the config). */
+function workspacePath(input: string, raw: string, workspace: string): string {
+  const p = safePath(input, raw, workspace)
+  const rel = path.relative(workspace, p)
+  if (rel.startsWith('..') || path.isAbsolute(rel))
+    throw new InputError(input, raw, `a path inside the workspace ${workspace}`)
+  return p
+}
+
+function mountSpec(input: string, raw: string, base: string, containerPath: string, ro: boolean): MountSpec {
+  const hostPath = safePath(input, raw, base)
+  if (!fs.existsSync(hostPath) || !fs.statSync(hostPath).isDirectory())
+    throw new InputError(input, raw, 'an existing directory on the runner')
+  return { hostPath, containerPath, readOnly: ro }
+}
+
+export function parseArms(raw: string, image: string | null): Arm[] {
+  const specs = list(Inputs.Arms, raw)
+  if (specs.length < 2)
+    throw new InputError(Inputs.Arms, raw, 'at least two of native | container | container:<image ref>')
+  const arms: Arm[] = specs.map(spec => {
+    if (spec === 'native') return { label: 'native', kind: 'native', image: null }
+    if (spec === 'container') {
+      if (!image)
+        throw new InputError(
+          Inputs.Image,
+          '',
+          'an image reference (required when arms include `container`; pin it by digest)'
+        )
+      return { label: 'container', kind: 'container', image }
+    }
+    if (spec.startsWith('container:')) {
+      const ref = validateImageRef(spec.slice('container:'.length), Inputs.Arms).ref
+      return { label: `container:${ref}`, kind: 'container', image: ref }
+    }
+    throw new InputError(Inputs.Arms, spec, 'native | container | container:<image ref>')
+  })
+  // Unique labels: A/A calibration (native,native) becomes native and native#2.
+  const seen = new Map<string, number>()
+  for (const arm of arms) {
+    const n = (seen.get(arm.label) ?? 0) + 1
+    seen.set(arm.label, n)
+    if (n > 1) arm.label = `${arm.label}#${n}`
+  }
+  return arms
+}
+
+// ---- sources ----
+
+/** Reads and validates a YAML config file into raw string values keyed by input name. */
+export function readConfigFile(file: string): RawInputs {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new InputError(Inputs.Config, file, `a readable YAML file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`)
+  }
+  let doc: unknown
+  try {
+    doc = parseYaml(text)
+  } catch (error) {
+    throw new InputError(Inputs.Config, file, `valid YAML (${(error as Error).message.split('\n')[0]})`)
+  }
+  if (doc === null || doc === undefined) return {}
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new InputError(Inputs.Config, file, 'a YAML mapping of input names to values')
+  const raw: RawInputs = {}
+  for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
+    if (!INPUT_NAMES.has(key) || key === Inputs.Config || key === Inputs.GithubToken)
+      throw new InputError(
+        `${Inputs.Config}: ${key}`,
+        key,
+        `one of ${[...INPUT_NAMES].filter(k => k !== Inputs.Config && k !== Inputs.GithubToken).join(', ')} (tokens never go in files)`
+      )
+    if (Array.isArray(value) && value.every(v => typeof v === 'string' || typeof v === 'number'))
+      raw[key as Inputs] = value.join(',')
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      raw[key as Inputs] = String(value)
+    else throw new InputError(key, value, 'a string, number, boolean or list of them')
+  }
+  return raw
+}
+
+export interface ConfigSources {
+  flags?: RawInputs
+  inputs?: RawInputs
+  /** Directory that relative paths resolve against, and outputs must stay inside. */
+  workspace: string
+}
+
+function given(v: string | undefined): v is string {
+  return v !== undefined && v !== ''
+}
+
+/** Merges the sources by precedence and validates every value. */
+export function loadConfig(sources: ConfigSources): Config {
+  const { workspace } = sources
+  const flags = sources.flags ?? {}
+  const inputs = sources.inputs ?? {}
+  const configArg = flags[Inputs.Config] ?? inputs[Inputs.Config]
+  let configFile: string | null = null
+  if (given(configArg)) configFile = safePath(Inputs.Config, configArg, workspace)
+  else if (fs.existsSync(path.join(workspace, DEFAULT_CONFIG_FILE))) configFile = path.join(workspace, DEFAULT_CONFIG_FILE)
+  const file = configFile ? readConfigFile(configFile) : {}
+
+  const get = (name: Inputs): string => {
+    for (const src of [flags, inputs, file]) if (given(src[name])) return src[name]
+    return DEFAULTS[name]
+  }
+  const isSet = (name: Inputs): boolean => [flags, inputs, file].some(src => given(src[name]))
+
+  const imageRaw = get(Inputs.Image).trim()
+  const image = imageRaw === '' ? null : validateImageRef(imageRaw, Inputs.Image).ref
+  const workloads = [...new Set(list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, WORKLOADS)))]
+  const device = oneOf(Inputs.Device, get(Inputs.Device), DEVICES)
+  const gpusRaw = get(Inputs.Gpus).trim()
+  const gpus =
+    gpusRaw.toLowerCase() === 'all'
+      ? 'all'
+      : list(Inputs.Gpus, gpusRaw).map(g => {
+          if (!/^(\d{1,3}|GPU-[0-9a-fA-F-]{36}|MIG-[0-9a-fA-F-]{36})$/.test(g))
+            throw new InputError(Inputs.Gpus, g, 'all, or a list of GPU indices (0,1) or UUIDs (GPU-…/MIG-…)')
+          return g
+        })
+  const llmDefault = device === 'cpu' ? 'tiny' : DEFAULTS[Inputs.LlmPreset]
+  const ckptDefault = device === 'cpu' ? '64' : DEFAULTS[Inputs.CheckpointMb]
+  const matmulDefault = device === 'cpu' ? '512' : DEFAULTS[Inputs.MatmulSize]
+
+  const config: Config = {
+    image,
+    workloads,
+    runs: integer(Inputs.Runs, get(Inputs.Runs), 2, 1000),
+    warmupRuns: integer(Inputs.WarmupRuns, get(Inputs.WarmupRuns), 0, 100),
+    device,
+    gpuAccess: oneOf(Inputs.GpuAccess, get(Inputs.GpuAccess), GPU_ACCESS_MODES),
+    gpus,
+    containerRuntime: oneOf(Inputs.ContainerRuntime, get(Inputs.ContainerRuntime), CONTAINER_RUNTIMES),
+    arms: parseArms(get(Inputs.Arms), image),
+    maxOverheadPct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
+    alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
+    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace),
+    saveBaseline: bool(Inputs.SaveBaseline, get(Inputs.SaveBaseline)),
+    data: given(get(Inputs.DataPath)) ? mountSpec(Inputs.DataPath, get(Inputs.DataPath), workspace, '/data', true) : null,
+    checkpoint: given(get(Inputs.CheckpointPath))
+      ? mountSpec(Inputs.CheckpointPath, get(Inputs.CheckpointPath), workspace, '/checkpoints', false)
+      : null,
+    githubToken: given(get(Inputs.GithubToken)) ? get(Inputs.GithubToken) : null,
+    comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace),
+    configFile,
+    schedule: oneOf(Inputs.Schedule, get(Inputs.Schedule), SCHEDULES),
+    seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
+    runTimeoutS: integer(Inputs.RunTimeout, get(Inputs.RunTimeout), 5, 86400),
+    telemetry: bool(Inputs.Telemetry, get(Inputs.Telemetry)),
+    strict: bool(Inputs.Strict, get(Inputs.Strict)),
+    driverMount: given(get(Inputs.DriverMount)) ? safePath(Inputs.DriverMount, get(Inputs.DriverMount), workspace) : null,
+    matmulSize: integer(Inputs.MatmulSize, isSet(Inputs.MatmulSize) ? get(Inputs.MatmulSize) : matmulDefault, 16, 65536),
+    matmulDtype: oneOf(Inputs.MatmulDtype, get(Inputs.MatmulDtype), MATMUL_DTYPES),
+    llmPreset: oneOf(Inputs.LlmPreset, isSet(Inputs.LlmPreset) ? get(Inputs.LlmPreset) : llmDefault, LLM_PRESETS),
+    checkpointMb: integer(Inputs.CheckpointMb, isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault, 1, 1048576),
+    python: validatePython(get(Inputs.Python))
+  }
+  if (config.driverMount && !fs.existsSync(config.driverMount))
+    throw new InputError(Inputs.DriverMount, get(Inputs.DriverMount), 'an existing directory with the driver libraries')
+  return config
+}
+
+function validatePython(raw: string): string {
+  const v = raw.trim()
+  if (!/^[\w./+-]+$/.test(v)) throw new InputError(Inputs.Python, raw, 'a python interpreter name or path, e.g. python3')
+  return v
+}
+
+/** The config as it may be shown in reports and logs: no token. */
+export function redactConfig(config: Config): Omit<Config, 'githubToken'> & { githubToken: string | null } {
+  return { ...config, githubToken: config.githubToken ? '***' : null }
+}

@@ -1,0 +1,49 @@
+/** Action input names (action.yml) — also the YAML config keys and the CLI flag names (`--<name>`). */
+export enum Inputs {
+  Image = 'image',
+  Workloads = 'workloads',
+  Runs = 'runs',
+  WarmupRuns = 'warmup-runs',
+  Device = 'device',
+  GpuAccess = 'gpu-access',
+  Gpus = 'gpus',
+  ContainerRuntime = 'container-runtime',
+  Arms = 'arms',
+  MaxOverhead = 'max-overhead',
+  Alpha = 'alpha',
+  BaselinePath = 'baseline-path',
+  SaveBaseline = 'save-baseline',
+  DataPath = 'data-path',
+  CheckpointPath = 'checkpoint-path',
+  GithubToken = 'github-token',
+  Comment = 'comment',
+  FailOnRegression = 'fail-on-regression',
+  AllowForkPrs = 'allow-fork-prs',
+  Out = 'out',
+  Config = 'config',
+  Schedule = 'schedule',
+  Seed = 'seed',
+  RunTimeout = 'run-timeout',
+  Telemetry = 'telemetry',
+  Strict = 'strict',
+  DriverMount = 'driver-mount',
+  MatmulSize = 'matmul-size',
+  MatmulDtype = 'matmul-dtype',
+  LlmPreset = 'llm-preset',
+  CheckpointMb = 'checkpoint-mb',
+  Python = 'python'
+}
+
+export enum Outputs {
+  Verdict = 'verdict',
+  OverheadPct = 'overhead-pct',
+  PValue = 'p-value',
+  ReportPath = 'report-path',
+  ResultsPath = 'results-path'
+}
+
+/** Where the workloads folder is mounted (read-only) inside the container. */
+export const CONTAINER_WORKLOADS_DIR = '/gpu-overhead/workloads'
+export const DEFAULT_CONFIG_FILE = 'gpu-overhead.yml'
+export const DEFAULT_BASELINE_PATH = '.github/gpu-overhead/baseline.json'
+export const RUN_LABEL = 'gpu-overhead-action.check'

@@ -1,0 +1,44 @@
+/** Exit codes everywhere: 0 pass, 1 check failed, 2 bad input or environment error. */
+export const ExitCode = { Pass: 0, CheckFailed: 1, UsageOrEnvironment: 2 } as const
+
+/** Bad input: names the input, the bad value and what is allowed. Exit 2. */
+export class InputError extends Error {
+  readonly exitCode = ExitCode.UsageOrEnvironment
+  constructor(
+    readonly input: string,
+    readonly value: unknown,
+    readonly allowed: string
+  ) {
+    super(`input '${input}': got ${JSON.stringify(value)}; allowed: ${allowed}`)
+    this.name = 'InputError'
+  }
+}
+
+/** The environment cannot run the check (no docker, no GPU, image missing...). Exit 2. */
+export class EnvironmentError extends Error {
+  readonly exitCode = ExitCode.UsageOrEnvironment
+  constructor(message: string) {
+    super(message)
+    this.name = 'EnvironmentError'
+  }
+}
+
+/** A check ran and failed (regression, driver gate, I/O rule). Exit 1. */
+export class CheckFailedError extends Error {
+  readonly exitCode = ExitCode.CheckFailed
+  constructor(message: string) {
+    super(message)
+    this.name = 'CheckFailedError'
+  }
+}
+
+export function getErrorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message
+  return String(error)
+}
+
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof InputError || error instanceof EnvironmentError || error instanceof CheckFailedError)
+    return error.exitCode
+  return ExitCode.UsageOrEnvironment
+}

@@ -1,0 +1,168 @@
+/**
+ * Executes the plan: one fresh process per planned run, events turned into sample records and written
+ * the moment they arrive, start-up split out, progress with ETA. A failing workload stops that workload
+ * (the rest of the check continues); a cancel stops everything. Nothing measured is ever dropped.
+ */
+import type { Arm, Fingerprint, RunRecord, SampleRecord, StartEvent, Workload, WorkloadEvent } from '../types.js'
+import type { Logger } from '../util/log.js'
+import type { PlannedRun } from './plan.js'
+import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
+import type { ResultsWriter } from './results.js'
+
+export interface ExecuteContext {
+  checkId: string
+  /** Builds the process for a planned run (native or container). */
+  specFor(run: PlannedRun): ProcessSpec
+  fingerprintFor(arm: Arm): Fingerprint
+  paramsFor(workload: Workload): Record<string, unknown>
+  writer: ResultsWriter
+  logger: Logger
+  signal?: AbortSignal
+}
+
+export interface ExecuteResult {
+  samples: SampleRecord[]
+  runs: RunRecord[]
+  complete: boolean
+  incompleteReason: string | null
+}
+
+const PHASE_UNIT = 's'
+
+/** Start-up records of one process: launch (spawn → process exists), the workload's phases, and totals. */
+export function startupRecords(
+  proc: Pick<ProcessResult, 'spawnEpochMs' | 'endEpochMs' | 'events'>,
+  base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
+  time: string
+): SampleRecord[] {
+  const out: SampleRecord[] = []
+  const rec = (metric: string, value: number): void => {
+    if (Number.isFinite(value) && value >= 0)
+      out.push({ ...base, metric, value, unit: PHASE_UNIT, scope: 'startup', iteration: 0, time })
+  }
+  const spawnS = proc.spawnEpochMs / 1000
+  const start = proc.events.find((e): e is StartEvent => e.event === 'start')
+  // proc_start_epoch_s comes from /proc/self/stat (10 ms ticks); in a container it is when the runtime
+  // exec'd the entrypoint, so launch_s is the container start-up (create, namespaces, mounts).
+  if (start?.proc_start_epoch_s) rec('launch_s', start.proc_start_epoch_s - spawnS)
+  let lastEnd: number | null = null
+  for (const e of proc.events) {
+    if (e.event !== 'phase') continue
+    rec(`${e.name}_s`, e.duration_s)
+    lastEnd = e.end_epoch_s
+  }
+  if (lastEnd !== null) rec('total_startup_s', lastEnd - spawnS)
+  if (proc.endEpochMs > 0) rec('process_wall_s', (proc.endEpochMs - proc.spawnEpochMs) / 1000)
+  return out
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000)
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`
+}
+
+function describeFailure(proc: ProcessResult): string {
+  if (proc.spawnError) return `could not start: ${proc.spawnError}`
+  if (proc.timedOut) return 'timed out (killed with its process tree/container)'
+  if (proc.cancelled) return 'cancelled'
+  const err = proc.events.find(e => e.event === 'error')
+  if (err && err.event === 'error') return `${err.type}: ${err.message}`
+  const exit = proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.exitCode}`
+  if (proc.exitCode === 137) return `${exit} (out of memory or killed)`
+  const tail = proc.stderrTail.trim().split('\n').slice(-3).join(' | ')
+  const bad = proc.badLines.length > 0 ? `; non-protocol output: ${proc.badLines[0]}` : ''
+  return `${exit}${tail ? `: ${tail}` : ''}${bad}`
+}
+
+export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Promise<ExecuteResult> {
+  const samples: SampleRecord[] = []
+  const runs: RunRecord[] = []
+  const failedWorkloads = new Map<Workload, string>()
+  let cancelled = false
+  const t0 = Date.now()
+  let doneMs = 0
+  let done = 0
+
+  for (const planned of plan) {
+    if (ctx.signal?.aborted) {
+      cancelled = true
+      break
+    }
+    if (failedWorkloads.has(planned.workload)) continue
+    const { arm, workload } = planned
+    const fingerprint = ctx.fingerprintFor(arm)
+    const params = ctx.paramsFor(workload)
+    const base = { check_id: ctx.checkId, workload, environment: arm.label, run: planned.run, params, fingerprint }
+    const live: SampleRecord[] = []
+    const onEvent = (event: WorkloadEvent, epochMs: number): void => {
+      if (planned.warmup || event.event !== 'sample') return
+      const record: SampleRecord = {
+        ...base,
+        iteration: event.iteration,
+        metric: event.metric,
+        value: event.value,
+        unit: event.unit,
+        scope: 'steady',
+        time: new Date(epochMs).toISOString()
+      }
+      live.push(record)
+      ctx.writer.appendSamples([record])
+    }
+    const proc = await runProcess(ctx.specFor(planned), onEvent, ctx.signal)
+    const ok = proc.exitCode === 0 && !proc.timedOut && !proc.cancelled && proc.spawnError === null && proc.badLines.length === 0
+    const summary = proc.events.find(e => e.event === 'summary')
+    const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
+    const run: RunRecord = {
+      workload,
+      environment: arm.label,
+      run: planned.run,
+      warmup: planned.warmup,
+      start_ms: proc.spawnEpochMs,
+      end_ms: proc.endEpochMs,
+      exit_code: proc.exitCode,
+      status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
+      error: ok ? null : describeFailure(proc),
+      energy_j: energy,
+      energy_source: energy === null ? null : 'nvml',
+      measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,
+      mean_util_pct: null,
+      mean_sm_clock_mhz: null,
+      mean_power_w: null,
+      throttled_samples: 0,
+      telemetry_samples: 0,
+      params
+    }
+    if (!planned.warmup) {
+      const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
+      ctx.writer.appendSamples(startup)
+      samples.push(...live, ...startup)
+    }
+    runs.push(run)
+    ctx.writer.appendRun(run)
+
+    done++
+    doneMs = Date.now() - t0
+    const eta = (doneMs / done) * (plan.length - done)
+    const what = `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
+    ctx.logger.info(
+      `[${done}/${plan.length}] ${what}: ${run.status} in ${((proc.endEpochMs - proc.spawnEpochMs) / 1000).toFixed(1)} s` +
+        `${live.length ? `, ${live.length} samples` : ''} — ETA ${formatDuration(eta)}`
+    )
+    if (proc.cancelled) {
+      cancelled = true
+      break
+    }
+    if (!ok) {
+      failedWorkloads.set(workload, `${what} failed: ${run.error ?? 'unknown'}`)
+      ctx.logger.warn(`${workload}: ${what} failed (${run.error ?? 'unknown'}); skipping the rest of ${workload}`)
+    }
+  }
+  const reasons = [...failedWorkloads.values()]
+  if (cancelled) reasons.unshift('the check was cancelled')
+  return {
+    samples,
+    runs,
+    complete: reasons.length === 0,
+    incompleteReason: reasons.length ? reasons.join('; ') : null
+  }
+}

@@ -1,0 +1,307 @@
+/**
+ * The check, one direction: config → preflight → plan → execute (+ telemetry) → analyze (+ baseline)
+ * → report → gate. Only this file and the entry points wire stages together.
+ */
+import { randomBytes } from 'node:crypto'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import * as core from '@actions/core'
+import { analyzeRecords } from './analyze/compare.js'
+import { compareWithBaseline } from './analyze/baseline.js'
+import type { Config } from './config.js'
+import { CheckFailedError, EnvironmentError, ExitCode } from './errors.js'
+import { containerSpec, killCheckContainers } from './execute/container.js'
+import { containerGpuArgs, nativeGpuEnv } from './execute/gpu-args.js'
+import { prepareIoFolders, type IoFolders } from './execute/io-data.js'
+import { nativeSpec } from './execute/native.js'
+import { buildPlan, type PlannedRun } from './execute/plan.js'
+import { ResultsWriter } from './execute/results.js'
+import { executePlan, type ExecuteResult } from './execute/runner.js'
+import { TelemetrySampler, attribute, summarizeTelemetry, withTelemetry } from './execute/telemetry.js'
+import { workloadArgs, workloadParams } from './execute/workload-args.js'
+import { preflightStage, type PreflightOutcome } from './preflight-stage.js'
+import { publish } from './report/github.js'
+import { buildReport } from './report/markdown.js'
+import { checkVerdict, headline, latencyPercentiles, runSeries } from './summary.js'
+import type { Arm, CheckSummary, Fingerprint, TelemetrySample } from './types.js'
+import type { Logger } from './util/log.js'
+import { VERSION } from './version.js'
+
+export interface CheckOutcome {
+  summary: CheckSummary
+  markdown: string
+}
+
+/** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
+export function workloadsDir(): string {
+  if (process.env.GPU_OVERHEAD_WORKLOADS) return path.resolve(process.env.GPU_OVERHEAD_WORKLOADS)
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  for (const candidate of [path.join(here, '..', 'workloads'), path.join(here, '..', '..', 'workloads')]) {
+    if (fs.existsSync(path.join(candidate, 'matmul.py'))) return candidate
+  }
+  throw new EnvironmentError(`cannot find the workloads folder next to ${here}; set GPU_OVERHEAD_WORKLOADS`)
+}
+
+function newCheckId(): string {
+  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`
+}
+
+function fingerprintFor(arm: Arm, config: Config, pre: PreflightOutcome): Fingerprint {
+  const gpu = pre.gpus?.gpus[0] ?? null
+  const image = arm.kind === 'container' && arm.image ? (pre.images.get(arm.image) ?? null) : null
+  return {
+    host: os.hostname(),
+    device: config.device,
+    gpu_name: config.device === 'gpu' ? (gpu?.name ?? null) : null,
+    gpu_uuid: config.device === 'gpu' ? (gpu?.uuid ?? null) : null,
+    driver: config.device === 'gpu' ? (pre.gpus?.driver ?? null) : null,
+    cuda: config.device === 'gpu' ? (pre.gpus?.cuda_version ?? null) : null,
+    image: arm.kind === 'container' ? arm.image : null,
+    image_digest: image?.digest ?? null,
+    runtime: arm.kind === 'container' ? config.containerRuntime : null,
+    runtime_version: arm.kind === 'container' ? pre.runtimeVersion : null,
+    gpu_access: arm.kind === 'container' && config.device === 'gpu' ? config.gpuAccess : null,
+    mig_mode: gpu?.mig_mode ?? null,
+    persistence_mode: gpu?.persistence_mode ?? null,
+    clocks: gpu?.clocks_applications_graphics_mhz != null ? `${gpu.clocks_applications_graphics_mhz} MHz app` : null
+  }
+}
+
+function processSpec(
+  planned: PlannedRun,
+  config: Config,
+  checkId: string,
+  dir: string,
+  io: IoFolders | null,
+  pre: PreflightOutcome
+): ReturnType<typeof nativeSpec> {
+  const timeoutMs = config.runTimeoutS * 1000
+  const gpuInput = { device: config.device, gpuAccess: config.gpuAccess, gpus: config.gpus, driverMount: config.driverMount }
+  if (planned.arm.kind === 'native') {
+    const ioPaths = io ? { data: io.data.hostPath, checkpoint: io.checkpoint.hostPath } : { data: '', checkpoint: '' }
+    return nativeSpec({
+      python: config.python,
+      workloadsDir: dir,
+      workload: planned.workload,
+      args: workloadArgs(planned.workload, config, ioPaths),
+      env: nativeGpuEnv(gpuInput),
+      timeoutMs
+    })
+  }
+  const image = planned.arm.image ?? ''
+  const facts = pre.images.get(image)
+  const ioPaths = io ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath } : { data: '', checkpoint: '' }
+  const mounts =
+    planned.workload === 'io' && io
+      ? [io.data, io.checkpoint].map(m => ({ host: m.hostPath, container: m.containerPath, readOnly: m.readOnly }))
+      : []
+  return containerSpec({
+    runtime: config.containerRuntime,
+    // Run exactly what was inspected: the digest/ID, never a tag that could move during the check.
+    imageRef: facts?.id ?? image,
+    name: `gpu-overhead-${checkId}-${planned.order}`,
+    checkId,
+    workloadsDir: dir,
+    workload: planned.workload,
+    args: workloadArgs(planned.workload, config, ioPaths),
+    mounts,
+    gpuArgs: containerGpuArgs(gpuInput),
+    env: {},
+    timeoutMs
+  })
+}
+
+/** Cancels the check on SIGINT/SIGTERM (Actions sends SIGINT then SIGTERM on cancel). */
+function cancelOnSignals(logger: Logger): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController()
+  const handler = (sig: NodeJS.Signals): void => {
+    logger.warn(`received ${sig}: stopping the check, keeping what was measured`)
+    controller.abort()
+  }
+  process.on('SIGINT', handler)
+  process.on('SIGTERM', handler)
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', handler)
+      process.off('SIGTERM', handler)
+    }
+  }
+}
+
+export async function runCheck(config: Config, logger: Logger, externalSignal?: AbortSignal): Promise<CheckOutcome> {
+  const started = new Date()
+  const checkId = newCheckId()
+  const writer = ResultsWriter.open(config.out)
+  const warnings: string[] = []
+  const notMeasured: { what: string; why: string }[] = []
+  const dir = workloadsDir()
+  const cancel = cancelOnSignals(logger)
+  const signal = externalSignal ? AbortSignal.any([externalSignal, cancel.signal]) : cancel.signal
+
+  const hasContainer = config.arms.some(a => a.kind === 'container')
+  const io = config.workloads.includes('io')
+    ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 1024)
+    : null
+  const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
+    preflightStage(config, hasContainer ? io : null)
+  )
+  for (const p of pre.results) {
+    const line = `${p.name}: ${p.status} — ${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
+    if (p.status === 'pass' || p.status === 'skip') logger.info(line)
+    else logger.warn(line)
+  }
+  warnings.push(...pre.warnings)
+  if (config.device === 'cpu')
+    notMeasured.push({ what: 'GPU work, CUDA init, telemetry, energy', why: 'device is cpu: the workloads ran on the CPU' })
+
+  let exec: ExecuteResult = { samples: [], runs: [], complete: false, incompleteReason: null }
+  let telemetry: TelemetrySample[] = []
+  const gateFailed = pre.results.some(p => p.status === 'fail')
+  if (gateFailed) {
+    exec.incompleteReason = 'a preflight gate failed, so no workload was run'
+  } else {
+    const plan = buildPlan({ ...config, workloads: config.workloads })
+    logger.info(
+      `plan: ${plan.length} processes (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
+    )
+    let sampler: TelemetrySampler | null = null
+    if (config.telemetry && config.device === 'gpu') {
+      const started = await TelemetrySampler.tryStart({
+        csvPath: writer.paths.telemetry,
+        device: config.device,
+        onWarning: m => warnings.push(`telemetry: ${m}`)
+      })
+      if (started.sampler) sampler = started.sampler
+      else notMeasured.push({ what: 'GPU telemetry (utilization, clocks, power, throttling)', why: started.reason })
+    } else if (!config.telemetry) notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
+    const fingerprints = new Map(config.arms.map(a => [a.label, fingerprintFor(a, config, pre)]))
+    try {
+      exec = await logger.group('Runs', () =>
+        executePlan(plan, {
+          checkId,
+          specFor: planned => processSpec(planned, config, checkId, dir, io, pre),
+          fingerprintFor: arm => fingerprints.get(arm.label) as Fingerprint,
+          paramsFor: w => workloadParams(w, config),
+          writer,
+          logger,
+          signal
+        })
+      )
+    } catch (error) {
+      // e.g. ENOSPC while appending results: everything before it is on disk already.
+      exec.complete = false
+      exec.incompleteReason = `the check stopped: ${error instanceof Error ? error.message : String(error)}`
+    } finally {
+      if (sampler) telemetry = await sampler.stop()
+      if (config.arms.some(a => a.kind === 'container')) await killCheckContainers(config.containerRuntime, checkId)
+    }
+    if (telemetry.length) {
+      const windows = attribute(telemetry, exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms })))
+      exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
+      for (const s of exec.samples) {
+        const run = exec.runs.find(r => !r.warmup && r.workload === s.workload && r.environment === s.environment && r.run === s.run)
+        if (run && run.throttled_samples > 0) s.throttled = true
+      }
+    }
+  }
+  cancel.dispose()
+
+  const analysis = exec.samples.length
+    ? analyzeRecords(exec.samples, {
+        baselineEnv: config.arms[0]?.label ?? 'native',
+        candidateEnvs: config.arms.slice(1).map(a => a.label),
+        maxOverheadPct: config.maxOverheadPct,
+        alpha: config.alpha,
+        seed: config.seed
+      })
+    : null
+  const baseline = exec.samples.length
+    ? await compareWithBaseline(exec.samples, {
+        path: config.baselinePath,
+        save: config.saveBaseline && exec.complete && !gateFailed,
+        maxOverheadPct: config.maxOverheadPct,
+        alpha: config.alpha,
+        seed: config.seed
+      })
+    : null
+  if (baseline && baseline.status === 'corrupt') warnings.push(baseline.message)
+
+  const finished = new Date()
+  const verdict = checkVerdict(analysis, pre.results, exec.complete)
+  const summary: CheckSummary = {
+    schema: 'gpu-overhead/summary@1',
+    check_id: checkId,
+    tool_version: VERSION,
+    started_at: started.toISOString(),
+    finished_at: finished.toISOString(),
+    wall_s: (finished.getTime() - started.getTime()) / 1000,
+    complete: exec.complete,
+    incomplete_reason: exec.incompleteReason,
+    verdict,
+    ...headline(analysis),
+    config: {
+      image: config.image,
+      workloads: config.workloads,
+      runs: config.runs,
+      device: config.device,
+      gpu_access: config.gpuAccess,
+      arms: config.arms.map(a => a.label),
+      max_overhead_pct: config.maxOverheadPct,
+      alpha: config.alpha
+    },
+    arms: config.arms,
+    fingerprints: Object.fromEntries(config.arms.map(a => [a.label, fingerprintFor(a, config, pre)])),
+    preflight: pre.results,
+    analysis,
+    latency: latencyPercentiles(exec.samples),
+    telemetry: summarizeTelemetry(exec.runs, {
+      // NVML energy covers the measured region only, so EDP uses that region's time too.
+      delaySeconds: r => (r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000)
+    }),
+    baseline,
+    runs: exec.runs,
+    series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
+    not_measured: notMeasured,
+    warnings,
+    paths: { ...writer.paths }
+  }
+  const markdown = buildReport(summary)
+  fs.writeFileSync(writer.paths.report, markdown)
+  fs.writeFileSync(writer.paths.summary, `${JSON.stringify(summary, null, 2)}\n`)
+  return { summary, markdown }
+}
+
+/** CLI: run, print where things are and the verdict line, return the exit code. */
+export async function runCheckCli(config: Config, logger: Logger): Promise<number> {
+  const { summary, markdown } = await runCheck(config, logger)
+  process.stdout.write(`${markdown.split('\n').find(l => l.trim() !== '') ?? ''}\n`)
+  process.stdout.write(`report: ${summary.paths.report}\nresults: ${summary.paths.out}\n`)
+  switch (summary.verdict) {
+    case 'pass':
+    case 'incomparable':
+      return ExitCode.Pass
+    case 'regression':
+      return config.failOnRegression ? ExitCode.CheckFailed : ExitCode.Pass
+    case 'error':
+      return summary.preflight.some(p => p.status === 'fail') ? ExitCode.CheckFailed : ExitCode.UsageOrEnvironment
+  }
+}
+
+/** Action: run, then publish (summary, outputs, comment, artifacts); fail the step when asked. */
+export async function runCheckAction(config: Config, logger: Logger): Promise<void> {
+  const { summary, markdown } = await runCheck(config, logger)
+  const files = [summary.paths.results, summary.paths.samples, summary.paths.report, summary.paths.summary, summary.paths.telemetry]
+    .filter(f => fs.existsSync(f))
+  const result = await publish(summary, markdown, {
+    token: config.githubToken,
+    comment: config.comment,
+    failOnRegression: config.failOnRegression,
+    files,
+    rootDir: config.out
+  })
+  for (const w of result.warnings) core.warning(w)
+  if (result.failure) throw new CheckFailedError(result.failure)
+}

@@ -1,0 +1,184 @@
+import type { PreflightResult } from '../types.js'
+import { InputError } from '../errors.js'
+import {
+  compareVersions,
+  driverBranch,
+  majorMinor,
+  maxCudaForDriver,
+  minorVersionFloor,
+  newestTabulatedCuda,
+  parseVersion,
+  toolkitReleaseDriver
+} from './cuda-compat.js'
+
+export interface GateInput {
+  /** Host driver version, e.g. `580.65.06`. */
+  driver: string
+  /** CUDA version of the image/toolkit, e.g. `12.4.1` or NGC's `12.2.2.009`. */
+  cuda: string
+  /** Treat "between floor and release driver" as a failure. */
+  strict: boolean
+  /** The image ships the cuda-compat libraries (forward compatibility). */
+  forwardCompat: boolean
+  /** The GPU is a data-center GPU (forward compatibility only works there); null = unknown. */
+  datacenterGpu: boolean | null
+  /** The driver the image itself declares for its toolkit (NGC `CUDA_DRIVER_VERSION`); preferred over the table. */
+  releaseDriver?: string | null
+  /** The CUDA version the driver reports supporting (nvidia-smi header), for the report. */
+  driverCuda?: string | null
+}
+
+export type GateReason = 'ok' | 'below-release-driver' | 'below-floor' | 'forward-compat' | 'unknown-cuda'
+
+export type DriverGateDetails = {
+  driver: string
+  cuda: string
+  /** Minor-version compatibility floor for the CUDA major (CUDA init fails below it). */
+  floor_driver: string | null
+  /** Driver the toolkit release shipped with (full features at or above it). */
+  release_driver: string | null
+  release_driver_source: 'image' | 'table' | null
+  reason: GateReason
+  strict: boolean
+  forward_compat: boolean
+  datacenter_gpu: boolean | null
+  driver_cuda: string | null
+  /** Newest CUDA the driver fully supports per the table, and newest major it can run at all. */
+  driver_max_cuda: string | null
+  driver_max_cuda_major: number | null
+}
+
+export type DriverGateResult = PreflightResult & { name: 'driver-gate'; details: DriverGateDetails }
+
+const DRIVER_ALLOWED = 'a driver version like 580.65.06 (digits and dots, up to 4 parts)'
+const CUDA_ALLOWED = 'a CUDA version like 12.4, 12.4.1 or 12.4.1.004'
+
+export function validateDriverVersion(driver: string, input = 'driver'): string {
+  const v = driver.trim()
+  if (parseVersion(v) === null) throw new InputError(input, driver, DRIVER_ALLOWED)
+  return v
+}
+
+export function validateCudaVersion(cuda: string, input = 'cuda'): string {
+  const v = cuda.trim()
+  const p = parseVersion(v)
+  if (p === null || p.length < 2) throw new InputError(input, cuda, CUDA_ALLOWED)
+  return v
+}
+
+/**
+ * The driver gate: can a CUDA `cuda` runtime start on driver `driver`, and with all features?
+ * Pure: no I/O. Throws InputError on malformed versions.
+ */
+export function gate(input: GateInput): DriverGateResult {
+  const driver = validateDriverVersion(input.driver)
+  const cuda = validateCudaVersion(input.cuda)
+  const mm = majorMinor(cuda)
+  const floor = minorVersionFloor(cuda)
+  const imageRelease =
+    input.releaseDriver && parseVersion(input.releaseDriver) !== null ? input.releaseDriver.trim() : null
+  const release = imageRelease ?? toolkitReleaseDriver(cuda)
+  const max = maxCudaForDriver(driver)
+  const details: DriverGateDetails = {
+    driver,
+    cuda,
+    floor_driver: floor,
+    release_driver: release,
+    release_driver_source: imageRelease ? 'image' : release ? 'table' : null,
+    reason: 'ok',
+    strict: input.strict,
+    forward_compat: input.forwardCompat,
+    datacenter_gpu: input.datacenterGpu,
+    driver_cuda: input.driverCuda ?? null,
+    driver_max_cuda: max.full,
+    driver_max_cuda_major: max.minorCompat
+  }
+  const pinOlder = pinAdvice(max)
+
+  if (floor === null) {
+    details.reason = 'unknown-cuda'
+    return result(
+      input.strict ? 'fail' : 'warn',
+      details,
+      `no compatibility data for CUDA ${cuda} (the tables cover CUDA 11.x to 13.x); cannot tell whether driver ${driver} runs it`,
+      `check NVIDIA's CUDA compatibility tables for CUDA ${mm}, or use an image with CUDA 11.x-13.x`
+    )
+  }
+
+  if (compareVersions(driver, floor) < 0) {
+    const upgrade = `upgrade the host driver to branch ${driverBranch(release ?? floor)} or newer (≥ ${release ?? floor})`
+    if (input.forwardCompat && input.datacenterGpu === true) {
+      details.reason = 'forward-compat'
+      return result(
+        'warn',
+        details,
+        `driver ${driver} is below ${floor}, the minimum for CUDA ${mm} (minor-version compatibility); ` +
+          `the image ships the CUDA forward-compatibility package and the GPU is a data-center GPU, so CUDA can still ` +
+          `initialise through the compat libraries, if ${driverBranch(driver)} is a branch that package supports`,
+        `${upgrade} to run without the compat layer, or ${pinOlder}`
+      )
+    }
+    details.reason = 'below-floor'
+    const compatNote = input.forwardCompat
+      ? input.datacenterGpu === false
+        ? ' The image ships the forward-compatibility package, but that works on data-center GPUs only.'
+        : ' The image ships the forward-compatibility package; it applies only on a data-center GPU, which could not be confirmed.'
+      : ''
+    return result(
+      'fail',
+      details,
+      `driver ${driver} is below ${floor}, the minimum driver for CUDA ${mm}: CUDA initialisation will fail ` +
+        `(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).${compatNote}`,
+      `${upgrade}, or ${pinOlder}`
+    )
+  }
+
+  if (release === null) {
+    // Newer than the table: the floor holds, features are unknown.
+    const driverCuda = input.driverCuda ?? null
+    if (driverCuda && parseVersion(driverCuda) !== null && compareVersions(driverCuda, mm) >= 0) {
+      return result(
+        'pass',
+        details,
+        `driver ${driver} supports CUDA ${driverCuda} (nvidia-smi), which covers CUDA ${mm}`,
+        null
+      )
+    }
+    details.reason = 'below-release-driver'
+    return result(
+      input.strict ? 'fail' : 'warn',
+      details,
+      `driver ${driver} meets the CUDA ${parseVersion(cuda)?.[0]}.x floor ${floor}, but the table (newest ${newestTabulatedCuda()}) ` +
+        `has no release driver for CUDA ${mm}: features that need a newer driver may be missing`,
+      `compare with the driver in NVIDIA's release notes for CUDA ${mm} and upgrade the host driver if it is older`
+    )
+  }
+
+  if (compareVersions(driver, release) < 0) {
+    details.reason = 'below-release-driver'
+    return result(
+      input.strict ? 'fail' : 'warn',
+      details,
+      `driver ${driver} runs CUDA ${mm} only through minor-version compatibility (floor ${floor}, ` +
+        `release driver ${release}): limited features, and JIT of PTX newer than the driver fails`,
+      `upgrade the host driver to branch ${driverBranch(release)} or newer (≥ ${release}), or ${pinOlder}`
+    )
+  }
+
+  return result('pass', details, `driver ${driver} ≥ ${release}, the release driver for CUDA ${mm}`, null)
+}
+
+function pinAdvice(max: { full: string | null; minorCompat: number | null }): string {
+  if (max.full) return `pin an older image tag whose CUDA ≤ ${majorMinor(max.full)}`
+  if (max.minorCompat !== null) return `pin an older image tag whose CUDA is ${max.minorCompat}.x`
+  return 'pin an image whose CUDA this driver supports (see nvidia-smi "CUDA Version")'
+}
+
+function result(
+  status: PreflightResult['status'],
+  details: DriverGateDetails,
+  message: string,
+  fix: string | null
+): DriverGateResult {
+  return { name: 'driver-gate', status, message, fix: status === 'pass' ? null : fix, details }
+}

@@ -1,0 +1,254 @@
+import { EnvironmentError, getErrorMessage } from '../errors.js'
+import { execCapture } from '../util/exec.js'
+
+/** Facts about one visible GPU. Missing, `[N/A]` or `[Not Supported]` fields are null. */
+export interface GpuFacts {
+  index: number
+  name: string | null
+  uuid: string | null
+  pci_bus_id: string | null
+  driver_version: string | null
+  /** The CUDA version the driver supports (nvidia-smi header "CUDA Version"). */
+  cuda_version: string | null
+  /** `Enabled` | `Disabled` */
+  persistence_mode: string | null
+  /** `Enabled` | `Disabled`; null on GPUs without MIG. */
+  mig_mode: string | null
+  power_limit_w: number | null
+  power_default_limit_w: number | null
+  power_min_limit_w: number | null
+  power_max_limit_w: number | null
+  clocks_sm_mhz: number | null
+  clocks_max_sm_mhz: number | null
+  clocks_applications_graphics_mhz: number | null
+  clocks_default_applications_graphics_mhz: number | null
+  ecc_mode: string | null
+  /** `Default` | `Exclusive_Process` | `Prohibited` */
+  compute_mode: string | null
+  memory_total_mib: number | null
+  /** Other compute processes on this GPU when the facts were read (null: could not tell). */
+  compute_processes: { pid: number; used_memory_mib: number | null }[] | null
+}
+
+export interface GpuReport {
+  gpus: GpuFacts[]
+  driver: string | null
+  cuda_version: string | null
+}
+
+/**
+ * Query fields, in order: the exact command recorded in test/__fixtures__/nvidia-smi/query-gpu-preflight.csv.cmd.
+ * Names checked against `nvidia-smi --help-query-gpu`.
+ */
+export const GPU_QUERY_FIELDS = [
+  'index',
+  'name',
+  'uuid',
+  'driver_version',
+  'persistence_mode',
+  'mig.mode.current',
+  'power.limit',
+  'power.default_limit',
+  'power.min_limit',
+  'power.max_limit',
+  'clocks.sm',
+  'clocks.max.sm',
+  'clocks.applications.graphics',
+  'clocks.default_applications.graphics',
+  'ecc.mode.current',
+  'compute_mode',
+  'memory.total',
+  'pci.bus_id'
+] as const
+type GpuField = (typeof GPU_QUERY_FIELDS)[number]
+
+/** Fields older drivers may not know; dropped and retried when nvidia-smi rejects them. */
+const OPTIONAL_FIELDS: readonly GpuField[] = [
+  'mig.mode.current',
+  'clocks.applications.graphics',
+  'clocks.default_applications.graphics',
+  'power.default_limit',
+  'power.min_limit',
+  'power.max_limit',
+  'pci.bus_id'
+]
+
+/** nvidia-smi's spellings of "no value". */
+export function cleanValue(raw: string | undefined): string | null {
+  if (raw === undefined) return null
+  const v = raw.trim()
+  if (
+    v === '' ||
+    /^\[.*\]$/.test(v) ||
+    /^(N\/A|Not Supported|Unknown Error|Insufficient Permissions)$/i.test(v)
+  )
+    return null
+  return v
+}
+
+export function numberValue(raw: string | undefined): number | null {
+  const v = cleanValue(raw)
+  if (v === null) return null
+  // With `nounits` the unit is gone; without, strip it ("700.00 W", "81559 MiB").
+  const m = /^(-?\d+(?:\.\d+)?)/.exec(v)
+  if (!m?.[1]) return null
+  const n = Number.parseFloat(m[1])
+  return Number.isFinite(n) ? n : null
+}
+
+/** Parse `--query-gpu=<fields> --format=csv,noheader,nounits` output. Blank lines are skipped. */
+export function parseQueryGpuCsv(text: string, fields: readonly string[] = GPU_QUERY_FIELDS): GpuFacts[] {
+  const gpus: GpuFacts[] = []
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue
+    const parts = line.split(',')
+    if (parts.length < fields.length) {
+      throw new EnvironmentError(
+        `nvidia-smi --query-gpu returned ${parts.length} fields where ${fields.length} were asked: ${JSON.stringify(line)}`
+      )
+    }
+    // GPU names carry no commas in practice; should one, the surplus belongs to the name.
+    const nameAt = fields.indexOf('name')
+    const surplus = parts.length - fields.length
+    const values =
+      surplus > 0 && nameAt >= 0
+        ? [
+            ...parts.slice(0, nameAt),
+            parts.slice(nameAt, nameAt + surplus + 1).join(','),
+            ...parts.slice(nameAt + surplus + 1)
+          ]
+        : parts
+    const get = (field: string): string | undefined => {
+      const i = fields.indexOf(field)
+      return i < 0 ? undefined : values[i]
+    }
+    const index = numberValue(get('index'))
+    gpus.push({
+      index: index ?? gpus.length,
+      name: cleanValue(get('name')),
+      uuid: cleanValue(get('uuid')),
+      pci_bus_id: cleanValue(get('pci.bus_id')),
+      driver_version: cleanValue(get('driver_version')),
+      cuda_version: null,
+      persistence_mode: cleanValue(get('persistence_mode')),
+      mig_mode: cleanValue(get('mig.mode.current')),
+      power_limit_w: numberValue(get('power.limit')),
+      power_default_limit_w: numberValue(get('power.default_limit')),
+      power_min_limit_w: numberValue(get('power.min_limit')),
+      power_max_limit_w: numberValue(get('power.max_limit')),
+      clocks_sm_mhz: numberValue(get('clocks.sm')),
+      clocks_max_sm_mhz: numberValue(get('clocks.max.sm')),
+      clocks_applications_graphics_mhz: numberValue(get('clocks.applications.graphics')),
+      clocks_default_applications_graphics_mhz: numberValue(get('clocks.default_applications.graphics')),
+      ecc_mode: cleanValue(get('ecc.mode.current')),
+      compute_mode: cleanValue(get('compute_mode')),
+      memory_total_mib: numberValue(get('memory.total')),
+      compute_processes: null
+    })
+  }
+  return gpus
+}
+
+/** "CUDA Version: 13.0" from the plain `nvidia-smi` header, or "CUDA Version : 13.0" from `nvidia-smi -q`. */
+export function parseCudaVersion(text: string): string | null {
+  const m = /CUDA Version\s*:\s*(\d+\.\d+(?:\.\d+)?)/.exec(text)
+  return m?.[1] ?? null
+}
+
+/** Parse `--query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits`. */
+export function parseComputeApps(
+  text: string
+): { gpu_uuid: string; pid: number; used_memory_mib: number | null }[] {
+  const apps: { gpu_uuid: string; pid: number; used_memory_mib: number | null }[] = []
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '' || /No running/i.test(line)) continue
+    const [uuid, pid, mem] = line.split(',')
+    const u = cleanValue(uuid)
+    const p = numberValue(pid)
+    if (u === null || p === null) continue
+    apps.push({ gpu_uuid: u, pid: p, used_memory_mib: numberValue(mem) })
+  }
+  return apps
+}
+
+/** Is this a data-center GPU (where CUDA forward compatibility is supported)? Null when unknown. */
+export function isDatacenterGpu(name: string | null): boolean | null {
+  if (!name) return null
+  if (/GeForce|TITAN|Quadro|RTX\s*\d{4}(?!.*Server)|Laptop/i.test(name)) return false
+  return /\b(Tesla|[ABHLT]\d{1,3}[A-Z]?|H\d{3}|B\d{3}|GB\d{3}|GH\d{3}|V100|P100|P40|P4|K80|A800|H800|H20|L40S?|L20|RTX PRO \d+ Blackwell Server)\b/i.test(
+    name
+  )
+    ? true
+    : null
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .split(/\r?\n/)
+      .map(l => l.trim())
+      .find(l => l !== '') ?? ''
+  )
+}
+
+/**
+ * Read GPU facts for every visible GPU from nvidia-smi. Throws EnvironmentError (exit 2) when
+ * nvidia-smi is missing, cannot talk to the driver, or sees no GPU.
+ */
+export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promise<GpuReport> {
+  const tool = options.nvidiaSmi ?? 'nvidia-smi'
+  let fields: string[] = [...GPU_QUERY_FIELDS]
+  let res = await execCapture(tool, [`--query-gpu=${fields.join(',')}`, '--format=csv,noheader,nounits'])
+  // Older drivers reject fields they do not know: drop the optional one named and retry.
+  for (let tries = 0; res.exitCode !== 0 && res.exitCode !== 127 && tries < OPTIONAL_FIELDS.length; tries++) {
+    const bad = /Field "([^"]+)" is not a valid field/i.exec(res.stdout + res.stderr)?.[1]
+    if (!bad || !OPTIONAL_FIELDS.includes(bad as GpuField)) break
+    fields = fields.filter(f => f !== bad)
+    res = await execCapture(tool, [`--query-gpu=${fields.join(',')}`, '--format=csv,noheader,nounits'])
+  }
+  if (res.exitCode === 127) {
+    throw new EnvironmentError(
+      `${tool} not found: the NVIDIA driver is not installed or not on PATH; install the driver, or run with --device cpu`
+    )
+  }
+  const out = res.stdout + res.stderr
+  if (res.exitCode !== 0 || /No devices were found/i.test(out)) {
+    if (/No devices were found/i.test(out)) {
+      throw new EnvironmentError(
+        'nvidia-smi sees no GPU (No devices were found); check the driver, or run with --device cpu'
+      )
+    }
+    throw new EnvironmentError(
+      `nvidia-smi failed (exit ${res.exitCode}): ${firstLine(out) || 'no output'}; check the NVIDIA driver, or run with --device cpu`
+    )
+  }
+  let gpus: GpuFacts[]
+  try {
+    gpus = parseQueryGpuCsv(res.stdout, fields)
+  } catch (error) {
+    throw new EnvironmentError(getErrorMessage(error))
+  }
+  if (gpus.length === 0) {
+    throw new EnvironmentError('nvidia-smi lists no GPU; check the driver, or run with --device cpu')
+  }
+
+  // The CUDA version the driver supports is only in the human-readable outputs.
+  let cuda = parseCudaVersion((await execCapture(tool, [])).stdout)
+  if (cuda === null) cuda = parseCudaVersion((await execCapture(tool, ['-q'])).stdout)
+
+  const apps = await execCapture(tool, [
+    '--query-compute-apps=gpu_uuid,pid,used_memory',
+    '--format=csv,noheader,nounits'
+  ])
+  const procs = apps.exitCode === 0 ? parseComputeApps(apps.stdout) : null
+  for (const g of gpus) {
+    g.cuda_version = cuda
+    g.compute_processes =
+      procs === null
+        ? null
+        : procs
+            .filter(p => p.gpu_uuid === g.uuid)
+            .map(p => ({ pid: p.pid, used_memory_mib: p.used_memory_mib }))
+  }
+  return { gpus, driver: gpus.find(g => g.driver_version)?.driver_version ?? null, cuda_version: cuda }
+}

@@ -1,0 +1,333 @@
+import type { ContainerRuntime } from '../types.js'
+import { EnvironmentError, InputError } from '../errors.js'
+import { execCapture } from '../util/exec.js'
+import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
+
+// ---- Image references ----
+
+// Docker's reference grammar (distribution/reference), restricted to sha256 digests.
+const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])'
+const DOMAIN = `${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*(?::[0-9]{1,5})?`
+const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*'
+const NAME = `(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`
+const TAG = '[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}'
+const DIGEST = 'sha256:[a-f0-9]{64}'
+const REFERENCE_RE = new RegExp(`^(${NAME})(?::(${TAG}))?(?:@(${DIGEST}))?$`)
+const IMAGE_ID_RE = new RegExp(`^${DIGEST}$`)
+
+const REF_ALLOWED =
+  'an image reference [registry[:port]/]repo[:tag][@sha256:<64 hex>] (lower-case repository, no spaces or shell ' +
+  'characters), or a local image ID sha256:<64 hex>'
+
+export interface ImageRef {
+  /** As given. */
+  ref: string
+  /** Repository with registry, e.g. `nvcr.io/nvidia/pytorch`; null for a bare image ID. */
+  repository: string | null
+  tag: string | null
+  digest: string | null
+}
+
+/**
+ * Validate an image reference strictly before it goes anywhere near a command line.
+ * Throws InputError naming `inputName`.
+ */
+export function validateImageRef(ref: unknown, inputName: string): ImageRef {
+  if (typeof ref !== 'string') throw new InputError(inputName, ref, REF_ALLOWED)
+  // No trimming: any whitespace or control character (a stray newline included) is rejected.
+  const r = ref
+  if (r.length === 0 || r.length > 512 || /[\s\p{Cc}]/u.test(r))
+    throw new InputError(inputName, ref, REF_ALLOWED)
+  if (IMAGE_ID_RE.test(r)) return { ref: r, repository: null, tag: null, digest: r }
+  const m = REFERENCE_RE.exec(r)
+  if (!m?.[1] || m[1].length > 255) throw new InputError(inputName, ref, REF_ALLOWED)
+  return { ref: r, repository: m[1], tag: m[2] ?? null, digest: m[3] ?? null }
+}
+
+/** `pytorch` → `docker.io/library/pytorch`, so RepoDigests compare across spellings. */
+export function normalizeRepository(repository: string): string {
+  const first = repository.split('/')[0] ?? ''
+  const hasDomain =
+    repository.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')
+  if (hasDomain) return repository
+  return repository.includes('/') ? `docker.io/${repository}` : `docker.io/library/${repository}`
+}
+
+/** Pick the content digest for `ref` from RepoDigests (`repo@sha256:...`): the ref's own digest, else its repository's. */
+export function pickRepoDigest(ref: ImageRef, repoDigests: readonly string[]): string | null {
+  if (ref.digest && !IMAGE_ID_RE.test(ref.ref)) return ref.digest
+  const parsed = repoDigests
+    .map(d => {
+      const at = d.lastIndexOf('@')
+      return at < 0 ? null : { repo: d.slice(0, at), digest: d.slice(at + 1) }
+    })
+    .filter((d): d is { repo: string; digest: string } => d !== null && IMAGE_ID_RE.test(d.digest))
+  if (ref.repository) {
+    const want = normalizeRepository(ref.repository)
+    const same = parsed.find(d => normalizeRepository(d.repo) === want)
+    if (same) return same.digest
+  }
+  return parsed[0]?.digest ?? null
+}
+
+// ---- NVIDIA_REQUIRE_CUDA ----
+
+export interface RequireConstraint {
+  key: string
+  op: '>=' | '<=' | '=' | '<' | '>'
+  value: string
+}
+
+/** `NVIDIA_REQUIRE_CUDA`: whitespace separates alternatives (OR), commas join constraints (AND). */
+export interface RequireCuda {
+  alternatives: RequireConstraint[][]
+  /** Tokens that did not parse (reported, never guessed). */
+  unparsed: string[]
+}
+
+export function parseRequireCuda(text: string): RequireCuda {
+  const alternatives: RequireConstraint[][] = []
+  const unparsed: string[] = []
+  for (const alt of text.trim().split(/\s+/)) {
+    if (alt === '') continue
+    const constraints: RequireConstraint[] = []
+    for (const token of alt.split(',')) {
+      const m = /^([a-z_]+)(>=|<=|=|<|>)(.+)$/i.exec(token.trim())
+      if (!m?.[1] || !m[2] || !m[3]) {
+        unparsed.push(token)
+        continue
+      }
+      constraints.push({ key: m[1].toLowerCase(), op: m[2] as RequireConstraint['op'], value: m[3] })
+    }
+    if (constraints.length > 0) alternatives.push(constraints)
+  }
+  return { alternatives, unparsed }
+}
+
+/** The CUDA version the requirement asks for (`cuda>=X` alternatives; the lowest if several). */
+export function requiredCudaOf(req: RequireCuda): string | null {
+  const versions = req.alternatives
+    .flat()
+    .filter(c => c.key === 'cuda' && (c.op === '>=' || c.op === '=') && parseVersion(c.value) !== null)
+    .map(c => c.value)
+  versions.sort(compareVersions)
+  return versions[0] ?? null
+}
+
+/** Driver branches the image accepts through forward compatibility (`brand=...,driver>=535,driver<536`). */
+export function forwardCompatBranches(req: RequireCuda): number[] {
+  const branches = new Set<number>()
+  for (const alt of req.alternatives) {
+    if (!alt.some(c => c.key === 'brand')) continue
+    for (const c of alt) {
+      if (c.key === 'driver' && c.op === '>=') {
+        const major = parseVersion(c.value)?.[0]
+        if (major !== undefined) branches.add(major)
+      }
+    }
+  }
+  return [...branches].sort((a, b) => a - b)
+}
+
+// ---- Image facts ----
+
+export interface ImageFacts {
+  ref: string
+  /** Image ID (`sha256:...`, the config digest). */
+  id: string
+  /** Content digest from RepoDigests, or the image ID when there is none (locally built). */
+  digest: string
+  digest_source: 'repo-digest' | 'image-id'
+  repo_tags: string[]
+  repo_digests: string[]
+  created: string | null
+  architecture: string | null
+  os: string | null
+  /** `CUDA_VERSION` as set (nvidia/cuda `12.4.1`, NGC four parts `12.2.2.009`). */
+  cuda_version: string | null
+  /** NGC's `CUDA_DRIVER_VERSION`: the driver the image's toolkit was released with. */
+  cuda_driver_version: string | null
+  require_cuda: string | null
+  require_cuda_parsed: RequireCuda | null
+  /** The CUDA version the driver gate checks: CUDA_VERSION, else a meaningful `cuda>=` requirement. */
+  required_cuda: string | null
+  /** NVIDIA_REQUIRE_CUDA asks for less than the image's CUDA (NGC's `cuda>=9.0`): not a real requirement. */
+  require_vacuous: boolean
+  /** `NV_CUDA_COMPAT_PACKAGE` (nvidia/cuda images). */
+  compat_package: string | null
+  /** The image carries the forward-compatibility libraries (compat package, or `cuda/compat` on LD_LIBRARY_PATH). */
+  forward_compat: boolean
+  forward_compat_branches: number[]
+  /** `NVIDIA_PRODUCT_NAME` (`CUDA`, `PyTorch`, ...). */
+  product: string | null
+  env: Record<string, string>
+  labels: Record<string, string>
+  /** True when the image had to be pulled for this check. */
+  pulled: boolean
+}
+
+interface InspectJson {
+  Id?: unknown
+  RepoTags?: unknown
+  RepoDigests?: unknown
+  Created?: unknown
+  Architecture?: unknown
+  Os?: unknown
+  Config?: { Env?: unknown; Labels?: unknown } | null
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null
+}
+
+export function envMap(env: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const e of env) {
+    const eq = e.indexOf('=')
+    if (eq > 0) out[e.slice(0, eq)] = e.slice(eq + 1)
+  }
+  return out
+}
+
+/** Turn `docker image inspect` / `podman image inspect` JSON (an array, or one object) into facts. */
+export function parseImageInspect(json: unknown, ref: string): ImageFacts {
+  const obj = (Array.isArray(json) ? json[0] : json) as InspectJson | undefined
+  if (!obj || typeof obj !== 'object' || typeof obj.Id !== 'string') {
+    throw new EnvironmentError(`image inspect of ${ref} returned no image object`)
+  }
+  const parsedRef = IMAGE_ID_RE.test(ref) || REFERENCE_RE.test(ref) ? validateImageRef(ref, 'image') : null
+  const id = obj.Id.startsWith('sha256:') ? obj.Id : `sha256:${obj.Id}`
+  const repoDigests = strings(obj.RepoDigests)
+  const repoDigest = parsedRef ? pickRepoDigest(parsedRef, repoDigests) : null
+  const env = envMap(strings(obj.Config?.Env))
+  const labelsRaw = obj.Config?.Labels
+  const labels: Record<string, string> = {}
+  if (labelsRaw && typeof labelsRaw === 'object') {
+    for (const [k, v] of Object.entries(labelsRaw as Record<string, unknown>))
+      if (typeof v === 'string') labels[k] = v
+  }
+
+  const cudaVersion = str(env.CUDA_VERSION?.trim())
+  const cudaVersionOk = cudaVersion !== null && (parseVersion(cudaVersion)?.length ?? 0) >= 2
+  const requireRaw = str(env.NVIDIA_REQUIRE_CUDA?.trim())
+  const require = requireRaw ? parseRequireCuda(requireRaw) : null
+  const requireCuda = require ? requiredCudaOf(require) : null
+  // NGC sets cuda>=9.0 on CUDA 12/13 images: weaker than the image's own CUDA, so not the requirement.
+  const vacuous =
+    requireCuda !== null &&
+    ((cudaVersionOk && compareVersions(majorMinor(requireCuda), majorMinor(cudaVersion)) < 0) ||
+      (parseVersion(requireCuda)?.[0] ?? 0) < 11)
+  const requiredCuda = cudaVersionOk ? cudaVersion : vacuous ? null : requireCuda
+  const compatPackage = str(env.NV_CUDA_COMPAT_PACKAGE?.trim())
+  const ldPath = env.LD_LIBRARY_PATH ?? ''
+  const forwardCompat =
+    compatPackage !== null || /(^|:)\/usr\/local\/cuda[^:]*\/compat(\/lib)?\/?(:|$)/.test(ldPath)
+  const driverVersion = str(env.CUDA_DRIVER_VERSION?.trim())
+
+  return {
+    ref,
+    id,
+    digest: repoDigest ?? id,
+    digest_source: repoDigest ? 'repo-digest' : 'image-id',
+    repo_tags: strings(obj.RepoTags),
+    repo_digests: repoDigests,
+    created: str(obj.Created),
+    architecture: str(obj.Architecture),
+    os: str(obj.Os),
+    cuda_version: cudaVersion,
+    cuda_driver_version: driverVersion && parseVersion(driverVersion) ? driverVersion : null,
+    require_cuda: requireRaw,
+    require_cuda_parsed: require,
+    required_cuda: requiredCuda,
+    require_vacuous: vacuous,
+    compat_package: compatPackage,
+    forward_compat: forwardCompat,
+    forward_compat_branches: require ? forwardCompatBranches(require) : [],
+    product: str(env.NVIDIA_PRODUCT_NAME),
+    env,
+    labels,
+    pulled: false
+  }
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .split(/\r?\n/)
+      .map(l => l.trim())
+      .find(l => l !== '' && l !== '[]') ?? ''
+  )
+}
+
+/** Map a container-runtime failure that is about the runtime itself (missing, daemon down) to EnvironmentError. */
+export function runtimeFailure(
+  runtime: ContainerRuntime,
+  res: { exitCode: number; stderr: string }
+): EnvironmentError | null {
+  // 127 is also what the runtime returns when the container's command is missing: tell them apart.
+  if (res.exitCode === 127 && /Unable to locate executable file|ENOENT/.test(res.stderr)) {
+    return new EnvironmentError(
+      `${runtime} not found on PATH: install ${runtime}, or choose the other runtime`
+    )
+  }
+  if (
+    /Cannot connect to the Docker daemon|Is the docker daemon running|permission denied while trying to connect/i.test(
+      res.stderr
+    )
+  ) {
+    return new EnvironmentError(
+      `${runtime} cannot reach its engine: ${firstLine(res.stderr)}; start it, or check DOCKER_HOST and permissions`
+    )
+  }
+  return null
+}
+
+/**
+ * Inspect an image with the container runtime; pull it when it is not present locally.
+ * Throws InputError for a bad reference, EnvironmentError when the image is neither present nor pullable.
+ */
+export async function inspectImage(
+  ref: string,
+  runtime: ContainerRuntime,
+  options: { pull?: boolean; inputName?: string } = {}
+): Promise<ImageFacts> {
+  const parsed = validateImageRef(ref, options.inputName ?? 'image')
+  const inspect = async (): Promise<{ exitCode: number; stdout: string; stderr: string }> =>
+    execCapture(runtime, ['image', 'inspect', parsed.ref])
+  let res = await inspect()
+  const failure = runtimeFailure(runtime, res)
+  if (failure) throw failure
+  let pulled = false
+  if (res.exitCode !== 0) {
+    if (options.pull === false) {
+      throw new EnvironmentError(
+        `image ${parsed.ref} is not present locally (${firstLine(res.stderr)}); pull or build it first`
+      )
+    }
+    const pull = await execCapture(runtime, ['pull', '--quiet', parsed.ref])
+    if (pull.exitCode !== 0) {
+      throw new EnvironmentError(
+        `image ${parsed.ref} is not present locally and could not be pulled: ${firstLine(pull.stderr + pull.stdout) || `exit ${pull.exitCode}`}; ` +
+          `load or build it on this machine (docker load / docker import), or check that the registry is reachable and you are logged in`
+      )
+    }
+    pulled = true
+    res = await inspect()
+    if (res.exitCode !== 0) {
+      throw new EnvironmentError(
+        `image ${parsed.ref} was pulled but cannot be inspected: ${firstLine(res.stderr)}`
+      )
+    }
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(res.stdout)
+  } catch {
+    throw new EnvironmentError(`${runtime} image inspect ${parsed.ref} printed something that is not JSON`)
+  }
+  return { ...parseImageInspect(json, parsed.ref), pulled }
+}

@@ -1,0 +1,73 @@
+/** Mermaid `xychart-beta` charts of per-run values, one per gated workload. Pure. */
+import type { CheckSummary, Comparison, RunSeries } from '../types.js'
+import { chartNum } from './format.js'
+import { gatingComparisons } from './verdict.js'
+
+// xychart-beta has no legend: fixed colours, named in the title.
+const PALETTE: { hex: string; name: string }[] = [
+  { hex: '#0969da', name: 'blue' },
+  { hex: '#cf222e', name: 'red' },
+  { hex: '#1a7f37', name: 'green' },
+  { hex: '#8250df', name: 'purple' }
+]
+
+/** The metric a workload's chart shows: its worst regression, else its first gated metric. */
+export function primaryComparisons(summary: CheckSummary): Comparison[] {
+  const byWorkload = new Map<string, Comparison>()
+  for (const c of gatingComparisons(summary)) {
+    const seen = byWorkload.get(c.workload)
+    if (
+      !seen ||
+      (c.verdict === 'regression' && (seen.verdict !== 'regression' || c.overhead_pct > seen.overhead_pct))
+    )
+      byWorkload.set(c.workload, c)
+  }
+  return [...byWorkload.values()]
+}
+
+function findSeries(summary: CheckSummary, c: Comparison, env: string): RunSeries | undefined {
+  return summary.series.find(s => s.workload === c.workload && s.metric === c.metric && s.environment === env)
+}
+
+/** Mermaid labels are quoted: keep quotes and newlines out of them. */
+function label(text: string): string {
+  return text
+    .replace(/["\r\n]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+function axisRange(values: number[]): [number, number] {
+  const lo = Math.min(...values)
+  const hi = Math.max(...values)
+  // Pad so flat lines do not sit on the frame; a zero spread still gets a visible band.
+  const pad = hi > lo ? (hi - lo) * 0.1 : Math.abs(hi) * 0.01 || 1
+  return [Number((lo - pad).toPrecision(6)), Number((hi + pad).toPrecision(6))]
+}
+
+/** One fenced mermaid block, or null when the per-run series are missing. */
+export function runChart(summary: CheckSummary, c: Comparison): string | null {
+  const envs = [c.baseline_env, c.candidate_env]
+  const series = envs.map(env => findSeries(summary, c, env))
+  if (series.some(s => !s || s.values.length === 0)) return null
+  const values = series.map(s => s!.values.filter(Number.isFinite))
+  // Lines share one x axis: show the runs both arms have.
+  const n = Math.min(...values.map(v => v.length))
+  if (n === 0) return null
+  const shown = values.map(v => v.slice(0, n))
+  const [lo, hi] = axisRange(shown.flat())
+  const key = envs.map((env, i) => `${PALETTE[i % PALETTE.length]!.name} = ${env}`).join(', ')
+  const palette = envs.map((_, i) => PALETTE[i % PALETTE.length]!.hex).join(', ')
+  const truncated = values.some(v => v.length > n) ? ` (first ${n} runs)` : ''
+  const lines = [
+    '```mermaid',
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    'xychart-beta',
+    `    title "${label(`${c.workload} ${c.metric} per run${truncated}: ${key}`)}"`,
+    `    x-axis "run" [${Array.from({ length: n }, (_, i) => i + 1).join(', ')}]`,
+    `    y-axis "${label(c.unit || c.metric)}" ${chartNum(lo)} --> ${chartNum(hi)}`,
+    ...shown.map(v => `    line [${v.map(chartNum).join(', ')}]`),
+    '```'
+  ]
+  return lines.join('\n')
+}

@@ -1,0 +1,136 @@
+/** Number, unit and text formatting for the report. Pure; no I/O. */
+
+const DASH = '–'
+
+/** 3 significant digits below 1000; whole numbers with thousands separators above. */
+export function fmtNum(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return DASH
+  if (x === 0) return '0'
+  const abs = Math.abs(x)
+  if (abs >= 1000) return Math.round(x).toLocaleString('en-US')
+  if (abs < 1e-4) return x.toExponential(2)
+  return x.toPrecision(3)
+}
+
+/** A configured number (a limit, alpha) as written: 2 not 2.00, 0.05 not 0.0500. */
+export function fmtPlain(x: number): string {
+  return Number.isFinite(x) ? String(Number(x.toPrecision(3))) : DASH
+}
+
+/** Decimals for a percentage of this magnitude: +0.02%, +3.10%, +12.3%, +250%. */
+function pctDecimals(magnitude: number): number {
+  if (magnitude >= 100) return 0
+  if (magnitude >= 10) return 1
+  return 2
+}
+
+function signed(x: number, decimals: number): string {
+  const s = x.toFixed(decimals)
+  // -0.00 reads as a sign error; show it as 0 with a plus like every other non-negative value.
+  if (Number(s) === 0) return `+${(0).toFixed(decimals)}`
+  return x > 0 ? `+${s}` : s
+}
+
+/** Signed percentage, e.g. `+3.10%`. */
+export function fmtPct(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return DASH
+  return `${signed(x, pctDecimals(Math.abs(x)))}%`
+}
+
+/** Signed percentage with its CI at the same precision, e.g. `+3.10% [+2.60, +3.50]`. */
+export function fmtPctCi(x: number, ci: { low: number; high: number }): string {
+  if (!Number.isFinite(x)) return DASH
+  const finite = [x, ci.low, ci.high].filter(Number.isFinite).map(Math.abs)
+  const d = pctDecimals(Math.max(...finite))
+  const lo = Number.isFinite(ci.low) ? signed(ci.low, d) : '?'
+  const hi = Number.isFinite(ci.high) ? signed(ci.high, d) : '?'
+  return `${signed(x, d)}% [${lo}, ${hi}]`
+}
+
+/** p-values: `<0.001` below that, else 3 significant digits without trailing zeros. */
+export function fmtP(p: number | null | undefined): string {
+  if (p === null || p === undefined || !Number.isFinite(p)) return DASH
+  if (p < 0.001) return '<0.001'
+  return String(Number(p.toPrecision(3)))
+}
+
+const TIME_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1 }
+
+/** Seconds in the most readable of s / ms / µs. */
+function fmtSeconds(seconds: number): string {
+  const abs = Math.abs(seconds)
+  if (abs >= 1 || abs === 0) return `${fmtNum(seconds)} s`
+  if (abs >= 1e-3) return `${fmtNum(seconds * 1e3)} ms`
+  return `${fmtNum(seconds * 1e6)} µs`
+}
+
+/** A value with its unit; durations are rescaled so the number stays between 1 and 1000. */
+export function fmtValue(x: number | null | undefined, unit: string): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return DASH
+  const scale = TIME_UNITS[unit]
+  if (scale !== undefined) return fmtSeconds(x * scale)
+  return unit ? `${fmtNum(x)} ${unit}` : fmtNum(x)
+}
+
+/** A signed difference with its unit, e.g. `+216 ms`. */
+export function fmtDelta(x: number | null | undefined, unit: string): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return DASH
+  const body = fmtValue(Math.abs(x), unit)
+  return x < 0 ? `-${body}` : `+${body}`
+}
+
+/** Enough digits for chart data, where 3 significant digits would flatten a 0.06% spread. */
+export function chartNum(x: number): string {
+  return String(Number(x.toPrecision(6)))
+}
+
+/** Make text safe for one markdown table cell: no pipes, newlines or raw HTML. */
+export function cell(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ')
+}
+
+/** Inline text outside tables: one line, no raw HTML. */
+export function inline(text: string): string {
+  return text.replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ')
+}
+
+/** Inline code span that survives backticks in the text. */
+export function code(text: string): string {
+  const t = text.replace(/\r?\n/g, ' ')
+  return t.includes('`') ? `\`\` ${t} \`\`` : `\`${t}\``
+}
+
+// Token shapes that must never reach a comment, whatever string carried them in.
+const SECRET_PATTERNS: [RegExp, string][] = [
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, '***'],
+  [/\bgithub_pat_[A-Za-z0-9_]{20,}\b/g, '***'],
+  [/\bAKIA[0-9A-Z]{16}\b/g, '***'],
+  [/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g, '***'],
+  [/\b(Bearer|token|Basic)(\s+)[A-Za-z0-9._~+/=-]{16,}/gi, '$1$2***'],
+  // Credentials in URLs: scheme://user:password@host
+  [/([a-z][a-z0-9+.-]*:\/\/)[^\s/:@]+:[^\s/@]+@/gi, '$1***@'],
+  // NAME=value where the name says it is a secret.
+  [
+    /\b([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*)=(\S+)/g,
+    '$1=***'
+  ]
+]
+
+/** Remove anything shaped like a token or credential; `extra` are known secret values. */
+export function redact(text: string, extra: readonly string[] = []): string {
+  let out = text
+  for (const secret of extra) if (secret.length >= 4) out = out.split(secret).join('***')
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement)
+  return out
+}
+
+/** Keys of workload parameters that are never printed. */
+export function isSecretKey(key: string): boolean {
+  // `token` alone or as a suffix (`hf_token`), not `output_tokens`.
+  return /(^|[_-])token$|secret|passw|credential|auth|api[_-]?key|private[_-]?key/i.test(key)
+}

@@ -1,0 +1,188 @@
+/**
+ * Everything that talks to GitHub: outputs, job summary, annotations, the PR comment, the artifact and
+ * the pass/fail call. Nothing here throws for a GitHub-side problem: it becomes a warning, and the
+ * report still lands in the job summary.
+ */
+import * as core from '@actions/core'
+import type { CheckSummary, CommentMode, TelemetrySample } from '../types.js'
+import { getErrorMessage } from '../errors.js'
+import { uploadArtifact, writePaperCsvs } from './artifacts.js'
+import { pullRequestNumber, repository, upsertComment } from './comment.js'
+import { fmtP, redact } from './format.js'
+import { GitHubApiError, GitHubClient } from './http.js'
+import { DEFAULT_MAX_CHARS, buildReport, reportMarker } from './markdown.js'
+import { Outputs } from './outputs.js'
+import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
+
+export { decideFailure } from './verdict.js'
+
+/** GitHub rejects comment bodies longer than this. */
+const COMMENT_LIMIT = 65536
+
+const PERMISSION_HINT =
+  'give the workflow `permissions: pull-requests: write` (for comments on issues, `issues: write`)'
+
+export interface PublishOptions {
+  token: string | null
+  comment: CommentMode
+  failOnRegression: boolean
+  /** Default: gpu-overhead-<job>-<check id>. */
+  artifactName?: string
+  /** Files for the artifact (results.jsonl, samples.csv, telemetry.csv, report.md, summary.json), relative to rootDir or absolute. */
+  files: string[]
+  rootDir: string
+  /** Told apart matrix jobs that share a job id: added to the comment marker. */
+  commentKey?: string
+  /** Raw telemetry, to fill gpu_util_pct of the paper CSV for runs the sampler did not summarise. */
+  telemetry?: readonly TelemetrySample[]
+}
+
+export interface PublishResult {
+  commentUrl: string | null
+  warnings: string[]
+  /** The reason passed to core.setFailed, or null when the check passes. */
+  failure: string | null
+}
+
+function numberOutput(x: number | null): string {
+  return x === null || !Number.isFinite(x) ? '' : String(Number(x.toPrecision(6)))
+}
+
+export function setOutputs(summary: CheckSummary): void {
+  core.setOutput(Outputs.Verdict, summary.verdict)
+  core.setOutput(Outputs.OverheadPct, numberOutput(summary.overhead_pct))
+  core.setOutput(Outputs.PValue, numberOutput(summary.p_value))
+  core.setOutput(Outputs.ReportPath, summary.paths.report)
+  core.setOutput(Outputs.ResultsPath, summary.paths.results)
+}
+
+/** Error annotations for what fails the check; warnings for what weakens it. */
+export function annotate(summary: CheckSummary): void {
+  const limit = summary.analysis?.max_overhead_pct ?? summary.config.max_overhead_pct
+  for (const c of gatingComparisons(summary).filter(c => c.verdict === 'regression'))
+    core.error(
+      `${describeComparison(c)} is over the ${limit}% limit (p Holm ${fmtP(c.p_adjusted)}; ${c.candidate_env} vs ${c.baseline_env}). ${c.reason}`,
+      { title: `Container overhead regression: ${c.workload} ${c.metric}` }
+    )
+  for (const p of failedPreflight(summary))
+    core.error(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`, { title: `Preflight failed: ${p.name}` })
+  for (const p of summary.preflight.filter(p => p.status === 'warn'))
+    core.warning(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`, { title: `Preflight warning: ${p.name}` })
+  if (!summary.complete)
+    core.warning(summary.incomplete_reason ?? 'the check stopped early', {
+      title: 'Overhead check incomplete'
+    })
+}
+
+function isFailing(summary: CheckSummary): boolean {
+  return summary.verdict === 'regression' || failedPreflight(summary).length > 0
+}
+
+function apiProblem(error: unknown, issue: number): string {
+  if (error instanceof GitHubApiError) {
+    if (error.status === 401) return `could not comment on PR #${issue}: the token was rejected (401)`
+    if (error.status === 403 || error.status === 404)
+      return `could not comment on PR #${issue}: GitHub API returned ${error.status}${error.apiMessage ? ` (${error.apiMessage})` : ''}; ${PERMISSION_HINT}. Forked PRs get a read-only token.`
+    return `could not comment on PR #${issue}: ${error.message}`
+  }
+  return `could not comment on PR #${issue}: ${getErrorMessage(error)}`
+}
+
+async function comment(
+  summary: CheckSummary,
+  markdown: string,
+  opts: PublishOptions,
+  warn: (m: string) => void
+): Promise<string | null> {
+  if (opts.comment === 'never') return null
+  const issue = pullRequestNumber()
+  if (issue === null) {
+    core.info('PR comment skipped: this run is not for a pull request.')
+    return null
+  }
+  const repo = repository()
+  if (!repo) {
+    warn('PR comment skipped: GITHUB_REPOSITORY is not set to owner/repo.')
+    return null
+  }
+  if (!opts.token) {
+    warn(`PR comment skipped: no GitHub token; pass \`github-token\` and ${PERMISSION_HINT}.`)
+    return null
+  }
+  const create = opts.comment === 'always' || isFailing(summary)
+  const job = [process.env.GITHUB_JOB ?? 'job', opts.commentKey].filter(Boolean).join('/')
+  const marker = reportMarker(process.env.GITHUB_WORKFLOW ?? 'workflow', job)
+  let body = `${marker}\n${markdown}`
+  if (body.length > COMMENT_LIMIT)
+    body = `${marker}\n${buildReport(summary, { maxChars: Math.min(DEFAULT_MAX_CHARS, COMMENT_LIMIT - marker.length - 1) })}`
+  body = redact(body, [opts.token])
+  try {
+    const res = await upsertComment(
+      GitHubClient.create({ token: opts.token }),
+      { ...repo, issue, marker },
+      body,
+      create
+    )
+    if (res.action === 'skipped')
+      core.info('PR comment skipped: comment mode is on-regression and the check passed.')
+    else core.info(`PR comment ${res.action}: ${res.url}`)
+    return res.url
+  } catch (error) {
+    warn(apiProblem(error, issue))
+    return null
+  }
+}
+
+async function artifact(
+  summary: CheckSummary,
+  opts: PublishOptions,
+  warn: (m: string) => void
+): Promise<void> {
+  const files = [...opts.files]
+  try {
+    files.push(...writePaperCsvs(summary, opts.rootDir, opts.telemetry))
+  } catch (error) {
+    warn(`paper CSV not written: ${getErrorMessage(error)}`)
+  }
+  const name = opts.artifactName ?? `gpu-overhead-${process.env.GITHUB_JOB ?? 'results'}-${summary.check_id}`
+  const res = await uploadArtifact(name, files, opts.rootDir)
+  if (res.missing.length)
+    warn(`artifact: ${res.missing.length} file(s) not found, left out: ${res.missing.join(', ')}`)
+  if (res.error) warn(`artifact upload failed (results stay in ${opts.rootDir}): ${res.error}`)
+  else core.info(`artifact ${name} uploaded (${res.uploaded.length} files)`)
+}
+
+/** Publish the report everywhere it goes; then fail the step when decideFailure says so. */
+export async function publish(
+  summary: CheckSummary,
+  markdown: string,
+  opts: PublishOptions
+): Promise<PublishResult> {
+  const warnings: string[] = []
+  const warn = (message: string): void => {
+    warnings.push(message)
+    core.warning(message)
+  }
+  if (opts.token) core.setSecret(opts.token)
+  const safe = redact(markdown, opts.token ? [opts.token] : [])
+
+  setOutputs(summary)
+  try {
+    // Checked here because core caches the path: outside Actions, say so plainly.
+    if (!process.env.GITHUB_STEP_SUMMARY)
+      throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
+    await core.summary.addRaw(safe).write()
+  } catch (error) {
+    core.summary.emptyBuffer()
+    warn(`job summary not written: ${getErrorMessage(error)}`)
+  }
+  annotate(summary)
+
+  const commentUrl = await comment(summary, safe, opts, warn)
+  if (commentUrl) core.setOutput(Outputs.CommentUrl, commentUrl)
+  await artifact(summary, opts, warn)
+
+  const failure = decideFailure(summary, opts.failOnRegression)
+  if (failure) core.setFailed(failure)
+  return { commentUrl, warnings, failure }
+}

@@ -1,0 +1,135 @@
+/** The one-line verdict and the fail/pass decision. Pure. */
+import type { CheckSummary, Comparison, PreflightResult } from '../types.js'
+import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
+
+/** Steady-state comparisons: the only ones that gate. */
+export function gatingComparisons(summary: CheckSummary): Comparison[] {
+  return summary.analysis?.comparisons.filter(c => c.scope === 'steady') ?? []
+}
+
+export function failedPreflight(summary: CheckSummary): PreflightResult[] {
+  return summary.preflight.filter(p => p.status === 'fail')
+}
+
+/** `matmul kernel_ms +3.10% [+2.60, +3.50]` */
+export function describeComparison(c: Comparison): string {
+  return `${c.workload} ${c.metric} ${fmtPctCi(c.overhead_pct, c.ci95)}`
+}
+
+/** Largest overhead first, so the headline names the worst case. */
+function worstFirst(list: Comparison[]): Comparison[] {
+  return [...list].sort((a, b) => b.overhead_pct - a.overhead_pct)
+}
+
+/** One line, no trailing full stop (clauses are joined with semicolons), at most `max` characters. */
+function clip(text: string, max = 300): string {
+  const one = inline(text).trim().replace(/\.+$/, '')
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** `container` vs `native` when every gating comparison is the same pair, else generic words. */
+export function armPair(comparisons: Comparison[]): { baseline: string; candidate: string } | null {
+  const first = comparisons[0]
+  if (!first) return null
+  const same = comparisons.every(
+    c => c.baseline_env === first.baseline_env && c.candidate_env === first.candidate_env
+  )
+  return same ? { baseline: first.baseline_env, candidate: first.candidate_env } : null
+}
+
+function limit(summary: CheckSummary): string {
+  return `${fmtPlain(summary.analysis?.max_overhead_pct ?? summary.config.max_overhead_pct)}%`
+}
+
+function regressionClause(summary: CheckSummary, regressions: Comparison[]): string {
+  const [worst, ...rest] = worstFirst(regressions)
+  if (!worst) return ''
+  const more = rest.length ? ` (and ${plural(rest.length, 'more metric')})` : ''
+  return `${describeComparison(worst)} over the ${limit(summary)} limit${more}`
+}
+
+/** What the gating comparisons say, as a clause: used for pass and for partial results. */
+function outcomeClause(summary: CheckSummary): string {
+  const gating = gatingComparisons(summary)
+  if (!gating.length) return 'no gated steady-state metrics were measured'
+  const count = (v: Comparison['verdict']): Comparison[] => gating.filter(c => c.verdict === v)
+  const regressions = count('regression')
+  if (regressions.length) return regressionClause(summary, regressions)
+  const pair = armPair(gating)
+  const who = pair ? `${pair.candidate} overhead vs ${pair.baseline}` : 'overhead'
+  const inconclusive = count('inconclusive')
+  const incomparable = count('incomparable')
+  if (!inconclusive.length && !incomparable.length)
+    return `${who} within ±${limit(summary)} on all ${plural(gating.length, 'gated metric')}`
+  const parts = [`no significant ${who} above ${limit(summary)} on ${plural(gating.length, 'gated metric')}`]
+  const [first] = inconclusive
+  if (first) {
+    const runs = first.runs_needed ? `, needs ~${first.runs_needed} runs per arm` : ''
+    parts.push(`${inconclusive.length} inconclusive (${describeComparison(first)}${runs})`)
+  }
+  if (incomparable.length) parts.push(`${incomparable.length} incomparable`)
+  return parts.join('; ')
+}
+
+function preflightClause(failed: PreflightResult[]): string {
+  return failed.map(p => `${p.name}: ${clip(p.message)}`).join('; ')
+}
+
+/** Bold status word, an em dash, and why. Never longer than a few hundred characters. */
+export function verdictLine(summary: CheckSummary): string {
+  const failed = failedPreflight(summary)
+  const gating = gatingComparisons(summary)
+  let line: string
+  if (!summary.complete) {
+    const measured = summary.analysis
+      ? `measured before the stop: ${outcomeClause(summary)}`
+      : 'nothing analysable was measured'
+    line = `**INCOMPLETE** — ${clip(summary.incomplete_reason ?? 'the check stopped early')}; ${measured}`
+  } else if (summary.verdict === 'regression') {
+    line = `**REGRESSION** — ${regressionClause(
+      summary,
+      gating.filter(c => c.verdict === 'regression')
+    )}`
+    if (failed.length) line += `; preflight failed: ${preflightClause(failed)}`
+  } else if (failed.length) {
+    line = `**PREFLIGHT FAILED** — ${preflightClause(failed)}`
+    if (summary.analysis) line += `; measured: ${outcomeClause(summary)}`
+  } else if (summary.verdict === 'incomparable') {
+    const reason =
+      gating.find(c => c.verdict === 'incomparable')?.reason ??
+      'the arms ran on environments that differ in ways that matter'
+    line = `**INCOMPARABLE** — ${clip(reason)}; no regression verdict given`
+  } else if (summary.verdict === 'error') {
+    const why = summary.incomplete_reason ?? summary.warnings[0] ?? 'the check did not produce results'
+    line = `**ERROR** — ${clip(why)}`
+  } else if (summary.analysis?.verdict === 'inconclusive') {
+    line = `**INCONCLUSIVE** (gate passes) — ${outcomeClause(summary)}`
+  } else {
+    line = `**PASS** — ${outcomeClause(summary)}`
+  }
+  return redact(line)
+}
+
+/**
+ * Whether the action should fail, as a one-line reason; null to pass.
+ * Only with fail-on-regression: a regression verdict, or any preflight check that failed (driver gate, I/O rule).
+ */
+export function decideFailure(summary: CheckSummary, failOnRegression: boolean): string | null {
+  if (!failOnRegression) return null
+  const reasons: string[] = []
+  if (summary.verdict === 'regression') {
+    const regressions = gatingComparisons(summary).filter(c => c.verdict === 'regression')
+    reasons.push(
+      regressions.length
+        ? `overhead regression: ${regressionClause(summary, regressions)}`
+        : 'overhead regression (see the report)'
+    )
+  }
+  const failed = failedPreflight(summary)
+  if (failed.length) reasons.push(`preflight failed: ${preflightClause(failed)}`)
+  return reasons.length ? redact(reasons.join('; ')) : null
+}

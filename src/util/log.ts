@@ -1,0 +1,29 @@
+import * as core from '@actions/core'
+
+/** Where progress and warnings go: the Actions log (grouped) or the CLI's stderr. */
+export interface Logger {
+  info(message: string): void
+  warn(message: string): void
+  group<T>(name: string, fn: () => Promise<T>): Promise<T>
+}
+
+export const actionsLogger: Logger = {
+  info: m => core.info(m),
+  warn: m => core.warning(m),
+  group: (name, fn) => core.group(name, fn)
+}
+
+export function consoleLogger(quiet = false): Logger {
+  return {
+    info: m => {
+      if (!quiet) process.stderr.write(`${m}\n`)
+    },
+    warn: m => process.stderr.write(`warning: ${m}\n`),
+    group: async (name, fn) => {
+      if (!quiet) process.stderr.write(`== ${name}\n`)
+      return fn()
+    }
+  }
+}
+
+export const silentLogger: Logger = { info: () => {}, warn: () => {}, group: (_n, fn) => fn() }

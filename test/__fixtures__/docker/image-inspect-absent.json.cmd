@@ -1,0 +1,2 @@
+$ docker image inspect local/gpu-overhead-test:absent
+rc=1

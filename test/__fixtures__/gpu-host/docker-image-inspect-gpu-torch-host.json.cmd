@@ -1,0 +1,2 @@
+$ docker image inspect local/gpu-torch:host
+rc=0

@@ -1,0 +1,2 @@
+$ docker info
+rc=0

@@ -1,0 +1,2 @@
+$ docker version
+rc=0

@@ -1,0 +1,2 @@
+$ nvidia-smi --help-query-gpu
+rc=0

@@ -1,0 +1,2 @@
+$ nvidia-smi --query-gpu=index,not.a.field --format=csv,noheader,nounits
+rc=2

@@ -1,0 +1,176 @@
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import fc from 'fast-check'
+import { loadConfig, parseArms, readConfigFile, type RawInputs } from '../../src/config.js'
+import { Inputs } from '../../src/constants.js'
+import { InputError } from '../../src/errors.js'
+
+const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-'))
+const IMAGE = 'nvcr.io/nvidia/pytorch:25.10-py3@sha256:' + 'a'.repeat(64)
+
+function load(flags: RawInputs = {}, inputs: RawInputs = {}): ReturnType<typeof loadConfig> {
+  return loadConfig({ flags, inputs, workspace })
+}
+
+function inputError(fn: () => unknown): InputError {
+  try {
+    fn()
+  } catch (error) {
+    if (error instanceof InputError) return error
+    throw error
+  }
+  throw new Error('expected an InputError')
+}
+
+describe('defaults', () => {
+  it('gives a complete GPU config', () => {
+    const c = load({ [Inputs.Image]: IMAGE })
+    expect(c.workloads).toEqual(['matmul', 'llm', 'io'])
+    expect(c.runs).toBe(10)
+    expect(c.device).toBe('gpu')
+    expect(c.maxOverheadPct).toBe(2)
+    expect(c.alpha).toBe(0.05)
+    expect(c.arms.map(a => a.label)).toEqual(['native', 'container'])
+    expect(c.matmulSize).toBe(10000)
+    expect(c.llmPreset).toBe('1b')
+    expect(c.out).toBe(path.join(workspace, 'gpu-overhead-results'))
+    expect(c.githubToken).toBeNull()
+  })
+  it('switches workload sizes for device cpu unless given', () => {
+    const c = load({ [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu' })
+    expect([c.matmulSize, c.llmPreset, c.checkpointMb]).toEqual([512, 'tiny', 64])
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu', [Inputs.MatmulSize]: '256' }).matmulSize).toBe(256)
+  })
+})
+
+describe('precedence: flags > inputs > file > defaults', () => {
+  it('applies each source in order', () => {
+    const file = path.join(workspace, 'p.yml')
+    fs.writeFileSync(file, `runs: 7\nalpha: 0.01\nworkloads: [matmul, io]\nmax-overhead: 3%\n`)
+    const c = load({ [Inputs.Config]: file, [Inputs.Runs]: '5', [Inputs.Image]: IMAGE }, { [Inputs.Runs]: '6', [Inputs.Alpha]: '0.02' })
+    expect(c.runs).toBe(5)
+    expect(c.alpha).toBe(0.02)
+    expect(c.workloads).toEqual(['matmul', 'io'])
+    expect(c.maxOverheadPct).toBe(3)
+  })
+  it('reads gpu-overhead.yml from the workspace when present', () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-ws-'))
+    fs.writeFileSync(path.join(ws, 'gpu-overhead.yml'), 'runs: 4\n')
+    expect(loadConfig({ workspace: ws, flags: { [Inputs.Image]: IMAGE } }).runs).toBe(4)
+  })
+})
+
+describe('bad input: one line naming the input, the value and what is allowed', () => {
+  const cases: [Inputs, string, RegExp][] = [
+    [Inputs.Runs, 'abc', /whole number/],
+    [Inputs.Runs, '-3', /whole number/],
+    [Inputs.Runs, '1', /from 2 to 1000/],
+    [Inputs.Runs, '2.5', /whole number/],
+    [Inputs.Device, 'tpu', /gpu \| cpu/],
+    [Inputs.GpuAccess, 'magic', /gpus \| cdi \| devices/],
+    [Inputs.MaxOverhead, '2%%', /percentage/],
+    [Inputs.MaxOverhead, '-1%', /percentage/],
+    [Inputs.MaxOverhead, '0', /percentage/],
+    [Inputs.MaxOverhead, '150%', /at most 100/],
+    [Inputs.Alpha, '0.9', /at most 0.5/],
+    [Inputs.Alpha, 'x', /number/],
+    [Inputs.Workloads, 'matmul,bogus', /matmul \| llm \| io/],
+    [Inputs.Workloads, ',', /non-empty/],
+    [Inputs.Comment, 'sometimes', /always \| on-regression \| never/],
+    [Inputs.SaveBaseline, 'maybe', /true \| false/],
+    [Inputs.Image, 'ubuntu; rm -rf /', /image reference/],
+    [Inputs.Image, 'ubuntu:latest\nevil', /image reference/],
+    [Inputs.Image, '$(touch /tmp/x)', /image reference/],
+    [Inputs.Image, 'Ubuntu', /image reference/],
+    [Inputs.Arms, 'native', /at least two/],
+    [Inputs.Arms, 'native,vm', /native \| container/],
+    [Inputs.Arms, 'native,container:bad ref', /image reference/],
+    [Inputs.Out, '../outside', /inside the workspace/],
+    [Inputs.BaselinePath, '/etc/baseline.json', /inside the workspace/],
+    [Inputs.DataPath, '/does/not/exist', /existing directory/],
+    [Inputs.Gpus, '0,x', /GPU indices/],
+    [Inputs.MatmulDtype, 'fp64', /fp32 \| tf32 \| bf16 \| fp16/],
+    [Inputs.Python, 'python3; id', /interpreter/],
+    [Inputs.RunTimeout, '0', /from 5/]
+  ]
+  it.each(cases)('%s = %j', (name, value, allowed) => {
+    const err = inputError(() => load({ [Inputs.Image]: IMAGE, [name]: value }))
+    expect(err.input).toBe(name)
+    expect(err.exitCode).toBe(2)
+    expect(err.message).toMatch(allowed)
+    expect(err.message).toContain(name)
+    expect(err.message.split('\n')).toHaveLength(1)
+  })
+  it('needs an image when an arm is a container', () => {
+    expect(inputError(() => load()).input).toBe(Inputs.Image)
+    expect(load({ [Inputs.Arms]: 'native,native' }).arms.map(a => a.label)).toEqual(['native', 'native#2'])
+  })
+})
+
+describe('config file errors', () => {
+  const write = (text: string): string => {
+    const f = path.join(workspace, `c${Math.random()}.yml`)
+    fs.writeFileSync(f, text)
+    return f
+  }
+  it('rejects unknown keys, wrong types, tokens and bad YAML', () => {
+    expect(inputError(() => readConfigFile(write('runz: 3\n'))).message).toMatch(/runz/)
+    expect(inputError(() => readConfigFile(write('runs: {a: 1}\n'))).input).toBe('runs')
+    expect(inputError(() => readConfigFile(write('github-token: abc\n'))).message).toMatch(/tokens never go in files/)
+    expect(inputError(() => readConfigFile(write('runs: [\n'))).message).toMatch(/valid YAML/)
+    expect(inputError(() => readConfigFile(write('- a\n- b\n'))).message).toMatch(/mapping/)
+    expect(inputError(() => readConfigFile(path.join(workspace, 'missing.yml'))).message).toMatch(/ENOENT/)
+  })
+})
+
+describe('property: config parsing never accepts garbage silently', () => {
+  it('runs: any string is either a valid integer in range or an InputError naming runs', () => {
+    fc.assert(
+      fc.property(fc.string(), s => {
+        try {
+          const c = load({ [Inputs.Image]: IMAGE, [Inputs.Runs]: s })
+          return Number.isInteger(c.runs) && c.runs >= 2 && c.runs <= 1000 && (s.trim() === '' || Number(s.trim()) === c.runs)
+        } catch (error) {
+          return error instanceof InputError && error.input === Inputs.Runs
+        }
+      })
+    )
+  })
+  it('image: anything with whitespace or shell metacharacters is rejected', () => {
+    const bad = fc
+      .tuple(fc.string(), fc.constantFrom(' ', '\n', ';', '$(', '`', '|', '&', '>', '<', "'", '"', '\\', '*'), fc.string())
+      .map(([a, m, b]) => `ubuntu${a}${m}${b}`)
+    fc.assert(
+      fc.property(bad, ref => {
+        try {
+          load({ [Inputs.Image]: ref })
+          return false
+        } catch (error) {
+          return error instanceof InputError && error.input === Inputs.Image
+        }
+      })
+    )
+  })
+  it('max-overhead: accepted values are always within (0, 100]', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.double().map(String), fc.double().map(d => `${d}%`)), s => {
+        try {
+          const v = load({ [Inputs.Image]: IMAGE, [Inputs.MaxOverhead]: s }).maxOverheadPct
+          return v > 0 && v <= 100
+        } catch (error) {
+          return error instanceof InputError && error.input === Inputs.MaxOverhead
+        }
+      })
+    )
+  })
+})
+
+describe('arms', () => {
+  it('parses image-bump arms and labels duplicates', () => {
+    const arms = parseArms(`container:${IMAGE},container:nvcr.io/nvidia/pytorch:25.11-py3,native`, IMAGE)
+    expect(arms.map(a => a.kind)).toEqual(['container', 'container', 'native'])
+    expect(arms[1]?.image).toBe('nvcr.io/nvidia/pytorch:25.11-py3')
+    expect(parseArms('container,container', IMAGE).map(a => a.label)).toEqual(['container', 'container#2'])
+  })
+})

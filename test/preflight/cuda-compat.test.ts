@@ -1,0 +1,149 @@
+import {
+  compareVersions,
+  majorMinor,
+  maxCudaForDriver,
+  MINOR_VERSION_FLOORS,
+  minorVersionFloor,
+  parseVersion,
+  TOOLKIT_RELEASE_DRIVERS,
+  toolkitReleaseDriver
+} from '../../src/preflight/cuda-compat.js'
+import { gate } from '../../src/preflight/driver-gate.js'
+
+/** The next lower version at the last non-zero part: 525.60.13 → 525.60.12, 580 → 579. */
+function justBelow(v: string): string {
+  const p = parseVersion(v)!
+  for (let i = p.length - 1; i >= 0; i--) {
+    if (p[i]! > 0) {
+      p[i] = p[i]! - 1
+      for (let j = i + 1; j < p.length; j++) p[j] = 99
+      return p.join('.')
+    }
+  }
+  throw new Error(`nothing below ${v}`)
+}
+function justAbove(v: string): string {
+  const p = parseVersion(v)!
+  p[p.length - 1] = p[p.length - 1]! + 1
+  return p.join('.')
+}
+
+describe('compareVersions', () => {
+  it.each([
+    ['580', '580.65.06', -1],
+    ['580.65.06', '580.65.6', 0],
+    ['12.4', '12.4.0', 0],
+    ['12.4.1', '12.4', 1],
+    ['12.4.1.004', '12.4.1', 1],
+    ['12.4.1.003', '12.4.1.004', -1],
+    ['12.10', '12.9', 1],
+    ['450.80.02', '450.80.10', -1],
+    ['525.60.13', '525.60.13', 0],
+    ['13.0', '12.9.1', 1]
+  ] as const)('%s vs %s → %d', (a, b, want) => {
+    expect(compareVersions(a, b)).toBe(want)
+    expect(compareVersions(b, a)).toBe(-want === 0 ? 0 : -want)
+  })
+
+  it.each(['', '12.', '.4', '12.4.1.2.3', 'v12.4', '12.4-1', '12.x', ' '])('rejects %j', v => {
+    expect(parseVersion(v)).toBeNull()
+    expect(() => compareVersions(v, '1')).toThrow(/not a dotted numeric version/)
+  })
+
+  it('majorMinor drops patch and build parts (NGC four-part versions)', () => {
+    expect(majorMinor('12.4.1.004')).toBe('12.4')
+    expect(majorMinor('13')).toBe('13.0')
+  })
+})
+
+describe('NVIDIA tables as data', () => {
+  it('has the floors from the CUDA compatibility guide', () => {
+    expect(MINOR_VERSION_FLOORS).toEqual([
+      { cudaMajor: 11, minDriver: '450.80.02' },
+      { cudaMajor: 12, minDriver: '525.60.13' },
+      { cudaMajor: 13, minDriver: '580' }
+    ])
+  })
+
+  it('every release driver is at or above the floor of its major', () => {
+    for (const row of TOOLKIT_RELEASE_DRIVERS) {
+      expect(compareVersions(row.driver, minorVersionFloor(row.cuda)!)).toBeGreaterThanOrEqual(0)
+    }
+  })
+
+  it('looks up the release driver for updates and NGC build numbers', () => {
+    expect(toolkitReleaseDriver('13.0')).toBe('580.65.06')
+    expect(toolkitReleaseDriver('13.0.0')).toBe('580.65.06')
+    expect(toolkitReleaseDriver('13.0.1')).toBe('580.82.07')
+    expect(toolkitReleaseDriver('13.0.2')).toBe('580.95.05')
+    expect(toolkitReleaseDriver('13.0.2.006')).toBe('580.95.05')
+    expect(toolkitReleaseDriver('13.1.1')).toBe('590.48.01')
+    expect(toolkitReleaseDriver('12.8.0.038')).toBe('570.26')
+    expect(toolkitReleaseDriver('12.8.1')).toBe('570.124.06')
+    expect(toolkitReleaseDriver('12.4.1')).toBe('550.54.14')
+    expect(toolkitReleaseDriver('12.2.2.009')).toBe('535.54.03')
+    expect(toolkitReleaseDriver('12.7')).toBeNull() // no such release
+    expect(toolkitReleaseDriver('13.4')).toBeNull() // newer than the table
+    expect(toolkitReleaseDriver('11.7')).toBeNull() // older than the table
+  })
+
+  it('says what a driver can run', () => {
+    expect(maxCudaForDriver('580.159.04')).toEqual({ full: '13.0.2', minorCompat: 13 })
+    expect(maxCudaForDriver('535.54.03')).toEqual({ full: '12.2', minorCompat: 12 })
+    expect(maxCudaForDriver('470.82.01')).toEqual({ full: null, minorCompat: 11 })
+    expect(maxCudaForDriver('440.33')).toEqual({ full: null, minorCompat: null })
+  })
+})
+
+// Every row of table 3, both sides of its release driver: at/above → pass, below → warn (strict: fail),
+// unless below is also under the minor-version floor → fail.
+describe.each(TOOLKIT_RELEASE_DRIVERS.map(r => [r.cuda, r.driver] as const))(
+  'CUDA %s (release driver %s)',
+  (cuda, release) => {
+    const floor = minorVersionFloor(cuda)!
+    const below = justBelow(release)
+    const belowIsUnderFloor = compareVersions(below, floor) < 0
+
+    it.each([release, justAbove(release)])('driver %s → pass', driver => {
+      const r = gate({ driver, cuda, strict: true, forwardCompat: false, datacenterGpu: true })
+      expect(r.status).toBe('pass')
+      expect(r.fix).toBeNull()
+      expect(r.details.release_driver).toBe(release)
+    })
+
+    it(`driver ${below} → ${belowIsUnderFloor ? 'fail (below floor)' : 'warn, strict fail'}`, () => {
+      const loose = gate({ driver: below, cuda, strict: false, forwardCompat: false, datacenterGpu: true })
+      const strict = gate({ driver: below, cuda, strict: true, forwardCompat: false, datacenterGpu: true })
+      expect(loose.status).toBe(belowIsUnderFloor ? 'fail' : 'warn')
+      expect(strict.status).toBe('fail')
+      expect(loose.message).toContain(below)
+      expect(loose.fix).toContain(`≥ ${release}`)
+    })
+  }
+)
+
+// Both sides of every minor-version floor, for every CUDA version of that major in the table.
+describe.each(MINOR_VERSION_FLOORS.map(f => [f.cudaMajor, f.minDriver] as const))(
+  'CUDA %d.x floor %s',
+  (major, floor) => {
+    const rows = TOOLKIT_RELEASE_DRIVERS.filter(r => parseVersion(r.cuda)![0] === major)
+    it.each(rows.map(r => [r.cuda, r.driver] as const))(
+      'CUDA %s: below the floor fails, at the floor runs',
+      (cuda, release) => {
+        const below = gate({
+          driver: justBelow(floor),
+          cuda,
+          strict: false,
+          forwardCompat: false,
+          datacenterGpu: true
+        })
+        expect(below.status).toBe('fail')
+        expect(below.details.reason).toBe('below-floor')
+        expect(below.message).toContain('CUDA_ERROR_SYSTEM_DRIVER_MISMATCH')
+        expect(below.message).toContain(`below ${floor}`)
+        const at = gate({ driver: floor, cuda, strict: false, forwardCompat: false, datacenterGpu: true })
+        expect(at.status).toBe(compareVersions(floor, release) >= 0 ? 'pass' : 'warn')
+      }
+    )
+  }
+)

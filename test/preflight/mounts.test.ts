@@ -1,0 +1,273 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { InputError } from '../../src/errors.js'
+import {
+  checkMounts,
+  classifyMount,
+  coveringMount,
+  evaluateMounts,
+  ioCheckCommand,
+  isReadOnly,
+  mountArgs,
+  parseMountinfo,
+  parseMountSpec
+} from '../../src/preflight/mounts.js'
+import type { MountReport } from '../../src/preflight/mounts.js'
+import { execCapture } from '../../src/util/exec.js'
+import { ensurePythonImage } from '../helpers/docker-image.js'
+
+const FIX = path.join(import.meta.dirname, '../__fixtures__')
+const read = (f: string): string => readFileSync(path.join(FIX, f), 'utf8')
+
+describe('mount specs', () => {
+  let dir: string
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gpu-overhead-spec-'))
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('parses bind mounts, read-only binds and bare container paths', () => {
+    expect(parseMountSpec(`${dir}:/data:ro`, 'data')).toEqual({
+      kind: 'bind',
+      spec: `${dir}:/data:ro`,
+      host: dir,
+      container: '/data',
+      readOnly: true
+    })
+    expect(parseMountSpec(`${dir}:/ckpt/`, 'ckpt')).toMatchObject({
+      kind: 'bind',
+      container: '/ckpt',
+      readOnly: false
+    })
+    expect(parseMountSpec(`${dir}:/ckpt:rw`, 'ckpt')).toMatchObject({ readOnly: false })
+    expect(parseMountSpec('/workspace/data', 'data')).toEqual({
+      kind: 'image',
+      spec: '/workspace/data',
+      container: '/workspace/data',
+      readOnly: false
+    })
+    expect(parseMountSpec(`${path.basename(dir)}:/d`, 'data', { cwd: path.dirname(dir) })).toMatchObject({
+      host: dir
+    })
+  })
+
+  it.each([
+    ['relative container path', 'data'],
+    ['/host:/data:rox', 'x'],
+    ['/a:/b:ro:extra', 'x'],
+    ['/', 'x'],
+    ['/data,readonly=false', 'x'],
+    ['/da\nta', 'x'],
+    ['/nonexistent-host-dir-xyz:/data', 'x']
+  ])('rejects %j', spec => {
+    expect(() => parseMountSpec(spec, 'data')).toThrow(InputError)
+  })
+
+  it('turns binds into --mount arguments (no shell, no -v ambiguity)', () => {
+    expect(
+      mountArgs([parseMountSpec(`${dir}:/data:ro`, 'data'), parseMountSpec('/in-image', 'ckpt')])
+    ).toEqual(['--mount', `type=bind,source=${dir},target=/data,readonly=true`])
+  })
+})
+
+describe('mountinfo (recorded inside real containers)', () => {
+  it('GPU host: overlay root, read-only bind, tmpfs', () => {
+    const m = parseMountinfo(read('gpu-host/container-mountinfo.txt'))
+    const root = coveringMount(m, '/workspace/x')!
+    expect(root).toMatchObject({ mount_point: '/', fs_type: 'overlay', root: '/' })
+    expect(classifyMount(root)).toBe('overlay')
+    const data = coveringMount(m, '/data/train/0001.bin')!
+    expect(data).toMatchObject({ mount_point: '/data', root: '/tmp', fs_type: 'ext4', source: '/dev/vda' })
+    expect(classifyMount(data)).toBe('bind')
+    expect(isReadOnly(data)).toBe(true)
+    const scratch = coveringMount(m, '/scratch')!
+    expect(classifyMount(scratch)).toBe('tmpfs')
+    expect(isReadOnly(scratch)).toBe(false)
+    expect(coveringMount(m, '/datax')!.mount_point).toBe('/') // prefix on path components only
+    expect(classifyMount(coveringMount(m, '/proc/self')!)).toBe('other')
+  })
+
+  it('local engine: read-only and writable binds of one directory, tmpfs, named volume', () => {
+    const m = parseMountinfo(read('docker/container-mountinfo-local.txt'))
+    const kinds = (p: string): [string, string, boolean] => {
+      const e = coveringMount(m, p)!
+      return [classifyMount(e), e.fs_type, isReadOnly(e)]
+    }
+    expect(kinds('/data')).toEqual(['bind', 'ext4', true])
+    expect(kinds('/ckpt/step-1.pt')).toEqual(['bind', 'ext4', false])
+    expect(kinds('/scratch')).toEqual(['tmpfs', 'tmpfs', false])
+    expect(kinds('/vol/a')).toEqual(['volume', 'ext4', false])
+    expect(kinds('/opt/ckpt')).toEqual(['overlay', 'overlay', false])
+    expect(kinds('/sys/fs/cgroup/cpu')).toEqual(['other', 'cgroup', true])
+  })
+
+  it('decodes octal escapes and skips malformed lines', () => {
+    const m = parseMountinfo('garbage\n90 72 254:0 /my\\040dir /mnt/with\\040space rw - ext4 /dev/vda rw\n')
+    expect(m).toHaveLength(1)
+    expect(m[0]).toMatchObject({ root: '/my dir', mount_point: '/mnt/with space' })
+  })
+})
+
+describe('I/O rules', () => {
+  const m = (over: Partial<MountReport>): MountReport => ({
+    role: 'data',
+    spec: null,
+    container_path: '/data',
+    exists: true,
+    kind: 'bind',
+    fs_type: 'ext4',
+    read_only: true,
+    requested_read_only: true,
+    mount_point: '/data',
+    source_root: '/srv/data',
+    write_mb_s: null,
+    read_mb_s: null,
+    probe_error: null,
+    ...over
+  })
+  const status = (over: Partial<MountReport>): string => evaluateMounts([m(over)], null, 64)[0]!.status
+
+  it.each<[string, Partial<MountReport>, string]>([
+    ['read-only bind dataset', {}, 'pass'],
+    [
+      'dataset on overlay',
+      { kind: 'overlay', fs_type: 'overlay', read_only: false, requested_read_only: null },
+      'fail'
+    ],
+    ['dataset writable although :ro was asked', { read_only: false }, 'fail'],
+    ['writable dataset bind (no :ro asked)', { read_only: false, requested_read_only: false }, 'warn'],
+    ['dataset in a volume, read-only', { kind: 'volume' }, 'pass'],
+    ['checkpoint bind, writable', { role: 'ckpt', read_only: false, requested_read_only: false }, 'pass'],
+    [
+      'checkpoint on overlay',
+      { role: 'ckpt', kind: 'overlay', fs_type: 'overlay', read_only: false },
+      'fail'
+    ],
+    ['checkpoint read-only', { role: 'ckpt', read_only: true }, 'fail'],
+    ['checkpoint on tmpfs', { role: 'ckpt', kind: 'tmpfs', fs_type: 'tmpfs', read_only: false }, 'warn'],
+    [
+      'checkpoint not writable by the container user',
+      { role: 'ckpt', read_only: false, probe_error: 'PermissionError: Permission denied' },
+      'warn'
+    ]
+  ])('%s → %s', (_what, over, want) => {
+    expect(status(over)).toBe(want)
+  })
+
+  it('names the copy-up cost and the fix', () => {
+    const [r] = evaluateMounts(
+      [m({ role: 'ckpt', container_path: '/ckpt', kind: 'overlay', fs_type: 'overlay', read_only: false })],
+      { file: '/usr/lib/x.so', size_mib: 30, ms: 40.5, baseline_ms: 0.3, error: null },
+      64
+    )
+    expect(r!.message).toContain('OverlayFS')
+    expect(r!.message).toContain('30 MiB image file took 40.5 ms')
+    expect(r!.fix).toBe('bind-mount a host directory for checkpoints: --ckpt /host/checkpoints:/ckpt')
+  })
+})
+
+// Against the real engine: bind, read-only bind, tmpfs, volume, and a path that is not mounted.
+describe('io-check against the local Docker engine', () => {
+  let image: string
+  let host: string
+  const volume = `gpu-overhead-test-io-${process.pid}`
+  beforeAll(async () => {
+    image = await ensurePythonImage()
+    host = mkdtempSync(path.join(tmpdir(), 'gpu-overhead-io-'))
+    writeFileSync(path.join(host, 'sample.bin'), Buffer.alloc(1024))
+    const v = await execCapture('docker', ['volume', 'create', volume])
+    if (v.exitCode !== 0) throw new Error(v.stderr)
+  })
+  afterAll(async () => {
+    rmSync(host, { recursive: true, force: true })
+    await execCapture('docker', ['volume', 'rm', '-f', volume])
+  })
+
+  it('read-only bind dataset + writable bind checkpoints → pass, with speeds', async () => {
+    const { text, exitCode } = await ioCheckCommand({
+      image,
+      data: `${host}:/data:ro`,
+      ckpt: `${host}:/ckpt`,
+      format: 'json',
+      runtime: 'docker',
+      probeMiB: 8
+    })
+    expect(exitCode).toBe(0)
+    const report = JSON.parse(text)
+    expect(report.verdict).toBe('pass')
+    const [data, ckpt, layer] = report.mounts
+    expect(data).toMatchObject({
+      container_path: '/data',
+      kind: 'bind',
+      read_only: true,
+      requested_read_only: true,
+      write_mb_s: null
+    })
+    expect(ckpt).toMatchObject({ container_path: '/ckpt', kind: 'bind', read_only: false })
+    expect(ckpt.write_mb_s).toBeGreaterThan(0)
+    expect(ckpt.read_mb_s).toBeGreaterThan(0)
+    expect(layer).toMatchObject({ role: 'writable-layer', kind: 'overlay', fs_type: 'overlay' })
+    expect(layer.write_mb_s).toBeGreaterThan(0)
+    expect(report.copy_up.ms).toBeGreaterThan(0)
+    expect(report.copy_up.size_mib).toBeGreaterThanOrEqual(4)
+    // The probe cleans up after itself on the host.
+    expect(readdirSync(host)).toEqual(['sample.bin'])
+  })
+
+  it('an unmounted dataset path (overlay) and tmpfs checkpoints → fail, exit 1', async () => {
+    const { text, exitCode } = await ioCheckCommand({
+      image,
+      data: '/data',
+      ckpt: '/scratch',
+      format: 'text',
+      runtime: 'docker',
+      extraDockerArgs: ['--tmpfs', '/scratch'],
+      probeMiB: 8
+    })
+    expect(exitCode).toBe(1)
+    expect(text).toMatch(/^io-check local\/gpu-overhead-test:py: FAIL/)
+    expect(text).toMatch(/FAIL {2}mounts:data: dataset path \/data lands on the container's OverlayFS layer/)
+    expect(text).toMatch(/WARN {2}mounts:ckpt: checkpoint path \/scratch is on tmpfs/)
+    expect(text).toMatch(/copy-up: 1-byte write into \S+ \([\d.]+ MiB\) took [\d.]+ ms/)
+  })
+
+  it('checkpoints in a named volume, writable dataset bind → warn only', async () => {
+    const results = await checkMounts({
+      image,
+      runtime: 'docker',
+      data: `${host}:/data`,
+      ckpt: '/vol',
+      extraDockerArgs: ['-v', `${volume}:/vol`],
+      probeMiB: 4
+    })
+    const byName = Object.fromEntries(results.map(r => [r.name, r]))
+    expect(byName['mounts:data']!.status).toBe('warn')
+    expect(byName['mounts:data']!.fix).toContain(':ro')
+    expect(byName['mounts:ckpt']).toMatchObject({ status: 'pass', details: { kind: 'volume' } })
+    expect(byName['mounts:writable-layer']!.status).toBe('pass')
+  })
+
+  it('bad input is rejected before anything runs', async () => {
+    await expect(ioCheckCommand({ image, format: 'text', runtime: 'docker' })).rejects.toThrow(InputError)
+    await expect(
+      ioCheckCommand({ image: 'bad image', data: '/d', format: 'text', runtime: 'docker' })
+    ).rejects.toThrow(InputError)
+    await expect(
+      ioCheckCommand({ image, data: 'rel/path', format: 'text', runtime: 'docker' })
+    ).rejects.toThrow(/input 'data'/)
+  })
+
+  it('an image without python3 is an environment error that says so', async () => {
+    const res = await execCapture('bash', [path.join(FIX, 'images/build-cuda-style-images.sh')])
+    expect(res.exitCode).toBe(0)
+    await expect(
+      ioCheckCommand({
+        image: 'local/ngc-style-pytorch:25.01-py3',
+        data: '/d',
+        format: 'text',
+        runtime: 'docker'
+      })
+    ).rejects.toThrow(/needs python3/)
+  })
+})

@@ -1,0 +1,379 @@
+/**
+ * GitHub integration against a local HTTP server standing in for the REST API (GITHUB_API_URL),
+ * with the real @actions/core writing to temporary GITHUB_STEP_SUMMARY / GITHUB_OUTPUT files and the
+ * real artifact client (which fails here: no ACTIONS_RUNTIME_TOKEN outside Actions).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { findComment, pullRequestNumber, upsertComment } from '../../src/report/comment.js'
+import { publish } from '../../src/report/github.js'
+import type { PublishOptions } from '../../src/report/github.js'
+import { GitHubClient } from '../../src/report/http.js'
+import { REPORT_MARKER, buildReport, reportMarker } from '../../src/report/markdown.js'
+import { pass, regression } from '../__fixtures__/summaries/index.js'
+
+interface Comment {
+  id: number
+  body: string
+  html_url: string
+}
+interface Seen {
+  method: string
+  url: string
+  auth: string | undefined
+  body: { body?: string } | null
+}
+
+/** Just enough of the issues-comments API: list (paged with Link headers), create, update. */
+class FakeGitHub {
+  comments: Comment[] = []
+  requests: Seen[] = []
+  failWith: number | null = null
+  nextLink: string | null = null
+  private server = http.createServer((req, res) => void this.handle(req, res))
+  private nextId = 1000
+
+  get base(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+  }
+  async start(): Promise<void> {
+    await new Promise<void>(resolve => this.server.listen(0, '127.0.0.1', resolve))
+  }
+  async stop(): Promise<void> {
+    this.server.closeAllConnections()
+    await new Promise<void>(resolve => this.server.close(() => resolve()))
+  }
+  reset(): void {
+    this.comments = []
+    this.requests = []
+    this.failWith = null
+    this.nextLink = null
+  }
+  add(body: string): Comment {
+    const c = { id: this.nextId++, body, html_url: '' }
+    c.html_url = `https://github.com/o/r/pull/7#issuecomment-${c.id}`
+    this.comments.push(c)
+    return c
+  }
+  count(method: string): number {
+    return this.requests.filter(r => r.method === method).length
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let raw = ''
+    for await (const chunk of req) raw += String(chunk)
+    const url = new URL(req.url ?? '/', this.base)
+    this.requests.push({
+      method: req.method ?? '',
+      url: url.pathname + url.search,
+      auth: req.headers.authorization,
+      body: raw ? JSON.parse(raw) : null
+    })
+    const send = (status: number, data: unknown, headers: Record<string, string> = {}): void => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers })
+      res.end(JSON.stringify(data))
+    }
+    if (this.failWith) return send(this.failWith, { message: 'Resource not accessible by integration' })
+    const list = /^\/repos\/o\/r\/issues\/7\/comments$/.exec(url.pathname)
+    const one = /^\/repos\/o\/r\/issues\/comments\/(\d+)$/.exec(url.pathname)
+    if (list && req.method === 'GET') {
+      const per = Number(url.searchParams.get('per_page') ?? 30)
+      const page = Number(url.searchParams.get('page') ?? 1)
+      const slice = this.comments.slice((page - 1) * per, page * per)
+      const more = page * per < this.comments.length
+      const link =
+        this.nextLink ?? `${this.base}/repos/o/r/issues/7/comments?per_page=${per}&page=${page + 1}`
+      return send(
+        200,
+        slice,
+        more ? { link: `<${link}>; rel="next", <${this.base}/x?page=9>; rel="last"` } : {}
+      )
+    }
+    if (list && req.method === 'POST')
+      return send(201, this.add(raw ? (JSON.parse(raw) as { body: string }).body : ''))
+    if (one && req.method === 'PATCH') {
+      const c = this.comments.find(x => x.id === Number(one[1]))
+      if (!c) return send(404, { message: 'Not Found' })
+      c.body = (JSON.parse(raw) as { body: string }).body
+      return send(200, c)
+    }
+    send(404, { message: 'Not Found' })
+  }
+}
+
+const gh = new FakeGitHub()
+const TOKEN = 'ghs_' + 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa'
+let dir: string
+// @actions/core caches the GITHUB_STEP_SUMMARY path on first use: one file for the whole suite.
+const shared = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-summary-'))
+const stepSummary = path.join(shared, 'step-summary.md')
+let stdout: string[] = []
+const realWrite = process.stdout.write.bind(process.stdout)
+const savedEnv = { ...process.env }
+
+function env(vars: Record<string, string | undefined>): void {
+  for (const [k, v] of Object.entries(vars)) {
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
+}
+
+function event(data: unknown): string {
+  const file = path.join(dir, `event-${Math.random().toString(36).slice(2)}.json`)
+  writeFileSync(file, JSON.stringify(data))
+  return file
+}
+
+function opts(over: Partial<PublishOptions> = {}): PublishOptions {
+  return {
+    token: TOKEN,
+    comment: 'always',
+    failOnRegression: true,
+    files: ['summary.json', 'report.md', 'missing.csv'],
+    rootDir: dir,
+    ...over
+  }
+}
+
+beforeAll(async () => {
+  await gh.start()
+})
+afterAll(async () => {
+  await gh.stop()
+  rmSync(shared, { recursive: true, force: true })
+})
+
+beforeEach(() => {
+  gh.reset()
+  dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-report-'))
+  writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(pass))
+  writeFileSync(path.join(dir, 'report.md'), buildReport(pass))
+  writeFileSync(stepSummary, '')
+  writeFileSync(path.join(dir, 'output.txt'), '')
+  env({
+    GITHUB_API_URL: gh.base,
+    GITHUB_REPOSITORY: 'o/r',
+    GITHUB_WORKFLOW: 'GPU overhead',
+    GITHUB_JOB: 'check',
+    GITHUB_EVENT_PATH: event({ pull_request: { number: 7 } }),
+    GITHUB_STEP_SUMMARY: stepSummary,
+    GITHUB_OUTPUT: path.join(dir, 'output.txt'),
+    ACTIONS_RUNTIME_TOKEN: undefined,
+    ACTIONS_RESULTS_URL: undefined
+  })
+  stdout = []
+  // Keep workflow commands (::warning:: …) out of the test log, and look at them.
+  const capture = (chunk: string | Uint8Array): boolean => {
+    stdout.push(String(chunk))
+    return true
+  }
+  process.stdout.write = capture
+})
+
+afterEach(() => {
+  process.stdout.write = realWrite
+  process.exitCode = undefined
+  for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k]
+  Object.assign(process.env, savedEnv)
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const marker = reportMarker('GPU overhead', 'check')
+
+describe('PR comment upsert', () => {
+  test('first publish creates the comment, the second updates the same one', async () => {
+    const md = buildReport(pass)
+    const first = await publish(pass, md, opts())
+    expect(gh.count('POST')).toBe(1)
+    expect(gh.count('PATCH')).toBe(0)
+    expect(gh.comments).toHaveLength(1)
+    const c = gh.comments[0]!
+    expect(first.commentUrl).toBe(c.html_url)
+    expect(c.body.startsWith(`${marker}\n`)).toBe(true)
+    expect(c.body).toContain('**PASS**')
+
+    const second = await publish(regression, buildReport(regression), opts({ failOnRegression: false }))
+    expect(gh.count('POST')).toBe(1)
+    expect(gh.count('PATCH')).toBe(1)
+    expect(gh.comments).toHaveLength(1)
+    expect(second.commentUrl).toBe(c.html_url)
+    expect(gh.comments[0]!.body).toContain('**REGRESSION**')
+    expect(gh.comments[0]!.body.split(REPORT_MARKER)).toHaveLength(2)
+    const order = gh.requests.map(r => r.method).filter(m => m !== 'GET')
+    expect(order).toEqual(['POST', 'PATCH'])
+    // Bearer token to the API, never in a body.
+    expect(gh.requests.every(r => r.auth === `Bearer ${TOKEN}`)).toBe(true)
+    expect(gh.requests.some(r => JSON.stringify(r.body ?? '').includes(TOKEN))).toBe(false)
+    expect(stdout.join('')).toContain(`::add-mask::${TOKEN}`)
+  })
+
+  test('pages through comments to find the marked one', async () => {
+    for (let i = 0; i < 230; i++) gh.add(`comment ${i}`)
+    gh.add(`${reportMarker('GPU overhead', 'other-job')}\nanother job's report`)
+    const ours = gh.add(`${marker}\nold report`)
+    for (let i = 0; i < 5; i++) gh.add(`later ${i}`)
+    const res = await upsertComment(
+      GitHubClient.create({ token: TOKEN }),
+      { owner: 'o', repo: 'r', issue: 7, marker },
+      'new report'
+    )
+    expect(res).toEqual({ action: 'updated', url: ours.html_url, id: ours.id })
+    expect(gh.count('GET')).toBe(3)
+    expect(gh.requests.filter(r => r.method === 'GET').map(r => r.url)).toEqual([
+      '/repos/o/r/issues/7/comments?per_page=100',
+      '/repos/o/r/issues/7/comments?per_page=100&page=2',
+      '/repos/o/r/issues/7/comments?per_page=100&page=3'
+    ])
+    expect(gh.count('POST')).toBe(0)
+    expect(ours.body).toBe(`${marker}\nnew report`)
+    expect(gh.comments.find(c => c.body.includes('other-job'))!.body).toContain("another job's report")
+  })
+
+  test('one comment per job: a matrix key makes its own marker', async () => {
+    await publish(pass, buildReport(pass), opts({ commentKey: 'h200' }))
+    await publish(pass, buildReport(pass), opts({ commentKey: 'h100' }))
+    expect(gh.count('POST')).toBe(2)
+    expect(gh.comments.map(c => c.body.split('\n')[0])).toEqual([
+      reportMarker('GPU overhead', 'check/h200'),
+      reportMarker('GPU overhead', 'check/h100')
+    ])
+  })
+
+  test('403 is a warning naming the permission; the job summary is still written', async () => {
+    gh.failWith = 403
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(res.commentUrl).toBeNull()
+    const w = res.warnings.find(x => x.includes('PR #7'))
+    expect(w).toMatch(
+      /returned 403 \(Resource not accessible by integration\).*`permissions: pull-requests: write`.*`issues: write`/
+    )
+    expect(stdout.join('')).toContain('::warning::could not comment on PR #7')
+    expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).toContain('**PASS**')
+  })
+
+  test('404 is a warning too', async () => {
+    gh.failWith = 404
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(res.warnings.some(w => w.includes('returned 404') && w.includes('pull-requests: write'))).toBe(
+      true
+    )
+  })
+
+  test('no token: warning with the permission, no request', async () => {
+    const res = await publish(pass, buildReport(pass), opts({ token: null }))
+    expect(gh.requests).toHaveLength(0)
+    expect(
+      res.warnings.some(
+        w => w.startsWith('PR comment skipped: no GitHub token') && w.includes('pull-requests: write')
+      )
+    ).toBe(true)
+  })
+
+  test('not a pull request: skipped with an info line, no warning', async () => {
+    env({ GITHUB_EVENT_PATH: event({ ref: 'refs/heads/main', push: true }) })
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(gh.requests).toHaveLength(0)
+    expect(res.warnings.some(w => w.includes('PR'))).toBe(false)
+    expect(stdout.join('')).toContain('PR comment skipped: this run is not for a pull request.')
+  })
+
+  test('comment: never makes no request', async () => {
+    await publish(regression, buildReport(regression), opts({ comment: 'never', failOnRegression: false }))
+    expect(gh.requests).toHaveLength(0)
+  })
+
+  test('comment: on-regression posts on regression, corrects an old comment on pass, adds none', async () => {
+    await publish(pass, buildReport(pass), opts({ comment: 'on-regression' }))
+    expect(gh.count('POST')).toBe(0)
+    expect(gh.comments).toHaveLength(0)
+    await publish(
+      regression,
+      buildReport(regression),
+      opts({ comment: 'on-regression', failOnRegression: false })
+    )
+    expect(gh.count('POST')).toBe(1)
+    await publish(pass, buildReport(pass), opts({ comment: 'on-regression' }))
+    expect(gh.count('PATCH')).toBe(1)
+    expect(gh.comments[0]!.body).toContain('**PASS**')
+  })
+
+  test('a Link header to another host is not followed with the token', async () => {
+    for (let i = 0; i < 120; i++) gh.add(`comment ${i}`)
+    gh.nextLink = 'http://127.0.0.2:9/steal'
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(res.commentUrl).toBeNull()
+    expect(res.warnings.some(w => w.includes('refusing to follow http://127.0.0.2:9'))).toBe(true)
+  })
+})
+
+describe('publish', () => {
+  test('outputs, job summary, annotations, artifact warning, failure decision', async () => {
+    const md = buildReport(regression)
+    const res = await publish(regression, md, opts())
+    const outputs = readFileSync(process.env.GITHUB_OUTPUT!, 'utf8')
+    expect(outputs).toMatch(/verdict<<.*\nregression\n/)
+    expect(outputs).toMatch(/overhead-pct<<.*\n3\.\d+\n/)
+    expect(outputs).toMatch(/p-value<<.*\n1\.1e-37\n/)
+    expect(outputs).toMatch(/report-path<<.*\ngpu-overhead-out\/report\.md\n/)
+    expect(outputs).toMatch(/results-path<<.*\ngpu-overhead-out\/results\.jsonl\n/)
+    expect(outputs).toMatch(/comment-url<<.*\nhttps:\/\/github\.com\/o\/r\/pull\/7#issuecomment-\d+\n/)
+    expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).toBe(md)
+    const log = stdout.join('')
+    expect(log).toMatch(
+      /::error title=Container overhead regression%3A matmul kernel_ms::matmul kernel_ms \+3\.\d\d%25 \[\+2\.60, \+3\.50\] is over the 2%25 limit/
+    )
+    expect(log).toContain('::warning title=Preflight warning%3A clocks::')
+    // Not in Actions: the artifact cannot upload; a warning, not a crash.
+    expect(
+      res.warnings.some(w => w.startsWith('artifact upload failed') && w.includes('ACTIONS_RUNTIME_TOKEN'))
+    ).toBe(true)
+    expect(res.warnings.some(w => w.includes('missing.csv'))).toBe(true)
+    // The paper-shaped CSVs were written for the artifact.
+    expect(readFileSync(path.join(dir, 'paper-matmul.csv'), 'utf8').split('\n')[0]).toBe(
+      'run,environment,time_s,gpu_util_pct'
+    )
+    expect(res.failure).toMatch(/^overhead regression: matmul kernel_ms/)
+    expect(log).toContain('::error::overhead regression: matmul kernel_ms')
+    expect(process.exitCode).toBe(1)
+  })
+
+  test('passing check: no failure, no error annotations', async () => {
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(res.failure).toBeNull()
+    expect(process.exitCode).toBeUndefined()
+    expect(stdout.join('')).not.toContain('::error')
+  })
+
+  test('outside Actions (no summary file, no runtime token): warnings only', async () => {
+    env({ GITHUB_STEP_SUMMARY: undefined, GITHUB_EVENT_PATH: undefined })
+    const res = await publish(pass, buildReport(pass), opts({ token: null }))
+    expect(res.warnings.some(w => w.startsWith('job summary not written'))).toBe(true)
+    expect(res.warnings.some(w => w.startsWith('artifact upload failed'))).toBe(true)
+  })
+
+  test('the token never reaches the summary or the comment even if the report carried it', async () => {
+    const md = `${buildReport(pass)}\nleaked: ${TOKEN}\n`
+    await publish(pass, md, opts())
+    expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).not.toContain(TOKEN)
+    expect(gh.comments[0]!.body).not.toContain(TOKEN)
+  })
+})
+
+describe('event parsing', () => {
+  test('pull_request.number, issue comments on PRs, nothing else', () => {
+    expect(pullRequestNumber(event({ pull_request: { number: 42 } }))).toBe(42)
+    expect(pullRequestNumber(event({ issue: { number: 5, pull_request: { url: 'x' } } }))).toBe(5)
+    expect(pullRequestNumber(event({ issue: { number: 5 } }))).toBeNull()
+    expect(pullRequestNumber(path.join(dir, 'nope.json'))).toBeNull()
+    expect(pullRequestNumber('')).toBeNull()
+  })
+  test('findComment returns null when no comment carries the marker', async () => {
+    gh.add('unrelated')
+    expect(
+      await findComment(GitHubClient.create({ token: TOKEN }), { owner: 'o', repo: 'r', issue: 7, marker })
+    ).toBeNull()
+  })
+})

@@ -1,0 +1,489 @@
+"""JSON-lines protocol shared by the workloads (see src/types.ts, "Workload JSON-lines protocol").
+
+Every line on stdout is one JSON object:
+  start   {workload, proc_start_epoch_s, epoch_s, params}            always the first line
+  phase   {name, duration_s, end_epoch_s}   name in interpreter | imports | device_init | first_kernel
+  env     {python, torch, cuda, device_name, ...}                    free-form facts
+  sample  {metric, value, unit, iteration, ...}                      one per measured iteration (1-based)
+  summary {...}                                                      last line on success
+  error   {type, message}     type in oom | no_gpu | missing_backend | bad_args | runtime
+
+Nothing else may reach stdout: at start-up the real stdout descriptor is kept for the events and fd 1
+is pointed at stderr, so stray prints and C-library chatter (cuBLAS, NCCL, warnings) land on stderr.
+
+Standard library only (Python >= 3.9): the workloads run unchanged natively and inside images.
+"""
+
+import argparse
+import ctypes
+import json
+import math
+import os
+import platform
+import sys
+import time
+
+sys.dont_write_bytecode = True
+
+# Exit codes: 2 = the input or the environment is wrong, 1 = the workload failed.
+ERROR_EXIT = {"bad_args": 2, "missing_backend": 2, "no_gpu": 2, "oom": 1, "runtime": 1}
+STARTUP_PHASES = ("interpreter", "imports", "device_init", "first_kernel")
+
+
+class WorkloadError(Exception):
+    """An anticipated failure, reported as an error event of the given type."""
+
+    def __init__(self, type_, message):
+        super().__init__(message)
+        self.type = type_ if type_ in ERROR_EXIT else "runtime"
+        self.message = message
+
+
+# ---- clocks ---------------------------------------------------------------------------------
+
+
+def proc_start_epoch():
+    """Epoch seconds at which the OS created this process, and how it was found.
+
+    /proc/self/stat field 22 is the start time in clock ticks since boot. /proc/stat's btime
+    is whole seconds, which would blur a 30 ms interpreter phase by up to 1 s, so the boot
+    instant is derived from CLOCK_BOOTTIME (the clock starttime counts in since Linux 5.3) and
+    btime is only the fallback. Returns (None, reason) when unavailable.
+    """
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            raw = f.read().decode("ascii", "replace")
+        # comm (field 2) may hold spaces and parentheses: split after the last ')'.
+        rest = raw[raw.rindex(")") + 2 :].split()
+        ticks = int(rest[22 - 3])
+        hz = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None, "unavailable"
+    since_boot = ticks / float(hz)
+    now = time.time()
+    try:
+        boot_epoch = now - time.clock_gettime(time.CLOCK_BOOTTIME)
+        source = "boottime"
+    except (AttributeError, OSError):
+        boot_epoch = None
+        try:
+            with open("/proc/stat") as f:
+                for line in f:
+                    if line.startswith("btime "):
+                        boot_epoch = float(line.split()[1])
+                        break
+        except OSError:
+            pass
+        source = "btime"
+    if boot_epoch is None:
+        return None, "unavailable"
+    start = boot_epoch + since_boot
+    # Guard against kernels/sandboxes whose counters disagree: a process cannot start in the
+    # future, and start-up longer than 10 minutes means the numbers are not comparable.
+    if start > now + 0.05 or now - start > 600:
+        return None, source + "-implausible"
+    return start, source
+
+
+# ---- output ---------------------------------------------------------------------------------
+
+
+def _finite(obj):
+    """JSON has no NaN/Infinity: turn them into null, and numpy scalars into Python numbers."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    if obj is None or isinstance(obj, (str, bool, int)):
+        return obj
+    if hasattr(obj, "item"):  # numpy / torch scalars
+        try:
+            return _finite(obj.item())
+        except (TypeError, ValueError):
+            pass
+    return str(obj)
+
+
+def _claim_stdout():
+    """Keep the real stdout for events; send everything else written to fd 1 to stderr."""
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    try:
+        fd = os.dup(1)
+        os.dup2(2, 1)
+        out = os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+    except OSError:
+        out = sys.__stdout__
+    sys.stdout = sys.stderr
+    return out
+
+
+class Protocol:
+    """Emits the events of one workload process."""
+
+    def __init__(self, workload, t0_epoch, t0_perf):
+        self.workload = workload
+        self.t0_epoch = t0_epoch
+        self.t0_perf = t0_perf
+        self.out = _claim_stdout()
+        self.started = False
+        self.proc_start, self.proc_start_source = proc_start_epoch()
+
+    # perf_counter -> epoch on one clock, anchored at the first line of the script
+    def epoch(self, perf):
+        return self.t0_epoch + (perf - self.t0_perf)
+
+    def emit(self, obj):
+        line = json.dumps(_finite(obj), allow_nan=False, separators=(",", ":"))
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def start(self, params):
+        if self.started:
+            return
+        self.started = True
+        self.emit(
+            {
+                "event": "start",
+                "workload": self.workload,
+                "proc_start_epoch_s": self.proc_start,
+                "epoch_s": self.t0_epoch,
+                "params": params,
+            }
+        )
+        if self.proc_start is not None:
+            self.emit(
+                {
+                    "event": "phase",
+                    "name": "interpreter",
+                    "duration_s": max(0.0, self.t0_epoch - self.proc_start),
+                    "end_epoch_s": self.t0_epoch,
+                }
+            )
+
+    def phase(self, name, t_start_perf, t_end_perf):
+        self.emit(
+            {
+                "event": "phase",
+                "name": name,
+                "duration_s": max(0.0, t_end_perf - t_start_perf),
+                "end_epoch_s": self.epoch(t_end_perf),
+            }
+        )
+
+    def env(self, facts):
+        ev = {"event": "env"}
+        ev.update(common_env())
+        ev["proc_start_source"] = self.proc_start_source
+        ev.update(facts)
+        ev["event"] = "env"
+        self.emit(ev)
+
+    def sample(self, metric, value, unit, iteration, **fields):
+        ev = {"event": "sample", "metric": metric, "value": value, "unit": unit, "iteration": iteration}
+        ev.update(fields)
+        self.emit(ev)
+
+    def summary(self, facts):
+        ev = {"event": "summary", "workload": self.workload}
+        ev.update(facts)
+        ev["event"] = "summary"
+        self.emit(ev)
+
+    def error(self, type_, message):
+        self.emit({"event": "error", "type": type_, "message": message})
+
+
+def common_env():
+    return {
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "in_container": in_container(),
+        "pid": os.getpid(),
+    }
+
+
+def in_container():
+    """True inside Docker/Podman (their marker files) or when the runtime says so."""
+    if os.path.exists("/.dockerenv") or os.path.exists("/run/.containerenv"):
+        return True
+    return bool(os.environ.get("container"))
+
+
+# ---- arguments -------------------------------------------------------------------------------
+
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse that reports problems as a bad_args error event instead of exiting on stderr."""
+
+    def error(self, message):
+        raise WorkloadError("bad_args", "%s: %s" % (self.prog, message))
+
+
+def make_parser(prog, description):
+    p = ArgParser(prog=prog, description=description)
+    p.add_argument("--device", choices=["gpu", "cpu"], default="gpu", help="default gpu")
+    p.add_argument("--warmup", type=int, default=None, help="warm-up iterations (not reported)")
+    p.add_argument("--iters", type=int, default=None, help="measured iterations")
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def check_counts(args, warmup_default, iters_default):
+    if args.warmup is None:
+        args.warmup = warmup_default
+    if args.iters is None:
+        args.iters = iters_default
+    if args.warmup < 0:
+        raise WorkloadError("bad_args", "--warmup must be >= 0, got %d" % args.warmup)
+    if args.iters < 1:
+        raise WorkloadError("bad_args", "--iters must be >= 1, got %d" % args.iters)
+
+
+def int_list(text):
+    """argparse type for '8,16' lists of positive integers."""
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip() != ""]
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected comma-separated integers, got %r" % text)
+    if not vals or any(v < 1 for v in vals):
+        raise argparse.ArgumentTypeError("expected positive integers, got %r" % text)
+    return vals
+
+
+def gpu_index():
+    raw = os.environ.get("GPU_OVERHEAD_GPU", "").strip()
+    if raw == "":
+        return 0
+    try:
+        idx = int(raw)
+    except ValueError:
+        raise WorkloadError("bad_args", "GPU_OVERHEAD_GPU must be a GPU index (0, 1, ...), got %r" % raw)
+    if idx < 0:
+        raise WorkloadError("bad_args", "GPU_OVERHEAD_GPU must be >= 0, got %d" % idx)
+    return idx
+
+
+# ---- torch helpers ---------------------------------------------------------------------------
+
+
+def import_torch(required):
+    """Import torch; None when absent and not required, missing_backend error when required."""
+    try:
+        import torch  # noqa: F401
+
+        return torch
+    except ImportError as e:
+        if required:
+            raise WorkloadError("missing_backend", "torch is not importable (%s); install PyTorch or use --device cpu" % e)
+        return None
+
+
+def torch_cuda_init(torch, index):
+    """Create the CUDA context on GPU `index` with a tiny synchronous allocation."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        available = torch.cuda.is_available()
+    if not available:
+        why = "; ".join(str(w.message).strip() for w in caught) or "torch.cuda.is_available() is False"
+        raise WorkloadError(
+            "no_gpu",
+            "no usable CUDA GPU (torch %s built for CUDA %s): %s"
+            % (torch.__version__, torch.version.cuda, why),
+        )
+    count = torch.cuda.device_count()
+    if index >= count:
+        raise WorkloadError("no_gpu", "GPU_OVERHEAD_GPU=%d but only %d GPU(s) are visible" % (index, count))
+    torch.cuda.init()
+    torch.cuda.set_device(index)
+    dev = torch.device("cuda", index)
+    torch.empty(1, device=dev)
+    torch.cuda.synchronize(dev)
+    return dev
+
+
+def torch_env(torch, dev):
+    env = {
+        "torch": torch.__version__,
+        "cuda": getattr(torch.version, "cuda", None),
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
+        "tf32": torch.get_float32_matmul_precision() != "highest",
+    }
+    try:
+        env["num_threads"] = torch.get_num_threads()
+    except Exception:
+        pass
+    if dev is not None and dev.type == "cuda":
+        props = torch.cuda.get_device_properties(dev)
+        env.update(
+            {
+                "device_name": props.name,
+                "device_index": dev.index,
+                "device_uuid": device_uuid(torch, dev),
+                "compute_capability": "%d.%d" % (props.major, props.minor),
+                "multiprocessors": props.multi_processor_count,
+                "device_memory_bytes": props.total_memory,
+                "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
+                "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+                "cuda_module_loading": os.environ.get("CUDA_MODULE_LOADING"),
+            }
+        )
+        try:
+            env["driver_cuda"] = torch._C._cuda_getDriverVersion()
+        except Exception:
+            pass
+    return env
+
+
+def device_uuid(torch, dev):
+    """'GPU-xxxxxxxx-...' as nvidia-smi and NVML spell it, or None."""
+    try:
+        u = str(torch.cuda.get_device_properties(dev).uuid)
+    except Exception:
+        return None
+    if not u:
+        return None
+    return u if u.startswith(("GPU-", "MIG-")) else "GPU-" + u
+
+
+def is_oom(exc):
+    name = type(exc).__name__
+    return name in ("OutOfMemoryError", "MemoryError") or "out of memory" in str(exc).lower()
+
+
+def sync(torch, dev):
+    if dev is not None and dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+
+
+# ---- NVML energy counter (ctypes, no pynvml) -----------------------------------------------
+
+
+class NvmlEnergy:
+    """Reads nvmlDeviceGetTotalEnergyConsumption (mJ since driver load); unavailable -> None."""
+
+    def __init__(self, uuid=None, index=None):
+        self.lib = None
+        self.handle = None
+        self.reason = None
+        try:
+            lib = ctypes.CDLL("libnvidia-ml.so.1")
+        except OSError as e:
+            self.reason = "libnvidia-ml.so.1 not loadable: %s" % e
+            return
+        try:
+            if lib.nvmlInit_v2() != 0:
+                self.reason = "nvmlInit_v2 failed"
+                return
+            handle = ctypes.c_void_p()
+            rc = -1
+            if uuid:
+                rc = lib.nvmlDeviceGetHandleByUUID(ctypes.c_char_p(uuid.encode()), ctypes.byref(handle))
+            # NVML counts every GPU of the host; only trust a bare index when nothing remaps them.
+            if rc != 0 and index is not None and not os.environ.get("CUDA_VISIBLE_DEVICES"):
+                rc = lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(index), ctypes.byref(handle))
+            if rc != 0:
+                self.reason = "no NVML handle for %s (rc %d)" % (uuid or index, rc)
+                return
+            self.lib = lib
+            self.handle = handle
+            if self.read_mj() is None:
+                self.reason = "energy counter not supported on this GPU"
+                self.handle = None
+        except AttributeError as e:
+            self.reason = "NVML symbol missing: %s" % e
+
+    def read_mj(self):
+        if self.handle is None:
+            return None
+        val = ctypes.c_ulonglong()
+        if self.lib.nvmlDeviceGetTotalEnergyConsumption(self.handle, ctypes.byref(val)) != 0:
+            return None
+        return int(val.value)
+
+    @staticmethod
+    def joules(before_mj, after_mj):
+        if before_mj is None or after_mj is None or after_mj < before_mj:
+            return None
+        return (after_mj - before_mj) / 1000.0
+
+
+# ---- statistics for the summary (the runner does the real analysis) ------------------------
+
+
+def percentile(values, q):
+    """Linear-interpolation percentile (numpy's default), q in [0, 100]."""
+    if not values:
+        return None
+    s = sorted(values)
+    if len(s) == 1:
+        return float(s[0])
+    pos = (len(s) - 1) * q / 100.0
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(s) - 1)
+    return float(s[lo] + (s[hi] - s[lo]) * (pos - lo))
+
+
+def describe(values):
+    if not values:
+        return {"n": 0}
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    return {
+        "n": n,
+        "mean": mean,
+        "median": percentile(values, 50),
+        "sd": sd,
+        "cv_pct": (100.0 * sd / mean) if mean else None,
+        "min": min(values),
+        "max": max(values),
+        "p90": percentile(values, 90),
+        "p99": percentile(values, 99),
+    }
+
+
+# ---- entry point ------------------------------------------------------------------------------
+
+
+def run(proto, main, argv=None):
+    """Run main(proto, argv); turn every failure into one error event and the right exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        main(proto, argv)
+        code = 0
+    except WorkloadError as e:
+        proto.start({"argv": argv})
+        proto.error(e.type, e.message)
+        code = ERROR_EXIT[e.type]
+    except KeyboardInterrupt:
+        proto.start({"argv": argv})
+        proto.error("runtime", "interrupted")
+        code = 130
+    except SystemExit as e:  # argparse --help
+        code = e.code if isinstance(e.code, int) else 0
+    except BaseException as e:  # noqa: BLE001 - every failure must become an event
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        proto.start({"argv": argv})
+        kind = "oom" if is_oom(e) else "runtime"
+        proto.error(kind, "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else ""))
+        code = 1
+    try:
+        proto.out.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    # os._exit skips interpreter teardown (CUDA/NVML destructors), which can hang or print after
+    # the summary; everything we owe is flushed already.
+    os._exit(code)

@@ -1,0 +1,125 @@
+"""Helpers for the workload tests: run a workload as a subprocess and check its protocol."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+WORKLOADS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NUMBER = (int, float)
+KNOWN = {
+    "start": {"workload": str, "proc_start_epoch_s": NUMBER + (type(None),), "epoch_s": NUMBER, "params": dict},
+    "env": {},
+    "phase": {"name": str, "duration_s": NUMBER, "end_epoch_s": NUMBER},
+    "sample": {"metric": str, "value": NUMBER, "unit": str, "iteration": int},
+    "summary": {},
+    "error": {"type": str, "message": str},
+}
+PHASES = ("interpreter", "imports", "device_init", "first_kernel")
+ERROR_TYPES = ("oom", "no_gpu", "missing_backend", "bad_args", "runtime")
+
+
+def python():
+    """The interpreter the workloads run under: CI's Debian python3 (numpy, no torch) by default."""
+    env = os.environ.get("GPU_OVERHEAD_TEST_PYTHON")
+    if env:
+        return env
+    return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
+def has_module(name):
+    code = "import importlib.util,sys; sys.exit(0 if importlib.util.find_spec(%r) else 1)" % name
+    return subprocess.run([python(), "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+class Run(object):
+    def __init__(self, rc, events, stdout, stderr):
+        self.rc, self.events, self.stdout, self.stderr = rc, events, stdout, stderr
+
+    def of(self, event):
+        return [e for e in self.events if e["event"] == event]
+
+    def samples(self, metric):
+        return [e for e in self.events if e["event"] == "sample" and e["metric"] == metric]
+
+    @property
+    def summary(self):
+        s = self.of("summary")
+        return s[0] if s else None
+
+    @property
+    def env(self):
+        s = self.of("env")
+        return s[0] if s else None
+
+
+def run_workload(script, args, timeout=300, env=None, cwd=None, script_dir=WORKLOADS):
+    full_env = dict(os.environ)
+    full_env["PYTHONDONTWRITEBYTECODE"] = "1"
+    full_env.update(env or {})
+    proc = subprocess.run(
+        [python(), os.path.join(script_dir, script)] + list(args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
+        env=full_env,
+        cwd=cwd,
+    )
+    out = proc.stdout.decode("utf-8")
+    return Run(proc.returncode, parse_lines(out), out, proc.stderr.decode("utf-8", "replace"))
+
+
+def parse_lines(text):
+    """Every stdout line must be one JSON object of a known event with the required fields."""
+    events = []
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            raise AssertionError("stdout line %d is not JSON: %r" % (n, line[:200]))
+        if not isinstance(ev, dict) or ev.get("event") not in KNOWN:
+            raise AssertionError("stdout line %d is not a known event: %r" % (n, line[:200]))
+        for key, types in KNOWN[ev["event"]].items():
+            if key not in ev:
+                raise AssertionError("%s event lacks %r: %r" % (ev["event"], key, line[:200]))
+            if isinstance(ev[key], bool) or not isinstance(ev[key], types):
+                raise AssertionError("%s.%s has the wrong type: %r" % (ev["event"], key, line[:200]))
+        events.append(ev)
+    return events
+
+
+class WorkloadTestCase(unittest.TestCase):
+    def assertProtocol(self, run, workload, ok=True):
+        """Ordering and exit-code rules shared by every workload run."""
+        ev = run.events
+        self.assertTrue(ev, "no events; stderr:\n" + run.stderr[-2000:])
+        self.assertEqual(ev[0]["event"], "start", ev[0])
+        self.assertEqual(ev[0]["workload"], workload)
+        self.assertEqual(len(run.of("start")), 1)
+        if ok:
+            self.assertEqual(run.rc, 0, "exit %d; stderr:\n%s" % (run.rc, run.stderr[-3000:]))
+            self.assertEqual(ev[-1]["event"], "summary")
+            self.assertEqual(len(run.of("summary")), 1)
+            self.assertEqual(run.of("error"), [])
+            self.assertEqual(len(run.of("env")), 1)
+            names = [p["name"] for p in run.of("phase")]
+            if ev[0]["proc_start_epoch_s"] is None:
+                names.insert(0, "interpreter")
+            self.assertEqual(names, list(PHASES))
+            for p in run.of("phase"):
+                self.assertGreaterEqual(p["duration_s"], 0)
+                self.assertLess(p["duration_s"], 120)
+            for s in run.of("sample"):
+                self.assertGreaterEqual(s["iteration"], 1)
+        else:
+            self.assertNotEqual(run.rc, 0)
+            self.assertEqual(ev[-1]["event"], "error")
+            self.assertIn(ev[-1]["type"], ERROR_TYPES)
+            self.assertEqual(run.of("summary"), [])
+
+    def assertError(self, run, workload, type_, code):
+        self.assertProtocol(run, workload, ok=False)
+        self.assertEqual(run.events[-1]["type"], type_, run.events[-1])
+        self.assertEqual(run.rc, code, run.stderr[-2000:])
+        self.assertTrue(run.events[-1]["message"])

@@ -1,0 +1,120 @@
+"""io at tiny sizes: bind-mount-like folders, the writable layer, small files, the copy-up probe."""
+
+import hashlib
+import os
+import shutil
+import tempfile
+
+from workloads.tests._util import WorkloadTestCase, run_workload
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class IoTest(WorkloadTestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="io-test-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.data = os.path.join(self.tmp, "data")
+        self.ckpt = os.path.join(self.tmp, "ckpt")
+        self.scratch = os.path.join(self.tmp, "scratch")
+        for d in (self.data, self.ckpt, self.scratch, os.path.join(self.data, "sub")):
+            os.makedirs(d)
+        for name, size in (("a.bin", 300000), ("sub/b.bin", 70000)):
+            with open(os.path.join(self.data, name), "wb") as f:
+                f.write(os.urandom(size))
+        # stands in for a file that came with an image: natively it must never be written
+        self.image_file = os.path.join(self.tmp, "image-file.so")
+        with open(self.image_file, "wb") as f:
+            f.write(os.urandom(1536 * 1024))
+        os.utime(self.image_file, (1000000000, 1000000000))
+
+    def base_args(self):
+        return ["--scratch", self.scratch, "--ckpt-mb", "2", "--small-files", "50", "--warmup", "1"]
+
+    def test_all_parts(self):
+        before = digest(self.image_file)
+        run = run_workload(
+            "io.py",
+            self.base_args() + ["--iters", "3", "--data", self.data, "--ckpt", self.ckpt, "--copyup-files", self.image_file],
+        )
+        self.assertProtocol(run, "io")
+        for metric in ("scratch_write_mb_s", "scratch_read_mb_s", "ckpt_write_mb_s", "data_read_mb_s"):
+            samples = run.samples(metric)
+            self.assertEqual([s["iteration"] for s in samples], [1, 2, 3], metric)
+            self.assertTrue(all(s["unit"] == "MB/s" and s["value"] > 0 for s in samples), metric)
+        self.assertEqual(run.samples("data_read_mb_s")[0]["bytes"], 370000)
+        self.assertEqual(run.samples("ckpt_write_mb_s")[0]["bytes"], 2 << 20)
+        small = run.samples("small_files_ops_s")
+        self.assertEqual(len(small), 3)
+        self.assertEqual(small[0]["unit"], "ops/s")
+        self.assertEqual(small[0]["files"], 50)
+        cu = run.samples("copyup_ms")
+        self.assertEqual(len(cu), 1)
+        self.assertEqual(cu[0]["size_mb"], 1.5)
+        self.assertEqual(cu[0]["size_class"], "2MiB")
+        # a temp file is never an OverlayFS image file: the probe must use an own copy
+        self.assertEqual(cu[0]["mode"], "own-file")
+        self.assertEqual(digest(self.image_file), before)
+        self.assertEqual(os.stat(self.image_file).st_mtime, 1000000000)
+        summ = run.summary
+        self.assertEqual(summ["data_files"], 2)
+        self.assertEqual(summ["scratch_write_mb_s"]["n"], 3)
+        self.assertEqual(summ["skipped"], {})
+        self.assertEqual(os.listdir(self.scratch), [])  # cleaned up
+        self.assertEqual(os.listdir(self.ckpt), [])
+        env = run.env
+        self.assertEqual(env["scratch_fs"]["path"], self.scratch)
+        self.assertIsNotNone(env["scratch_fs"]["fstype"])
+
+    def test_without_data_and_ckpt_they_are_skipped(self):
+        run = run_workload("io.py", self.base_args() + ["--iters", "1", "--only", "scratch,data,ckpt"])
+        self.assertProtocol(run, "io")
+        self.assertEqual(run.samples("data_read_mb_s"), [])
+        self.assertEqual(run.samples("ckpt_write_mb_s"), [])
+        self.assertEqual(len(run.samples("scratch_write_mb_s")), 1)
+        self.assertEqual(set(run.summary["skipped"]), {"data", "ckpt"})
+
+    def test_ckpt_as_file_path(self):
+        target = os.path.join(self.ckpt, "model.pt")
+        run = run_workload("io.py", self.base_args() + ["--iters", "1", "--only", "ckpt", "--ckpt", target])
+        self.assertProtocol(run, "io")
+        self.assertEqual(len(run.samples("ckpt_write_mb_s")), 1)
+        self.assertFalse(os.path.exists(target))
+
+    def test_copyup_discovery_picks_one_file_per_class(self):
+        run = run_workload("io.py", self.base_args() + ["--only", "copyup", "--copyup-sizes-mb", "1"])
+        self.assertProtocol(run, "io")
+        info = run.summary["copyup"]
+        self.assertEqual(info["source"], "discovered")
+        for row in info["files"]:
+            self.assertEqual(row["size_class"], "1MiB")
+            self.assertTrue(0.5 * (1 << 20) <= row["size"] <= 2 * (1 << 20))
+            if row.get("mode") == "in-place":  # only ever inside a container, on OverlayFS
+                self.assertIn("overlay", row["fstype"])
+        self.assertEqual(os.listdir(self.scratch), [])
+
+    def test_in_place_refused_natively(self):
+        run = run_workload("io.py", self.base_args() + ["--only", "copyup", "--copyup-mode", "in-place", "--copyup-files", self.image_file])
+        before = digest(self.image_file)
+        if os.path.exists("/.dockerenv") or os.path.exists("/run/.containerenv") or os.environ.get("container"):
+            # a container marker without OverlayFS (this file is in a temp folder): own file
+            self.assertProtocol(run, "io")
+            self.assertEqual(run.samples("copyup_ms")[0]["mode"], "own-file")
+        else:
+            self.assertError(run, "io", "bad_args", 2)
+        self.assertEqual(digest(self.image_file), before)
+        self.assertEqual(os.stat(self.image_file).st_mtime, 1000000000)
+
+    def test_empty_data_folder(self):
+        empty = os.path.join(self.tmp, "empty")
+        os.mkdir(empty)
+        run = run_workload("io.py", self.base_args() + ["--only", "data", "--data", empty])
+        self.assertError(run, "io", "bad_args", 2)
+
+    def test_not_enough_space_is_a_runtime_error(self):
+        run = run_workload("io.py", ["--scratch", self.scratch, "--only", "scratch", "--scratch-mb", str(1 << 30)])
+        self.assertError(run, "io", "runtime", 1)
+        self.assertIn("free", run.events[-1]["message"])

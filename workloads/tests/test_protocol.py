@@ -1,0 +1,188 @@
+"""The JSON-lines protocol: only events on stdout, start first, errors as events with exit codes."""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+from workloads.tests._util import WORKLOADS, WorkloadTestCase, has_module, parse_lines, python, run_workload
+from workloads import _protocol as P
+
+
+class HelpersTest(unittest.TestCase):
+    def test_percentile_matches_linear_interpolation(self):
+        vals = [5.0, 1.0, 4.0, 2.0, 3.0]
+        self.assertEqual(P.percentile(vals, 50), 3.0)
+        self.assertEqual(P.percentile(vals, 0), 1.0)
+        self.assertEqual(P.percentile(vals, 100), 5.0)
+        self.assertAlmostEqual(P.percentile(vals, 90), 4.6)
+        self.assertAlmostEqual(P.percentile([1.0, 2.0], 99), 1.99)
+        self.assertIsNone(P.percentile([], 50))
+
+    def test_describe(self):
+        d = P.describe([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
+        self.assertEqual(d["n"], 8)
+        self.assertEqual(d["mean"], 5.0)
+        self.assertEqual(d["median"], 4.5)
+        self.assertAlmostEqual(d["sd"], math.sqrt(32 / 7.0))
+        self.assertAlmostEqual(d["cv_pct"], 100 * math.sqrt(32 / 7.0) / 5.0)
+
+    def test_non_finite_numbers_become_null(self):
+        self.assertEqual(P._finite({"a": float("nan"), "b": [float("inf"), 1.5], "c": (1, "x")}), {"a": None, "b": [None, 1.5], "c": [1, "x"]})
+
+    def test_proc_start_is_before_now_and_recent(self):
+        start, source = P.proc_start_epoch()
+        if start is None:
+            self.skipTest("no /proc/self/stat here: " + source)
+        self.assertIn(source, ("boottime", "btime"))
+        self.assertLessEqual(start, time.time() + 0.05)
+        self.assertLess(time.time() - start, 3600 * 24 * 365)
+
+    def test_int_list(self):
+        self.assertEqual(P.int_list("8,16"), [8, 16])
+        for bad in ("", "a", "0", "-1,2"):
+            with self.assertRaises(Exception):
+                P.int_list(bad)
+
+
+class StdoutTest(WorkloadTestCase):
+    def test_stray_output_goes_to_stderr(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        script = os.path.join(tmp, "noisy.py")
+        with open(script, "w") as f:
+            f.write(
+                "import sys, time\n"
+                "T0 = (time.time(), time.perf_counter())\n"
+                "sys.path.insert(0, %r)\n"
+                "import os, _protocol as P\n"
+                "def main(proto, argv):\n"
+                "    proto.start({'x': 1})\n"
+                "    print('python print')\n"
+                "    os.write(1, b'C library write\\n')\n"
+                "    proto.sample('m', 1.0, 'ms', 1)\n"
+                "    proto.summary({'nan': float('nan')})\n"
+                "P.run(P.Protocol('noisy', *T0), main)\n" % WORKLOADS
+            )
+        proc = subprocess.run([python(), script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        events = parse_lines(proc.stdout.decode())
+        self.assertEqual([e["event"] for e in events if e["event"] != "phase"], ["start", "sample", "summary"])
+        self.assertIsNone(events[-1]["nan"])
+        err = proc.stderr.decode()
+        self.assertIn("python print", err)
+        self.assertIn("C library write", err)
+
+    def test_unexpected_exception_is_a_runtime_error_event(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        script = os.path.join(tmp, "boom.py")
+        with open(script, "w") as f:
+            f.write(
+                "import sys, time\n"
+                "T0 = (time.time(), time.perf_counter())\n"
+                "sys.path.insert(0, %r)\n"
+                "import _protocol as P\n"
+                "def main(proto, argv):\n"
+                "    raise ValueError('boom')\n"
+                "P.run(P.Protocol('boom', *T0), main)\n" % WORKLOADS
+            )
+        proc = subprocess.run([python(), script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        events = parse_lines(proc.stdout.decode())
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(events[0]["event"], "start")
+        self.assertEqual(events[-1], {"event": "error", "type": "runtime", "message": "ValueError: boom"})
+
+
+class BadArgsTest(WorkloadTestCase):
+    """argparse problems come out as bad_args error events with exit 2, for every workload."""
+
+    CASES = [
+        ("matmul", "matmul.py", ["--bogus"]),
+        ("matmul", "matmul.py", ["--device", "tpu"]),
+        ("matmul", "matmul.py", ["--device", "cpu", "--iters", "0"]),
+        ("matmul", "matmul.py", ["--device", "cpu", "--size", "x"]),
+        ("matmul", "matmul.py", ["--device", "cpu", "--dtype", "fp8"]),
+        ("matmul", "matmul.py", ["--device", "cpu", "--backend", "cupy"]),
+        ("llm", "llm.py", ["--device", "cpu", "--output-lens", "1"]),
+        ("llm", "llm.py", ["--device", "cpu", "--batch-sizes", "a,b"]),
+        ("llm", "llm.py", ["--device", "cpu", "--heads", "3"]),
+        ("llm", "llm.py", ["--device", "cpu", "--warmup", "-1"]),
+        ("llm", "llm.py", ["--device", "cpu", "--model-path", "/nonexistent/model"]),
+        ("llm", "llm.py", ["--backend", "numpy"]),
+        ("io", "io.py", ["--only", "nothing"]),
+        ("io", "io.py", ["--ckpt-mb", "0"]),
+        ("io", "io.py", ["--scratch", "/nonexistent/scratch"]),
+        ("io", "io.py", ["--data", "/nonexistent/data"]),
+    ]
+
+    def test_bad_args(self):
+        for workload, script, args in self.CASES:
+            with self.subTest(script=script, args=args):
+                run = run_workload(script, args)
+                self.assertError(run, workload, "bad_args", 2)
+                self.assertEqual(run.events[0]["params"], {"argv": args})
+
+    def test_help_prints_nothing_on_stdout(self):
+        for script in ("matmul.py", "llm.py", "io.py"):
+            run = run_workload(script, ["--help"])
+            self.assertEqual(run.rc, 0)
+            self.assertEqual(run.stdout, "")
+            self.assertIn("--device", run.stderr)
+
+
+class MissingBackendTest(WorkloadTestCase):
+    def test_gpu_without_torch(self):
+        if has_module("torch"):
+            self.skipTest("torch is importable here")
+        for workload, script in (("matmul", "matmul.py"), ("llm", "llm.py")):
+            with self.subTest(workload=workload):
+                self.assertError(run_workload(script, ["--device", "gpu"]), workload, "missing_backend", 2)
+
+    def test_explicit_torch_backend_on_cpu_without_torch(self):
+        if has_module("torch"):
+            self.skipTest("torch is importable here")
+        self.assertError(run_workload("matmul.py", ["--device", "cpu", "--backend", "torch"]), "matmul", "missing_backend", 2)
+
+    def test_tensorflow_backend_absent(self):
+        if has_module("tensorflow"):
+            self.skipTest("tensorflow is importable here")
+        run = run_workload("matmul.py", ["--device", "cpu", "--backend", "tensorflow"])
+        self.assertError(run, "matmul", "missing_backend", 2)
+        self.assertIn("tensorflow", run.events[-1]["message"])
+
+    def test_gpu_index_must_be_a_number(self):
+        run = run_workload("matmul.py", ["--device", "gpu"], env={"GPU_OVERHEAD_GPU": "first"})
+        self.assertError(run, "matmul", "bad_args", 2)
+
+
+class ReadOnlyTest(WorkloadTestCase):
+    def test_no_bytecode_written_next_to_the_scripts(self):
+        # The folder is mounted read-only in containers: the scripts must not need to write there.
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        copy = os.path.join(tmp, "workloads")
+        os.mkdir(copy)
+        for name in ("_protocol.py", "matmul.py", "llm.py", "io.py"):
+            shutil.copy(os.path.join(WORKLOADS, name), copy)
+        env = dict(os.environ)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        scratch = os.path.join(tmp, "scratch")
+        os.mkdir(scratch)
+        for script, args in (
+            ("matmul.py", ["--device", "cpu", "--size", "32", "--iters", "2"]),
+            ("llm.py", ["--device", "cpu", "--iters", "1", "--output-lens", "2", "--prompt-lens", "4"]),
+            ("io.py", ["--only", "scratch", "--ckpt-mb", "1", "--iters", "1", "--scratch", scratch]),
+        ):
+            proc = subprocess.run([python(), os.path.join(copy, script)] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=120)
+            self.assertEqual(proc.returncode, 0, proc.stderr.decode()[-2000:])
+            parse_lines(proc.stdout.decode())
+        self.assertEqual(sorted(os.listdir(copy)), ["_protocol.py", "io.py", "llm.py", "matmul.py"])
+
+
+if __name__ == "__main__":
+    unittest.main()
