@@ -15,6 +15,8 @@ const plugins = () => [
 const onwarn = (warning, warn) => {
   if (warning.code === 'CIRCULAR_DEPENDENCY' && /node_modules/.test(warning.message)) return
   if (warning.code === 'THIS_IS_UNDEFINED') return
+  // Misplaced /*@__PURE__*/ hints inside dependencies (zod): rollup drops them, nothing else changes.
+  if (warning.code === 'INVALID_ANNOTATION' && /node_modules/.test(warning.id ?? '')) return
   warn(warning)
 }
 

@@ -63,7 +63,7 @@ function rawFlags(opts: Record<string, unknown>): RawInputs {
   for (const name of Object.values(Inputs)) {
     const v = opts[camel(name)]
     if (v === undefined) continue
-    raw[name] = v === true ? 'true' : String(v)
+    raw[name] = v === true ? 'true' : typeof v === 'string' ? v : JSON.stringify(v)
   }
   return raw
 }
@@ -76,7 +76,9 @@ async function runCommand(opts: Record<string, unknown>): Promise<number> {
 
 export function buildProgram(): Command {
   const program = new Command('gpu-overhead')
-    .description('Measure the container overhead of AI workloads on NVIDIA GPUs, with statistics, and gate on it.')
+    .description(
+      'Measure the container overhead of AI workloads on NVIDIA GPUs, with statistics, and gate on it.'
+    )
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run gpu-overhead --help for usage)')
     .exitOverride()

@@ -7,7 +7,7 @@ import { ioCheckCommand } from './preflight/mounts.js'
 import { CONTAINER_RUNTIMES, type ContainerRuntime } from './types.js'
 
 function runtimeOf(raw: unknown): ContainerRuntime {
-  const v = String(raw ?? 'docker')
+  const v = typeof raw === 'string' ? raw : 'docker'
   if (!(CONTAINER_RUNTIMES as readonly string[]).includes(v))
     throw new InputError('container-runtime', v, CONTAINER_RUNTIMES.join(' | '))
   return v as ContainerRuntime
@@ -31,7 +31,7 @@ export async function analyzeCli(opts: Record<string, unknown>): Promise<number>
     candidateEnv: optionalString(opts.candidateEnv),
     baselinePath: optionalString(opts.baseline),
     format: opts.format === 'json' ? 'json' : 'md',
-    maxOverheadPct: percent('max-overhead', String(opts.maxOverhead ?? '2%')),
+    maxOverheadPct: percent('max-overhead', typeof opts.maxOverhead === 'string' ? opts.maxOverhead : '2%'),
     alpha: alphaOf(opts.alpha ?? '0.05')
   })
   process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)

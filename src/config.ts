@@ -81,7 +81,7 @@ export type RawInputs = Partial<Record<Inputs, string>>
 export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Image]: '',
   [Inputs.Workloads]: 'matmul,llm,io',
-  [Inputs.Runs]: '10',
+  [Inputs.Runs]: '5',
   [Inputs.WarmupRuns]: '1',
   [Inputs.Device]: 'gpu',
   [Inputs.GpuAccess]: 'gpus',
@@ -109,11 +109,14 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.MatmulSize]: '10000',
   [Inputs.MatmulDtype]: 'fp32',
   [Inputs.LlmPreset]: '1b',
-  [Inputs.CheckpointMb]: '2048',
+  [Inputs.CheckpointMb]: '1024',
   [Inputs.Python]: 'python3'
 }
 
-const INPUT_NAMES = new Set<string>(Object.values(Inputs))
+/** Keys a config file may hold: every input but the file itself and the token. */
+const FILE_KEYS = new Set<string>(
+  Object.values(Inputs).filter(k => k !== Inputs.Config && k !== Inputs.GithubToken)
+)
 
 // ---- validators (each throws InputError naming the input) ----
 
@@ -141,7 +144,8 @@ function bool(input: string, raw: string): boolean {
 export function percent(input: string, raw: string, max = 100): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(raw)
   const v = m ? Number(m[1]) : NaN
-  if (!m || !(v > 0) || v > max) throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
+  if (!m || !(v > 0) || v > max)
+    throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
   return v
 }
 
@@ -223,7 +227,11 @@ export function readConfigFile(file: string): RawInputs {
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (error) {
-    throw new InputError(Inputs.Config, file, `a readable YAML file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`)
+    throw new InputError(
+      Inputs.Config,
+      file,
+      `a readable YAML file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`
+    )
   }
   let doc: unknown
   try {
@@ -236,11 +244,11 @@ export function readConfigFile(file: string): RawInputs {
     throw new InputError(Inputs.Config, file, 'a YAML mapping of input names to values')
   const raw: RawInputs = {}
   for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
-    if (!INPUT_NAMES.has(key) || key === Inputs.Config || key === Inputs.GithubToken)
+    if (!FILE_KEYS.has(key))
       throw new InputError(
         `${Inputs.Config}: ${key}`,
         key,
-        `one of ${[...INPUT_NAMES].filter(k => k !== Inputs.Config && k !== Inputs.GithubToken).join(', ')} (tokens never go in files)`
+        `one of ${[...FILE_KEYS].join(', ')} (tokens never go in files)`
       )
     if (Array.isArray(value) && value.every(v => typeof v === 'string' || typeof v === 'number'))
       raw[key as Inputs] = value.join(',')
@@ -270,7 +278,8 @@ export function loadConfig(sources: ConfigSources): Config {
   const configArg = flags[Inputs.Config] ?? inputs[Inputs.Config]
   let configFile: string | null = null
   if (given(configArg)) configFile = safePath(Inputs.Config, configArg, workspace)
-  else if (fs.existsSync(path.join(workspace, DEFAULT_CONFIG_FILE))) configFile = path.join(workspace, DEFAULT_CONFIG_FILE)
+  else if (fs.existsSync(path.join(workspace, DEFAULT_CONFIG_FILE)))
+    configFile = path.join(workspace, DEFAULT_CONFIG_FILE)
   const file = configFile ? readConfigFile(configFile) : {}
 
   const get = (name: Inputs): string => {
@@ -281,7 +290,9 @@ export function loadConfig(sources: ConfigSources): Config {
 
   const imageRaw = get(Inputs.Image).trim()
   const image = imageRaw === '' ? null : validateImageRef(imageRaw, Inputs.Image).ref
-  const workloads = [...new Set(list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, WORKLOADS)))]
+  const workloads = [
+    ...new Set(list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, WORKLOADS)))
+  ]
   const device = oneOf(Inputs.Device, get(Inputs.Device), DEVICES)
   const gpusRaw = get(Inputs.Gpus).trim()
   const gpus =
@@ -310,7 +321,9 @@ export function loadConfig(sources: ConfigSources): Config {
     alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
     baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace),
     saveBaseline: bool(Inputs.SaveBaseline, get(Inputs.SaveBaseline)),
-    data: given(get(Inputs.DataPath)) ? mountSpec(Inputs.DataPath, get(Inputs.DataPath), workspace, '/data', true) : null,
+    data: given(get(Inputs.DataPath))
+      ? mountSpec(Inputs.DataPath, get(Inputs.DataPath), workspace, '/data', true)
+      : null,
     checkpoint: given(get(Inputs.CheckpointPath))
       ? mountSpec(Inputs.CheckpointPath, get(Inputs.CheckpointPath), workspace, '/checkpoints', false)
       : null,
@@ -325,21 +338,42 @@ export function loadConfig(sources: ConfigSources): Config {
     runTimeoutS: integer(Inputs.RunTimeout, get(Inputs.RunTimeout), 5, 86400),
     telemetry: bool(Inputs.Telemetry, get(Inputs.Telemetry)),
     strict: bool(Inputs.Strict, get(Inputs.Strict)),
-    driverMount: given(get(Inputs.DriverMount)) ? safePath(Inputs.DriverMount, get(Inputs.DriverMount), workspace) : null,
-    matmulSize: integer(Inputs.MatmulSize, isSet(Inputs.MatmulSize) ? get(Inputs.MatmulSize) : matmulDefault, 16, 65536),
+    driverMount: given(get(Inputs.DriverMount))
+      ? safePath(Inputs.DriverMount, get(Inputs.DriverMount), workspace)
+      : null,
+    matmulSize: integer(
+      Inputs.MatmulSize,
+      isSet(Inputs.MatmulSize) ? get(Inputs.MatmulSize) : matmulDefault,
+      16,
+      65536
+    ),
     matmulDtype: oneOf(Inputs.MatmulDtype, get(Inputs.MatmulDtype), MATMUL_DTYPES),
-    llmPreset: oneOf(Inputs.LlmPreset, isSet(Inputs.LlmPreset) ? get(Inputs.LlmPreset) : llmDefault, LLM_PRESETS),
-    checkpointMb: integer(Inputs.CheckpointMb, isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault, 1, 1048576),
+    llmPreset: oneOf(
+      Inputs.LlmPreset,
+      isSet(Inputs.LlmPreset) ? get(Inputs.LlmPreset) : llmDefault,
+      LLM_PRESETS
+    ),
+    checkpointMb: integer(
+      Inputs.CheckpointMb,
+      isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault,
+      1,
+      1048576
+    ),
     python: validatePython(get(Inputs.Python))
   }
   if (config.driverMount && !fs.existsSync(config.driverMount))
-    throw new InputError(Inputs.DriverMount, get(Inputs.DriverMount), 'an existing directory with the driver libraries')
+    throw new InputError(
+      Inputs.DriverMount,
+      get(Inputs.DriverMount),
+      'an existing directory with the driver libraries'
+    )
   return config
 }
 
 function validatePython(raw: string): string {
   const v = raw.trim()
-  if (!/^[\w./+-]+$/.test(v)) throw new InputError(Inputs.Python, raw, 'a python interpreter name or path, e.g. python3')
+  if (!/^[\w./+-]+$/.test(v))
+    throw new InputError(Inputs.Python, raw, 'a python interpreter name or path, e.g. python3')
   return v
 }
 

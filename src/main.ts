@@ -5,7 +5,7 @@
 import * as core from '@actions/core'
 import { loadConfig, type RawInputs } from './config.js'
 import { Inputs, Outputs } from './constants.js'
-import { getErrorMessage } from './errors.js'
+import { CheckFailedError, getErrorMessage } from './errors.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger } from './util/log.js'
 
@@ -33,7 +33,8 @@ export async function run(): Promise<void> {
     const { runCheckAction } = await import('./pipeline.js')
     await runCheckAction(config, actionsLogger)
   } catch (error) {
-    core.setOutput(Outputs.Verdict, 'error')
+    // A failed check already set its verdict (regression, gate failure); anything else is an error.
+    if (!(error instanceof CheckFailedError)) core.setOutput(Outputs.Verdict, 'error')
     core.setFailed(getErrorMessage(error))
   }
 }

@@ -65,7 +65,8 @@ function fingerprintFor(arm: Arm, config: Config, pre: PreflightOutcome): Finger
     gpu_access: arm.kind === 'container' && config.device === 'gpu' ? config.gpuAccess : null,
     mig_mode: gpu?.mig_mode ?? null,
     persistence_mode: gpu?.persistence_mode ?? null,
-    clocks: gpu?.clocks_applications_graphics_mhz != null ? `${gpu.clocks_applications_graphics_mhz} MHz app` : null
+    clocks:
+      gpu?.clocks_applications_graphics_mhz != null ? `${gpu.clocks_applications_graphics_mhz} MHz app` : null
   }
 }
 
@@ -78,9 +79,16 @@ function processSpec(
   pre: PreflightOutcome
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
-  const gpuInput = { device: config.device, gpuAccess: config.gpuAccess, gpus: config.gpus, driverMount: config.driverMount }
+  const gpuInput = {
+    device: config.device,
+    gpuAccess: config.gpuAccess,
+    gpus: config.gpus,
+    driverMount: config.driverMount
+  }
   if (planned.arm.kind === 'native') {
-    const ioPaths = io ? { data: io.data.hostPath, checkpoint: io.checkpoint.hostPath } : { data: '', checkpoint: '' }
+    const ioPaths = io
+      ? { data: io.data.hostPath, checkpoint: io.checkpoint.hostPath }
+      : { data: '', checkpoint: '' }
     return nativeSpec({
       python: config.python,
       workloadsDir: dir,
@@ -92,10 +100,16 @@ function processSpec(
   }
   const image = planned.arm.image ?? ''
   const facts = pre.images.get(image)
-  const ioPaths = io ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath } : { data: '', checkpoint: '' }
+  const ioPaths = io
+    ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
+    : { data: '', checkpoint: '' }
   const mounts =
     planned.workload === 'io' && io
-      ? [io.data, io.checkpoint].map(m => ({ host: m.hostPath, container: m.containerPath, readOnly: m.readOnly }))
+      ? [io.data, io.checkpoint].map(m => ({
+          host: m.hostPath,
+          container: m.containerPath,
+          readOnly: m.readOnly
+        }))
       : []
   return containerSpec({
     runtime: config.containerRuntime,
@@ -131,7 +145,11 @@ function cancelOnSignals(logger: Logger): { signal: AbortSignal; dispose: () => 
   }
 }
 
-export async function runCheck(config: Config, logger: Logger, externalSignal?: AbortSignal): Promise<CheckOutcome> {
+export async function runCheck(
+  config: Config,
+  logger: Logger,
+  externalSignal?: AbortSignal
+): Promise<CheckOutcome> {
   const started = new Date()
   const checkId = newCheckId()
   const writer = ResultsWriter.open(config.out)
@@ -155,7 +173,10 @@ export async function runCheck(config: Config, logger: Logger, externalSignal?: 
   }
   warnings.push(...pre.warnings)
   if (config.device === 'cpu')
-    notMeasured.push({ what: 'GPU work, CUDA init, telemetry, energy', why: 'device is cpu: the workloads ran on the CPU' })
+    notMeasured.push({
+      what: 'GPU work, CUDA init, telemetry, energy',
+      why: 'device is cpu: the workloads ran on the CPU'
+    })
 
   let exec: ExecuteResult = { samples: [], runs: [], complete: false, incompleteReason: null }
   let telemetry: TelemetrySample[] = []
@@ -175,7 +196,11 @@ export async function runCheck(config: Config, logger: Logger, externalSignal?: 
         onWarning: m => warnings.push(`telemetry: ${m}`)
       })
       if (started.sampler) sampler = started.sampler
-      else notMeasured.push({ what: 'GPU telemetry (utilization, clocks, power, throttling)', why: started.reason })
+      else
+        notMeasured.push({
+          what: 'GPU telemetry (utilization, clocks, power, throttling)',
+          why: started.reason
+        })
     } else if (!config.telemetry) notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
     const fingerprints = new Map(config.arms.map(a => [a.label, fingerprintFor(a, config, pre)]))
     try {
@@ -196,13 +221,19 @@ export async function runCheck(config: Config, logger: Logger, externalSignal?: 
       exec.incompleteReason = `the check stopped: ${error instanceof Error ? error.message : String(error)}`
     } finally {
       if (sampler) telemetry = await sampler.stop()
-      if (config.arms.some(a => a.kind === 'container')) await killCheckContainers(config.containerRuntime, checkId)
+      if (config.arms.some(a => a.kind === 'container'))
+        await killCheckContainers(config.containerRuntime, checkId)
     }
     if (telemetry.length) {
-      const windows = attribute(telemetry, exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms })))
+      const windows = attribute(
+        telemetry,
+        exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms }))
+      )
       exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
       for (const s of exec.samples) {
-        const run = exec.runs.find(r => !r.warmup && r.workload === s.workload && r.environment === s.environment && r.run === s.run)
+        const run = exec.runs.find(
+          r => !r.warmup && r.workload === s.workload && r.environment === s.environment && r.run === s.run
+        )
         if (run && run.throttled_samples > 0) s.throttled = true
       }
     }
@@ -259,7 +290,8 @@ export async function runCheck(config: Config, logger: Logger, externalSignal?: 
     latency: latencyPercentiles(exec.samples),
     telemetry: summarizeTelemetry(exec.runs, {
       // NVML energy covers the measured region only, so EDP uses that region's time too.
-      delaySeconds: r => (r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000)
+      delaySeconds: r =>
+        r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
     }),
     baseline,
     runs: exec.runs,
@@ -268,8 +300,9 @@ export async function runCheck(config: Config, logger: Logger, externalSignal?: 
     warnings,
     paths: { ...writer.paths }
   }
+  // The file keeps everything; the comment/summary copy is capped at GitHub's 65,000 characters.
   const markdown = buildReport(summary)
-  fs.writeFileSync(writer.paths.report, markdown)
+  fs.writeFileSync(writer.paths.report, buildReport(summary, { maxChars: Infinity }))
   fs.writeFileSync(writer.paths.summary, `${JSON.stringify(summary, null, 2)}\n`)
   return { summary, markdown }
 }
@@ -286,15 +319,22 @@ export async function runCheckCli(config: Config, logger: Logger): Promise<numbe
     case 'regression':
       return config.failOnRegression ? ExitCode.CheckFailed : ExitCode.Pass
     case 'error':
-      return summary.preflight.some(p => p.status === 'fail') ? ExitCode.CheckFailed : ExitCode.UsageOrEnvironment
+      return summary.preflight.some(p => p.status === 'fail')
+        ? ExitCode.CheckFailed
+        : ExitCode.UsageOrEnvironment
   }
 }
 
 /** Action: run, then publish (summary, outputs, comment, artifacts); fail the step when asked. */
 export async function runCheckAction(config: Config, logger: Logger): Promise<void> {
   const { summary, markdown } = await runCheck(config, logger)
-  const files = [summary.paths.results, summary.paths.samples, summary.paths.report, summary.paths.summary, summary.paths.telemetry]
-    .filter(f => fs.existsSync(f))
+  const files = [
+    summary.paths.results,
+    summary.paths.samples,
+    summary.paths.report,
+    summary.paths.summary,
+    summary.paths.telemetry
+  ].filter(f => fs.existsSync(f))
   const result = await publish(summary, markdown, {
     token: config.githubToken,
     comment: config.comment,

@@ -40,7 +40,12 @@ export async function preflightStage(
   let gpus: GpuReport | null = null
   const first = images[0] ?? null
   const rest = images.slice(1)
-  const out = await runPreflight({ ...base, image: first ?? null, dataSpec: specOf(io?.data ?? null), ckptSpec: specOf(io?.checkpoint ?? null) })
+  const out = await runPreflight({
+    ...base,
+    image: first ?? null,
+    dataSpec: specOf(io?.data ?? null),
+    ckptSpec: specOf(io?.checkpoint ?? null)
+  })
   results.push(...out.results)
   if (config.device === 'gpu') gpus = { gpus: out.gpus, driver: out.driver, cuda_version: out.driver_cuda }
   if (first && out.image) facts.set(first, out.image)

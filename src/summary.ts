@@ -46,7 +46,12 @@ export function latencyPercentiles(samples: readonly SampleRecord[]): LatencyPer
     })
   }
   const order = (m: string): number => LATENCY_METRICS.indexOf(m as (typeof LATENCY_METRICS)[number])
-  return rows.sort((a, b) => a.workload.localeCompare(b.workload) || order(a.metric) - order(b.metric) || a.environment.localeCompare(b.environment))
+  return rows.sort(
+    (a, b) =>
+      a.workload.localeCompare(b.workload) ||
+      order(a.metric) - order(b.metric) ||
+      a.environment.localeCompare(b.environment)
+  )
 }
 
 /** Per-run medians (the unit the statistics use), in run order, for charts and raw tables. */
@@ -62,7 +67,13 @@ export function runSeries(samples: readonly SampleRecord[]): RunSeries[] {
       const v = (byRun.get(String(r)) ?? []).map(s => s.value).sort((a, b) => a - b)
       return quantileSorted(v, 0.5)
     })
-    out.push({ workload: first.workload, metric: first.metric, unit: first.unit, environment: first.environment, values })
+    out.push({
+      workload: first.workload,
+      metric: first.metric,
+      unit: first.unit,
+      environment: first.environment,
+      values
+    })
   }
   return out
 }
@@ -71,7 +82,11 @@ export function runSeries(samples: readonly SampleRecord[]): RunSeries[] {
  * The action's verdict. A failed preflight gate or an incomplete check without a regression is `error`
  * (the check could not vouch for anything); a regression found before a fault still counts.
  */
-export function checkVerdict(analysis: Analysis | null, preflight: readonly PreflightResult[], complete: boolean): CheckVerdict {
+export function checkVerdict(
+  analysis: Analysis | null,
+  preflight: readonly PreflightResult[],
+  complete: boolean
+): CheckVerdict {
   if (preflight.some(p => p.status === 'fail')) return 'error'
   if (analysis?.verdict === 'regression') return 'regression'
   if (!complete || !analysis) return 'error'

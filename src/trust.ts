@@ -12,7 +12,10 @@ export interface TrustDecision {
 }
 
 interface PullRequestEvent {
-  pull_request?: { head?: { repo?: { full_name?: string; fork?: boolean } | null }; base?: { repo?: { full_name?: string } } }
+  pull_request?: {
+    head?: { repo?: { full_name?: string; fork?: boolean } | null }
+    base?: { repo?: { full_name?: string } }
+  }
 }
 
 export function checkEventTrust(env: NodeJS.ProcessEnv, allowForkPrs: boolean): TrustDecision {
@@ -25,17 +28,28 @@ export function checkEventTrust(env: NodeJS.ProcessEnv, allowForkPrs: boolean): 
   if (eventName !== 'pull_request' && eventName !== 'pull_request_target') return { refuse: null, warnings }
   let event: PullRequestEvent = {}
   try {
-    if (env.GITHUB_EVENT_PATH) event = JSON.parse(fs.readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as PullRequestEvent
+    if (env.GITHUB_EVENT_PATH)
+      event = JSON.parse(fs.readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as PullRequestEvent
   } catch {
-    return { refuse: 'cannot read the pull request event payload (GITHUB_EVENT_PATH), so cannot tell whether it comes from a fork; refusing.', warnings }
+    return {
+      refuse:
+        'cannot read the pull request event payload (GITHUB_EVENT_PATH), so cannot tell whether it comes from a fork; refusing.',
+      warnings
+    }
   }
   const head = event.pull_request?.head?.repo
   const baseName = event.pull_request?.base?.repo?.full_name
   // A deleted head repository (null) is treated as a fork: its origin can no longer be checked.
-  const fork = head === null || head === undefined || head.fork === true || (baseName !== undefined && head.full_name !== baseName)
+  const fork =
+    head === null ||
+    head === undefined ||
+    head.fork === true ||
+    (baseName !== undefined && head.full_name !== baseName)
   if (!fork) return { refuse: null, warnings }
   if (allowForkPrs) {
-    warnings.push(`running a fork pull request (${head?.full_name ?? 'deleted repository'}) on this runner because ${Inputs.AllowForkPrs} is true.`)
+    warnings.push(
+      `running a fork pull request (${head?.full_name ?? 'deleted repository'}) on this runner because ${Inputs.AllowForkPrs} is true.`
+    )
     return { refuse: null, warnings }
   }
   return {

@@ -32,6 +32,9 @@ export type CheckVerdict = (typeof CHECK_VERDICTS)[number]
 export const METRIC_VERDICTS = ['regression', 'equivalent', 'inconclusive', 'incomparable'] as const
 export type MetricVerdict = (typeof METRIC_VERDICTS)[number]
 
+/** `steady` gates; `startup` (process/container start) and `info` (writable-layer I/O) are reported only. */
+export type MetricScope = 'steady' | 'startup' | 'info'
+
 /** Which way is better for a metric. */
 export type Direction = 'lower' | 'higher'
 
@@ -127,8 +130,8 @@ export interface SampleRecord {
   metric: string
   value: number
   unit: string
-  /** `steady` metrics gate; `startup` metrics are reported and never gate. */
-  scope: 'steady' | 'startup'
+  /** `steady` metrics gate; `startup` and `info` (OverlayFS tax) metrics are reported and never gate. */
+  scope: MetricScope
   /** ISO-8601 time the value was recorded. */
   time: string
   /** Telemetry flagged the GPU as throttled while this run was going. */
@@ -200,7 +203,7 @@ export interface Comparison {
   metric: string
   unit: string
   direction: Direction
-  scope: 'steady' | 'startup'
+  scope: MetricScope
   baseline_env: string
   candidate_env: string
   n_baseline: number

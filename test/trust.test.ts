@@ -14,25 +14,43 @@ const pr = (head: string, fork: boolean): unknown => ({
 
 describe('fork pull requests on self-hosted runners', () => {
   it('refuses a fork PR by default, with the reason and the opt-in', () => {
-    const d = checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('evil/repo', true)) }, false)
+    const d = checkEventTrust(
+      { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('evil/repo', true)) },
+      false
+    )
     expect(d.refuse).toMatch(/fork pull request \(evil\/repo\).*allow-fork-prs: true/)
   })
   it('allows it only with allow-fork-prs, and warns', () => {
-    const d = checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('evil/repo', true)) }, true)
+    const d = checkEventTrust(
+      { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('evil/repo', true)) },
+      true
+    )
     expect(d.refuse).toBeNull()
     expect(d.warnings.join()).toMatch(/allow-fork-prs is true/)
   })
   it('runs same-repository PRs and pushes', () => {
-    expect(checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('org/repo', false)) }, false).refuse).toBeNull()
+    expect(
+      checkEventTrust(
+        { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('org/repo', false)) },
+        false
+      ).refuse
+    ).toBeNull()
     expect(checkEventTrust({ GITHUB_EVENT_NAME: 'push' }, false).refuse).toBeNull()
   })
   it('treats a deleted head repository or an unreadable payload as untrusted', () => {
     const gone = { pull_request: { head: { repo: null }, base: { repo: { full_name: 'org/repo' } } } }
-    expect(checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(gone) }, false).refuse).toMatch(/refusing/)
-    expect(checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: '/nope' }, false).refuse).toMatch(/cannot read/)
+    expect(
+      checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(gone) }, false).refuse
+    ).toMatch(/refusing/)
+    expect(
+      checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: '/nope' }, false).refuse
+    ).toMatch(/cannot read/)
   })
   it('warns loudly under pull_request_target', () => {
-    const d = checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request_target', GITHUB_EVENT_PATH: event(pr('org/repo', false)) }, false)
+    const d = checkEventTrust(
+      { GITHUB_EVENT_NAME: 'pull_request_target', GITHUB_EVENT_PATH: event(pr('org/repo', false)) },
+      false
+    )
     expect(d.warnings.join()).toMatch(/pull_request_target/)
   })
 })

@@ -274,6 +274,12 @@ def gpu_index():
 # ---- torch helpers ---------------------------------------------------------------------------
 
 
+def short(exc):
+    """The last non-empty line of an exception's text (NumPy's ImportError runs to 20 lines)."""
+    lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
+    return lines[-1] if lines else type(exc).__name__
+
+
 def import_torch(required):
     """Import torch; None when absent and not required, missing_backend error when required."""
     try:
@@ -282,7 +288,7 @@ def import_torch(required):
         return torch
     except ImportError as e:
         if required:
-            raise WorkloadError("missing_backend", "torch is not importable (%s); install PyTorch or use --device cpu" % e)
+            raise WorkloadError("missing_backend", "torch is not importable (%s); install PyTorch or use --device cpu" % short(e))
         return None
 
 
@@ -415,6 +421,25 @@ class NvmlEnergy:
         if before_mj is None or after_mj is None or after_mj < before_mj:
             return None
         return (after_mj - before_mj) / 1000.0
+
+
+# The counter advances in coarse steps (seen on an H200: 62 J over 30 ms, i.e. "2 kW"): below
+# this length a region's energy is noise, so it is reported as null with the reason.
+MIN_ENERGY_REGION_S = 1.0
+
+
+def energy_result(meter, before_mj, after_mj, measured_s):
+    """(energy_j or None, reason or None) for one measured region."""
+    if meter is None:
+        return None, "cpu"
+    if meter.handle is None:
+        return None, meter.reason
+    j = NvmlEnergy.joules(before_mj, after_mj)
+    if j is None:
+        return None, "energy counter read failed"
+    if measured_s < MIN_ENERGY_REGION_S:
+        return None, "measured region %.3f s < %.1f s: too short for the NVML energy counter" % (measured_s, MIN_ENERGY_REGION_S)
+    return j, None
 
 
 # ---- statistics for the summary (the runner does the real analysis) ------------------------

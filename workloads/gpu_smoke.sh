@@ -67,7 +67,7 @@ EOF
 
 for i in $(seq 1 "$REPEAT"); do
   skip matmul || run matmul matmul.py
-  skip matmul_bf16 || run matmul_bf16 matmul.py --size 8192 --dtype bf16 --iters 200
+  skip matmul_bf16 || run matmul_bf16 matmul.py --size 8192 --dtype bf16 --iters 1000
   skip ref || ref
 done
 for i in $(seq 1 "$REPEAT"); do

@@ -393,7 +393,7 @@ def run_torch(proto, args, torch, t_imports):
         try:
             import transformers  # noqa: F401
         except ImportError as e:
-            raise P.WorkloadError("missing_backend", "--model-path needs transformers, which is not importable (%s)" % e)
+            raise P.WorkloadError("missing_backend", "--model-path needs transformers, which is not importable (%s)" % P.short(e))
     proto.phase("imports", t_imports, time.perf_counter())
 
     t = time.perf_counter()
@@ -520,7 +520,8 @@ def run_torch(proto, args, torch, t_imports):
         P.sync(torch, dev)
         measured_s = time.perf_counter() - t_meas
         e1 = energy.read_mj() if energy else None
-        rec.end(measured_s, P.NvmlEnergy.joules(e0, e1), {"decode_mode": mode, "graph_verified": verified})
+        energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
+        rec.end(measured_s, energy_j, {"decode_mode": mode, "graph_verified": verified, "energy_unavailable_reason": energy_why})
         sess.graph = None
         del sess
         if gpu:
@@ -543,7 +544,7 @@ def run_torch(proto, args, torch, t_imports):
             "capture_s": capture_s,
             "warmup_s": warmup_s,
             "energy_source": "nvml" if facts.get("energy_j") is not None else None,
-            "energy_unavailable_reason": (energy.reason if energy else "cpu") if facts.get("energy_j") is None else None,
+            "energy_unavailable_reason": next((r["energy_unavailable_reason"] for r in rec.per_config if r["energy_unavailable_reason"]), None),
             "device_name": env.get("device_name", "cpu"),
         }
     )
@@ -620,7 +621,8 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
             rec.request(t0, stamps)
         measured_s = time.perf_counter() - t_meas
         e1 = energy.read_mj() if energy else None
-        rec.end(measured_s, P.NvmlEnergy.joules(e0, e1), {"decode_mode": "eager"})
+        energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
+        rec.end(measured_s, energy_j, {"decode_mode": "eager", "energy_unavailable_reason": energy_why})
     facts = rec.summary_facts()
     facts.update(
         {
@@ -633,6 +635,7 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
             "dtype": args.dtype,
             "logits_finite": logits_finite,
             "energy_source": "nvml" if facts.get("energy_j") is not None else None,
+            "energy_unavailable_reason": next((r["energy_unavailable_reason"] for r in rec.per_config if r["energy_unavailable_reason"]), None),
             "device_name": env.get("device_name", "cpu"),
         }
     )
@@ -739,7 +742,7 @@ def run_numpy(proto, args, t_imports):
     try:
         import numpy as np
     except ImportError as e:
-        raise P.WorkloadError("missing_backend", "neither torch nor numpy is importable (%s)" % e)
+        raise P.WorkloadError("missing_backend", "neither torch nor numpy is importable (%s)" % P.short(e))
     proto.phase("imports", t_imports, time.perf_counter())
     if args.dtype != "fp32":
         raise P.WorkloadError("bad_args", "the NumPy decoder runs in fp32 only, got --dtype %s" % args.dtype)
@@ -780,7 +783,7 @@ def run_numpy(proto, args, t_imports):
         for prompt in prompts:
             t0, stamps = request(prompt)
             rec.request(t0, stamps)
-        rec.end(time.perf_counter() - t_meas, None, {"decode_mode": "eager"})
+        rec.end(time.perf_counter() - t_meas, None, {"decode_mode": "eager", "energy_unavailable_reason": "cpu"})
     facts = rec.summary_facts()
     facts.update(
         {

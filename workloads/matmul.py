@@ -221,7 +221,7 @@ def run_torch(proto, args, params):
         measured_s = time.perf_counter() - t0
         e1 = energy.read_mj()
         times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
-        energy_j = P.NvmlEnergy.joules(e0, e1)
+        energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
     else:
         times = []
         t0 = time.perf_counter()
@@ -231,7 +231,7 @@ def run_torch(proto, args, params):
             mm(As[k], Bs[k], out=C)
             times.append((time.perf_counter() - a) * 1e3)
         measured_s = time.perf_counter() - t0
-        energy_j = None
+        energy_j, energy_why = None, "cpu"
     finite = bool(torch.isfinite(C).all().item())
     emit_results(
         proto,
@@ -248,7 +248,7 @@ def run_torch(proto, args, params):
             "extra_warmup_iters": extra_warmup,
             "output_finite": finite,
             "energy_source": "nvml" if energy_j is not None else None,
-            "energy_unavailable_reason": (energy.reason if energy is not None else "cpu") if energy_j is None else None,
+            "energy_unavailable_reason": energy_why,
             "device_name": env.get("device_name"),
         },
     )
@@ -269,7 +269,7 @@ def run_numpy(proto, args, t_imports=None):
     try:
         import numpy as np
     except ImportError as e:
-        raise P.WorkloadError("missing_backend", "neither torch nor numpy is importable (%s)" % e)
+        raise P.WorkloadError("missing_backend", "neither torch nor numpy is importable (%s)" % P.short(e))
     proto.phase("imports", t, time.perf_counter())
     if args.dtype == "bf16":
         raise P.WorkloadError("bad_args", "--dtype bf16 needs torch; NumPy has fp32 and fp16 only")
@@ -339,7 +339,7 @@ def run_cupy(proto, args):
     try:
         import cupy as cp
     except ImportError as e:
-        raise P.WorkloadError("missing_backend", "--backend cupy: cupy is not importable (%s)" % e)
+        raise P.WorkloadError("missing_backend", "--backend cupy: cupy is not importable (%s)" % P.short(e))
     proto.phase("imports", t, time.perf_counter())
     if args.dtype == "bf16":
         raise P.WorkloadError("bad_args", "--backend cupy has no bf16; use fp32, tf32 or fp16")
@@ -348,7 +348,7 @@ def run_cupy(proto, args):
     try:
         count = cp.cuda.runtime.getDeviceCount()
     except Exception as e:  # cupy raises CUDARuntimeError when the driver is unusable
-        raise P.WorkloadError("no_gpu", "cupy found no usable CUDA GPU: %s" % e)
+        raise P.WorkloadError("no_gpu", "cupy found no usable CUDA GPU: %s" % P.short(e))
     if idx >= count:
         raise P.WorkloadError("no_gpu", "GPU_OVERHEAD_GPU=%d but only %d GPU(s) are visible" % (idx, count))
     cp.cuda.Device(idx).use()
@@ -411,7 +411,7 @@ def run_cupy(proto, args):
     measured_s = time.perf_counter() - t0
     e1 = energy.read_mj()
     times = [cp.cuda.get_elapsed_time(s, e) for s, e in zip(starts, ends)]
-    energy_j = P.NvmlEnergy.joules(e0, e1)
+    energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
     emit_results(
         proto,
         args,
@@ -426,7 +426,7 @@ def run_cupy(proto, args):
             "warmup_s": warmup_s,
             "output_finite": bool(cp.isfinite(C).all().get()),
             "energy_source": "nvml" if energy_j is not None else None,
-            "energy_unavailable_reason": energy.reason if energy_j is None else None,
+            "energy_unavailable_reason": energy_why,
             "device_name": name,
         },
     )
@@ -441,7 +441,7 @@ def run_tensorflow(proto, args):
     try:
         import tensorflow as tf
     except ImportError as e:
-        raise P.WorkloadError("missing_backend", "--backend tensorflow: tensorflow is not importable (%s)" % e)
+        raise P.WorkloadError("missing_backend", "--backend tensorflow: tensorflow is not importable (%s)" % P.short(e))
     proto.phase("imports", t, time.perf_counter())
     t = time.perf_counter()
     tf.config.experimental.enable_tensor_float32_execution(args.dtype == "tf32")

@@ -9,9 +9,10 @@
  * before any test; tests then see n = number of runs per arm.
  */
 import { median } from 'simple-statistics'
-import type { Fingerprint } from '../types.js'
+import type { Fingerprint, MetricScope } from '../types.js'
 
-export type Scope = 'steady' | 'startup'
+/** `steady` gates; `startup` (start-up phases) and `info` (writable-layer I/O) are reported only. */
+export type Scope = MetricScope
 
 /** Per-run values of one metric in one environment: what the tests consume. */
 export interface ArmSeries {
@@ -221,13 +222,14 @@ export class RunAggregator {
           `one unit per metric (${first.workload}/${first.metric} in ${first.environment})`
         )
       const startup = isStartupMetric(first.metric) || groups.some(g => g.scope === 'startup')
+      const info = groups.some(g => g.scope === 'info')
       out.push({
         workload: first.workload,
         params: first.params,
         metric: first.metric,
         environment: first.environment,
         unit: units[0] ?? '',
-        scope: startup ? 'startup' : 'steady',
+        scope: startup ? 'startup' : info ? 'info' : 'steady',
         runs: groups.map(g => g.run),
         values: groups.map(g => (g.values.length === 1 ? g.values[0]! : median(g.values))),
         iterations: groups.map(g => g.values.length)
@@ -272,8 +274,7 @@ export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
       row.scope ?? '',
       canonicalParams(row.params)
     )
-    if (isNew && row.fingerprint !== undefined)
-      agg.noteFingerprint(row.environment, row.fingerprint as PartialFingerprint)
+    if (isNew && row.fingerprint !== undefined) agg.noteFingerprint(row.environment, row.fingerprint)
   }
   return agg
 }

@@ -8,9 +8,9 @@
  *   decide            — Holm across the gating comparisons, then verdict and reason per comparison;
  *   overallVerdict    — one verdict for the report.
  */
-import type { Analysis, Comparison, Direction, MetricVerdict } from '../types.js'
+import type { Analysis, Comparison, Direction, MetricScope, MetricVerdict } from '../types.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from './aggregate.js'
-import { aggregateRows } from './aggregate.js'
+import { aggregateRows, isStartupMetric } from './aggregate.js'
 import type { BootstrapOptions, Interval } from './stats.js'
 import {
   describe,
@@ -41,7 +41,8 @@ export function metricDirection(
   const u = unit.trim().toLowerCase()
   if (LOWER_UNITS.has(u)) return { direction: 'lower', source: 'unit' }
   if (HIGHER_UNITS.has(u) || /\/s$/.test(u)) return { direction: 'higher', source: 'unit' }
-  const name = metric.toLowerCase()
+  // `copyup_ms@128MiB`: the size class after '@' says nothing about direction.
+  const name = (metric.split('@')[0] ?? metric).toLowerCase()
   if (HIGHER_NAME.test(name)) return { direction: 'higher', source: 'name' }
   if (LOWER_NAME.test(name)) return { direction: 'lower', source: 'name' }
   return { direction: 'lower', source: 'default' }
@@ -53,8 +54,8 @@ export function metricDirection(
 export type FingerprintMode = 'arms' | 'baseline'
 
 const FIELDS_BY_MODE: Record<FingerprintMode, (keyof PartialFingerprint)[]> = {
-  arms: ['gpu_name', 'gpu_uuid', 'driver'],
-  baseline: ['gpu_name', 'gpu_uuid', 'driver', 'image_digest', 'gpu_access']
+  arms: ['device', 'gpu_name', 'gpu_uuid', 'driver'],
+  baseline: ['device', 'gpu_name', 'gpu_uuid', 'driver', 'image_digest', 'gpu_access']
 }
 
 /** Fields that differ between two fingerprints; unknown (null/absent) values never count as different. */
@@ -168,6 +169,13 @@ function runNumbers(series: ArmSeries, indices: number[]): number[] {
   })
 }
 
+/** Start-up phases and info metrics (writable-layer I/O) are reported only; everything else gates. */
+function comparisonScope(base: ArmSeries, cand: ArmSeries): MetricScope {
+  if (cand.scope === 'startup' || base.scope === 'startup' || isStartupMetric(cand.metric)) return 'startup'
+  if (cand.scope === 'info' || base.scope === 'info') return 'info'
+  return 'steady'
+}
+
 /** Every statistic for one pair of series; p_adjusted is the unadjusted gating p until `decide` runs. */
 export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions): Comparison {
   const b = base.values
@@ -253,7 +261,7 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
     unit: cand.unit || base.unit,
     direction,
     direction_source: source,
-    scope: cand.scope === 'startup' || base.scope === 'startup' ? 'startup' : 'steady',
+    scope: comparisonScope(base, cand),
     sd_baseline: db.sd,
     sd_candidate: dc.sd,
     ci95_median: ciMedian,
@@ -310,7 +318,7 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
   const pText =
     c.p_source === 'mann-whitney'
       ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
-      : c.scope === 'startup'
+      : c.scope !== 'steady'
         ? `Welch p=${formatP(c.p_adjusted)}`
         : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
   const identical = c.welch.defined === false && c.p_gate === 1
@@ -344,7 +352,8 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
 
 /**
  * Holm-adjust the gating p values ('steady' scope) together, then give every comparison its verdict and
- * reason. 'startup' comparisons keep their unadjusted p, get a verdict for information, and never gate.
+ * reason. 'startup' and 'info' comparisons keep their unadjusted p, get a verdict for information, and
+ * never gate.
  * Returns new objects; the input is not modified.
  */
 export function decide(comparisons: readonly Comparison[], opts: DecideOptions): Comparison[] {
@@ -361,7 +370,12 @@ export function decide(comparisons: readonly Comparison[], opts: DecideOptions):
       ;({ verdict, reason } = verdictAndReason(c, opts))
     }
     c.verdict = verdict
-    c.reason = c.scope === 'startup' ? `Start-up phase, reported and never gating: ${reason}` : reason
+    c.reason =
+      c.scope === 'startup'
+        ? `Start-up phase, reported and never gating: ${reason}`
+        : c.scope === 'info'
+          ? `Reported for information (container writable layer), never gating: ${reason}`
+          : reason
   }
   return out
 }
@@ -387,6 +401,8 @@ export interface AnalyzeOptions {
   alpha: number
   /** Fingerprint facts per environment; differing GPU or driver makes the arms incomparable. */
   fingerprints?: Record<string, PartialFingerprint | undefined>
+  /** Bootstrap seed (e.g. the check's seed); the same seed always gives the same intervals. */
+  seed?: number | string
   bootstrap?: BootstrapOptions
 }
 
@@ -422,13 +438,15 @@ export function measureSeries(
         maxOverheadPct: opts.maxOverheadPct,
         alpha: opts.alpha,
         incomparable,
-        bootstrap: opts.bootstrap
+        bootstrap: opts.seed === undefined ? opts.bootstrap : { ...opts.bootstrap, seed: String(opts.seed) }
       })
     )
   }
   for (const [k, c] of cand)
     if (!base.has(k))
       notes.push(`${c.workload}/${c.metric} was measured in ${opts.candidateEnv} only; not compared.`)
+  // Gating (steady) comparisons first, start-up phases after; otherwise input order (stable sort).
+  comparisons.sort((a, b) => Number(a.scope !== 'steady') - Number(b.scope !== 'steady'))
   return { comparisons, notes }
 }
 
@@ -448,16 +466,54 @@ export function analyzeSeries(series: readonly ArmSeries[], opts: AnalyzeOptions
   return analysis
 }
 
-/** Raw rows (iterations) → per-run medians → Analysis. Fingerprints on the rows are used when present. */
-export function analyzeRows(rows: Iterable<RawRow>, opts: AnalyzeOptions): Analysis {
+export interface AnalyzeRecordsOptions {
+  baselineEnv: string
+  /** Arms compared with the baseline arm (e.g. `container`, `container#2`); one Holm family for all. */
+  candidateEnvs: readonly string[]
+  maxOverheadPct: number
+  alpha: number
+  /** Bootstrap seed (the check's seed), so a report can be reproduced exactly. */
+  seed?: number | string
+  bootstrap?: BootstrapOptions
+}
+
+/**
+ * Raw rows (SampleRecords: iterations, start-up phases) → per-run medians → one Analysis comparing every
+ * candidate arm with the baseline arm. Fingerprints on the rows decide comparability; warm-up rows and
+ * non-finite values are skipped (and the latter noted).
+ */
+export function analyzeRecords(rows: Iterable<RawRow>, opts: AnalyzeRecordsOptions): Analysis {
   const agg: RunAggregator = aggregateRows(rows)
-  const analysis = analyzeSeries(agg.series(), {
-    ...opts,
-    fingerprints: opts.fingerprints ?? agg.fingerprints
-  })
-  const extra = [...agg.fingerprintConflicts]
+  const series = agg.series()
+  const comparisons: Comparison[] = []
+  const notes: string[] = []
+  for (const candidateEnv of opts.candidateEnvs) {
+    if (candidateEnv === opts.baselineEnv) continue
+    const measured = measureSeries(series, { ...opts, candidateEnv, fingerprints: agg.fingerprints })
+    comparisons.push(...measured.comparisons)
+    notes.push(...measured.notes)
+  }
+  comparisons.sort((a, b) => Number(a.scope !== 'steady') - Number(b.scope !== 'steady'))
+  const decided = decide(comparisons, opts)
+  const analysis: Analysis = {
+    comparisons: decided,
+    verdict: overallVerdict(decided),
+    max_overhead_pct: opts.maxOverheadPct,
+    alpha: opts.alpha,
+    baseline_env: opts.baselineEnv
+  }
+  if (opts.candidateEnvs.length === 1) analysis.candidate_env = opts.candidateEnvs[0]!
+  notes.push(...agg.fingerprintConflicts)
   if (agg.skippedNonFinite > 0)
-    extra.push(`${agg.skippedNonFinite} row(s) with a non-finite value were skipped.`)
-  if (extra.length > 0) analysis.notes = [...(analysis.notes ?? []), ...extra]
+    notes.push(`${agg.skippedNonFinite} row(s) with a non-finite value were skipped.`)
+  if (notes.length > 0) analysis.notes = notes
   return analysis
+}
+
+/** Raw rows → Analysis of one candidate arm against the baseline arm (see analyzeRecords). */
+export function analyzeRows(rows: Iterable<RawRow>, opts: AnalyzeOptions): Analysis {
+  if (opts.fingerprints === undefined)
+    return analyzeRecords(rows, { ...opts, candidateEnvs: [opts.candidateEnv] })
+  const agg: RunAggregator = aggregateRows(rows)
+  return analyzeSeries(agg.series(), opts)
 }

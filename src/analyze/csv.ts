@@ -112,7 +112,7 @@ function allDigits(text: string, start: number, end: number): boolean {
   return true
 }
 
-/** Line number (1-based, the record's first line) of record `index` (0 = header). */
+/** Line number (1-based) on which record `index` (0 = header) ends; results rows are one line each. */
 async function lineOfRecord(file: string, index: number): Promise<number | null> {
   return new Promise(resolve => {
     let seen = 0
@@ -246,8 +246,8 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
         throw new BadRow(record, line, 'iteration', it, 'a number or empty')
     }
     const scope = iS >= 0 ? rec[iS]! : ''
-    if (scope !== '' && scope !== 'steady' && scope !== 'startup')
-      throw new BadRow(record, line, 'scope', scope, "'steady', 'startup' or empty")
+    if (scope !== '' && scope !== 'steady' && scope !== 'startup' && scope !== 'info')
+      throw new BadRow(record, line, 'scope', scope, "'steady', 'startup', 'info' or empty")
     let isNew: boolean
     try {
       isNew = agg.add(

@@ -44,12 +44,12 @@ function twoSidedT(t: number, df: number): number {
 
 /** Variance with n−1 in the denominator; 0 for fewer than two values (no spread is measurable). */
 export function variance(xs: readonly number[]): number {
-  return xs.length < 2 ? 0 : sampleVariance(xs as number[])
+  return xs.length < 2 ? 0 : sampleVariance(xs)
 }
 
 /** Linear-interpolation percentile (numpy's default, R type 7) of values already sorted ascending. */
 function percentileSorted(sorted: readonly number[], p: number): number {
-  return quantileSorted(sorted as number[], p)
+  return quantileSorted(sorted, p)
 }
 
 /** Descriptive statistics. An empty array gives zeros (n = 0) rather than NaN, so JSON stays valid. */
@@ -105,7 +105,7 @@ export function welchTTest(x: readonly number[], y: readonly number[]): TTestRes
   if (nx < 2 || ny < 2) return { t: 0, df: 0, p: 1, defined: false, note: 'needs at least 2 runs per arm' }
   const a = variance(x) / nx
   const b = variance(y) / ny
-  const diff = ssMean(x as number[]) - ssMean(y as number[])
+  const diff = ssMean(x) - ssMean(y)
   if (a + b === 0) {
     return diff === 0
       ? { t: 0, df: 0, p: 1, defined: false, note: 'both arms identical with zero variance' }
@@ -319,10 +319,10 @@ export function ratioIntervals(
 ): { mean: RatioIntervals; median: RatioIntervals } {
   const level = options.level ?? 0.95
   const boot = bootstrapRatios(base, cand, options)
-  const mb = ssMean(base as number[])
-  const mc = ssMean(cand as number[])
-  const medB = ssMedian(base as number[])
-  const medC = ssMedian(cand as number[])
+  const mb = ssMean(base)
+  const mc = ssMean(cand)
+  const medB = ssMedian(base)
+  const medC = ssMedian(cand)
   return {
     mean: {
       estimate: mc / mb,
@@ -360,7 +360,7 @@ export function tost(x: readonly number[], y: readonly number[], low: number, hi
   if (nx < 2 || ny < 2) return { p: 1, pLower: 1, pUpper: 1 }
   const a = variance(x) / nx
   const b = variance(y) / ny
-  const diff = ssMean(x as number[]) - ssMean(y as number[])
+  const diff = ssMean(x) - ssMean(y)
   if (a + b === 0) {
     // No spread: the difference is known exactly.
     const pLower = diff > low ? 0 : 1

@@ -25,9 +25,14 @@ export function containerGpuArgs(input: GpuArgsInput): string[] {
   switch (input.gpuAccess) {
     case 'gpus':
       // docker's --gpus value is itself CSV-parsed, so a list needs inner quotes (passed verbatim, no shell).
-      return ['--gpus', gpus === 'all' ? 'all' : gpus.length === 1 ? `device=${gpus[0]}` : `"device=${gpus.join(',')}"`]
+      return [
+        '--gpus',
+        gpus === 'all' ? 'all' : gpus.length === 1 ? `device=${gpus[0]}` : `"device=${gpus.join(',')}"`
+      ]
     case 'cdi':
-      return gpus === 'all' ? ['--device', 'nvidia.com/gpu=all'] : gpus.flatMap(g => ['--device', `nvidia.com/gpu=${g}`])
+      return gpus === 'all'
+        ? ['--device', 'nvidia.com/gpu=all']
+        : gpus.flatMap(g => ['--device', `nvidia.com/gpu=${g}`])
     case 'devices': {
       const dev = input.devDir ?? '/dev'
       let nodes: string[]
@@ -39,11 +44,17 @@ export function containerGpuArgs(input: GpuArgsInput): string[] {
       } else {
         nodes = gpus.map(g => {
           if (!/^\d+$/.test(g))
-            throw new InputError(Inputs.Gpus, g, 'GPU indices (e.g. 0,1) with gpu-access: devices (UUIDs need gpus or cdi)')
+            throw new InputError(
+              Inputs.Gpus,
+              g,
+              'GPU indices (e.g. 0,1) with gpu-access: devices (UUIDs need gpus or cdi)'
+            )
           return `nvidia${g}`
         })
       }
-      const control = ['nvidiactl', 'nvidia-uvm', 'nvidia-uvm-tools'].filter(n => fs.existsSync(`${dev}/${n}`))
+      const control = ['nvidiactl', 'nvidia-uvm', 'nvidia-uvm-tools'].filter(n =>
+        fs.existsSync(`${dev}/${n}`)
+      )
       const args = [...nodes, ...control].flatMap(n => ['--device', `${dev}/${n}`])
       const driver = input.driverMount ?? defaultDriverMount()
       if (driver) args.push('-v', `${driver}:${driver}:ro`)

@@ -31,7 +31,7 @@ export function prepareIoFolders(
       const file = path.join(dir, `shard-${String(i).padStart(3, '0')}.bin`)
       if (fs.existsSync(file) && fs.statSync(file).size === perFile) continue
       const fd = fs.openSync(file, 'w')
-      for (let written = 0; written < perFile; ) {
+      for (let written = 0; written < perFile;) {
         const n = Math.min(8 * 1024 * 1024, perFile - written)
         fs.writeSync(fd, randomBytes(n))
         written += n

@@ -44,7 +44,8 @@ export function parseEventLine(line: string): WorkloadEvent | null {
     if (typeof ev !== 'string' || !KNOWN_EVENTS.has(ev)) return null
     if (ev === 'sample') {
       const s = obj as { metric?: unknown; value?: unknown }
-      if (typeof s.metric !== 'string' || typeof s.value !== 'number' || !Number.isFinite(s.value)) return null
+      if (typeof s.metric !== 'string' || typeof s.value !== 'number' || !Number.isFinite(s.value))
+        return null
     }
     return obj as WorkloadEvent
   } catch {

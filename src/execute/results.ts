@@ -24,7 +24,7 @@ export const SAMPLE_CSV_COLUMNS = [
   'gpu_access'
 ] as const
 
-export function csvField(value: unknown): string {
+export function csvField(value: string | number | boolean | null | undefined): string {
   const s = value === null || value === undefined ? '' : String(value)
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
 }

@@ -3,8 +3,17 @@
  * the moment they arrive, start-up split out, progress with ETA. A failing workload stops that workload
  * (the rest of the check continues); a cancel stops everything. Nothing measured is ever dropped.
  */
-import type { Arm, Fingerprint, RunRecord, SampleRecord, StartEvent, Workload, WorkloadEvent } from '../types.js'
+import type {
+  Arm,
+  Fingerprint,
+  RunRecord,
+  SampleRecord,
+  StartEvent,
+  Workload,
+  WorkloadEvent
+} from '../types.js'
 import type { Logger } from '../util/log.js'
+import { sampleMetricName, sampleScope } from './metrics.js'
 import type { PlannedRun } from './plan.js'
 import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
 import type { ResultsWriter } from './results.js'
@@ -80,7 +89,6 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   const failedWorkloads = new Map<Workload, string>()
   let cancelled = false
   const t0 = Date.now()
-  let doneMs = 0
   let done = 0
 
   for (const planned of plan) {
@@ -92,24 +100,36 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     const { arm, workload } = planned
     const fingerprint = ctx.fingerprintFor(arm)
     const params = ctx.paramsFor(workload)
-    const base = { check_id: ctx.checkId, workload, environment: arm.label, run: planned.run, params, fingerprint }
+    const base = {
+      check_id: ctx.checkId,
+      workload,
+      environment: arm.label,
+      run: planned.run,
+      params,
+      fingerprint
+    }
     const live: SampleRecord[] = []
     const onEvent = (event: WorkloadEvent, epochMs: number): void => {
       if (planned.warmup || event.event !== 'sample') return
       const record: SampleRecord = {
         ...base,
         iteration: event.iteration,
-        metric: event.metric,
+        metric: sampleMetricName(event),
         value: event.value,
         unit: event.unit,
-        scope: 'steady',
+        scope: sampleScope(event.metric),
         time: new Date(epochMs).toISOString()
       }
       live.push(record)
       ctx.writer.appendSamples([record])
     }
     const proc = await runProcess(ctx.specFor(planned), onEvent, ctx.signal)
-    const ok = proc.exitCode === 0 && !proc.timedOut && !proc.cancelled && proc.spawnError === null && proc.badLines.length === 0
+    const ok =
+      proc.exitCode === 0 &&
+      !proc.timedOut &&
+      !proc.cancelled &&
+      proc.spawnError === null &&
+      proc.badLines.length === 0
     const summary = proc.events.find(e => e.event === 'summary')
     const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
     const run: RunRecord = {
@@ -141,8 +161,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     ctx.writer.appendRun(run)
 
     done++
-    doneMs = Date.now() - t0
-    const eta = (doneMs / done) * (plan.length - done)
+    const eta = ((Date.now() - t0) / done) * (plan.length - done)
     const what = `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
     ctx.logger.info(
       `[${done}/${plan.length}] ${what}: ${run.status} in ${((proc.endEpochMs - proc.spawnEpochMs) / 1000).toFixed(1)} s` +
@@ -154,7 +173,9 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     }
     if (!ok) {
       failedWorkloads.set(workload, `${what} failed: ${run.error ?? 'unknown'}`)
-      ctx.logger.warn(`${workload}: ${what} failed (${run.error ?? 'unknown'}); skipping the rest of ${workload}`)
+      ctx.logger.warn(
+        `${workload}: ${what} failed (${run.error ?? 'unknown'}); skipping the rest of ${workload}`
+      )
     }
   }
   const reasons = [...failedWorkloads.values()]

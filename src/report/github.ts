@@ -1,17 +1,17 @@
 /**
- * Everything that talks to GitHub: outputs, job summary, annotations, the PR comment, the artifact and
- * the pass/fail call. Nothing here throws for a GitHub-side problem: it becomes a warning, and the
- * report still lands in the job summary.
+ * Everything that talks to GitHub: outputs, job summary, annotations, the PR comment and the artifact.
+ * Nothing here throws for a GitHub-side problem: it becomes a warning, and the report still lands in
+ * the job summary.
  */
 import * as core from '@actions/core'
 import type { CheckSummary, CommentMode, TelemetrySample } from '../types.js'
+import { Outputs } from '../constants.js'
 import { getErrorMessage } from '../errors.js'
 import { uploadArtifact, writePaperCsvs } from './artifacts.js'
 import { pullRequestNumber, repository, upsertComment } from './comment.js'
 import { fmtP, redact } from './format.js'
 import { GitHubApiError, GitHubClient } from './http.js'
 import { DEFAULT_MAX_CHARS, buildReport, reportMarker } from './markdown.js'
-import { Outputs } from './outputs.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
 
 export { decideFailure } from './verdict.js'
@@ -39,8 +39,9 @@ export interface PublishOptions {
 
 export interface PublishResult {
   commentUrl: string | null
+  /** Not yet logged: the caller emits each with core.warning. */
   warnings: string[]
-  /** The reason passed to core.setFailed, or null when the check passes. */
+  /** Why the step should fail (decideFailure), or null when it passes. */
   failure: string | null
 }
 
@@ -53,7 +54,7 @@ export function setOutputs(summary: CheckSummary): void {
   core.setOutput(Outputs.OverheadPct, numberOutput(summary.overhead_pct))
   core.setOutput(Outputs.PValue, numberOutput(summary.p_value))
   core.setOutput(Outputs.ReportPath, summary.paths.report)
-  core.setOutput(Outputs.ResultsPath, summary.paths.results)
+  core.setOutput(Outputs.ResultsPath, summary.paths.out)
 }
 
 /** Error annotations for what fails the check; warnings for what weakens it. */
@@ -152,17 +153,17 @@ async function artifact(
   else core.info(`artifact ${name} uploaded (${res.uploaded.length} files)`)
 }
 
-/** Publish the report everywhere it goes; then fail the step when decideFailure says so. */
+/**
+ * Publish the report everywhere it goes. Problems on the GitHub side come back as `warnings` (the caller
+ * logs them with core.warning, once); `failure` is decideFailure's reason, for the caller to fail the step with.
+ */
 export async function publish(
   summary: CheckSummary,
   markdown: string,
   opts: PublishOptions
 ): Promise<PublishResult> {
   const warnings: string[] = []
-  const warn = (message: string): void => {
-    warnings.push(message)
-    core.warning(message)
-  }
+  const warn = (message: string): void => void warnings.push(message)
   if (opts.token) core.setSecret(opts.token)
   const safe = redact(markdown, opts.token ? [opts.token] : [])
 
@@ -179,10 +180,7 @@ export async function publish(
   annotate(summary)
 
   const commentUrl = await comment(summary, safe, opts, warn)
-  if (commentUrl) core.setOutput(Outputs.CommentUrl, commentUrl)
   await artifact(summary, opts, warn)
 
-  const failure = decideFailure(summary, opts.failOnRegression)
-  if (failure) core.setFailed(failure)
-  return { commentUrl, warnings, failure }
+  return { commentUrl, warnings, failure: decideFailure(summary, opts.failOnRegression) }
 }

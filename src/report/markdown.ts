@@ -59,7 +59,7 @@ function render(sections: Section[], note: string | null): string {
 function trimNote(trimmed: string[], maxChars: number): string {
   return (
     `> **Trimmed** to fit ${maxChars.toLocaleString('en-US')} characters: ${trimmed.join(', ')}. ` +
-    'The full report is `report.md` in the results artifact.'
+    'Every value is in `samples.csv` and `summary.json` in the results artifact.'
   )
 }
 

@@ -122,6 +122,7 @@ const LATENCY_LABELS: Record<string, string> = {
 export function verdictSection(summary: CheckSummary): Section {
   const c = summary.config
   const meta = [
+    'gpu-overhead-action',
     `check ${code(summary.check_id)}`,
     c.image ? `image ${code(c.image)}` : null,
     `${c.runs} runs per arm`,
@@ -134,7 +135,8 @@ export function verdictSection(summary: CheckSummary): Section {
     id: 'verdict',
     kind: 'verdict',
     title: 'Verdict',
-    body: `## GPU container overhead\n\n${verdictLine(summary)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
+    // The verdict is the first line: the CLI prints it, and it is what a reviewer reads first.
+    body: `${verdictLine(summary)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
   }
 }
 

@@ -27,7 +27,7 @@ describe('defaults', () => {
   it('gives a complete GPU config', () => {
     const c = load({ [Inputs.Image]: IMAGE })
     expect(c.workloads).toEqual(['matmul', 'llm', 'io'])
-    expect(c.runs).toBe(10)
+    expect(c.runs).toBe(5)
     expect(c.device).toBe('gpu')
     expect(c.maxOverheadPct).toBe(2)
     expect(c.alpha).toBe(0.05)
@@ -40,7 +40,9 @@ describe('defaults', () => {
   it('switches workload sizes for device cpu unless given', () => {
     const c = load({ [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu' })
     expect([c.matmulSize, c.llmPreset, c.checkpointMb]).toEqual([512, 'tiny', 64])
-    expect(load({ [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu', [Inputs.MatmulSize]: '256' }).matmulSize).toBe(256)
+    expect(
+      load({ [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu', [Inputs.MatmulSize]: '256' }).matmulSize
+    ).toBe(256)
   })
 })
 
@@ -48,7 +50,10 @@ describe('precedence: flags > inputs > file > defaults', () => {
   it('applies each source in order', () => {
     const file = path.join(workspace, 'p.yml')
     fs.writeFileSync(file, `runs: 7\nalpha: 0.01\nworkloads: [matmul, io]\nmax-overhead: 3%\n`)
-    const c = load({ [Inputs.Config]: file, [Inputs.Runs]: '5', [Inputs.Image]: IMAGE }, { [Inputs.Runs]: '6', [Inputs.Alpha]: '0.02' })
+    const c = load(
+      { [Inputs.Config]: file, [Inputs.Runs]: '5', [Inputs.Image]: IMAGE },
+      { [Inputs.Runs]: '6', [Inputs.Alpha]: '0.02' }
+    )
     expect(c.runs).toBe(5)
     expect(c.alpha).toBe(0.02)
     expect(c.workloads).toEqual(['matmul', 'io'])
@@ -117,7 +122,9 @@ describe('config file errors', () => {
   it('rejects unknown keys, wrong types, tokens and bad YAML', () => {
     expect(inputError(() => readConfigFile(write('runz: 3\n'))).message).toMatch(/runz/)
     expect(inputError(() => readConfigFile(write('runs: {a: 1}\n'))).input).toBe('runs')
-    expect(inputError(() => readConfigFile(write('github-token: abc\n'))).message).toMatch(/tokens never go in files/)
+    expect(inputError(() => readConfigFile(write('github-token: abc\n'))).message).toMatch(
+      /tokens never go in files/
+    )
     expect(inputError(() => readConfigFile(write('runs: [\n'))).message).toMatch(/valid YAML/)
     expect(inputError(() => readConfigFile(write('- a\n- b\n'))).message).toMatch(/mapping/)
     expect(inputError(() => readConfigFile(path.join(workspace, 'missing.yml'))).message).toMatch(/ENOENT/)
@@ -130,16 +137,25 @@ describe('property: config parsing never accepts garbage silently', () => {
       fc.property(fc.string(), s => {
         try {
           const c = load({ [Inputs.Image]: IMAGE, [Inputs.Runs]: s })
-          return Number.isInteger(c.runs) && c.runs >= 2 && c.runs <= 1000 && (s.trim() === '' || Number(s.trim()) === c.runs)
+          return (
+            Number.isInteger(c.runs) &&
+            c.runs >= 2 &&
+            c.runs <= 1000 &&
+            (s.trim() === '' || Number(s.trim()) === c.runs)
+          )
         } catch (error) {
-          return error instanceof InputError && error.input === Inputs.Runs
+          return error instanceof InputError && error.input === String(Inputs.Runs)
         }
       })
     )
   })
   it('image: anything with whitespace or shell metacharacters is rejected', () => {
     const bad = fc
-      .tuple(fc.string(), fc.constantFrom(' ', '\n', ';', '$(', '`', '|', '&', '>', '<', "'", '"', '\\', '*'), fc.string())
+      .tuple(
+        fc.string(),
+        fc.constantFrom(' ', '\n', ';', '$(', '`', '|', '&', '>', '<', "'", '"', '\\', '*'),
+        fc.string()
+      )
       .map(([a, m, b]) => `ubuntu${a}${m}${b}`)
     fc.assert(
       fc.property(bad, ref => {
@@ -147,21 +163,28 @@ describe('property: config parsing never accepts garbage silently', () => {
           load({ [Inputs.Image]: ref })
           return false
         } catch (error) {
-          return error instanceof InputError && error.input === Inputs.Image
+          return error instanceof InputError && error.input === String(Inputs.Image)
         }
       })
     )
   })
   it('max-overhead: accepted values are always within (0, 100]', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.double().map(String), fc.double().map(d => `${d}%`)), s => {
-        try {
-          const v = load({ [Inputs.Image]: IMAGE, [Inputs.MaxOverhead]: s }).maxOverheadPct
-          return v > 0 && v <= 100
-        } catch (error) {
-          return error instanceof InputError && error.input === Inputs.MaxOverhead
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.double().map(String),
+          fc.double().map(d => `${d}%`)
+        ),
+        s => {
+          try {
+            const v = load({ [Inputs.Image]: IMAGE, [Inputs.MaxOverhead]: s }).maxOverheadPct
+            return v > 0 && v <= 100
+          } catch (error) {
+            return error instanceof InputError && error.input === String(Inputs.MaxOverhead)
+          }
         }
-      })
+      )
     )
   })
 })

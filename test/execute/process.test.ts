@@ -14,7 +14,9 @@ function script(name: string, body: string): string {
 
 describe('parseEventLine', () => {
   it('accepts protocol events only', () => {
-    expect(parseEventLine('{"event":"sample","metric":"kernel_ms","value":41,"unit":"ms","iteration":1}')).not.toBeNull()
+    expect(
+      parseEventLine('{"event":"sample","metric":"kernel_ms","value":41,"unit":"ms","iteration":1}')
+    ).not.toBeNull()
     expect(parseEventLine('{"event":"sample","metric":"kernel_ms","value":"41"}')).toBeNull()
     expect(parseEventLine('{"event":"sample","metric":"x","value":NaN}')).toBeNull()
     expect(parseEventLine('{"event":"party"}')).toBeNull()
@@ -48,9 +50,16 @@ describe('runProcess', () => {
     expect(r.events).toHaveLength(1)
     expect(Date.now() - t0).toBeLessThan(8000)
     // The grandchild was in the same process group and died with it.
-    const ps = fs.readdirSync('/proc').filter(p => /^\d+$/.test(p)).map(p => {
-      try { return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') } catch { return '' }
-    })
+    const ps = fs
+      .readdirSync('/proc')
+      .filter(p => /^\d+$/.test(p))
+      .map(p => {
+        try {
+          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8')
+        } catch {
+          return ''
+        }
+      })
     expect(ps.some(c => c.includes(marker))).toBe(false)
   })
   it('cancels on abort', async () => {
@@ -69,7 +78,14 @@ describe('runProcess', () => {
 describe('startupRecords', () => {
   it('splits launch, phases, total and whole-process time', () => {
     const fp = {} as Fingerprint
-    const base = { check_id: 'c', workload: 'matmul', environment: 'container', run: 1, params: {}, fingerprint: fp }
+    const base = {
+      check_id: 'c',
+      workload: 'matmul',
+      environment: 'container',
+      run: 1,
+      params: {},
+      fingerprint: fp
+    }
     const recs = startupRecords(
       {
         spawnEpochMs: 1000_000,

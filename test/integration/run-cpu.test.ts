@@ -35,7 +35,23 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
 
   it('measures both arms, interleaved, and writes every result file', () => {
     const r = cli(
-      ['run', '--device', 'cpu', '--image', image, '--workloads', 'matmul,io', '--runs', '4', '--out', 'out', '--python', '/usr/bin/python3', '--checkpoint-mb', '16'],
+      [
+        'run',
+        '--device',
+        'cpu',
+        '--image',
+        image,
+        '--workloads',
+        'matmul,io',
+        '--runs',
+        '4',
+        '--out',
+        'out',
+        '--python',
+        '/usr/bin/python3',
+        '--checkpoint-mb',
+        '16'
+      ],
       ws
     )
     const out = path.join(ws, 'out')
@@ -62,7 +78,14 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
     // Interleaved A B B A after the warm-ups, per workload.
     const runs = readRuns(out).filter(x => x.workload === 'matmul' && !x.warmup)
     expect(runs.map(x => x.environment)).toEqual([
-      'native', 'container', 'container', 'native', 'native', 'container', 'container', 'native'
+      'native',
+      'container',
+      'container',
+      'native',
+      'native',
+      'container',
+      'container',
+      'native'
     ])
     // Every record carries the fingerprint; the container's has the image digest.
     const recs = readResults(path.join(out, 'results.jsonl'))
@@ -75,7 +98,11 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
     const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8')
     expect(report).toMatch(/matmul/)
     // No container of this check is left behind.
-    const ps = spawnSync('docker', ['ps', '-aq', '--filter', `label=gpu-overhead-action.check=${summary.check_id}`], { encoding: 'utf8' })
+    const ps = spawnSync(
+      'docker',
+      ['ps', '-aq', '--filter', `label=gpu-overhead-action.check=${summary.check_id}`],
+      { encoding: 'utf8' }
+    )
     expect(ps.stdout.trim()).toBe('')
   })
 
@@ -83,7 +110,22 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
     const out = path.join(ws, 'cancelled')
     const child = spawn(
       'node',
-      [CLI, 'run', '--device', 'cpu', '--image', image, '--workloads', 'matmul', '--runs', '40', '--out', 'cancelled', '--python', '/usr/bin/python3'],
+      [
+        CLI,
+        'run',
+        '--device',
+        'cpu',
+        '--image',
+        image,
+        '--workloads',
+        'matmul',
+        '--runs',
+        '40',
+        '--out',
+        'cancelled',
+        '--python',
+        '/usr/bin/python3'
+      ],
       { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] }
     )
     let stderr = ''
@@ -107,7 +149,11 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
     expect(summary.complete).toBe(false)
     expect(summary.incomplete_reason).toMatch(/cancelled/)
     expect(fs.readFileSync(path.join(out, 'report.md'), 'utf8')).toMatch(/INCOMPLETE/)
-    const ps = spawnSync('docker', ['ps', '-aq', '--filter', `label=gpu-overhead-action.check=${summary.check_id}`], { encoding: 'utf8' })
+    const ps = spawnSync(
+      'docker',
+      ['ps', '-aq', '--filter', `label=gpu-overhead-action.check=${summary.check_id}`],
+      { encoding: 'utf8' }
+    )
     expect(ps.stdout.trim()).toBe('')
   })
 })

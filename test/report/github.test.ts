@@ -250,7 +250,6 @@ describe('PR comment upsert', () => {
     expect(w).toMatch(
       /returned 403 \(Resource not accessible by integration\).*`permissions: pull-requests: write`.*`issues: write`/
     )
-    expect(stdout.join('')).toContain('::warning::could not comment on PR #7')
     expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).toContain('**PASS**')
   })
 
@@ -318,8 +317,7 @@ describe('publish', () => {
     expect(outputs).toMatch(/overhead-pct<<.*\n3\.\d+\n/)
     expect(outputs).toMatch(/p-value<<.*\n1\.1e-37\n/)
     expect(outputs).toMatch(/report-path<<.*\ngpu-overhead-out\/report\.md\n/)
-    expect(outputs).toMatch(/results-path<<.*\ngpu-overhead-out\/results\.jsonl\n/)
-    expect(outputs).toMatch(/comment-url<<.*\nhttps:\/\/github\.com\/o\/r\/pull\/7#issuecomment-\d+\n/)
+    expect(outputs).toMatch(/results-path<<.*\ngpu-overhead-out\n/)
     expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).toBe(md)
     const log = stdout.join('')
     expect(log).toMatch(
@@ -335,9 +333,11 @@ describe('publish', () => {
     expect(readFileSync(path.join(dir, 'paper-matmul.csv'), 'utf8').split('\n')[0]).toBe(
       'run,environment,time_s,gpu_util_pct'
     )
+    // The decision comes back; the caller fails the step (once) with it.
     expect(res.failure).toMatch(/^overhead regression: matmul kernel_ms/)
-    expect(log).toContain('::error::overhead regression: matmul kernel_ms')
-    expect(process.exitCode).toBe(1)
+    expect(process.exitCode).toBeUndefined()
+    // Warnings come back unlogged: the caller emits them once.
+    expect(log).not.toContain('::warning::artifact upload failed')
   })
 
   test('passing check: no failure, no error annotations', async () => {

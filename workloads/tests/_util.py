@@ -28,9 +28,24 @@ def python():
     return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 
+_HAS = {}
+
+
 def has_module(name):
-    code = "import importlib.util,sys; sys.exit(0 if importlib.util.find_spec(%r) else 1)" % name
-    return subprocess.run([python(), "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    """Whether the workloads' interpreter can import `name` (cached per test process)."""
+    if name not in _HAS:
+        code = "import importlib.util,sys; sys.exit(0 if importlib.util.find_spec(%r) else 1)" % name
+        _HAS[name] = subprocess.run([python(), "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    return _HAS[name]
+
+
+def can_compute():
+    """matmul and llm on the CPU need numpy or torch in the workloads' interpreter."""
+    return has_module("numpy") or has_module("torch")
+
+
+def skip_without_compute(test):
+    return unittest.skipUnless(can_compute(), "neither numpy nor torch in %s" % python())(test)
 
 
 class Run(object):

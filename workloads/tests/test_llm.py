@@ -4,7 +4,7 @@ import importlib.util
 import os
 import unittest
 
-from workloads.tests._util import WORKLOADS, WorkloadTestCase, has_module, run_workload
+from workloads.tests._util import WORKLOADS, WorkloadTestCase, has_module, run_workload, skip_without_compute
 
 try:
     import numpy as np
@@ -22,6 +22,7 @@ def load(name):
 LLM_METRICS = ("ttft_ms", "tpot_ms", "e2e_ms", "tokens_per_s")
 
 
+@skip_without_compute
 class LlmCpuTest(WorkloadTestCase):
     def test_tiny_default(self):
         run = run_workload("llm.py", ["--device", "cpu", "--iters", "3"])

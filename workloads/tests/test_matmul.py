@@ -4,7 +4,7 @@ import importlib.util
 import os
 import unittest
 
-from workloads.tests._util import WORKLOADS, WorkloadTestCase, has_module, run_workload
+from workloads.tests._util import WORKLOADS, WorkloadTestCase, has_module, run_workload, skip_without_compute
 
 
 def load(name):
@@ -14,6 +14,7 @@ def load(name):
     return mod
 
 
+@skip_without_compute
 class MatmulCpuTest(WorkloadTestCase):
     def test_cpu_default_backend(self):
         run = run_workload("matmul.py", ["--device", "cpu", "--size", "64", "--iters", "5", "--warmup", "1"])

@@ -9,9 +9,14 @@ exec > >(tee "$OUT/check.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,memory.total,persistence_mode --format=csv
 python3 -c 'import torch, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)'
 
-echo "== unit tests with torch and a GPU"
-python3 -m unittest workloads.tests.test_llm_torch -v 2>&1 | tail -8
-python3 -m unittest discover -s workloads/tests -t . 2>&1 | tail -4
+echo "== unit tests: workloads under the torch python (CPU paths through torch, graph tests on the GPU)"
+GPU_OVERHEAD_TEST_PYTHON=$(command -v python3) python3 -m unittest discover -s workloads/tests -t . -v 2>&1 |
+  grep -E "test_llm_torch|FAIL|ERROR|Error|^Ran|^OK"
+echo "== unit tests: workloads under /usr/bin/python3 (no torch)"
+python3 -m unittest discover -s workloads/tests -t . 2>&1 | grep -E "FAIL|ERROR|Error|^Ran|^OK"
+echo "== error paths: no visible GPU (expect no_gpu, exit 2), too large (expect oom, exit 1)"
+CUDA_VISIBLE_DEVICES= python3 workloads/matmul.py 2>/dev/null | tail -1; echo "exit ${PIPESTATUS[0]}"
+python3 workloads/matmul.py --size 300000 2>/dev/null | tail -1; echo "exit ${PIPESTATUS[0]}"
 
 summary() { python3 -c '
 import json, sys
@@ -23,7 +28,7 @@ for line in sys.stdin:
 '; }
 
 echo "== matmul cupy backend"
-python3 workloads/matmul.py --backend cupy --size 8192 --dtype fp16 --iters 20 2>/dev/null | summary
+python3 workloads/matmul.py --backend cupy --size 8192 --dtype fp16 --iters 1000 2>/dev/null | summary
 echo "== matmul tf32"
 python3 workloads/matmul.py --dtype tf32 --iters 20 2>/dev/null | summary
 echo "== llm, two batch sizes"

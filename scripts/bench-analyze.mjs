@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// Benchmark `analyze` on a generated 1,000,000-row results CSV (npm run bench).
+//
+//   node scripts/bench-analyze.mjs [--rows N] [--keep]
+//
+// Measures, each in a fresh process:
+//   1. `node dist/cli.js analyze --input FILE --format json` when dist/cli.js exists (what users run),
+//      wall time and peak RSS (from /usr/bin/time -v when present);
+//   2. analyzeCommand() straight from src/ through tsx (no jest): time inside the call, the child's
+//      wall time (includes tsx transpiling) and its peak RSS.
+// Budget from the issue: 1,000,000 rows in <= 3 s with <= 1 GiB. Exit 1 if a measurement misses it.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const BUDGET_S = 3
+const BUDGET_RSS_MIB = 1024
+
+// ---- child mode: time analyzeCommand in this process ----
+if (process.argv[2] === '--child') {
+  const input = process.argv[3]
+  const { analyzeCommand } = await import(pathToFileURL(join(root, 'src/analyze/analyze-command.ts')).href)
+  const t0 = performance.now()
+  const result = await analyzeCommand({ input, format: 'json', maxOverheadPct: 2, alpha: 0.05 })
+  const ms = performance.now() - t0
+  process.stdout.write(
+    JSON.stringify({
+      call_s: ms / 1000,
+      max_rss_mib: process.resourceUsage().maxRSS / 1024,
+      verdict: result.analysis.verdict,
+      comparisons: result.analysis.comparisons.length
+    }) + '\n'
+  )
+  process.exit(0)
+}
+
+const args = process.argv.slice(2)
+const rowsArg = args.indexOf('--rows')
+const ROWS = rowsArg >= 0 ? Number(args[rowsArg + 1]) : 1_000_000
+const keep = args.includes('--keep')
+
+/** Deterministic noise so every bench run reads the same file. */
+let state = 12345
+function gauss() {
+  const u = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+    return (state + 1) / 4294967297
+  }
+  return Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u())
+}
+
+/** 3 workloads, native and container, 30 runs each; start-up phases once per run; iterations fill the rest. */
+async function generate(file, rows) {
+  const out = createWriteStream(file)
+  out.write('workload,environment,run,iteration,metric,value,unit,scope\n')
+  const workloads = {
+    matmul: [
+      ['kernel_ms', 'ms', 41.0, 0.0006],
+      ['tflops', 'TFLOP/s', 48.8, 0.0006]
+    ],
+    llm: [
+      ['ttft_ms', 'ms', 35, 0.05],
+      ['tpot_ms', 'ms', 18, 0.1],
+      ['tokens_per_s', 'tokens/s', 55, 0.1]
+    ],
+    io: [
+      ['write_mb_s', 'MB/s', 2000, 0.02],
+      ['read_mb_s', 'MB/s', 3500, 0.02]
+    ]
+  }
+  const phases = [
+    'launch_s',
+    'interpreter_s',
+    'imports_s',
+    'device_init_s',
+    'first_kernel_s',
+    'total_startup_s'
+  ]
+  const runs = 30
+  const metricCount = Object.values(workloads).reduce((n, m) => n + m.length, 0)
+  const startupRows = 2 * runs * Object.keys(workloads).length * phases.length
+  const iterations = Math.ceil((rows - startupRows) / (2 * runs * metricCount))
+  let written = 0
+  let buf = ''
+  const emit = async line => {
+    if (written >= rows) return
+    buf += line
+    written++
+    if (buf.length > 1 << 20) {
+      if (!out.write(buf)) await once(out, 'drain')
+      buf = ''
+    }
+  }
+  for (let run = 1; run <= runs; run++)
+    for (const env of ['native', 'container'])
+      for (const [workload, metrics] of Object.entries(workloads)) {
+        for (const phase of phases)
+          await emit(`${workload},${env},${run},0,${phase},${(0.3 + 0.05 * gauss()).toFixed(6)},s,startup\n`)
+        for (const [metric, unit, mean, cv] of metrics)
+          for (let it = 0; it < iterations; it++)
+            await emit(
+              `${workload},${env},${run},${it},${metric},${(mean * (1 + cv * gauss())).toFixed(6)},${unit},steady\n`
+            )
+      }
+  out.end(buf)
+  await once(out, 'finish')
+  return written
+}
+
+/** Run a command; wall time, and peak RSS when /usr/bin/time -v wraps it. */
+function measure(cmd, cmdArgs, { useTime }) {
+  return new Promise((resolvePromise, reject) => {
+    const wrapped = useTime ? ['/usr/bin/time', ['-v', cmd, ...cmdArgs]] : [cmd, cmdArgs]
+    const t0 = performance.now()
+    const child = spawn(wrapped[0], wrapped[1], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', d => (stdout += d))
+    child.stderr.on('data', d => (stderr += d))
+    child.on('error', reject)
+    child.on('close', code => {
+      const wall_s = (performance.now() - t0) / 1000
+      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)
+      resolvePromise({ code, wall_s, max_rss_mib: rss ? Number(rss[1]) / 1024 : null, stdout, stderr })
+    })
+  })
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gpu-overhead-bench-'))
+const file = join(dir, 'samples.csv')
+let failed = false
+try {
+  const t0 = performance.now()
+  const rows = await generate(file, ROWS)
+  console.log(
+    `generated ${rows.toLocaleString('en')} rows (${(statSync(file).size / 2 ** 20).toFixed(1)} MiB) in ` +
+      `${((performance.now() - t0) / 1000).toFixed(2)} s: ${file}`
+  )
+  const useTime = existsSync('/usr/bin/time')
+  const verdictOf = stdout => {
+    try {
+      return JSON.parse(stdout).verdict
+    } catch {
+      return '(no JSON)'
+    }
+  }
+  const check = (label, seconds, rss) => {
+    const ok = seconds <= BUDGET_S && (rss === null || rss <= BUDGET_RSS_MIB)
+    if (!ok) failed = true
+    console.log(
+      `${label}: ${seconds.toFixed(2)} s, peak RSS ${rss === null ? 'n/a' : `${rss.toFixed(0)} MiB`} ` +
+        `(budget ${BUDGET_S} s, ${BUDGET_RSS_MIB} MiB): ${ok ? 'ok' : 'OVER BUDGET'}`
+    )
+  }
+
+  const cli = join(root, 'dist/cli.js')
+  if (existsSync(cli)) {
+    const r = await measure(process.execPath, [cli, 'analyze', '--input', file, '--format', 'json'], {
+      useTime
+    })
+    // exit 1 is a regression verdict, still a completed analysis.
+    if (r.code !== 0 && r.code !== 1) {
+      failed = true
+      console.log(`dist/cli.js analyze failed (exit ${r.code}):\n${r.stderr.slice(-2000)}`)
+    } else check(`dist/cli.js analyze (verdict ${verdictOf(r.stdout)})`, r.wall_s, r.max_rss_mib)
+  } else console.log('dist/cli.js not built yet (npm run build): skipping the CLI measurement')
+
+  const direct = await measure(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', file],
+    {
+      useTime: false
+    }
+  )
+  if (direct.code !== 0) {
+    failed = true
+    console.log(`direct analyzeCommand failed (exit ${direct.code}):\n${direct.stderr.slice(-2000)}`)
+  } else {
+    const r = JSON.parse(direct.stdout)
+    check(
+      `analyzeCommand() in-process (${r.comparisons} comparisons, verdict ${r.verdict})`,
+      r.call_s,
+      r.max_rss_mib
+    )
+    console.log(
+      `  whole child process through tsx, start-up and transpiling included: ${direct.wall_s.toFixed(2)} s`
+    )
+  }
+} finally {
+  if (keep) console.log(`kept ${file}`)
+  else rmSync(dir, { recursive: true, force: true })
+}
+process.exit(failed ? 1 : 0)
