@@ -2,13 +2,17 @@
 import commonjs from '@rollup/plugin-commonjs'
 import json from '@rollup/plugin-json'
 import { nodeResolve } from '@rollup/plugin-node-resolve'
+import terser from '@rollup/plugin-terser'
 import typescript from '@rollup/plugin-typescript'
 
 const plugins = () => [
   typescript({ tsconfig: './tsconfig.build.json' }),
   nodeResolve({ preferBuiltins: true, exportConditions: ['node'] }),
   commonjs(),
-  json()
+  json(),
+  // Compressed and mangled: the bundle
+  // must stay small enough to ship to GPU hosts with the repository.
+  terser({ compress: { passes: 1 }, mangle: true, format: { comments: false } })
 ]
 
 // Known, harmless warnings from bundled dependencies; anything else fails the build.

@@ -30,7 +30,7 @@ export async function run(): Promise<void> {
       core.setFailed(trust.refuse)
       return
     }
-    const { runCheckAction } = await import('./pipeline.js')
+    const { runCheckAction } = await import('./action-check.js')
     await runCheckAction(config, actionsLogger)
   } catch (error) {
     // A failed check already set its verdict (regression, gate failure); anything else is an error.

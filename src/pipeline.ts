@@ -7,11 +7,10 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import * as core from '@actions/core'
 import { analyzeRecords } from './analyze/compare.js'
 import { compareWithBaseline } from './analyze/baseline.js'
 import type { Config } from './config.js'
-import { CheckFailedError, EnvironmentError, ExitCode } from './errors.js'
+import { EnvironmentError, ExitCode } from './errors.js'
 import { containerSpec, killCheckContainers } from './execute/container.js'
 import { containerGpuArgs, nativeGpuEnv } from './execute/gpu-args.js'
 import { prepareIoFolders, type IoFolders } from './execute/io-data.js'
@@ -22,7 +21,6 @@ import { executePlan, type ExecuteResult } from './execute/runner.js'
 import { TelemetrySampler, attribute, summarizeTelemetry, withTelemetry } from './execute/telemetry.js'
 import { workloadArgs, workloadParams } from './execute/workload-args.js'
 import { preflightStage, type PreflightOutcome } from './preflight-stage.js'
-import { publish } from './report/github.js'
 import { buildReport } from './report/markdown.js'
 import { checkVerdict, headline, latencyPercentiles, runSeries } from './summary.js'
 import type { Arm, CheckSummary, Fingerprint, TelemetrySample } from './types.js'
@@ -323,25 +321,4 @@ export async function runCheckCli(config: Config, logger: Logger): Promise<numbe
         ? ExitCode.CheckFailed
         : ExitCode.UsageOrEnvironment
   }
-}
-
-/** Action: run, then publish (summary, outputs, comment, artifacts); fail the step when asked. */
-export async function runCheckAction(config: Config, logger: Logger): Promise<void> {
-  const { summary, markdown } = await runCheck(config, logger)
-  const files = [
-    summary.paths.results,
-    summary.paths.samples,
-    summary.paths.report,
-    summary.paths.summary,
-    summary.paths.telemetry
-  ].filter(f => fs.existsSync(f))
-  const result = await publish(summary, markdown, {
-    token: config.githubToken,
-    comment: config.comment,
-    failOnRegression: config.failOnRegression,
-    files,
-    rootDir: config.out
-  })
-  for (const w of result.warnings) core.warning(w)
-  if (result.failure) throw new CheckFailedError(result.failure)
 }
