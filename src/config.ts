@@ -109,7 +109,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.MatmulSize]: '10000',
   [Inputs.MatmulDtype]: 'fp32',
   [Inputs.LlmPreset]: '1b',
-  [Inputs.CheckpointMb]: '1024',
+  [Inputs.CheckpointMb]: '256',
   [Inputs.Python]: 'python3'
 }
 

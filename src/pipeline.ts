@@ -159,7 +159,7 @@ export async function runCheck(
 
   const hasContainer = config.arms.some(a => a.kind === 'container')
   const io = config.workloads.includes('io')
-    ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 1024)
+    ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
     : null
   const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
     preflightStage(config, hasContainer ? io : null)
@@ -170,6 +170,11 @@ export async function runCheck(
     else logger.warn(line)
   }
   warnings.push(...pre.warnings)
+  if (!hasContainer)
+    notMeasured.push({
+      what: 'container overhead',
+      why: `no container arm (arms: ${config.arms.map(a => a.label).join(', ')}): this is a calibration of the native side only`
+    })
   if (config.device === 'cpu')
     notMeasured.push({
       what: 'GPU work, CUDA init, telemetry, energy',

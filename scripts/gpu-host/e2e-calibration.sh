@@ -6,7 +6,7 @@ set -u
 R=/tmp/evidence2; rm -rf "$R"; mkdir -p "$R"
 WS=/tmp/ws2; rm -rf "$WS"; mkdir -p "$WS"
 IMG=local/gpu-torch:host
-bash scripts/gpu-host/noisy/build.sh 0.01 0.03 0.1 > "$R/noisy-build.log" 2>&1
+bash scripts/gpu-host/noisy/build.sh noisy-0p01:0.01:20 noisy-0p03:0.03:20 noisy-0p1:0.1:20 > "$R/noisy-build.log" 2>&1
 CLI="$PWD/dist/cli.js"
 cd "$WS"
 t0=$(date +%s)

@@ -52,8 +52,12 @@ export function startupRecords(
   const spawnS = proc.spawnEpochMs / 1000
   const start = proc.events.find((e): e is StartEvent => e.event === 'start')
   // proc_start_epoch_s comes from /proc/self/stat (10 ms ticks); in a container it is when the runtime
-  // exec'd the entrypoint, so launch_s is the container start-up (create, namespaces, mounts).
-  if (start?.proc_start_epoch_s) rec('launch_s', start.proc_start_epoch_s - spawnS)
+  // exec'd the entrypoint, so launch_s is the container start-up (create, namespaces, mounts). Natively it
+  // is a fork+exec, which can read a tick *before* our spawn timestamp: clamp that tick's jitter to 0.
+  if (start?.proc_start_epoch_s) {
+    const launch = start.proc_start_epoch_s - spawnS
+    rec('launch_s', launch < 0 && launch > -0.02 ? 0 : launch)
+  }
   let lastEnd: number | null = null
   for (const e of proc.events) {
     if (e.event !== 'phase') continue

@@ -245,7 +245,9 @@ export class TelemetrySampler {
     const child = spawn(
       smi,
       [`--query-gpu=${probed.fields.join(',')}`, FORMAT, '-lms', String(interval), ...probed.idArgs],
-      { stdio: ['ignore', 'pipe', 'pipe'] }
+      // Own process group: a cancel (SIGINT/SIGTERM to the job's group) must not kill the sampler before
+      // stop() collects it; stop() and the exit hook end it.
+      { stdio: ['ignore', 'pipe', 'pipe'], detached: true }
     )
     const sampler = new TelemetrySampler(child, probed.fields, ids ? new Set(ids) : null, opts, warnings)
     return { sampler, reason: null, warnings }

@@ -1,0 +1,28 @@
+/** The input/output contract is stated once per place and must agree: action.yml, constants, README, package. */
+import { execFileSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import { parse } from 'yaml'
+import { Inputs, Outputs } from '../src/constants.js'
+import { VERSION } from '../src/version.js'
+
+const action = parse(fs.readFileSync('action.yml', 'utf8')) as {
+  inputs: Record<string, unknown>
+  outputs: Record<string, unknown>
+  runs: { using: string; main: string }
+}
+
+describe('contract', () => {
+  it('action.yml declares exactly the Inputs and Outputs enums', () => {
+    expect(Object.keys(action.inputs).sort()).toEqual(Object.values(Inputs).sort())
+    expect(Object.keys(action.outputs).sort()).toEqual(Object.values(Outputs).sort())
+    expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' })
+  })
+  it('README lists every input (table generated from action.yml)', () => {
+    expect(() => execFileSync('node', ['scripts/readme-inputs.mjs', '--check'])).not.toThrow()
+  })
+  it('version matches package.json and bin points at the CLI bundle', () => {
+    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string; bin: Record<string, string> }
+    expect(VERSION).toBe(pkg.version)
+    expect(pkg.bin['gpu-overhead']).toBe('dist/cli.js')
+  })
+})
