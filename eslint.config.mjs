@@ -2,7 +2,19 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'build/', 'coverage/', '.gpu-host/', 'docs/', '*.config.*', 'scripts/', 'workloads/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'build/',
+      'coverage/',
+      '.gpu-host/',
+      'docs/',
+      '*.config.*',
+      'scripts/',
+      'workloads/'
+    ]
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -11,7 +11,15 @@ import type { RawRow } from '../src/analyze/aggregate.js'
 import { seededRandom } from '../src/execute/plan.js'
 
 const dir = process.argv[2] ?? 'docs/evidence/2026-11-22-h200'
-type Row = { check: string; workload: string; environment: string; run: number; metric: string; value: number; scope: string }
+type Row = {
+  check: string
+  workload: string
+  environment: string
+  run: number
+  metric: string
+  value: number
+  scope: string
+}
 
 function load(check: string): Row[] {
   const text = zlib.gunzipSync(fs.readFileSync(path.join(dir, check, 'samples.csv.gz'))).toString('utf8')
@@ -32,7 +40,13 @@ function load(check: string): Row[] {
   })
 }
 
-const checks = ['default-check-1', 'default-check-2', 'aa-calibration', 'sensitivity-cotenant-20ms', 'sensitivity-cotenant-sweep']
+const checks = [
+  'default-check-1',
+  'default-check-2',
+  'aa-calibration',
+  'sensitivity-cotenant-20ms',
+  'sensitivity-cotenant-sweep'
+]
 const all = checks.flatMap(load)
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)
@@ -53,7 +67,13 @@ function pooledRuns(kind: 'native' | 'container', workload: string, metric: stri
   return [...byRun.values()].map(median)
 }
 
-function aaResample(kind: 'native' | 'container', workload: string, metrics: string[], splits: number, n: number) {
+function aaResample(
+  kind: 'native' | 'container',
+  workload: string,
+  metrics: string[],
+  splits: number,
+  n: number
+) {
   const pools = metrics.map(m => pooledRuns(kind, workload, m))
   const size = Math.min(...pools.map(p => p.length))
   const rand = seededRandom(42)
@@ -70,37 +90,96 @@ function aaResample(kind: 'native' | 'container', workload: string, metrics: str
     metrics.forEach((metric, mi) => {
       const pool = pools[mi] as number[]
       idx.slice(0, 2 * n).forEach((k, i) =>
-        rows.push({ workload, environment: i < n ? 'A' : 'B', run: i, metric, value: pool[k] as number, scope: 'steady' })
+        rows.push({
+          workload,
+          environment: i < n ? 'A' : 'B',
+          run: i,
+          metric,
+          value: pool[k] as number,
+          scope: 'steady'
+        })
       )
     })
-    const a = analyzeRecords(rows, { baselineEnv: 'A', candidateEnvs: ['B'], maxOverheadPct: 2, alpha: 0.05, seed: s, bootstrap: { resamples: 2000 } })
+    const a = analyzeRecords(rows, {
+      baselineEnv: 'A',
+      candidateEnvs: ['B'],
+      maxOverheadPct: 2,
+      alpha: 0.05,
+      seed: s,
+      bootstrap: { resamples: 2000 }
+    })
     if (a.verdict === 'regression') regression++
     if (a.comparisons.some(c => c.p_adjusted < 0.05)) significant++
     if (a.comparisons.some(c => c.verdict !== 'equivalent')) notEquivalent++
   }
-  return { kind, workload, pooled_runs: size, splits, n_per_arm: n, regression, significant, not_equivalent: notEquivalent }
+  return {
+    kind,
+    workload,
+    pooled_runs: size,
+    splits,
+    n_per_arm: n,
+    regression,
+    significant,
+    not_equivalent: notEquivalent
+  }
 }
 
 // ---- 2. Telemetry sampler overhead: native matmul kernel_ms with the sampler on vs off, same machine ----
 function samplerOverhead(onCheck: string, offCheck: string) {
   const rows: RawRow[] = all
-    .filter(r => (r.check === onCheck || r.check === offCheck) && r.workload === 'matmul' && r.environment === 'native' && r.metric === 'kernel_ms')
+    .filter(
+      r =>
+        (r.check === onCheck || r.check === offCheck) &&
+        r.workload === 'matmul' &&
+        r.environment === 'native' &&
+        r.metric === 'kernel_ms'
+    )
     .map(r => ({ ...r, environment: r.check === onCheck ? 'sampler-on' : 'sampler-off' }))
-  const a = analyzeRecords(rows, { baselineEnv: 'sampler-off', candidateEnvs: ['sampler-on'], maxOverheadPct: 0.5, alpha: 0.05, seed: 1 })
+  const a = analyzeRecords(rows, {
+    baselineEnv: 'sampler-off',
+    candidateEnvs: ['sampler-on'],
+    maxOverheadPct: 0.5,
+    alpha: 0.05,
+    seed: 1
+  })
   const c = a.comparisons[0]
-  return { on: onCheck, off: offCheck, n_on: c?.n_candidate, n_off: c?.n_baseline, overhead_pct: c?.overhead_pct, ci95: c?.ci95, verdict: c?.verdict }
+  return {
+    on: onCheck,
+    off: offCheck,
+    n_on: c?.n_candidate,
+    n_off: c?.n_baseline,
+    overhead_pct: c?.overhead_pct,
+    ci95: c?.ci95,
+    verdict: c?.verdict
+  }
 }
 
 // ---- 3. Start-up split: medians per phase and arm over both default checks ----
 function startupSplit() {
-  const phases = ['launch_s', 'interpreter_s', 'imports_s', 'device_init_s', 'first_kernel_s', 'total_startup_s', 'process_wall_s']
+  const phases = [
+    'launch_s',
+    'interpreter_s',
+    'imports_s',
+    'device_init_s',
+    'first_kernel_s',
+    'total_startup_s',
+    'process_wall_s'
+  ]
   const out: Record<string, Record<string, Record<string, number>>> = {}
   for (const w of ['matmul', 'llm']) {
     out[w] = {}
     for (const env of ['native', 'container']) {
       const row: Record<string, number> = {}
       for (const p of phases) {
-        const v = all.filter(r => r.check.startsWith('default-check') && r.workload === w && r.environment === env && r.metric === p).map(r => r.value)
+        const v = all
+          .filter(
+            r =>
+              r.check.startsWith('default-check') &&
+              r.workload === w &&
+              r.environment === env &&
+              r.metric === p
+          )
+          .map(r => r.value)
         if (v.length) row[p] = Number(median(v).toFixed(4))
       }
       ;(out[w] as Record<string, Record<string, number>>)[env] = row
@@ -116,7 +195,10 @@ const result = {
     aaResample('native', 'llm', ['ttft_ms', 'tpot_ms', 'e2e_ms', 'tokens_per_s', 'itl_ms'], 1000, 5),
     aaResample('container', 'llm', ['ttft_ms', 'tpot_ms', 'e2e_ms', 'tokens_per_s', 'itl_ms'], 1000, 5)
   ],
-  sampler: [samplerOverhead('sensitivity-cotenant-20ms', 'aa-calibration'), samplerOverhead('default-check-2', 'sensitivity-cotenant-sweep')],
+  sampler: [
+    samplerOverhead('sensitivity-cotenant-20ms', 'aa-calibration'),
+    samplerOverhead('default-check-2', 'sensitivity-cotenant-sweep')
+  ],
   startup: startupSplit()
 }
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)

@@ -1,5 +1,5 @@
 /**
- * The CLI: `gpu-overhead run | analyze | gate | io-check`. Exit codes: 0 pass (warnings allowed),
+ * The CLI: `gpu-overhead run | analyze | gate | io-check | aggregate`. Exit codes: 0 pass (warnings allowed),
  * 1 check failed, 2 bad input or environment error — always with one line saying what and how to fix.
  */
 import { Command, CommanderError, Option } from 'commander'
@@ -46,7 +46,8 @@ const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.MatmulDtype]: 'fp32 | tf32 | bf16 | fp16',
   [Inputs.LlmPreset]: 'tiny | 1b | 8b (default 1b on gpu, tiny on cpu)',
   [Inputs.CheckpointMb]: 'checkpoint size for the io workload, MiB',
-  [Inputs.Python]: 'python interpreter for the native arm'
+  [Inputs.Python]: 'python interpreter for the native arm',
+  [Inputs.ContainerMemory]: 'memory limit per container, e.g. 16g (empty: no limit)'
 }
 
 function camel(name: string): string {
@@ -136,6 +137,20 @@ export function buildProgram(): Command {
     .action(async (opts: Record<string, unknown>) => {
       const { ioCheckCli } = await import('./commands.js')
       process.exitCode = await ioCheckCli(opts)
+    })
+  program
+    .command('aggregate')
+    .description(
+      'merge the result folders of several runners into one report; pools only identical fingerprints'
+    )
+    .argument('<dirs...>', 'results folders written by `gpu-overhead run` (results.jsonl + summary.json)')
+    .option('--out <dir>', 'folder for aggregate.md and aggregate.json', 'gpu-overhead-aggregate')
+    .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
+    .option('--alpha <alpha>', 'significance level', '0.05')
+    .addOption(formatOption())
+    .action(async (dirs: string[], opts: Record<string, unknown>) => {
+      const { aggregateCli } = await import('./commands.js')
+      process.exitCode = await aggregateCli(dirs, opts)
     })
   return program
 }

@@ -1,4 +1,5 @@
 /** The CLI's small commands: validate flags, call the stage, print, return the exit code. */
+import { aggregateCommand } from './aggregate/command.js'
 import { analyzeCommand } from './analyze/analyze-command.js'
 import { percent } from './config.js'
 import { InputError } from './errors.js'
@@ -61,4 +62,17 @@ export async function ioCheckCli(opts: Record<string, unknown>): Promise<number>
   })
   process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
   return result.exitCode
+}
+
+export async function aggregateCli(dirs: string[], opts: Record<string, unknown>): Promise<number> {
+  const result = aggregateCommand({
+    dirs,
+    out: optionalString(opts.out) ?? 'gpu-overhead-aggregate',
+    format: opts.format === 'json' ? 'json' : 'md',
+    maxOverheadPct: percent('max-overhead', typeof opts.maxOverhead === 'string' ? opts.maxOverhead : '2%'),
+    alpha: alphaOf(opts.alpha ?? '0.05')
+  })
+  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
+  process.stderr.write(`aggregate: ${result.paths.markdown}, ${result.paths.json}\n`)
+  return Promise.resolve(result.exitCode)
 }

@@ -73,6 +73,8 @@ export interface Config {
   checkpointMb: number
   /** Python interpreter for the native arm. */
   python: string
+  /** Memory limit of each workload container (`--memory`/`--memory-swap`, e.g. `8g`); null = no limit. */
+  containerMemory: string | null
 }
 
 /** Raw values by input name; undefined = not given by that source. */
@@ -110,7 +112,8 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.MatmulDtype]: 'fp32',
   [Inputs.LlmPreset]: '1b',
   [Inputs.CheckpointMb]: '256',
-  [Inputs.Python]: 'python3'
+  [Inputs.Python]: 'python3',
+  [Inputs.ContainerMemory]: ''
 }
 
 /** Keys a config file may hold: every input but the file itself and the token. */
@@ -181,8 +184,14 @@ function workspacePath(input: string, raw: string, workspace: string): string {
   return p
 }
 
+/** `-v HOST:CONTAINER[:ro]` and `--mount type=bind,source=…` split on these: a mounted path must not hold them. */
+const MOUNT_SPLITTERS = /[:,]/
+const NO_SPLITTERS = 'no `:` or `,` in the path (the container mount would split on them)'
+
 function mountSpec(input: string, raw: string, base: string, containerPath: string, ro: boolean): MountSpec {
   const hostPath = safePath(input, raw, base)
+  if (MOUNT_SPLITTERS.test(hostPath))
+    throw new InputError(input, raw, `an existing directory, ${NO_SPLITTERS}`)
   if (!fs.existsSync(hostPath) || !fs.statSync(hostPath).isDirectory())
     throw new InputError(input, raw, 'an existing directory on the runner')
   return { hostPath, containerPath, readOnly: ro }
@@ -288,8 +297,9 @@ export function loadConfig(sources: ConfigSources): Config {
   }
   const isSet = (name: Inputs): boolean => [flags, inputs, file].some(src => given(src[name]))
 
-  const imageRaw = get(Inputs.Image).trim()
-  const image = imageRaw === '' ? null : validateImageRef(imageRaw, Inputs.Image).ref
+  // Not trimmed: validateImageRef refuses any whitespace, so `ubuntu ` is an error, never a silent fix.
+  const imageRaw = get(Inputs.Image)
+  const image = imageRaw.trim() === '' ? null : validateImageRef(imageRaw, Inputs.Image).ref
   const workloads = [
     ...new Set(list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, WORKLOADS)))
   ]
@@ -359,8 +369,23 @@ export function loadConfig(sources: ConfigSources): Config {
       1,
       1048576
     ),
-    python: validatePython(get(Inputs.Python))
+    python: validatePython(get(Inputs.Python)),
+    containerMemory: given(get(Inputs.ContainerMemory)) ? containerMemory(get(Inputs.ContainerMemory)) : null
   }
+  // Without a data-path/checkpoint-path the io workload's folders live under `out` and are mounted.
+  if (
+    config.workloads.includes('io') &&
+    config.arms.some(a => a.kind === 'container') &&
+    (!config.data || !config.checkpoint) &&
+    MOUNT_SPLITTERS.test(config.out)
+  )
+    throw new InputError(Inputs.Out, get(Inputs.Out), `a folder inside the workspace, ${NO_SPLITTERS}`)
+  if (config.driverMount && MOUNT_SPLITTERS.test(config.driverMount))
+    throw new InputError(
+      Inputs.DriverMount,
+      get(Inputs.DriverMount),
+      `an existing directory, ${NO_SPLITTERS}`
+    )
   if (config.driverMount && !fs.existsSync(config.driverMount))
     throw new InputError(
       Inputs.DriverMount,
@@ -368,6 +393,23 @@ export function loadConfig(sources: ConfigSources): Config {
       'an existing directory with the driver libraries'
     )
   return config
+}
+
+const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
+/** Docker refuses smaller limits ("Minimum memory limit allowed is 6MB"). */
+const MIN_CONTAINER_MEMORY = 6 * 1024 ** 2
+
+/** Docker's memory size syntax, limited to what docker and podman both accept: `512m`, `8g`, `1.5g`. */
+function containerMemory(raw: string): string {
+  const v = raw.trim().toLowerCase()
+  const m = /^(\d+(?:\.\d+)?)([kmg]?)$/.exec(v)
+  if (!m?.[1] || Number(m[1]) * (MEMORY_UNITS[m[2] ?? ''] ?? 1) < MIN_CONTAINER_MEMORY)
+    throw new InputError(
+      Inputs.ContainerMemory,
+      raw,
+      'a memory size of at least 6m: a number with an optional unit k, m or g, e.g. 8g or 512m (empty = no limit)'
+    )
+  return v
 }
 
 function validatePython(raw: string): string {

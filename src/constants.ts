@@ -31,7 +31,8 @@ export enum Inputs {
   MatmulDtype = 'matmul-dtype',
   LlmPreset = 'llm-preset',
   CheckpointMb = 'checkpoint-mb',
-  Python = 'python'
+  Python = 'python',
+  ContainerMemory = 'container-memory'
 }
 
 export enum Outputs {

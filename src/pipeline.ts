@@ -121,7 +121,8 @@ function processSpec(
     mounts,
     gpuArgs: containerGpuArgs(gpuInput),
     env: {},
-    timeoutMs
+    timeoutMs,
+    memory: config.containerMemory
   })
 }
 
@@ -143,129 +144,26 @@ function cancelOnSignals(logger: Logger): { signal: AbortSignal; dispose: () => 
   }
 }
 
-export async function runCheck(
+/** What a check knows so far; the summary is assembled from it at the start, on a fault and at the end. */
+interface CheckState {
+  pre: PreflightOutcome
+  exec: ExecuteResult
+  analysis: ReturnType<typeof analyzeRecords> | null
+  baseline: Awaited<ReturnType<typeof compareWithBaseline>> | null
+  warnings: string[]
+  notMeasured: { what: string; why: string }[]
+}
+
+function assembleSummary(
   config: Config,
-  logger: Logger,
-  externalSignal?: AbortSignal
-): Promise<CheckOutcome> {
-  const started = new Date()
-  const checkId = newCheckId()
-  const writer = ResultsWriter.open(config.out)
-  const warnings: string[] = []
-  const notMeasured: { what: string; why: string }[] = []
-  const dir = workloadsDir()
-  const cancel = cancelOnSignals(logger)
-  const signal = externalSignal ? AbortSignal.any([externalSignal, cancel.signal]) : cancel.signal
-
-  const hasContainer = config.arms.some(a => a.kind === 'container')
-  const io = config.workloads.includes('io')
-    ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
-    : null
-  const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
-    preflightStage(config, hasContainer ? io : null)
-  )
-  for (const p of pre.results) {
-    const line = `${p.name}: ${p.status} — ${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
-    if (p.status === 'pass' || p.status === 'skip') logger.info(line)
-    else logger.warn(line)
-  }
-  warnings.push(...pre.warnings)
-  if (!hasContainer)
-    notMeasured.push({
-      what: 'container overhead',
-      why: `no container arm (arms: ${config.arms.map(a => a.label).join(', ')}): this is a calibration of the native side only`
-    })
-  if (config.device === 'cpu')
-    notMeasured.push({
-      what: 'GPU work, CUDA init, telemetry, energy',
-      why: 'device is cpu: the workloads ran on the CPU'
-    })
-
-  let exec: ExecuteResult = { samples: [], runs: [], complete: false, incompleteReason: null }
-  let telemetry: TelemetrySample[] = []
-  const gateFailed = pre.results.some(p => p.status === 'fail')
-  if (gateFailed) {
-    exec.incompleteReason = 'a preflight gate failed, so no workload was run'
-  } else {
-    const plan = buildPlan({ ...config, workloads: config.workloads })
-    logger.info(
-      `plan: ${plan.length} processes (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
-    )
-    let sampler: TelemetrySampler | null = null
-    if (config.telemetry && config.device === 'gpu') {
-      const started = await TelemetrySampler.tryStart({
-        csvPath: writer.paths.telemetry,
-        device: config.device,
-        onWarning: m => warnings.push(`telemetry: ${m}`)
-      })
-      if (started.sampler) sampler = started.sampler
-      else
-        notMeasured.push({
-          what: 'GPU telemetry (utilization, clocks, power, throttling)',
-          why: started.reason
-        })
-    } else if (!config.telemetry) notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
-    const fingerprints = new Map(config.arms.map(a => [a.label, fingerprintFor(a, config, pre)]))
-    try {
-      exec = await logger.group('Runs', () =>
-        executePlan(plan, {
-          checkId,
-          specFor: planned => processSpec(planned, config, checkId, dir, io, pre),
-          fingerprintFor: arm => fingerprints.get(arm.label) as Fingerprint,
-          paramsFor: w => workloadParams(w, config),
-          writer,
-          logger,
-          signal
-        })
-      )
-    } catch (error) {
-      // e.g. ENOSPC while appending results: everything before it is on disk already.
-      exec.complete = false
-      exec.incompleteReason = `the check stopped: ${error instanceof Error ? error.message : String(error)}`
-    } finally {
-      if (sampler) telemetry = await sampler.stop()
-      if (config.arms.some(a => a.kind === 'container'))
-        await killCheckContainers(config.containerRuntime, checkId)
-    }
-    if (telemetry.length) {
-      const windows = attribute(
-        telemetry,
-        exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms }))
-      )
-      exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
-      for (const s of exec.samples) {
-        const run = exec.runs.find(
-          r => !r.warmup && r.workload === s.workload && r.environment === s.environment && r.run === s.run
-        )
-        if (run && run.throttled_samples > 0) s.throttled = true
-      }
-    }
-  }
-  cancel.dispose()
-
-  const analysis = exec.samples.length
-    ? analyzeRecords(exec.samples, {
-        baselineEnv: config.arms[0]?.label ?? 'native',
-        candidateEnvs: config.arms.slice(1).map(a => a.label),
-        maxOverheadPct: config.maxOverheadPct,
-        alpha: config.alpha,
-        seed: config.seed
-      })
-    : null
-  const baseline = exec.samples.length
-    ? await compareWithBaseline(exec.samples, {
-        path: config.baselinePath,
-        save: config.saveBaseline && exec.complete && !gateFailed,
-        maxOverheadPct: config.maxOverheadPct,
-        alpha: config.alpha,
-        seed: config.seed
-      })
-    : null
-  if (baseline && baseline.status === 'corrupt') warnings.push(baseline.message)
-
+  checkId: string,
+  started: Date,
+  state: CheckState,
+  paths: ResultsWriter['paths']
+): CheckSummary {
+  const { pre, exec, analysis } = state
   const finished = new Date()
-  const verdict = checkVerdict(analysis, pre.results, exec.complete)
-  const summary: CheckSummary = {
+  return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
     tool_version: VERSION,
@@ -274,7 +172,7 @@ export async function runCheck(
     wall_s: (finished.getTime() - started.getTime()) / 1000,
     complete: exec.complete,
     incomplete_reason: exec.incompleteReason,
-    verdict,
+    verdict: checkVerdict(analysis, pre.results, exec.complete),
     ...headline(analysis),
     config: {
       image: config.image,
@@ -296,18 +194,211 @@ export async function runCheck(
       delaySeconds: r =>
         r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
     }),
-    baseline,
+    baseline: state.baseline,
     runs: exec.runs,
     series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
-    not_measured: notMeasured,
-    warnings,
-    paths: { ...writer.paths }
+    not_measured: state.notMeasured,
+    warnings: state.warnings,
+    paths: { ...paths }
+  }
+}
+
+/** report.md and summary.json, each replaced whole or not at all; returns what could not be written. */
+function writeReportFiles(writer: ResultsWriter, summary: CheckSummary): string[] {
+  return [
+    writer.replaceFile(writer.paths.report, buildReport(summary, { maxChars: Infinity })),
+    writer.replaceFile(writer.paths.summary, `${JSON.stringify(summary, null, 2)}\n`)
+  ].filter((e): e is string => e !== null)
+}
+
+export async function runCheck(
+  config: Config,
+  logger: Logger,
+  externalSignal?: AbortSignal
+): Promise<CheckOutcome> {
+  const started = new Date()
+  const checkId = newCheckId()
+  const dir = workloadsDir()
+  const writer = ResultsWriter.open(config.out)
+  const state: CheckState = {
+    pre: { results: [], gpus: null, images: new Map(), runtimeVersion: null, warnings: [] },
+    exec: {
+      samples: [],
+      runs: [],
+      complete: false,
+      incompleteReason:
+        'the check stopped before it could write its report (killed, crashed, or the results disk filled up); ' +
+        'results.jsonl holds every sample measured until then'
+    },
+    analysis: null,
+    baseline: null,
+    warnings: [],
+    notMeasured: []
+  }
+  // Until the check writes its own report, the folder says it is unfinished: a kill -9, a crash or a full
+  // disk leaves this INCOMPLETE report and summary behind, never a stale or torn one.
+  const unwritable = writeReportFiles(writer, assembleSummary(config, checkId, started, state, writer.paths))
+  if (unwritable.length)
+    throw new EnvironmentError(
+      `cannot write the results folder ${config.out} (input 'out'): ${unwritable[0]}; free space there, or choose another out`
+    )
+  const cancel = cancelOnSignals(logger)
+  try {
+    await measure(config, logger, checkId, dir, writer, state, cancel.signal, externalSignal)
+  } catch (error) {
+    // Preflight refused (no engine, no image, no GPU) or something broke mid-check: say so in the
+    // report files too, keep what was measured, and let the entry point turn the error into its exit code.
+    state.exec.complete = false
+    state.exec.incompleteReason = `the check stopped: ${error instanceof Error ? error.message : String(error)}`
+    writeReportFiles(writer, assembleSummary(config, checkId, started, state, writer.paths))
+    throw error
+  } finally {
+    cancel.dispose()
+  }
+
+  const { exec } = state
+  state.analysis = exec.samples.length
+    ? analyzeRecords(exec.samples, {
+        baselineEnv: config.arms[0]?.label ?? 'native',
+        candidateEnvs: config.arms.slice(1).map(a => a.label),
+        maxOverheadPct: config.maxOverheadPct,
+        alpha: config.alpha,
+        seed: config.seed
+      })
+    : null
+  const gateFailed = state.pre.results.some(p => p.status === 'fail')
+  state.baseline = exec.samples.length
+    ? await compareWithBaseline(exec.samples, {
+        path: config.baselinePath,
+        save: config.saveBaseline && exec.complete && !gateFailed,
+        maxOverheadPct: config.maxOverheadPct,
+        alpha: config.alpha,
+        seed: config.seed
+      })
+    : null
+  if (state.baseline && state.baseline.status === 'corrupt') state.warnings.push(state.baseline.message)
+
+  let summary = assembleSummary(config, checkId, started, state, writer.paths)
+  const failed = writeReportFiles(writer, summary)
+  if (failed.length) {
+    // The placeholder (INCOMPLETE) stays on disk; what is returned says the same, so no exit code passes.
+    exec.complete = false
+    exec.incompleteReason = [
+      exec.incompleteReason,
+      `${failed.join('; ')} (the results folder keeps an INCOMPLETE placeholder)`
+    ]
+      .filter(Boolean)
+      .join('; ')
+    summary = assembleSummary(config, checkId, started, state, writer.paths)
+    logger.warn(exec.incompleteReason)
   }
   // The file keeps everything; the comment/summary copy is capped at GitHub's 65,000 characters.
-  const markdown = buildReport(summary)
-  fs.writeFileSync(writer.paths.report, buildReport(summary, { maxChars: Infinity }))
-  fs.writeFileSync(writer.paths.summary, `${JSON.stringify(summary, null, 2)}\n`)
-  return { summary, markdown }
+  return { summary, markdown: buildReport(summary) }
+}
+
+/** Preflight, plan, runs and telemetry; fills `state` as it goes so a fault keeps what was measured. */
+async function measure(
+  config: Config,
+  logger: Logger,
+  checkId: string,
+  dir: string,
+  writer: ResultsWriter,
+  state: CheckState,
+  cancelSignal: AbortSignal,
+  externalSignal: AbortSignal | undefined
+): Promise<void> {
+  const signal = externalSignal ? AbortSignal.any([externalSignal, cancelSignal]) : cancelSignal
+  const { warnings, notMeasured } = state
+  const hasContainer = config.arms.some(a => a.kind === 'container')
+  const io = config.workloads.includes('io')
+    ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
+    : null
+  const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
+    preflightStage(config, hasContainer ? io : null)
+  )
+  state.pre = pre
+  for (const p of pre.results) {
+    const line = `${p.name}: ${p.status} — ${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
+    if (p.status === 'pass' || p.status === 'skip') logger.info(line)
+    else logger.warn(line)
+  }
+  warnings.push(...pre.warnings)
+  if (!hasContainer)
+    notMeasured.push({
+      what: 'container overhead',
+      why: `no container arm (arms: ${config.arms.map(a => a.label).join(', ')}): this is a calibration of the native side only`
+    })
+  if (config.device === 'cpu')
+    notMeasured.push({
+      what: 'GPU work, CUDA init, telemetry, energy',
+      why: 'device is cpu: the workloads ran on the CPU'
+    })
+
+  state.exec = { samples: [], runs: [], complete: false, incompleteReason: null }
+  let telemetry: TelemetrySample[] = []
+  if (pre.results.some(p => p.status === 'fail')) {
+    state.exec.incompleteReason = 'a preflight gate failed, so no workload was run'
+    return
+  }
+  const plan = buildPlan({ ...config, workloads: config.workloads })
+  logger.info(
+    `plan: ${plan.length} processes (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
+  )
+  let sampler: TelemetrySampler | null = null
+  if (config.telemetry && config.device === 'gpu') {
+    const started = await TelemetrySampler.tryStart({
+      csvPath: writer.paths.telemetry,
+      device: config.device,
+      onWarning: m => warnings.push(`telemetry: ${m}`)
+    })
+    if (started.sampler) sampler = started.sampler
+    else
+      notMeasured.push({
+        what: 'GPU telemetry (utilization, clocks, power, throttling)',
+        why: started.reason
+      })
+  } else if (!config.telemetry) notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
+  const fingerprints = new Map(config.arms.map(a => [a.label, fingerprintFor(a, config, pre)]))
+  let exec: ExecuteResult
+  try {
+    exec = await logger.group('Runs', () =>
+      executePlan(plan, {
+        checkId,
+        specFor: planned => processSpec(planned, config, checkId, dir, io, pre),
+        fingerprintFor: arm => fingerprints.get(arm.label) as Fingerprint,
+        paramsFor: w => workloadParams(w, config),
+        writer,
+        logger,
+        signal
+      })
+    )
+  } catch (error) {
+    // Nothing in executePlan is expected to throw; if it does, everything before it is on disk already.
+    exec = {
+      samples: [],
+      runs: [],
+      complete: false,
+      incompleteReason: `the check stopped: ${error instanceof Error ? error.message : String(error)}`
+    }
+  } finally {
+    if (sampler) telemetry = await sampler.stop()
+    if (config.arms.some(a => a.kind === 'container'))
+      await killCheckContainers(config.containerRuntime, checkId)
+  }
+  if (telemetry.length) {
+    const windows = attribute(
+      telemetry,
+      exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms }))
+    )
+    exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
+    for (const s of exec.samples) {
+      const run = exec.runs.find(
+        r => !r.warmup && r.workload === s.workload && r.environment === s.environment && r.run === s.run
+      )
+      if (run && run.throttled_samples > 0) s.throttled = true
+    }
+  }
+  state.exec = exec
 }
 
 /** CLI: run, print where things are and the verdict line, return the exit code. */

@@ -21,7 +21,10 @@ describe('contract', () => {
     expect(() => execFileSync('node', ['scripts/readme-inputs.mjs', '--check'])).not.toThrow()
   })
   it('version matches package.json and bin points at the CLI bundle', () => {
-    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string; bin: Record<string, string> }
+    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+      version: string
+      bin: Record<string, string>
+    }
     expect(VERSION).toBe(pkg.version)
     expect(pkg.bin['gpu-overhead']).toBe('dist/cli.js')
   })

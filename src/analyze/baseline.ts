@@ -406,7 +406,7 @@ export class JsonFileBaselineStore implements BaselineStore {
       location: this.location,
       message:
         `Baseline file ${this.location} was ignored: ${why}. It will not be overwritten; ` +
-        `fix or delete it, or save with overwrite-corrupt to replace it (the old file is kept as .corrupt-*).`
+        `fix or delete it; it is never overwritten silently.`
     }
   }
 

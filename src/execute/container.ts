@@ -27,6 +27,8 @@ export interface ContainerRunInput {
   gpuArgs: string[]
   env: Record<string, string>
   timeoutMs: number
+  /** `--memory` limit (swap included, so the limit is real); null/absent = none. */
+  memory?: string | null
 }
 
 export function containerArgs(input: ContainerRunInput): string[] {
@@ -44,6 +46,8 @@ export function containerArgs(input: ContainerRunInput): string[] {
     '-v',
     `${input.workloadsDir}:${CONTAINER_WORKLOADS_DIR}:ro`
   ]
+  // --memory-swap equal to --memory: no swap on top, so going over it is an OOM kill, not a slow crawl.
+  if (input.memory) args.push('--memory', input.memory, '--memory-swap', input.memory)
   for (const m of input.mounts) args.push('-v', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`)
   for (const [k, v] of Object.entries({ ...WORKLOAD_ENV, ...input.env })) args.push('-e', `${k}=${v}`)
   args.push(...input.gpuArgs)

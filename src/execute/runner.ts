@@ -92,6 +92,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   const runs: RunRecord[] = []
   const failedWorkloads = new Map<Workload, string>()
   let cancelled = false
+  let writeStop: string | null = null
   const t0 = Date.now()
   let done = 0
 
@@ -175,6 +176,13 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       cancelled = true
       break
     }
+    // A results folder that stopped taking writes (full disk) ends the check: measuring on without
+    // keeping the samples would only burn time. What was written before stays.
+    if (ctx.writer.writeError) {
+      writeStop = `${ctx.writer.writeError} after ${done} of ${plan.length} processes; the samples before it are kept in ${ctx.writer.paths.results}`
+      ctx.logger.warn(`stopping the check: ${writeStop}`)
+      break
+    }
     if (!ok) {
       failedWorkloads.set(workload, `${what} failed: ${run.error ?? 'unknown'}`)
       ctx.logger.warn(
@@ -183,6 +191,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     }
   }
   const reasons = [...failedWorkloads.values()]
+  if (writeStop) reasons.unshift(writeStop)
   if (cancelled) reasons.unshift('the check was cancelled')
   return {
     samples,

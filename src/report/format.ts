@@ -37,9 +37,33 @@ export function fmtPct(x: number | null | undefined): string {
   return `${signed(x, pctDecimals(Math.abs(x)))}%`
 }
 
-/** Signed percentage with its CI at the same precision, e.g. `+3.10% [+2.60, +3.50]`. */
+/** From +900% on, a percentage reads better as a factor: `320×`, not `+31,900%`. */
+const FACTOR_FROM = 10
+
+/** `320×`; for ratios of at least 10. */
+function fmtFactor(ratio: number): string {
+  return Number.isFinite(ratio) && ratio > 0 ? `${fmtNum(ratio)}×` : '?'
+}
+
+/**
+ * A ratio (candidate / baseline) as a relative change: `+4.75%`, or `320×` from ten times on.
+ * `–` when the ratio is undefined (a zero or negative baseline).
+ */
+export function fmtRatio(ratio: number | null | undefined): string {
+  if (ratio === null || ratio === undefined || !Number.isFinite(ratio) || ratio < 0) return DASH
+  return ratio >= FACTOR_FROM ? fmtFactor(ratio) : fmtPct((ratio - 1) * 100)
+}
+
+/**
+ * Signed percentage with its CI at the same precision, e.g. `+3.10% [+2.60, +3.50]`; from +900% on
+ * as factors, e.g. `320× [154×, 441×]`.
+ */
 export function fmtPctCi(x: number, ci: { low: number; high: number }): string {
   if (!Number.isFinite(x)) return DASH
+  if (1 + x / 100 >= FACTOR_FROM) {
+    const bound = (v: number): string => (Number.isFinite(v) ? fmtFactor(1 + v / 100) : '?')
+    return `${fmtFactor(1 + x / 100)} [${bound(ci.low)}, ${bound(ci.high)}]`
+  }
   const finite = [x, ci.low, ci.high].filter(Number.isFinite).map(Math.abs)
   const d = pctDecimals(Math.max(...finite))
   const lo = Number.isFinite(ci.low) ? signed(ci.low, d) : '?'
@@ -56,12 +80,13 @@ export function fmtP(p: number | null | undefined): string {
 
 const TIME_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1 }
 
-/** Seconds in the most readable of s / ms / µs. */
+/** Seconds in the most readable of s / ms / µs / ns. */
 function fmtSeconds(seconds: number): string {
   const abs = Math.abs(seconds)
   if (abs >= 1 || abs === 0) return `${fmtNum(seconds)} s`
   if (abs >= 1e-3) return `${fmtNum(seconds * 1e3)} ms`
-  return `${fmtNum(seconds * 1e6)} µs`
+  if (abs >= 1e-6) return `${fmtNum(seconds * 1e6)} µs`
+  return `${fmtNum(seconds * 1e9)} ns`
 }
 
 /** A value with its unit; durations are rescaled so the number stays between 1 and 1000. */
@@ -69,6 +94,7 @@ export function fmtValue(x: number | null | undefined, unit: string): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return DASH
   const scale = TIME_UNITS[unit]
   if (scale !== undefined) return fmtSeconds(x * scale)
+  if (unit === '%') return `${fmtNum(x)}%`
   return unit ? `${fmtNum(x)} ${unit}` : fmtNum(x)
 }
 

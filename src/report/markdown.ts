@@ -12,11 +12,12 @@ import {
   overheadSection,
   preflightSection,
   rawSections,
-  startupSection,
   telemetrySection,
   verdictSection,
   warningsSection
 } from './sections.js'
+import { startupSection } from './startup.js'
+import { writableLayerSection } from './writable-layer.js'
 
 /** GitHub rejects issue comments over 65,536 characters; leave room for the marker. */
 export const DEFAULT_MAX_CHARS = 65000
@@ -86,6 +87,7 @@ export function buildReport(summary: CheckSummary, opts: ReportOptions = {}): st
     verdictSection(summary),
     warningsSection(summary),
     overheadSection(summary),
+    writableLayerSection(summary),
     startupSection(summary),
     latencySection(summary),
     telemetrySection(summary),

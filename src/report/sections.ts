@@ -1,29 +1,23 @@
 /** Renderers for each part of the report. Pure: CheckSummary in, markdown out. */
-import { markdownTable } from 'markdown-table'
-import type {
-  CheckSummary,
-  Comparison,
-  Fingerprint,
-  LatencyPercentiles,
-  PreflightStatus,
-  RunRecord
-} from '../types.js'
-import { STARTUP_PHASES } from '../types.js'
+import type { CheckSummary, Comparison, Fingerprint, LatencyPercentiles, PreflightStatus } from '../types.js'
+import { armLabels, armRank } from './arms.js'
 import { primaryComparisons, runChart } from './chart.js'
+import { comparisonTable } from './comparison-table.js'
 import {
   cell,
   chartNum,
   code,
-  fmtDelta,
   fmtNum,
   fmtP,
-  fmtPct,
   fmtPctCi,
   fmtPlain,
   fmtValue,
   inline,
   isSecretKey
 } from './format.js'
+import { analysisNotes } from './notes.js'
+import type { Table } from './table.js'
+import { dropEmptyColumns, rawTable, table } from './table.js'
 import { armPair, gatingComparisons, verdictLine } from './verdict.js'
 
 /**
@@ -36,31 +30,6 @@ export interface Section {
   title: string
   group?: string
   body: string
-}
-
-type Table = string[][]
-
-function table(rows: Table, align?: string[]): string {
-  return markdownTable(rows, { align })
-}
-
-/** Raw tables are long: staggered delimiters keep them a third smaller. */
-function rawTable(rows: Table, align?: string[]): string {
-  return markdownTable(rows, { align, alignDelimiters: false })
-}
-
-function median(values: number[]): number | null {
-  const v = values.filter(Number.isFinite).sort((a, b) => a - b)
-  if (!v.length) return null
-  const mid = Math.floor(v.length / 2)
-  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2
-}
-
-const SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1 }
-
-function toSeconds(value: number, unit: string): number | null {
-  const scale = SECONDS[unit]
-  return scale === undefined ? null : value * scale
 }
 
 /** `TTFT (ms)`, but `Output tokens/s` rather than `Output tokens/s (tokens/s)`. */
@@ -80,12 +49,6 @@ function fmtDuration(seconds: number): string {
   return m < 60 ? `${m} min ${s} s` : `${Math.floor(m / 60)} h ${m % 60} min`
 }
 
-/** Arm labels in the order the check declared them. */
-function armLabels(summary: CheckSummary): string[] {
-  const labels = summary.arms.map(a => a.label)
-  return labels.length ? labels : summary.config.arms
-}
-
 const VERDICT_WORDS: Record<Comparison['verdict'], string> = {
   regression: '**regression**',
   equivalent: 'equivalent',
@@ -98,14 +61,6 @@ const STATUS_WORDS: Record<PreflightStatus, string> = {
   warn: 'WARN',
   fail: '**FAIL**',
   skip: 'SKIP'
-}
-
-const PHASE_LABELS: Record<string, string> = {
-  launch: 'Launch / container start',
-  interpreter: 'Interpreter start',
-  imports: 'Imports',
-  device_init: 'CUDA / device init',
-  first_kernel: 'First kernel'
 }
 
 const LATENCY_ORDER = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'tokens_per_s']
@@ -157,27 +112,38 @@ function sentence(text: string): string {
   return /[.!?]$/.test(t) ? t : `${t}.`
 }
 
-/** Why each non-equivalent metric got its verdict; metrics sharing a reason share a line. */
-function comparisonNotes(list: Comparison[], maxOverhead: number): string {
-  const groups = new Map<string, Comparison[]>()
-  for (const c of list.filter(c => c.verdict !== 'equivalent')) {
-    const key = `${c.verdict}\u0000${c.reason}`
-    groups.set(key, [...(groups.get(key) ?? []), c])
+/** Whether the smallest detectable effect was computed (not a placeholder for n < 2 or zero spread). */
+function hasMde(c: Comparison): boolean {
+  return c.mde_pct > 0 && Number.isFinite(c.mde_pct) && !(c.undefined_stats ?? []).includes('mde_pct')
+}
+
+/**
+ * What the table cannot say. Regressions and equivalences need no note (the table and the verdict line
+ * say it all); inconclusive metrics get what would resolve them, incomparable ones why (shared reasons
+ * share a line).
+ */
+function comparisonNotes(list: Comparison[], maxOverhead: number, arms: boolean): string[] {
+  const name = (c: Comparison): string =>
+    code(`${c.workload} ${c.metric}`) + (arms ? ` (${inline(c.candidate_env)})` : '')
+  const lines: string[] = []
+  for (const c of list.filter(x => x.verdict === 'inconclusive')) {
+    if (!hasMde(c)) {
+      lines.push(`- ${name(c)} inconclusive: ${sentence(c.reason)}`)
+      continue
+    }
+    const runs = c.runs_needed
+      ? `; ~${c.runs_needed} runs per arm would resolve ±${fmtPlain(maxOverhead)}%`
+      : ''
+    lines.push(
+      `- ${name(c)} inconclusive: smallest detectable effect ${fmtNum(c.mde_pct)}% at ${c.n_baseline}+${c.n_candidate} runs${runs}.`
+    )
   }
-  return [...groups.values()]
-    .map(group => {
-      const first = group[0]!
-      const names = group.map(c => code(`${c.workload} ${c.metric}`)).join(', ')
-      let text = `- ${names} ${first.verdict}: ${sentence(first.reason)}`
-      if (first.verdict === 'inconclusive') {
-        const mde = group.map(c => `${fmtNum(c.mde_pct)}%`).join(' / ')
-        text += ` Smallest detectable effect ${mde} at ${first.n_baseline}+${first.n_candidate} runs`
-        const needed = Math.max(...group.map(c => c.runs_needed ?? 0))
-        text += needed ? `; ~${needed} runs per arm would resolve ±${fmtPlain(maxOverhead)}%.` : '.'
-      }
-      return text
-    })
-    .join('\n')
+  const groups = new Map<string, Comparison[]>()
+  for (const c of list.filter(x => x.verdict === 'incomparable'))
+    groups.set(c.reason, [...(groups.get(c.reason) ?? []), c])
+  for (const group of groups.values())
+    lines.push(`- ${group.map(name).join(', ')} incomparable: ${sentence(group[0]!.reason)}`)
+  return lines
 }
 
 export function overheadSection(summary: CheckSummary): Section {
@@ -189,129 +155,14 @@ export function overheadSection(summary: CheckSummary): Section {
   } else if (!gating.length) {
     body += 'No steady-state metric was compared.'
   } else {
-    const pair = armPair(gating)
-    const head = pair
-      ? [`${cell(pair.baseline)} (median)`, `${cell(pair.candidate)} (median)`]
-      : ['Baseline (median)', 'Candidate (median)']
-    const rows: Table = [['Workload', 'Metric', ...head, 'Overhead [95% CI]', 'p (Holm)', 'Verdict']]
-    // What needs attention first, so a trimmed table still shows it.
-    const rank: Record<Comparison['verdict'], number> = {
-      regression: 0,
-      incomparable: 1,
-      inconclusive: 2,
-      equivalent: 3
-    }
-    for (const c of [...gating].sort((a, b) => rank[a.verdict] - rank[b.verdict])) {
-      const base = fmtValue(c.median_baseline, c.unit)
-      const cand = fmtValue(c.median_candidate, c.unit)
-      rows.push([
-        cell(c.workload),
-        cell(c.metric),
-        pair ? base : `${cell(c.baseline_env)}: ${base}`,
-        pair ? cand : `${cell(c.candidate_env)}: ${cand}`,
-        fmtPctCi(c.overhead_pct, c.ci95),
-        fmtP(c.p_adjusted),
-        VERDICT_WORDS[c.verdict]
-      ])
-    }
-    body += table(rows, ['l', 'l', 'r', 'r', 'r', 'r', 'l'])
-    const notes = comparisonNotes(gating, summary.analysis.max_overhead_pct)
-    if (notes) body += `\n\n${notes}`
+    body += comparisonTable(gating, { armRank: armRank(summary), words: VERDICT_WORDS, holm: true })
+    const notes = [
+      ...comparisonNotes(gating, summary.analysis.max_overhead_pct, armPair(gating) === null),
+      ...analysisNotes(summary, 'steady')
+    ]
+    if (notes.length) body += `\n\n${notes.join('\n')}`
   }
   return { id: 'overhead', kind: 'core', title: 'Steady-state overhead', body }
-}
-
-// ---- start-up vs steady state ----
-
-function measuredRuns(summary: CheckSummary): RunRecord[] {
-  return summary.runs.filter(r => !r.warmup && r.status === 'ok')
-}
-
-/** Median whole-process wall time of a workload in one arm, seconds. */
-function processWall(summary: CheckSummary, workload: string, env: string): number | null {
-  const walls = measuredRuns(summary)
-    .filter(r => r.workload === workload && r.environment === env)
-    .map(r => (r.end_ms - r.start_ms) / 1000)
-  return median(walls)
-}
-
-function phaseRank(metric: string): number {
-  const i = (STARTUP_PHASES as readonly string[]).indexOf(metric)
-  return i === -1 ? STARTUP_PHASES.length : i
-}
-
-function startupLead(summary: CheckSummary, workload: string, phases: Comparison[]): string | null {
-  const first = phases[0]
-  if (!first) return null
-  const base = processWall(summary, workload, first.baseline_env)
-  const cand = processWall(summary, workload, first.candidate_env)
-  let added = 0
-  for (const c of phases) {
-    const d = toSeconds(c.median_candidate - c.median_baseline, c.unit)
-    if (d !== null) added += d
-  }
-  const parts: string[] = []
-  if (base !== null && cand !== null)
-    parts.push(
-      `${workload}: the whole process took ${fmtValue(base, 's')} in ${first.baseline_env} and ${fmtValue(cand, 's')} in ${first.candidate_env} (${fmtDelta(cand - base, 's')})`
-    )
-  parts.push(`start-up phases account for ${fmtDelta(added, 's')}`)
-  const steady = primaryComparisons(summary).find(c => c.workload === workload)
-  if (steady)
-    parts.push(`steady state (${steady.metric}) differs by ${fmtPctCi(steady.overhead_pct, steady.ci95)}`)
-  return `${inline(parts.join('; '))}.`
-}
-
-export function startupSection(summary: CheckSummary): Section | null {
-  const startup = summary.analysis?.comparisons.filter(c => c.scope === 'startup') ?? []
-  if (!startup.length) return null
-  const workloads = [...new Set(startup.map(c => c.workload))]
-  const pair = armPair(startup)
-  const head = pair ? [cell(pair.baseline), cell(pair.candidate)] : ['Baseline', 'Candidate']
-  const rows: Table = [['Workload', 'Phase', ...head, 'Difference', 'Relative']]
-  const leads: string[] = []
-  for (const w of workloads) {
-    const phases = startup
-      .filter(c => c.workload === w)
-      .sort((a, b) => phaseRank(a.metric) - phaseRank(b.metric))
-    for (const c of phases) {
-      rows.push([
-        cell(w),
-        cell(PHASE_LABELS[c.metric] ?? c.metric),
-        fmtValue(c.median_baseline, c.unit),
-        fmtValue(c.median_candidate, c.unit),
-        fmtDelta(c.median_candidate - c.median_baseline, c.unit),
-        fmtPct(c.overhead_pct)
-      ])
-    }
-    const first = phases[0]
-    if (first) {
-      const base = processWall(summary, w, first.baseline_env)
-      const cand = processWall(summary, w, first.candidate_env)
-      if (base !== null && cand !== null)
-        rows.push([
-          cell(w),
-          '*Whole process (wall)*',
-          fmtValue(base, 's'),
-          fmtValue(cand, 's'),
-          fmtDelta(cand - base, 's'),
-          fmtPct((cand / base - 1) * 100)
-        ])
-    }
-    const lead = startupLead(summary, w, phases)
-    if (lead) leads.push(`- ${lead}`)
-  }
-  const body = [
-    '## Start-up vs steady state',
-    'Start-up is paid once per process (container launch, interpreter, imports, CUDA init, first kernel). ' +
-      'It is reported here and never gates: timing a whole process around a short kernel measures start-up, not GPU work. ' +
-      'Medians per arm.',
-    leads.join('\n'),
-    table(rows, ['l', 'l', 'r', 'r', 'r', 'r'])
-  ]
-    .filter(Boolean)
-    .join('\n\n')
-  return { id: 'startup', kind: 'core', title: 'Start-up vs steady state', body }
 }
 
 // ---- LLM latency ----
@@ -331,6 +182,40 @@ export function latencySection(summary: CheckSummary): Section | null {
   keys.sort((a, b) => a.workload.localeCompare(b.workload) || rank(a.metric) - rank(b.metric))
   // One workload (the usual case) needs no workload column.
   const several = new Set(keys.map(k => k.workload)).size > 1
+  const find = (k: { workload: string; metric: string }, e: string): LatencyPercentiles | undefined =>
+    summary.latency.find(l => l.workload === k.workload && l.metric === k.metric && l.environment === e)
+  const defs = [
+    '- **TTFT** (time to first token): request start → first output token.',
+    '- **TPOT** (time per output token): (E2E − TTFT) / (output tokens − 1).',
+    '- **ITL** (inter-token latency): each gap between consecutive output tokens.',
+    '- **E2E latency**: request start → last token. **Output tokens/s**: output tokens / E2E, per request.',
+    '- For scale: MLPerf llama2-70b server limits are TTFT p99 2000 ms and TPOT p99 200 ms.'
+  ].join('\n')
+  if (envs.length > 2) {
+    // Three columns per arm would not fit: a row per metric and arm instead.
+    const rows: Table = [[...(several ? ['Workload'] : []), 'Metric', 'Arm', 'p50', 'p90', 'p99', 'n']]
+    for (const k of keys)
+      for (const e of envs) {
+        const l = find(k, e)
+        if (!l) continue
+        rows.push([
+          ...(several ? [cell(k.workload)] : []),
+          labelWithUnit(LATENCY_LABELS[k.metric] ?? k.metric, l.unit),
+          cell(e),
+          fmtNum(l.p50),
+          fmtNum(l.p90),
+          fmtNum(l.p99),
+          String(l.n)
+        ])
+      }
+    const align = rows[0]!.map((_, i) => (i < (several ? 3 : 2) ? 'l' : 'r'))
+    return {
+      id: 'latency',
+      kind: 'core',
+      title: 'LLM latency',
+      body: `## LLM latency\n\n${table(rows, align)}\n\n${defs}`
+    }
+  }
   const head = [
     ...(several ? ['Workload'] : []),
     'Metric',
@@ -339,9 +224,7 @@ export function latencySection(summary: CheckSummary): Section | null {
   ]
   const rows: Table = [head]
   for (const k of keys) {
-    const per = envs.map(e =>
-      summary.latency.find(l => l.workload === k.workload && l.metric === k.metric && l.environment === e)
-    )
+    const per = envs.map(e => find(k, e))
     const unit = per.find(l => l)?.unit ?? ''
     const vals = (l: LatencyPercentiles | undefined): string[] =>
       l ? [fmtNum(l.p50), fmtNum(l.p90), fmtNum(l.p99)] : ['–', '–', '–']
@@ -352,13 +235,6 @@ export function latencySection(summary: CheckSummary): Section | null {
       per.map(l => (l ? String(l.n) : '–')).join(' / ')
     ])
   }
-  const defs = [
-    '- **TTFT** (time to first token): request start → first output token.',
-    '- **TPOT** (time per output token): (E2E − TTFT) / (output tokens − 1).',
-    '- **ITL** (inter-token latency): each gap between consecutive output tokens.',
-    '- **E2E latency**: request start → last token. **Output tokens/s**: output tokens / E2E, per request.',
-    '- For scale: MLPerf llama2-70b server limits are TTFT p99 2000 ms and TPOT p99 200 ms.'
-  ].join('\n')
   const align = head.map((_, i) => (i < (several ? 2 : 1) ? 'l' : 'r'))
   const body = `## LLM latency\n\n${table(rows, align)}\n\n${defs}`
   return { id: 'latency', kind: 'core', title: 'LLM latency', body }
@@ -382,9 +258,11 @@ export function telemetrySection(summary: CheckSummary): Section | null {
       fmtValue(t.mean_power_w, 'W'),
       fmtValue(t.energy_j_per_run, 'J'),
       fmtValue(t.edp_js, 'J·s'),
-      `${t.throttled_samples} / ${t.samples}`
+      t.samples ? `${t.throttled_samples} / ${t.samples}` : '–'
     ])
   }
+  // Telemetry off still leaves energy (NVML counter): drop the columns it did not fill.
+  const shown = dropEmptyColumns(rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'])
   const how =
     'Means over the measured region of each run (warm-ups excluded). EDP = energy × delay per run; lower is better.' +
     (sources.size
@@ -394,7 +272,7 @@ export function telemetrySection(summary: CheckSummary): Section | null {
     id: 'telemetry',
     kind: 'core',
     title: 'GPU telemetry',
-    body: `## GPU telemetry\n\n${table(rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'])}\n\n${how}`
+    body: `## GPU telemetry\n\n${table(shown.rows, shown.align)}\n\n${how}`
   }
 }
 
@@ -407,7 +285,8 @@ export function preflightSection(summary: CheckSummary): Section {
     const rows: Table = [['Check', 'Status', 'Result', 'Fix']]
     for (const p of summary.preflight)
       rows.push([cell(p.name), STATUS_WORDS[p.status], cell(p.message), p.fix ? cell(p.fix) : ''])
-    body += table(rows)
+    // A Fix column with nothing in it only costs width.
+    body += table(summary.preflight.some(p => p.fix) ? rows : rows.map(r => r.slice(0, 3)))
   }
   return { id: 'preflight', kind: 'core', title: 'Preflight', body }
 }
@@ -419,7 +298,9 @@ export function baselineSection(summary: CheckSummary): Section {
   let body = '## Baseline comparison\n\n'
   if (!b) body += 'No baseline was configured for this check.'
   else {
-    body += `${inline(b.message)} (${code(b.path)}, status ${b.status}).`
+    // The message often names the file already.
+    const where = b.path && !b.message.includes(b.path) ? `${code(b.path)}, ` : ''
+    body += `${inline(b.message).replace(/\.+\s*$/, '')} (${where}status ${b.status}).`
     if (b.status === 'compared' && b.comparisons.length) {
       const rows: Table = [
         [
@@ -490,19 +371,27 @@ export function environmentSection(summary: CheckSummary): Section {
   if (!envs.length) body += 'No environment fingerprint was recorded.'
   else {
     const rows: Table = [['Field', ...envs.map(cell)]]
+    const same: string[] = []
     let differs = false
     for (const f of FINGERPRINT_FIELDS) {
       const values = envs.map(e => summary.fingerprints[e]?.[f.key] ?? null)
-      const mismatch = f.mustMatch && new Set(values.map(v => String(v))).size > 1
+      const distinct = new Set(values.map(v => String(v))).size
+      const mismatch = f.mustMatch && distinct > 1
       differs ||= mismatch
       const show = (v: string | null): string => {
         const text =
           v === null ? '–' : ['image', 'image_digest', 'gpu_uuid'].includes(f.key) ? code(v) : cell(v)
         return mismatch ? `**${text}**` : text
       }
+      // With many arms, a value repeated in every column hides the ones that differ: say it once.
+      if (envs.length > 2 && distinct === 1) {
+        if (values[0] !== null) same.push(`${f.label} ${show(values[0]!)}`)
+        continue
+      }
       rows.push([mismatch ? `**${f.label}** (differs)` : f.label, ...values.map(show)])
     }
-    body += table(rows)
+    if (same.length) body += `Same in every arm: ${same.join(' · ')}.\n\n`
+    if (rows.length > 1) body += table(rows)
     if (differs) body += '\n\nFields in bold must match for the arms to be comparable.'
   }
   const params = workloadParams(summary)
@@ -554,11 +443,11 @@ export function definitionsSection(summary: CheckSummary): Section {
   const alpha = fmtPlain(summary.analysis?.alpha ?? summary.config.alpha)
   const body = [
     '## How to read this\n',
-    `- **Overhead**: how much worse the candidate (e.g. the container) is than the baseline (e.g. native): candidate / baseline − 1 for times, baseline / candidate − 1 for throughput; positive means the candidate costs more. The 95% CI is a bootstrap CI of the ratio of means.`,
+    `- **Overhead**: how much worse the candidate (e.g. the container) is than the baseline (e.g. native): candidate / baseline − 1 for times, baseline / candidate − 1 for throughput; positive means the candidate costs more, and from +900% on it is written as a factor (320× = 320 times the baseline’s cost). The 95% CI is of the ratio of means: a bootstrap interval, or the Welch t interval where that is wider.`,
     `- **p (Holm)**: Welch’s t-test, Holm-corrected across the gated metrics of this report (Mann–Whitney U is computed as a check).`,
     `- **regression**: p (Holm) < ${alpha} **and** the CI’s lower end is above the ${m}% limit. **equivalent**: TOST shows the overhead within ±${m}%. **inconclusive**: neither; more runs would decide (the smallest detectable effect is given). **incomparable**: the arms’ fingerprints differ in something that matters (GPU, driver, clocks, MIG…), so no regression verdict is given.`,
     '- Arms run interleaved (A B B A …) so drift and heat hit both alike; warm-up runs are excluded; samples taken while the GPU was throttled are flagged.',
-    '- Only steady-state metrics gate; start-up phases are reported.'
+    '- Only steady-state metrics gate (GPU work and the bind-mounted data path); start-up phases and the writable layer are reported, never gated.'
   ].join('\n')
   return { id: 'definitions', kind: 'core', title: 'How to read this', body }
 }
@@ -573,28 +462,37 @@ function details(summaryLine: string, content: string): string {
 
 export function rawSections(summary: CheckSummary): Section[] {
   const out: Section[] = []
-  // One table per workload: a row per run, a column per (metric, arm).
+  // One table per workload: a row per run, a column per (metric, arm); turned round (a row per
+  // series, a column per run) when there are more series than runs, so it stays taller than wide.
   for (const w of [...new Set(summary.series.map(s => s.workload))]) {
     const series = summary.series.filter(s => s.workload === w)
     const n = Math.max(...series.map(s => s.values.length))
-    const rows: Table = [
-      ['Run', ...series.map(s => `${cell(s.metric)} ${cell(s.environment)} (${cell(s.unit)})`)]
-    ]
-    for (let i = 0; i < n; i++)
-      rows.push([String(i + 1), ...series.map(s => (i < s.values.length ? chartNum(s.values[i]!) : ''))])
+    const value = (s: (typeof series)[number], i: number): string =>
+      i < s.values.length ? chartNum(s.values[i]!) : ''
+    const runs = Array.from({ length: n }, (_, i) => i)
+    const rows: Table =
+      series.length > n
+        ? [
+            ['Metric', 'Arm', 'Unit', ...runs.map(i => `Run ${i + 1}`)],
+            ...series.map(s => [
+              cell(s.metric),
+              cell(s.environment),
+              cell(s.unit),
+              ...runs.map(i => value(s, i))
+            ])
+          ]
+        : [
+            ['Run', ...series.map(s => `${cell(s.metric)} ${cell(s.environment)} (${cell(s.unit)})`)],
+            ...runs.map(i => [String(i + 1), ...series.map(s => value(s, i))])
+          ]
+    const align = rows[0]!.map((_, i) => (series.length > n && i < 3 ? 'l' : 'r'))
     const metrics = [...new Set(series.map(s => s.metric))].join(', ')
     out.push({
       id: `raw:${w}`,
       kind: 'raw',
       title: `per-run ${w} values`,
       group: RAW_GROUP,
-      body: details(
-        `Per-run values: ${inline(w)} (${inline(metrics)}; ${n} runs)`,
-        rawTable(
-          rows,
-          rows[0]!.map(() => 'r')
-        )
-      )
+      body: details(`Per-run values: ${inline(w)} (${inline(metrics)}; ${n} runs)`, rawTable(rows, align))
     })
   }
   if (summary.runs.length) {
@@ -624,15 +522,16 @@ export function rawSections(summary: CheckSummary): Section[] {
         fmtUtil(r.mean_util_pct),
         fmtValue(r.mean_power_w, 'W'),
         fmtValue(r.energy_j, 'J'),
-        `${r.throttled_samples} / ${r.telemetry_samples}`,
+        r.telemetry_samples ? `${r.throttled_samples} / ${r.telemetry_samples}` : '–',
         r.error ? cell(r.error.slice(0, 200)) : ''
       ])
+    const shown = dropEmptyColumns(rows)
     out.push({
       id: 'raw:runs',
       kind: 'raw',
       title: 'process runs table',
       group: RAW_GROUP,
-      body: details(`Process runs (${summary.runs.length}, in schedule order)`, rawTable(rows))
+      body: details(`Process runs (${summary.runs.length}, in schedule order)`, rawTable(shown.rows))
     })
   }
   return out

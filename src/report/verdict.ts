@@ -11,9 +11,13 @@ export function failedPreflight(summary: CheckSummary): PreflightResult[] {
   return summary.preflight.filter(p => p.status === 'fail')
 }
 
-/** `matmul kernel_ms +3.10% [+2.60, +3.50]` */
-export function describeComparison(c: Comparison): string {
-  return `${c.workload} ${c.metric} ${fmtPctCi(c.overhead_pct, c.ci95)}`
+/**
+ * `matmul kernel_ms +3.10% [+2.60, +3.50]`; with `arms`, the pair is named too
+ * (`matmul kernel_ms (container:img vs native) +3.48% …`), for checks of more than two arms.
+ */
+export function describeComparison(c: Comparison, arms = false): string {
+  const pair = arms ? ` (${c.candidate_env} vs ${c.baseline_env})` : ''
+  return `${c.workload} ${c.metric}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
 }
 
 /** Largest overhead first, so the headline names the worst case. */
@@ -45,11 +49,20 @@ function limit(summary: CheckSummary): string {
   return `${fmtPlain(summary.analysis?.max_overhead_pct ?? summary.config.max_overhead_pct)}%`
 }
 
+/** Whether the gating comparisons span several arm pairs, so each metric must name its arms. */
+function severalPairs(summary: CheckSummary): boolean {
+  const gating = gatingComparisons(summary)
+  return gating.length > 0 && armPair(gating) === null
+}
+
 function regressionClause(summary: CheckSummary, regressions: Comparison[]): string {
   const [worst, ...rest] = worstFirst(regressions)
   if (!worst) return ''
-  const more = rest.length ? ` (and ${plural(rest.length, 'more metric')})` : ''
-  return `${describeComparison(worst)} over the ${limit(summary)} limit${more}`
+  const arms = severalPairs(summary)
+  const pairs = new Set(regressions.map(c => `${c.baseline_env}\u0000${c.candidate_env}`)).size
+  const where = arms && pairs > 1 ? ` in ${pairs} arms` : ''
+  const more = rest.length ? ` (and ${plural(rest.length, 'more metric')}${where})` : ''
+  return `${describeComparison(worst, arms)} over the ${limit(summary)} limit${more}`
 }
 
 /** What the gating comparisons say, as a clause: used for pass and for partial results. */
@@ -60,16 +73,23 @@ function outcomeClause(summary: CheckSummary): string {
   const regressions = count('regression')
   if (regressions.length) return regressionClause(summary, regressions)
   const pair = armPair(gating)
-  const who = pair ? `${pair.candidate} overhead vs ${pair.baseline}` : 'overhead'
+  const baselines = new Set(gating.map(c => c.baseline_env))
+  const who = pair
+    ? `${pair.candidate} overhead vs ${pair.baseline}`
+    : baselines.size === 1
+      ? `overhead vs ${[...baselines][0]!}`
+      : 'overhead'
+  const candidates = new Set(gating.map(c => c.candidate_env)).size
+  const metrics = `${plural(gating.length, 'gated metric')}${pair ? '' : ` of ${candidates} arms`}`
   const inconclusive = count('inconclusive')
   const incomparable = count('incomparable')
   if (!inconclusive.length && !incomparable.length)
-    return `${who} within ±${limit(summary)} on all ${plural(gating.length, 'gated metric')}`
-  const parts = [`no significant ${who} above ${limit(summary)} on ${plural(gating.length, 'gated metric')}`]
+    return `${who} within ±${limit(summary)} on all ${metrics}`
+  const parts = [`no significant ${who} above ${limit(summary)} on ${metrics}`]
   const [first] = inconclusive
   if (first) {
     const runs = first.runs_needed ? `, needs ~${first.runs_needed} runs per arm` : ''
-    parts.push(`${inconclusive.length} inconclusive (${describeComparison(first)}${runs})`)
+    parts.push(`${inconclusive.length} inconclusive (${describeComparison(first, !pair)}${runs})`)
   }
   if (incomparable.length) parts.push(`${incomparable.length} incomparable`)
   return parts.join('; ')

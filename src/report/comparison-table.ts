@@ -1,0 +1,75 @@
+/** The table of comparisons used by the gated steady-state and the writable-layer sections. Pure. */
+import type { Comparison } from '../types.js'
+import { cell, fmtP, fmtPctCi, fmtValue } from './format.js'
+import type { Table } from './table.js'
+import { table } from './table.js'
+
+export interface ComparisonTableOptions {
+  /** Sort key of an arm label (declared order). */
+  armRank: (label: string) => number
+  /** How each verdict is written. */
+  words: Record<Comparison['verdict'], string>
+  /** Show the Holm-adjusted p (only the gating family has one). */
+  holm: boolean
+}
+
+// What needs attention first, so a trimmed table still shows it.
+const RANK: Record<Comparison['verdict'], number> = {
+  regression: 0,
+  incomparable: 1,
+  inconclusive: 2,
+  equivalent: 3
+}
+
+/**
+ * One row per comparison with both medians, the overhead and its CI, and the verdict. One arm pair
+ * names the median columns; several candidates against one baseline get an `Arm` column; anything
+ * else an `Arms` column (`candidate vs baseline`).
+ */
+export function comparisonTable(list: Comparison[], o: ComparisonTableOptions): string {
+  const baselines = [...new Set(list.map(c => c.baseline_env))]
+  const candidates = [...new Set(list.map(c => c.candidate_env))]
+  const pair = baselines.length === 1 && candidates.length === 1
+  const oneBase = baselines.length === 1 ? baselines[0]! : null
+  const armHead = pair ? [] : [oneBase ? 'Arm' : 'Arms']
+  const medians = pair
+    ? [`${cell(oneBase!)} (median)`, `${cell(candidates[0]!)} (median)`]
+    : oneBase
+      ? [`${cell(oneBase)} (median)`, 'Arm (median)']
+      : ['Baseline (median)', 'Candidate (median)']
+  const rows: Table = [
+    [
+      ...armHead,
+      'Workload',
+      'Metric',
+      ...medians,
+      'Overhead [95% CI]',
+      ...(o.holm ? ['p (Holm)'] : []),
+      'Verdict'
+    ]
+  ]
+  const sorted = list
+    .map((c, i) => ({ c, i }))
+    .sort(
+      (a, b) =>
+        RANK[a.c.verdict] - RANK[b.c.verdict] ||
+        o.armRank(a.c.candidate_env) - o.armRank(b.c.candidate_env) ||
+        a.i - b.i
+    )
+    .map(x => x.c)
+  for (const c of sorted) {
+    const arm = pair ? [] : [cell(oneBase ? c.candidate_env : `${c.candidate_env} vs ${c.baseline_env}`)]
+    rows.push([
+      ...arm,
+      cell(c.workload),
+      cell(c.metric),
+      fmtValue(c.median_baseline, c.unit),
+      fmtValue(c.median_candidate, c.unit),
+      fmtPctCi(c.overhead_pct, c.ci95),
+      ...(o.holm ? [fmtP(c.p_adjusted)] : []),
+      o.words[c.verdict]
+    ])
+  }
+  const align = [...armHead.map(() => 'l'), 'l', 'l', 'r', 'r', 'r', ...(o.holm ? ['r'] : []), 'l']
+  return table(rows, align)
+}

@@ -1,0 +1,17 @@
+/** The analysis' notes, each shown in the section it is about. Pure. */
+import type { CheckSummary, MetricScope } from '../types.js'
+import { inline } from './format.js'
+
+const STARTUP = /\b(launch|interpreter|imports|device_init|first_kernel|total_startup|process_wall)(_s)?\b/
+const INFO = /\b(scratch_write_mb_s|scratch_read_mb_s|small_files_ops_s|copyup_ms)/
+
+function scopeOf(note: string): MetricScope {
+  if (INFO.test(note)) return 'info'
+  if (STARTUP.test(note)) return 'startup'
+  return 'steady'
+}
+
+/** Notes about metrics of `scope` (notes naming no such metric count as steady-state), as list items. */
+export function analysisNotes(summary: CheckSummary, scope: MetricScope): string[] {
+  return (summary.analysis?.notes ?? []).filter(n => scopeOf(n) === scope).map(n => `- ${inline(n)}`)
+}

@@ -1,0 +1,192 @@
+/**
+ * Start-up vs steady state: per workload and arm pair, the start-up phases in the order they happen,
+ * with medians, their difference and ratio. Reported, never gated. Pure.
+ */
+import type { CheckSummary, Comparison } from '../types.js'
+import { STARTUP_PHASES } from '../types.js'
+import { armRank, pairKey } from './arms.js'
+import { cell, code, fmtDelta, fmtP, fmtPctCi, fmtRatio, fmtValue, inline } from './format.js'
+import { analysisNotes } from './notes.js'
+import type { Section } from './sections.js'
+import type { Table } from './table.js'
+import { table } from './table.js'
+import { gatingComparisons } from './verdict.js'
+
+/** Phase names as the runner records them (`launch_s`…), also accepted without `_s`. */
+const PHASE_LABELS: Record<(typeof STARTUP_PHASES)[number], string> = {
+  launch: 'Container/process launch',
+  interpreter: 'Interpreter start',
+  imports: 'Imports',
+  device_init: 'CUDA/device init',
+  first_kernel: 'First kernel'
+}
+const TOTAL = 'total_startup'
+const WALL = 'process_wall'
+const TOTAL_LABELS: Record<string, string> = {
+  [TOTAL]: '**Start-up total** (spawn → first kernel done)',
+  [WALL]: '**Whole process** (spawn → exit)'
+}
+
+const SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1 }
+
+/** `launch_s` → `launch`; names the runner does not know are kept as they are. */
+function phaseName(metric: string): string {
+  return metric.endsWith('_s') ? metric.slice(0, -2) : metric
+}
+
+function isPhase(name: string): name is (typeof STARTUP_PHASES)[number] {
+  return (STARTUP_PHASES as readonly string[]).includes(name)
+}
+
+/** Phases in the order they happen, unknown start-up metrics next, then the two totals. */
+function phaseRank(metric: string): number {
+  const name = phaseName(metric)
+  if (isPhase(name)) return STARTUP_PHASES.indexOf(name)
+  if (name === TOTAL) return STARTUP_PHASES.length + 1
+  if (name === WALL) return STARTUP_PHASES.length + 2
+  return STARTUP_PHASES.length
+}
+
+function phaseLabel(metric: string): string {
+  const name = phaseName(metric)
+  return isPhase(name) ? PHASE_LABELS[name] : (TOTAL_LABELS[name] ?? cell(metric))
+}
+
+function median(values: number[]): number | null {
+  const v = values.filter(Number.isFinite).sort((a, b) => a - b)
+  if (!v.length) return null
+  const mid = Math.floor(v.length / 2)
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2
+}
+
+/** candidate / baseline of the medians: what the table shows, not the ratio of means. */
+function medianRatio(base: number, cand: number): number | null {
+  return base > 0 && Number.isFinite(cand) ? cand / base : null
+}
+
+/** Median whole-process wall time of the runner's measured runs of a workload in one arm, seconds. */
+function runnerWall(summary: CheckSummary, workload: string, env: string): number | null {
+  return median(
+    summary.runs
+      .filter(r => !r.warmup && r.status === 'ok' && r.workload === workload && r.environment === env)
+      .map(r => (r.end_ms - r.start_ms) / 1000)
+  )
+}
+
+/** Unadjusted p; none below two runs an arm, where no test is defined. */
+function phaseP(c: Comparison): string {
+  if (c.n_baseline < 2 || c.n_candidate < 2) return '–'
+  return fmtP(c.p_gate ?? c.welch.p)
+}
+
+/** The steady-state figure to set start-up against: the worst regression of this pair, else its first metric. */
+function steadyOf(summary: CheckSummary, workload: string, key: string): Comparison | undefined {
+  const list = gatingComparisons(summary).filter(c => c.workload === workload && pairKey(c) === key)
+  const regressions = list
+    .filter(c => c.verdict === 'regression')
+    .sort((a, b) => b.overhead_pct - a.overhead_pct)
+  return regressions[0] ?? list[0]
+}
+
+interface Group {
+  workload: string
+  baseline: string
+  candidate: string
+  rows: Comparison[]
+}
+
+/** One group per (workload, arm pair), workloads in order of appearance, arms in declared order. */
+function groups(summary: CheckSummary, startup: Comparison[]): Group[] {
+  const workloads = [...new Set(startup.map(c => c.workload))]
+  const rank = armRank(summary)
+  const out: Group[] = []
+  for (const workload of workloads) {
+    const keys = new Map<string, Comparison[]>()
+    for (const c of startup.filter(x => x.workload === workload))
+      keys.set(pairKey(c), [...(keys.get(pairKey(c)) ?? []), c])
+    const list = [...keys.values()].map(rows => ({
+      workload,
+      baseline: rows[0]!.baseline_env,
+      candidate: rows[0]!.candidate_env,
+      rows: [...rows].sort((a, b) => phaseRank(a.metric) - phaseRank(b.metric))
+    }))
+    list.sort((a, b) => rank(a.candidate) - rank(b.candidate) || rank(a.baseline) - rank(b.baseline))
+    out.push(...list)
+  }
+  return out
+}
+
+function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: number } | null): string {
+  const parts: string[] = []
+  if (wall)
+    parts.push(
+      `whole process ${fmtValue(wall.base, 's')} → ${fmtValue(wall.cand, 's')} (${fmtDelta(wall.cand - wall.base, 's')})`
+    )
+  // Only the phases themselves: the totals overlap them and each other.
+  const phases = g.rows.filter(c => isPhase(phaseName(c.metric)))
+  if (phases.length) {
+    let added = 0
+    for (const c of phases) added += (c.median_candidate - c.median_baseline) * (SECONDS[c.unit] ?? NaN)
+    const seen = new Set(phases.map(c => phaseName(c.metric)))
+    const missing = STARTUP_PHASES.filter(p => !seen.has(p)).map(p => PHASE_LABELS[p].toLowerCase())
+    const gap = missing.length ? ` (${missing.join(', ')} not compared)` : ''
+    parts.push(`start-up phases ${fmtDelta(added, 's')}${gap}`)
+  }
+  const steady = steadyOf(summary, g.workload, pairKey(g.rows[0]!))
+  if (steady) parts.push(`steady state (${steady.metric}) ${fmtPctCi(steady.overhead_pct, steady.ci95)}`)
+  const who = `**${inline(g.workload)}**, ${code(g.candidate)} vs ${code(g.baseline)}`
+  return parts.length ? `${who}: ${inline(parts.join('; '))}.` : `${who}:`
+}
+
+function groupBlock(summary: CheckSummary, g: Group): string {
+  const rows: Table = [['Phase', cell(g.baseline), cell(g.candidate), 'Difference', 'Relative', 'p']]
+  for (const c of g.rows)
+    rows.push([
+      phaseLabel(c.metric),
+      fmtValue(c.median_baseline, c.unit),
+      fmtValue(c.median_candidate, c.unit),
+      fmtDelta(c.median_candidate - c.median_baseline, c.unit),
+      fmtRatio(medianRatio(c.median_baseline, c.median_candidate)),
+      phaseP(c)
+    ])
+  const measured = g.rows.find(c => phaseName(c.metric) === WALL)
+  let wall: { base: number; cand: number } | null = null
+  if (measured) {
+    const scale = SECONDS[measured.unit] ?? 1
+    wall = { base: measured.median_baseline * scale, cand: measured.median_candidate * scale }
+  } else {
+    // No per-process wall metric (older inputs): the runner's own timing of each process.
+    const base = runnerWall(summary, g.workload, g.baseline)
+    const cand = runnerWall(summary, g.workload, g.candidate)
+    if (base !== null && cand !== null) {
+      wall = { base, cand }
+      rows.push([
+        '**Whole process** (runner wall)',
+        fmtValue(base, 's'),
+        fmtValue(cand, 's'),
+        fmtDelta(cand - base, 's'),
+        fmtRatio(medianRatio(base, cand)),
+        '–'
+      ])
+    }
+  }
+  return `${lead(summary, g, wall)}\n\n${table(rows, ['l', 'r', 'r', 'r', 'r', 'r'])}`
+}
+
+export function startupSection(summary: CheckSummary): Section | null {
+  const startup = summary.analysis?.comparisons.filter(c => c.scope === 'startup') ?? []
+  if (!startup.length) return null
+  const notes = analysisNotes(summary, 'startup')
+  const body = [
+    '## Start-up vs steady state',
+    'Start-up is paid once per process (container launch, interpreter, imports, CUDA init, first kernel) and is ' +
+      'reported, never gated: timing a whole process around a short kernel measures start-up, not GPU work. ' +
+      'Medians per arm. **Relative**: candidate median / baseline median − 1 (a factor from 10× on). ' +
+      '**p**: Welch’s t-test, unadjusted. The start-up total runs from spawn to the end of the first kernel, launch included.',
+    ...groups(summary, startup).map(g => groupBlock(summary, g)),
+    notes.join('\n')
+  ]
+    .filter(Boolean)
+    .join('\n\n')
+  return { id: 'startup', kind: 'core', title: 'Start-up vs steady state', body }
+}

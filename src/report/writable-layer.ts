@@ -1,0 +1,32 @@
+/** The container's writable layer (OverlayFS tax): `info` comparisons, reported and never gated. Pure. */
+import type { CheckSummary, Comparison } from '../types.js'
+import { armRank } from './arms.js'
+import { comparisonTable } from './comparison-table.js'
+import { analysisNotes } from './notes.js'
+import type { Section } from './sections.js'
+
+const TITLE = 'Writable layer (OverlayFS tax, informational)'
+
+// `regression` would read as a failed gate; these never gate.
+const WORDS: Record<Comparison['verdict'], string> = {
+  regression: 'worse',
+  equivalent: 'equivalent',
+  inconclusive: 'inconclusive',
+  incomparable: 'incomparable'
+}
+
+export function writableLayerSection(summary: CheckSummary): Section | null {
+  const info = summary.analysis?.comparisons.filter(c => c.scope === 'info') ?? []
+  if (!info.length) return null
+  const body = [
+    `## ${TITLE}`,
+    'These measure writes into the container’s own file system (copy-up of image files, small files, scratch) ' +
+      'against the same work natively. They never gate, because a job that keeps data and checkpoints on bind mounts ' +
+      'never pays them (seed 003); the bind-mounted data path (`data_read_mb_s`, `ckpt_write_mb_s`) is in the gated table.',
+    comparisonTable(info, { armRank: armRank(summary), words: WORDS, holm: false }),
+    analysisNotes(summary, 'info').join('\n')
+  ]
+    .filter(Boolean)
+    .join('\n\n')
+  return { id: 'writable-layer', kind: 'core', title: TITLE, body }
+}
