@@ -23,7 +23,7 @@ const PHASE_LABELS: Record<(typeof STARTUP_PHASES)[number], string> = {
 const TOTAL = 'total_startup'
 const WALL = 'process_wall'
 const TOTAL_LABELS: Record<string, string> = {
-  [TOTAL]: '**Start-up total** (spawn → first kernel done)',
+  [TOTAL]: '**Start-up total** (spawn → first kernel)',
   [WALL]: '**Whole process** (spawn → exit)'
 }
 
@@ -138,8 +138,22 @@ function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: numbe
   return parts.length ? `${who}: ${inline(parts.join('; '))}.` : `${who}:`
 }
 
+/** Long arm labels (`container:registry/image:tag`) would squeeze the table; the lead above names them. */
+function armHead(label: string, generic: string): string {
+  return label.length <= 20 ? cell(label) : generic
+}
+
 function groupBlock(summary: CheckSummary, g: Group): string {
-  const rows: Table = [['Phase', cell(g.baseline), cell(g.candidate), 'Difference', 'Relative', 'p']]
+  const rows: Table = [
+    [
+      'Phase',
+      armHead(g.baseline, 'Baseline'),
+      armHead(g.candidate, 'Candidate'),
+      'Difference',
+      'Relative',
+      'p'
+    ]
+  ]
   for (const c of g.rows)
     rows.push([
       phaseLabel(c.metric),

@@ -7,7 +7,8 @@ import {
   incomplete,
   inconclusive,
   pass,
-  regression
+  regression,
+  severalArms
 } from '../__fixtures__/summaries/index.js'
 
 describe('buildReport snapshots', () => {
@@ -23,7 +24,7 @@ describe('buildReport snapshots', () => {
 describe('verdict line', () => {
   test('pass names the limit and the number of gated metrics', () => {
     expect(verdictLine(pass)).toBe(
-      '**PASS** — container overhead vs native within ±2% on all 5 gated metrics'
+      '**PASS** — container overhead vs native within ±2% on all 6 gated metrics'
     )
   })
   test('regression names the worst metric, its CI and the limit', () => {
@@ -44,6 +45,11 @@ describe('verdict line', () => {
   test('a failed gate is named with its message', () => {
     expect(verdictLine(gateFailed)).toMatch(
       /^\*\*PREFLIGHT FAILED\*\* — driver-gate: host driver 550\.54\.15 is below 580/
+    )
+  })
+  test('with several candidate arms the worst metric names its arm pair', () => {
+    expect(verdictLine(severalArms)).toMatch(
+      /^\*\*REGRESSION\*\* — matmul kernel_ms \(container:nvcr\.io\/nvidia\/pytorch:25\.11-py3 vs native\) \+3\.\d\d% /
     )
   })
   test('status words carry no emoji', () => {

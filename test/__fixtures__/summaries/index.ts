@@ -6,8 +6,9 @@ import { incomplete } from './incomplete.js'
 import { inconclusive } from './inconclusive.js'
 import { pass } from './pass.js'
 import { regression } from './regression.js'
+import { severalArms } from './several-arms.js'
 
-export { gateFailed, incomparable, incomplete, inconclusive, pass, regression }
+export { gateFailed, incomparable, incomplete, inconclusive, pass, regression, severalArms }
 
 export const SUMMARIES: Record<string, CheckSummary> = {
   pass,
@@ -15,5 +16,6 @@ export const SUMMARIES: Record<string, CheckSummary> = {
   inconclusive,
   incomparable,
   'gate-failed': gateFailed,
-  incomplete
+  incomplete,
+  'several-arms': severalArms
 }

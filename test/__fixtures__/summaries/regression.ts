@@ -39,6 +39,7 @@ const matmul = [
   })
 ]
 const others = pass.analysis!.comparisons.filter(c => c.scope === 'steady' && c.workload !== 'matmul')
+const info = pass.analysis!.comparisons.filter(c => c.scope === 'info')
 const startup = [...startupComparisons('matmul', d.startup.matmul!), ...startupComparisons('llm', d.startup.llm!)]
 
 export const regression: CheckSummary = {
@@ -51,7 +52,7 @@ export const regression: CheckSummary = {
   overhead_pct: matmul[0]!.overhead_pct,
   p_value: matmul[0]!.p_adjusted,
   analysis: {
-    comparisons: [...matmul, ...others, ...startup],
+    comparisons: [...matmul, ...others, ...info, ...startup],
     verdict: 'regression',
     max_overhead_pct: 2,
     alpha: 0.05

@@ -1,0 +1,143 @@
+import type { CheckSummary, Comparison } from '../../src/types.js'
+import { startupSection } from '../../src/report/startup.js'
+import { pass, severalArms } from '../__fixtures__/summaries/index.js'
+
+const PHASES = ['launch_s', 'interpreter_s', 'imports_s', 'device_init_s', 'first_kernel_s']
+
+function body(summary: CheckSummary): string {
+  const section = startupSection(summary)
+  if (!section) throw new Error('no start-up section')
+  return section.body
+}
+
+/** Table rows (without header and delimiter) that follow a lead line containing `lead`. */
+function rowsAfter(md: string, lead: string): string[][] {
+  const from = md.indexOf(lead)
+  expect(from).toBeGreaterThanOrEqual(0)
+  const lines = md.slice(from).split('\n')
+  const start = lines.findIndex(l => l.startsWith('| Phase'))
+  const rows: string[][] = []
+  for (const l of lines.slice(start + 2)) {
+    if (!l.startsWith('|')) break
+    rows.push(
+      l
+        .split('|')
+        .slice(1, -1)
+        .map(c => c.trim())
+    )
+  }
+  return rows
+}
+
+function startup(summary: CheckSummary, workload: string, candidate = 'container'): Comparison[] {
+  return summary.analysis!.comparisons.filter(
+    c => c.scope === 'startup' && c.workload === workload && c.candidate_env === candidate
+  )
+}
+
+describe('start-up section', () => {
+  const md = body(pass)
+
+  test('phases in the order they happen, with readable labels, then the two totals', () => {
+    const labels = rowsAfter(md, '**matmul**').map(r => r[0])
+    expect(labels).toEqual([
+      'Container/process launch',
+      'Interpreter start',
+      'Imports',
+      'CUDA/device init',
+      'First kernel',
+      '**Start-up total** (spawn → first kernel)',
+      '**Whole process** (spawn → exit)'
+    ])
+    expect(md).not.toMatch(/_s \|/)
+  })
+
+  test('no synthetic whole-process row when process_wall_s was compared', () => {
+    expect(md).not.toContain('runner wall')
+    expect(md.match(/Whole process/g)).toHaveLength(2) // one row per workload
+  })
+
+  test('the synthetic whole-process row comes back for inputs without process_wall_s', () => {
+    const comparisons = pass.analysis!.comparisons.filter(c => c.metric !== 'process_wall_s')
+    const md2 = body({ ...pass, analysis: { ...pass.analysis!, comparisons } })
+    expect(rowsAfter(md2, '**matmul**').at(-1)![0]).toBe('**Whole process** (runner wall)')
+  })
+
+  test('"start-up phases" sums launch to first kernel only, not the totals', () => {
+    const phases = startup(pass, 'matmul').filter(c => PHASES.includes(c.metric))
+    expect(phases).toHaveLength(5)
+    const sum = phases.reduce((a, c) => a + c.median_candidate - c.median_baseline, 0)
+    const lead = md.split('\n').find(l => l.startsWith('**matmul**'))!
+    const shown = /start-up phases \+([\d.]+) (s|ms)/.exec(lead)!
+    const seconds = Number(shown[1]) * (shown[2] === 'ms' ? 1e-3 : 1)
+    expect(seconds).toBeCloseTo(sum, 2)
+    const total = startup(pass, 'matmul').find(c => c.metric === 'total_startup_s')!
+    const wall = startup(pass, 'matmul').find(c => c.metric === 'process_wall_s')!
+    // Counting the totals too would at least double it.
+    expect(seconds).toBeLessThan(sum + (total.median_candidate - total.median_baseline) / 2)
+    expect(lead).toContain(`whole process`)
+    expect(wall.median_candidate).toBeGreaterThan(wall.median_baseline)
+  })
+
+  test('Relative is the ratio of the medians shown, not of the means', () => {
+    const imports = startup(pass, 'matmul').find(c => c.metric === 'imports_s')!
+    const row = rowsAfter(md, '**matmul**').find(r => r[0] === 'Imports')!
+    const expected = (imports.median_candidate / imports.median_baseline - 1) * 100
+    expect(Number(row[4]!.replace('%', ''))).toBeCloseTo(expected, 1)
+    // Large ratios read as factors.
+    const launch = rowsAfter(md, '**matmul**').find(r => r[0] === 'Container/process launch')!
+    expect(launch[4]).toMatch(/^\d+(\.\d+)?×$/)
+  })
+
+  test('names without _s (older inputs) are ordered and labelled the same', () => {
+    const comparisons = pass.analysis!.comparisons.map(c =>
+      c.scope === 'startup' ? { ...c, metric: c.metric.replace(/_s$/, '') } : c
+    )
+    const md2 = body({ ...pass, analysis: { ...pass.analysis!, comparisons } })
+    expect(rowsAfter(md2, '**matmul**').map(r => r[0])).toEqual(rowsAfter(md, '**matmul**').map(r => r[0]))
+  })
+
+  test('missing phases are named in the lead', () => {
+    const comparisons = pass.analysis!.comparisons.filter(
+      c => !(c.workload === 'matmul' && c.metric === 'launch_s')
+    )
+    const md2 = body({ ...pass, analysis: { ...pass.analysis!, comparisons } })
+    expect(md2).toMatch(
+      /\*\*matmul\*\*.*start-up phases [+-][\d.]+ m?s \(container\/process launch not compared\)/
+    )
+  })
+})
+
+describe('start-up section with several candidate arms', () => {
+  const md = body(severalArms)
+  const next = 'container:nvcr.io/nvidia/pytorch:25.11-py3'
+
+  test('one lead and one table per arm pair, in declared arm order', () => {
+    const leads = md.split('\n').filter(l => l.startsWith('**matmul**'))
+    expect(leads).toEqual([
+      expect.stringContaining('`container` vs `native`'),
+      expect.stringContaining(`\`${next}\` vs \`native\``)
+    ])
+  })
+
+  test('arms are never mixed: each table holds its own arm’s medians', () => {
+    for (const arm of ['container', next]) {
+      const imports = startup(severalArms, 'matmul', arm).find(c => c.metric === 'imports_s')!
+      const rows = rowsAfter(md, `\`${arm}\` vs \`native\``)
+      expect(rows).toHaveLength(7)
+      const row = rows.find(r => r[0] === 'Imports')!
+      expect(Number(row[2]!.replace(/ s$/, ''))).toBeCloseTo(imports.median_candidate, 2)
+    }
+  })
+
+  test('each lead quotes the steady state of its own arm pair', () => {
+    const lead = md.split('\n').find(l => l.includes(`\`${next}\` vs`))!
+    expect(lead).toMatch(/steady state \(kernel_ms\) \+3\.\d\d%/)
+    const own = md.split('\n').find(l => l.includes('`container` vs'))!
+    expect(own).toMatch(/steady state \(kernel_ms\) [+-]0\.\d\d%/)
+  })
+
+  test('analysis notes about start-up metrics are shown here', () => {
+    expect(md).toContain('- matmul/launch_s was measured in')
+  })
+})
