@@ -75,6 +75,8 @@ export interface Config {
   python: string
   /** Memory limit of each workload container (`--memory`/`--memory-swap`, e.g. `8g`); null = no limit. */
   containerMemory: string | null
+  /** Power limits to sweep, watts, in order; empty = measure at the current limit only. */
+  powerCaps: number[]
 }
 
 /** Raw values by input name; undefined = not given by that source. */
@@ -113,7 +115,8 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.LlmPreset]: '1b',
   [Inputs.CheckpointMb]: '256',
   [Inputs.Python]: 'python3',
-  [Inputs.ContainerMemory]: ''
+  [Inputs.ContainerMemory]: '',
+  [Inputs.PowerCaps]: ''
 }
 
 /** Keys a config file may hold: every input but the file itself and the token. */
@@ -370,7 +373,8 @@ export function loadConfig(sources: ConfigSources): Config {
       1048576
     ),
     python: validatePython(get(Inputs.Python)),
-    containerMemory: given(get(Inputs.ContainerMemory)) ? containerMemory(get(Inputs.ContainerMemory)) : null
+    containerMemory: given(get(Inputs.ContainerMemory)) ? containerMemory(get(Inputs.ContainerMemory)) : null,
+    powerCaps: given(get(Inputs.PowerCaps)) ? powerCaps(get(Inputs.PowerCaps), device) : []
   }
   // Without a data-path/checkpoint-path the io workload's folders live under `out` and are mounted.
   if (
@@ -410,6 +414,20 @@ function containerMemory(raw: string): string {
       'a memory size of at least 6m: a number with an optional unit k, m or g, e.g. 8g or 512m (empty = no limit)'
     )
   return v
+}
+
+/** Watts, e.g. `400,550,700`: each once, plausible for a GPU board; only meaningful with device gpu. */
+function powerCaps(raw: string, device: Device): number[] {
+  const allowed = 'a comma list of power limits in watts, e.g. 400,550,700 (each from 50 to 2000, each once)'
+  const caps = list(Inputs.PowerCaps, raw).map(v => {
+    const w = Number(v)
+    if (!/^\d+(\.\d+)?$/.test(v) || w < 50 || w > 2000) throw new InputError(Inputs.PowerCaps, v, allowed)
+    return w
+  })
+  if (new Set(caps).size !== caps.length) throw new InputError(Inputs.PowerCaps, raw, allowed)
+  if (device !== 'gpu')
+    throw new InputError(Inputs.PowerCaps, raw, 'empty with device: cpu (caps need a GPU)')
+  return caps
 }
 
 function validatePython(raw: string): string {

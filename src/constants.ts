@@ -32,7 +32,8 @@ export enum Inputs {
   LlmPreset = 'llm-preset',
   CheckpointMb = 'checkpoint-mb',
   Python = 'python',
-  ContainerMemory = 'container-memory'
+  ContainerMemory = 'container-memory',
+  PowerCaps = 'power-caps'
 }
 
 export enum Outputs {
@@ -41,6 +42,12 @@ export enum Outputs {
   PValue = 'p-value',
   ReportPath = 'report-path',
   ResultsPath = 'results-path'
+}
+
+/** Action state shared between the main step and its post step. */
+export enum State {
+  IsPost = 'is-post',
+  PowerRestoreFile = 'power-restore-file'
 }
 
 /** Where the workloads folder is mounted (read-only) inside the container. */

@@ -3,9 +3,11 @@
  * runners, run the check, publish (summary, outputs, comment, artifacts) and fail the step when asked.
  */
 import * as core from '@actions/core'
+import * as path from 'node:path'
 import { loadConfig, type RawInputs } from './config.js'
-import { Inputs, Outputs } from './constants.js'
+import { Inputs, Outputs, State } from './constants.js'
 import { CheckFailedError, getErrorMessage } from './errors.js'
+import { POWER_RESTORE_FILE, restoreFromFile } from './execute/power-caps.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger } from './util/log.js'
 
@@ -18,11 +20,33 @@ function readInputs(): RawInputs {
   return raw
 }
 
+/**
+ * The post step (post-if: always()): a main step killed mid-sweep left the GPUs at a cap; put the
+ * original limits back from its restore file. Nothing to do when no sweep ran or it restored them itself.
+ */
+export async function post(): Promise<void> {
+  const file = core.getState(State.PowerRestoreFile)
+  if (!file) return
+  try {
+    const r = await restoreFromFile(file)
+    if (r === null) return
+    for (const l of r.restored) core.info(`power limit of GPU ${l.gpu} put back to ${l.limit_w} W`)
+    for (const f of r.failures)
+      core.warning(`could not put a power limit back: ${f} (limits saved in ${file})`)
+  } catch (error) {
+    core.warning(`could not put power limits back from ${file}: ${getErrorMessage(error)}`)
+  }
+}
+
 export async function run(): Promise<void> {
+  if (core.getState(State.IsPost) === 'true') return post()
+  core.saveState(State.IsPost, 'true')
   try {
     const inputs = readInputs()
     if (inputs[Inputs.GithubToken]) core.setSecret(inputs[Inputs.GithubToken])
     const config = loadConfig({ inputs, workspace: process.env.GITHUB_WORKSPACE ?? process.cwd() })
+    if (config.powerCaps.length)
+      core.saveState(State.PowerRestoreFile, path.join(config.out, POWER_RESTORE_FILE))
     const trust = checkEventTrust(process.env, config.allowForkPrs)
     for (const w of trust.warnings) core.warning(w)
     if (trust.refuse) {

@@ -9,11 +9,16 @@ import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { analyzeRecords } from './analyze/compare.js'
 import { compareWithBaseline } from './analyze/baseline.js'
+import { multiGpuSummary, multiGpuWarnings, pooledRows } from './analyze/multi-gpu.js'
+import { capOf, edpOptimal, powerCapRows } from './analyze/power.js'
 import type { Config } from './config.js'
 import { EnvironmentError, ExitCode } from './errors.js'
 import { containerSpec, killCheckContainers } from './execute/container.js'
 import { containerGpuArgs, nativeGpuEnv } from './execute/gpu-args.js'
 import { prepareIoFolders, type IoFolders } from './execute/io-data.js'
+import { laneLabel, resolveLanes, type Lane } from './execute/lanes.js'
+import { POWER_RESTORE_FILE, restoreFromFile, validateCaps } from './execute/power-caps.js'
+import { sweepPowerCaps, type SweepOutcome } from './execute/power-sweep.js'
 import { nativeSpec } from './execute/native.js'
 import { buildPlan, type PlannedRun } from './execute/plan.js'
 import { ResultsWriter } from './execute/results.js'
@@ -23,7 +28,7 @@ import { workloadArgs, workloadParams } from './execute/workload-args.js'
 import { preflightStage, type PreflightOutcome } from './preflight-stage.js'
 import { buildReport } from './report/markdown.js'
 import { checkVerdict, headline, latencyPercentiles, runSeries } from './summary.js'
-import type { Arm, CheckSummary, Fingerprint, TelemetrySample } from './types.js'
+import type { Arm, CheckSummary, Fingerprint, MultiGpuSummary, TelemetrySample } from './types.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './version.js'
 
@@ -46,8 +51,13 @@ function newCheckId(): string {
   return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`
 }
 
-function fingerprintFor(arm: Arm, config: Config, pre: PreflightOutcome): Fingerprint {
-  const gpu = pre.gpus?.gpus[0] ?? null
+function fingerprintFor(
+  arm: Arm,
+  config: Config,
+  pre: PreflightOutcome,
+  lane: Lane | null = null
+): Fingerprint {
+  const gpu = (lane && pre.gpus?.gpus.find(g => g.index === lane.index)) ?? pre.gpus?.gpus[0] ?? null
   const image = arm.kind === 'container' && arm.image ? (pre.images.get(arm.image) ?? null) : null
   return {
     host: os.hostname(),
@@ -74,7 +84,8 @@ function processSpec(
   checkId: string,
   dir: string,
   io: IoFolders | null,
-  pre: PreflightOutcome
+  pre: PreflightOutcome,
+  lane: Lane | null
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
   const gpuInput = {
@@ -92,7 +103,7 @@ function processSpec(
       workloadsDir: dir,
       workload: planned.workload,
       args: workloadArgs(planned.workload, config, ioPaths),
-      env: nativeGpuEnv(gpuInput),
+      env: nativeGpuEnv(gpuInput, lane),
       timeoutMs
     })
   }
@@ -113,13 +124,13 @@ function processSpec(
     runtime: config.containerRuntime,
     // Run exactly what was inspected: the digest/ID, never a tag that could move during the check.
     imageRef: facts?.id ?? image,
-    name: `gpu-overhead-${checkId}-${planned.order}`,
+    name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,
     workloadsDir: dir,
     workload: planned.workload,
     args: workloadArgs(planned.workload, config, ioPaths),
     mounts,
-    gpuArgs: containerGpuArgs(gpuInput),
+    gpuArgs: containerGpuArgs(gpuInput, lane),
     env: {},
     timeoutMs,
     memory: config.containerMemory
@@ -152,6 +163,10 @@ interface CheckState {
   baseline: Awaited<ReturnType<typeof compareWithBaseline>> | null
   warnings: string[]
   notMeasured: { what: string; why: string }[]
+  /** GPUs the check pinned its processes to (null: one unpinned process, e.g. CPU). */
+  lanes: Lane[] | null
+  power: SweepOutcome | null
+  multiGpu: MultiGpuSummary | null
 }
 
 function assembleSummary(
@@ -197,6 +212,16 @@ function assembleSummary(
     baseline: state.baseline,
     runs: exec.runs,
     series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
+    ...(state.multiGpu ? { multi_gpu: state.multiGpu } : {}),
+    ...(state.power
+      ? {
+          power: {
+            ...state.power,
+            rows: powerCapRows(exec.runs),
+            edp_optimal: edpOptimal(powerCapRows(exec.runs))
+          }
+        }
+      : {}),
     not_measured: state.notMeasured,
     warnings: state.warnings,
     paths: { ...paths }
@@ -233,7 +258,10 @@ export async function runCheck(
     analysis: null,
     baseline: null,
     warnings: [],
-    notMeasured: []
+    notMeasured: [],
+    lanes: null,
+    power: null,
+    multiGpu: null
   }
   // Until the check writes its own report, the folder says it is unfinished: a kill -9, a crash or a full
   // disk leaves this INCOMPLETE report and summary behind, never a stale or torn one.
@@ -257,18 +285,28 @@ export async function runCheck(
   }
 
   const { exec } = state
-  state.analysis = exec.samples.length
-    ? analyzeRecords(exec.samples, {
-        baselineEnv: config.arms[0]?.label ?? 'native',
-        candidateEnvs: config.arms.slice(1).map(a => a.label),
-        maxOverheadPct: config.maxOverheadPct,
-        alpha: config.alpha,
-        seed: config.seed
-      })
-    : null
+  const analyzeOpts = {
+    baselineEnv: config.arms[0]?.label ?? 'native',
+    candidateEnvs: config.arms.slice(1).map(a => a.label),
+    maxOverheadPct: config.maxOverheadPct,
+    alpha: config.alpha,
+    seed: config.seed
+  }
+  const multi = state.lanes !== null && state.lanes.length > 1 ? state.lanes : null
+  // Several GPUs: the headline pools every GPU's processes (each its own run); each GPU is analysed too.
+  const rows = multi ? pooledRows(exec.samples) : exec.samples
+  state.analysis = exec.samples.length ? analyzeRecords(rows, analyzeOpts) : null
+  if (multi && exec.samples.length) {
+    state.multiGpu = multiGpuSummary(
+      exec.samples,
+      multi.map(l => ({ index: l.index, uuid: l.uuid, name: l.name })),
+      analyzeOpts
+    )
+    for (const w of multiGpuWarnings(state.multiGpu, state.analysis)) state.warnings.push(w)
+  }
   const gateFailed = state.pre.results.some(p => p.status === 'fail')
   state.baseline = exec.samples.length
-    ? await compareWithBaseline(exec.samples, {
+    ? await compareWithBaseline(rows, {
         path: config.baselinePath,
         save: config.saveBaseline && exec.complete && !gateFailed,
         maxOverheadPct: config.maxOverheadPct,
@@ -340,9 +378,17 @@ async function measure(
     state.exec.incompleteReason = 'a preflight gate failed, so no workload was run'
     return
   }
+  const lanes = config.device === 'gpu' && pre.gpus ? resolveLanes(config.gpus, pre.gpus.gpus) : null
+  state.lanes = lanes
+  const restoreFile = path.join(config.out, POWER_RESTORE_FILE)
+  if (config.device === 'gpu') await restoreLeftoverCaps(restoreFile, logger, warnings)
+  if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
   const plan = buildPlan({ ...config, workloads: config.workloads })
+  const perGpu =
+    lanes && lanes.length > 1 ? ` on ${lanes.length} GPUs at once (${lanes.map(laneLabel).join(', ')})` : ''
+  const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
   logger.info(
-    `plan: ${plan.length} processes (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
+    `plan: ${plan.length} processes${perGpu}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
   )
   let sampler: TelemetrySampler | null = null
   if (config.telemetry && config.device === 'gpu') {
@@ -358,20 +404,52 @@ async function measure(
         why: started.reason
       })
   } else if (!config.telemetry) notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
-  const fingerprints = new Map(config.arms.map(a => [a.label, fingerprintFor(a, config, pre)]))
+  const fingerprints = new Map<string, Fingerprint>()
+  const fingerprintOf = (arm: Arm, lane: Lane | null): Fingerprint => {
+    const key = `${arm.label}\u0000${lane?.index ?? ''}`
+    let fp = fingerprints.get(key)
+    if (!fp) fingerprints.set(key, (fp = fingerprintFor(arm, config, pre, lane)))
+    return fp
+  }
+  const runPlan = (cap: number | null): Promise<ExecuteResult> =>
+    executePlan(plan, {
+      checkId,
+      lanes: lanes ?? [null],
+      specFor: (planned, lane) => processSpec(planned, config, checkId, dir, io, pre, lane),
+      fingerprintFor: fingerprintOf,
+      // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
+      paramsFor: w =>
+        cap === null ? workloadParams(w, config) : { ...workloadParams(w, config), power_cap_w: cap },
+      writer,
+      logger,
+      signal,
+      label: cap === null ? undefined : `${cap} W`
+    })
   let exec: ExecuteResult
   try {
-    exec = await logger.group('Runs', () =>
-      executePlan(plan, {
-        checkId,
-        specFor: planned => processSpec(planned, config, checkId, dir, io, pre),
-        fingerprintFor: arm => fingerprints.get(arm.label) as Fingerprint,
-        paramsFor: w => workloadParams(w, config),
-        writer,
+    exec = await logger.group('Runs', async () => {
+      if (!config.powerCaps.length) return runPlan(null)
+      const sweep = await sweepPowerCaps({
+        caps: config.powerCaps,
+        lanes: lanes ?? [],
+        restoreFile,
         logger,
-        signal
+        signal,
+        runPlan
       })
-    )
+      state.power = sweep.power
+      if (sweep.power.status === 'skipped')
+        notMeasured.push({
+          what: `power caps ${config.powerCaps.join(', ')} W`,
+          why: sweep.power.reason ?? ''
+        })
+      if (!sweep.power.restored)
+        warnings.push(
+          `power limits NOT put back: ${sweep.power.original_limits_w.map(o => `GPU ${o.gpu} ${o.limit_w} W`).join(', ')}; ` +
+            `set them with nvidia-smi -i <gpu> -pl <watts> (saved in ${restoreFile})`
+        )
+      return sweep.exec
+    })
   } catch (error) {
     // Nothing in executePlan is expected to throw; if it does, everything before it is on disk already.
     exec = {
@@ -386,19 +464,34 @@ async function measure(
       await killCheckContainers(config.containerRuntime, checkId)
   }
   if (telemetry.length) {
+    // Pinned processes get their own GPU's samples; an unpinned one gets every GPU's.
     const windows = attribute(
       telemetry,
-      exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms }))
+      exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms, gpu_index: r.gpu }))
     )
     exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
-    for (const s of exec.samples) {
-      const run = exec.runs.find(
-        r => !r.warmup && r.workload === s.workload && r.environment === s.environment && r.run === s.run
-      )
-      if (run && run.throttled_samples > 0) s.throttled = true
-    }
+    const runKey = (r: {
+      workload: string
+      environment: string
+      run: number
+      params: Record<string, unknown>
+    }): string => `${r.workload}\u0000${r.environment}\u0000${r.run}\u0000${capOf(r.params) ?? ''}`
+    const throttled = new Set(exec.runs.filter(r => !r.warmup && r.throttled_samples > 0).map(runKey))
+    for (const s of exec.samples) if (throttled.has(runKey(s))) s.throttled = true
   }
   state.exec = exec
+}
+
+/** A check killed mid-sweep left its GPUs capped: put the limits back before measuring anything. */
+async function restoreLeftoverCaps(file: string, logger: Logger, warnings: string[]): Promise<void> {
+  const r = await restoreFromFile(file)
+  if (r === null) return
+  for (const l of r.restored)
+    logger.warn(
+      `power limit of GPU ${l.gpu} put back to ${l.limit_w} W (left capped by an earlier check, ${file})`
+    )
+  for (const f of r.failures)
+    warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
 }
 
 /** CLI: run, print where things are and the verdict line, return the exit code. */

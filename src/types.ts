@@ -136,6 +136,8 @@ export interface SampleRecord {
   time: string
   /** Telemetry flagged the GPU as throttled while this run was going. */
   throttled?: boolean
+  /** nvidia-smi index of the GPU the process was pinned to (multi-GPU checks and pinned single GPUs). */
+  gpu?: number
   params: Record<string, unknown>
   fingerprint: Fingerprint
 }
@@ -179,6 +181,8 @@ export interface RunRecord {
   mean_power_w: number | null
   throttled_samples: number
   telemetry_samples: number
+  /** nvidia-smi index of the GPU the process was pinned to. */
+  gpu?: number
   params: Record<string, unknown>
 }
 
@@ -337,6 +341,82 @@ export interface RunSeries {
   values: number[]
 }
 
+// ---- Multi-GPU ----
+
+/** One GPU of a multi-GPU check. */
+export interface GpuLaneInfo {
+  index: number
+  uuid: string | null
+  name: string | null
+}
+
+/** This GPU's own native-vs-container analysis (its own Holm family). */
+export interface PerGpuAnalysis {
+  gpu: GpuLaneInfo
+  analysis: Analysis
+}
+
+/** One GPU against its siblings, one arm and steady metric: does it behave like the others? */
+export interface GpuDeviation {
+  gpu: number
+  /** The GPUs it was compared with (pooled). */
+  siblings: number[]
+  workload: string
+  /** Canonical workload params (e.g. the power cap) when they distinguish configurations. */
+  params?: string
+  metric: string
+  unit: string
+  environment: string
+  median: number
+  siblings_median: number
+  /** This GPU vs the pooled siblings, positive = this GPU is worse, percent. */
+  deviation_pct: number
+  ci95: { low: number; high: number }
+  /** Holm-adjusted across every (GPU, arm, metric) of the check. */
+  p_adjusted: number
+  /** Significant and the whole CI beyond ±threshold_pct. */
+  deviates: boolean
+}
+
+export interface MultiGpuSummary {
+  gpus: GpuLaneInfo[]
+  /** The headline analysis pools every GPU's runs (runs × GPUs per arm). */
+  pooled: true
+  per_gpu: PerGpuAnalysis[]
+  deviations: GpuDeviation[]
+  /** Deviation threshold: max-overhead. */
+  threshold_pct: number
+}
+
+// ---- Power caps ----
+
+/** Time, energy and EDP of one (cap, workload, arm), medians over its measured runs. */
+export interface PowerCapRow {
+  cap_w: number
+  workload: string
+  environment: string
+  runs: number
+  /** Median wall time of the measured region, seconds. */
+  time_s: number | null
+  /** Median NVML energy over the measured region, joules. */
+  energy_j: number | null
+  /** Median energy × delay per run, J·s. */
+  edp_js: number | null
+}
+
+export interface PowerCapSummary {
+  /** `swept`: every cap ran; `partial`: cut short; `skipped`: not allowed or not possible (reason says why). */
+  status: 'swept' | 'partial' | 'skipped'
+  caps_w: number[]
+  reason: string | null
+  /** Limits found before the sweep and put back after it, per GPU. */
+  original_limits_w: { gpu: number; limit_w: number }[]
+  restored: boolean
+  rows: PowerCapRow[]
+  /** Lowest median EDP per (workload, arm); null cap where energy was not measured. */
+  edp_optimal: { workload: string; environment: string; cap_w: number | null }[]
+}
+
 export interface CheckSummary {
   schema: 'gpu-overhead/summary@1'
   check_id: string
@@ -372,6 +452,10 @@ export interface CheckSummary {
   baseline: BaselineResult | null
   runs: RunRecord[]
   series: RunSeries[]
+  /** Present when the check ran on more than one GPU at once. */
+  multi_gpu?: MultiGpuSummary
+  /** Present when power caps were asked for. */
+  power?: PowerCapSummary
   not_measured: { what: string; why: string }[]
   warnings: string[]
   paths: { out: string; results: string; samples: string; telemetry: string; report: string; summary: string }

@@ -8,14 +8,20 @@ import { VERSION } from '../src/version.js'
 const action = parse(fs.readFileSync('action.yml', 'utf8')) as {
   inputs: Record<string, unknown>
   outputs: Record<string, unknown>
-  runs: { using: string; main: string }
+  runs: { using: string; main: string; post?: string; 'post-if'?: string }
 }
 
 describe('contract', () => {
   it('action.yml declares exactly the Inputs and Outputs enums', () => {
     expect(Object.keys(action.inputs).sort()).toEqual(Object.values(Inputs).sort())
     expect(Object.keys(action.outputs).sort()).toEqual(Object.values(Outputs).sort())
-    expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' })
+    // The post step puts power limits back after a killed power-cap sweep; it must run on failure too.
+    expect(action.runs).toEqual({
+      using: 'node24',
+      main: 'dist/index.js',
+      post: 'dist/index.js',
+      'post-if': 'always()'
+    })
   })
   it('README lists every input (table generated from action.yml)', () => {
     expect(() => execFileSync('node', ['scripts/readme-inputs.mjs', '--check'])).not.toThrow()

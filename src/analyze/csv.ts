@@ -17,10 +17,10 @@ import { CsvError, parse } from 'csv-parse'
 import type { Options as CsvOptions } from 'csv-parse'
 import { InputError } from '../errors.js'
 import type { ArmSeries, PartialFingerprint } from './aggregate.js'
-import { FINGERPRINT_FIELDS, RowConflictError, RunAggregator } from './aggregate.js'
+import { FINGERPRINT_FIELDS, RowConflictError, RunAggregator, canonicalParams } from './aggregate.js'
 
 export const REQUIRED_COLUMNS = ['workload', 'environment', 'run', 'metric', 'value'] as const
-const KNOWN_OPTIONAL = ['iteration', 'unit', 'scope', 'params'] as const
+const KNOWN_OPTIONAL = ['iteration', 'unit', 'scope', 'params', 'power_cap_w'] as const
 
 export interface CsvResults {
   file: string
@@ -193,6 +193,7 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
   let iU = -1
   let iS = -1
   let iP = -1
+  let iC = -1
 
   const onHeader = (rec: string[], line: number | null): void => {
     columns = rec.map(c => c.trim())
@@ -204,7 +205,8 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
         columns.join(','),
         `a header with columns ${REQUIRED_COLUMNS.join(',')} (missing: ${missing.join(',')}); optional: ${KNOWN_OPTIONAL.join(',')}`
       )
-    ;[iW, iE, iR, iM, iV, iI, iU, iS, iP] = [...REQUIRED_COLUMNS, ...KNOWN_OPTIONAL].map(at) as [
+    ;[iW, iE, iR, iM, iV, iI, iU, iS, iP, iC] = [...REQUIRED_COLUMNS, ...KNOWN_OPTIONAL].map(at) as [
+      number,
       number,
       number,
       number,
@@ -258,7 +260,7 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
         value,
         iU >= 0 ? rec[iU]! : '',
         scope,
-        iP >= 0 ? rec[iP]!.trim() : ''
+        paramsOf(iP >= 0 ? rec[iP]!.trim() : '', iC >= 0 ? rec[iC]!.trim() : '')
       )
     } catch (error) {
       if (error instanceof RowConflictError)
@@ -305,7 +307,7 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
   const onPlainLine = (text: string, start: number, end: number, index: number, line: number): void => {
     if (index === 0) {
       onRecord(text.slice(start, end).split(','), index, line)
-      keyColumns = [iW, iE, iR, iM, iP, iU, iS].filter(i => i >= 0)
+      keyColumns = [iW, iE, iR, iM, iP, iC, iU, iS].filter(i => i >= 0)
       ends = new Int32Array(columns.length)
       return
     }
@@ -387,6 +389,22 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
     fingerprints: agg.fingerprints,
     notes: [...agg.fingerprintConflicts],
     extras
+  }
+}
+
+/**
+ * The configuration key of a row: its params, with a power cap (samples.csv of a power-cap sweep) folded
+ * in, so runs at different caps are never pooled into one series.
+ */
+function paramsOf(params: string, cap: string): string {
+  if (cap === '') return params
+  const w = Number(cap)
+  if (!Number.isFinite(w)) return `${params}${params ? ';' : ''}power_cap_w=${cap}`
+  if (params === '') return canonicalParams({ power_cap_w: w })
+  try {
+    return canonicalParams({ ...(JSON.parse(params) as Record<string, unknown>), power_cap_w: w })
+  } catch {
+    return `${params};power_cap_w=${w}`
   }
 }
 

@@ -3,6 +3,7 @@ import * as fs from 'node:fs'
 import { Inputs } from '../constants.js'
 import { InputError } from '../errors.js'
 import type { Device, GpuAccess } from '../types.js'
+import type { Lane } from './lanes.js'
 
 export interface GpuArgsInput {
   device: Device
@@ -19,8 +20,17 @@ export function defaultDriverMount(): string | null {
   return fs.existsSync('/usr/local/nvidia') ? '/usr/local/nvidia' : null
 }
 
-export function containerGpuArgs(input: GpuArgsInput): string[] {
+/**
+ * The container's GPU flags. With a lane, the access mode's per-GPU form: `--gpus device=<index>`, CDI
+ * `nvidia.com/gpu=<index>`, or that GPU's own device node (by its minor number, which need not equal the
+ * index).
+ */
+export function containerGpuArgs(input: GpuArgsInput, lane: Lane | null = null): string[] {
   if (input.device === 'cpu') return []
+  if (lane !== null) {
+    if (input.gpuAccess === 'devices') return deviceNodeArgs(input, [`nvidia${lane.minor ?? lane.index}`])
+    return containerGpuArgs({ ...input, gpus: [String(lane.index)] })
+  }
   const gpus = input.gpus
   switch (input.gpuAccess) {
     case 'gpus':
@@ -52,19 +62,30 @@ export function containerGpuArgs(input: GpuArgsInput): string[] {
           return `nvidia${g}`
         })
       }
-      const control = ['nvidiactl', 'nvidia-uvm', 'nvidia-uvm-tools'].filter(n =>
-        fs.existsSync(`${dev}/${n}`)
-      )
-      const args = [...nodes, ...control].flatMap(n => ['--device', `${dev}/${n}`])
-      const driver = input.driverMount ?? defaultDriverMount()
-      if (driver) args.push('-v', `${driver}:${driver}:ro`)
-      return args
+      return deviceNodeArgs(input, nodes)
     }
   }
 }
 
-/** CUDA_VISIBLE_DEVICES for the native arm, when a subset of GPUs was asked for. */
-export function nativeGpuEnv(input: GpuArgsInput): Record<string, string> {
+/** GPU nodes plus the control nodes every CUDA process needs, and the driver libraries. */
+function deviceNodeArgs(input: GpuArgsInput, nodes: string[]): string[] {
+  const dev = input.devDir ?? '/dev'
+  const control = ['nvidiactl', 'nvidia-uvm', 'nvidia-uvm-tools'].filter(n => fs.existsSync(`${dev}/${n}`))
+  const args = [...nodes, ...control].flatMap(n => ['--device', `${dev}/${n}`])
+  const driver = input.driverMount ?? defaultDriverMount()
+  if (driver) args.push('-v', `${driver}:${driver}:ro`)
+  return args
+}
+
+/**
+ * CUDA_VISIBLE_DEVICES for the native arm. A lane is pinned by UUID: CUDA's own device order
+ * (fastest first) need not match nvidia-smi's, so an index could land on another GPU.
+ */
+export function nativeGpuEnv(input: GpuArgsInput, lane: Lane | null = null): Record<string, string> {
   if (input.device === 'cpu') return { CUDA_VISIBLE_DEVICES: '' }
+  if (lane !== null)
+    return lane.uuid
+      ? { CUDA_VISIBLE_DEVICES: lane.uuid }
+      : { CUDA_VISIBLE_DEVICES: String(lane.index), CUDA_DEVICE_ORDER: 'PCI_BUS_ID' }
   return input.gpus === 'all' ? {} : { CUDA_VISIBLE_DEVICES: input.gpus.join(',') }
 }

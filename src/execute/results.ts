@@ -22,7 +22,9 @@ export const SAMPLE_CSV_COLUMNS = [
   'gpu_uuid',
   'driver',
   'image_digest',
-  'gpu_access'
+  'gpu_access',
+  'gpu',
+  'power_cap_w'
 ] as const
 
 export function csvField(value: string | number | boolean | null | undefined): string {
@@ -47,7 +49,9 @@ export function sampleCsvRow(r: SampleRecord): string {
     f.gpu_uuid,
     f.driver,
     f.image_digest,
-    f.gpu_access
+    f.gpu_access,
+    r.gpu,
+    typeof r.params.power_cap_w === 'number' ? r.params.power_cap_w : null
   ]
     .map(csvField)
     .join(',')

@@ -13,6 +13,7 @@ import type {
   WorkloadEvent
 } from '../types.js'
 import type { Logger } from '../util/log.js'
+import { laneLabel, type Lane } from './lanes.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
 import type { PlannedRun } from './plan.js'
 import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
@@ -20,13 +21,20 @@ import type { ResultsWriter } from './results.js'
 
 export interface ExecuteContext {
   checkId: string
-  /** Builds the process for a planned run (native or container). */
-  specFor(run: PlannedRun): ProcessSpec
-  fingerprintFor(arm: Arm): Fingerprint
+  /**
+   * GPUs a planned run starts on at once, one process each (default: one unpinned process). With L lanes,
+   * the r-th repetition on lane k is run (r − 1)·L + k + 1: every process stays its own run, in time order.
+   */
+  lanes?: readonly (Lane | null)[]
+  /** Builds the process for a planned run (native or container) on a lane. */
+  specFor(run: PlannedRun, lane: Lane | null): ProcessSpec
+  fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
   paramsFor(workload: Workload): Record<string, unknown>
   writer: ResultsWriter
   logger: Logger
   signal?: AbortSignal
+  /** Prefix of progress lines, e.g. `cap 500 W`. */
+  label?: string
 }
 
 export interface ExecuteResult {
@@ -87,14 +95,97 @@ function describeFailure(proc: ProcessResult): string {
   return `${exit}${tail ? `: ${tail}` : ''}${bad}`
 }
 
+interface LaneOutcome {
+  proc: ProcessResult
+  run: RunRecord
+  ok: boolean
+  samples: number
+}
+
+/** One process of a planned run on one lane; its samples are written the moment they arrive. */
+async function runOnLane(
+  planned: PlannedRun,
+  lane: Lane | null,
+  run: number,
+  ctx: ExecuteContext,
+  samples: SampleRecord[]
+): Promise<LaneOutcome> {
+  const { arm, workload } = planned
+  const params = ctx.paramsFor(workload)
+  const gpu = lane === null ? {} : { gpu: lane.index }
+  const base = {
+    check_id: ctx.checkId,
+    workload,
+    environment: arm.label,
+    run,
+    ...gpu,
+    params,
+    fingerprint: ctx.fingerprintFor(arm, lane)
+  }
+  const live: SampleRecord[] = []
+  const onEvent = (event: WorkloadEvent, epochMs: number): void => {
+    if (planned.warmup || event.event !== 'sample') return
+    const record: SampleRecord = {
+      ...base,
+      iteration: event.iteration,
+      metric: sampleMetricName(event),
+      value: event.value,
+      unit: event.unit,
+      scope: sampleScope(event.metric),
+      time: new Date(epochMs).toISOString()
+    }
+    live.push(record)
+    ctx.writer.appendSamples([record])
+  }
+  const proc = await runProcess(ctx.specFor(planned, lane), onEvent, ctx.signal)
+  const ok =
+    proc.exitCode === 0 &&
+    !proc.timedOut &&
+    !proc.cancelled &&
+    proc.spawnError === null &&
+    proc.badLines.length === 0
+  const summary = proc.events.find(e => e.event === 'summary')
+  const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
+  const record: RunRecord = {
+    workload,
+    environment: arm.label,
+    run,
+    warmup: planned.warmup,
+    start_ms: proc.spawnEpochMs,
+    end_ms: proc.endEpochMs,
+    exit_code: proc.exitCode,
+    status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
+    error: ok ? null : describeFailure(proc),
+    energy_j: energy,
+    energy_source: energy === null ? null : 'nvml',
+    measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,
+    mean_util_pct: null,
+    mean_sm_clock_mhz: null,
+    mean_power_w: null,
+    throttled_samples: 0,
+    telemetry_samples: 0,
+    ...gpu,
+    params
+  }
+  if (!planned.warmup) {
+    const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
+    ctx.writer.appendSamples(startup)
+    samples.push(...live, ...startup)
+  }
+  ctx.writer.appendRun(record)
+  return { proc, run: record, ok, samples: live.length }
+}
+
 export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Promise<ExecuteResult> {
   const samples: SampleRecord[] = []
   const runs: RunRecord[] = []
+  const lanes = ctx.lanes?.length ? ctx.lanes : [null]
   const failedWorkloads = new Map<Workload, string>()
   let cancelled = false
   let writeStop: string | null = null
   const t0 = Date.now()
   let done = 0
+  const prefix = ctx.label ? `${ctx.label} ` : ''
 
   for (const planned of plan) {
     if (ctx.signal?.aborted) {
@@ -103,76 +194,23 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     }
     if (failedWorkloads.has(planned.workload)) continue
     const { arm, workload } = planned
-    const fingerprint = ctx.fingerprintFor(arm)
-    const params = ctx.paramsFor(workload)
-    const base = {
-      check_id: ctx.checkId,
-      workload,
-      environment: arm.label,
-      run: planned.run,
-      params,
-      fingerprint
-    }
-    const live: SampleRecord[] = []
-    const onEvent = (event: WorkloadEvent, epochMs: number): void => {
-      if (planned.warmup || event.event !== 'sample') return
-      const record: SampleRecord = {
-        ...base,
-        iteration: event.iteration,
-        metric: sampleMetricName(event),
-        value: event.value,
-        unit: event.unit,
-        scope: sampleScope(event.metric),
-        time: new Date(epochMs).toISOString()
-      }
-      live.push(record)
-      ctx.writer.appendSamples([record])
-    }
-    const proc = await runProcess(ctx.specFor(planned), onEvent, ctx.signal)
-    const ok =
-      proc.exitCode === 0 &&
-      !proc.timedOut &&
-      !proc.cancelled &&
-      proc.spawnError === null &&
-      proc.badLines.length === 0
-    const summary = proc.events.find(e => e.event === 'summary')
-    const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
-    const run: RunRecord = {
-      workload,
-      environment: arm.label,
-      run: planned.run,
-      warmup: planned.warmup,
-      start_ms: proc.spawnEpochMs,
-      end_ms: proc.endEpochMs,
-      exit_code: proc.exitCode,
-      status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
-      error: ok ? null : describeFailure(proc),
-      energy_j: energy,
-      energy_source: energy === null ? null : 'nvml',
-      measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,
-      mean_util_pct: null,
-      mean_sm_clock_mhz: null,
-      mean_power_w: null,
-      throttled_samples: 0,
-      telemetry_samples: 0,
-      params
-    }
-    if (!planned.warmup) {
-      const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
-      ctx.writer.appendSamples(startup)
-      samples.push(...live, ...startup)
-    }
-    runs.push(run)
-    ctx.writer.appendRun(run)
+    const L = lanes.length
+    // Every lane at once: both arms meet the same neighbours on a shared host.
+    const outcomes = await Promise.all(
+      lanes.map((lane, k) => runOnLane(planned, lane, (planned.run - 1) * L + k + 1, ctx, samples))
+    )
+    for (const o of outcomes) runs.push(o.run)
 
     done++
     const eta = ((Date.now() - t0) / done) * (plan.length - done)
     const what = `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
-    ctx.logger.info(
-      `[${done}/${plan.length}] ${what}: ${run.status} in ${((proc.endEpochMs - proc.spawnEpochMs) / 1000).toFixed(1)} s` +
-        `${live.length ? `, ${live.length} samples` : ''} — ETA ${formatDuration(eta)}`
-    )
-    if (proc.cancelled) {
+    const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.spawnEpochMs) / 1000).toFixed(1)
+    const how =
+      L === 1
+        ? `${outcomes[0]!.run.status} in ${secs(outcomes[0]!)} s${outcomes[0]!.samples ? `, ${outcomes[0]!.samples} samples` : ''}`
+        : outcomes.map((o, k) => `${laneLabel(lanes[k]!)} ${o.run.status} ${secs(o)} s`).join(', ')
+    ctx.logger.info(`${prefix}[${done}/${plan.length}] ${what}: ${how} — ETA ${formatDuration(eta)}`)
+    if (outcomes.some(o => o.proc.cancelled)) {
       cancelled = true
       break
     }
@@ -183,11 +221,12 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       ctx.logger.warn(`stopping the check: ${writeStop}`)
       break
     }
-    if (!ok) {
-      failedWorkloads.set(workload, `${what} failed: ${run.error ?? 'unknown'}`)
-      ctx.logger.warn(
-        `${workload}: ${what} failed (${run.error ?? 'unknown'}); skipping the rest of ${workload}`
-      )
+    const bad = outcomes.findIndex(o => !o.ok)
+    if (bad >= 0) {
+      const where = L === 1 ? '' : ` on ${laneLabel(lanes[bad]!)}`
+      const error = outcomes[bad]!.run.error ?? 'unknown'
+      failedWorkloads.set(workload, `${prefix}${what}${where} failed: ${error}`)
+      ctx.logger.warn(`${workload}: ${what}${where} failed (${error}); skipping the rest of ${workload}`)
     }
   }
   const reasons = [...failedWorkloads.values()]

@@ -3,6 +3,7 @@ import type { Comparison } from '../types.js'
 import { cell, fmtP, fmtPctCi, fmtValue } from './format.js'
 import type { Table } from './table.js'
 import { table } from './table.js'
+import { workloadName } from './verdict.js'
 
 export interface ComparisonTableOptions {
   /** Sort key of an arm label (declared order). */
@@ -61,7 +62,7 @@ export function comparisonTable(list: Comparison[], o: ComparisonTableOptions): 
     const arm = pair ? [] : [cell(oneBase ? c.candidate_env : `${c.candidate_env} vs ${c.baseline_env}`)]
     rows.push([
       ...arm,
-      cell(c.workload),
+      cell(workloadName(c)),
       cell(c.metric),
       fmtValue(c.median_baseline, c.unit),
       fmtValue(c.median_candidate, c.unit),

@@ -16,6 +16,8 @@ import {
   verdictSection,
   warningsSection
 } from './sections.js'
+import { multiGpuSection } from './multi-gpu.js'
+import { powerSection } from './power.js'
 import { startupSection } from './startup.js'
 import { writableLayerSection } from './writable-layer.js'
 
@@ -87,6 +89,8 @@ export function buildReport(summary: CheckSummary, opts: ReportOptions = {}): st
     verdictSection(summary),
     warningsSection(summary),
     overheadSection(summary),
+    multiGpuSection(summary),
+    powerSection(summary),
     writableLayerSection(summary),
     startupSection(summary),
     latencySection(summary),

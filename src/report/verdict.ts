@@ -1,4 +1,5 @@
 /** The one-line verdict and the fail/pass decision. Pure. */
+import { capOfParams } from '../analyze/power.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
 
@@ -17,7 +18,13 @@ export function failedPreflight(summary: CheckSummary): PreflightResult[] {
  */
 export function describeComparison(c: Comparison, arms = false): string {
   const pair = arms ? ` (${c.candidate_env} vs ${c.baseline_env})` : ''
-  return `${c.workload} ${c.metric}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
+  return `${workloadName(c)} ${c.metric}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
+}
+
+/** `matmul`, or `matmul @ 400 W` for a run of a power-cap sweep. */
+export function workloadName(c: { workload: string; params?: string }): string {
+  const cap = capOfParams(c.params)
+  return cap === null ? c.workload : `${c.workload} @ ${cap} W`
 }
 
 /** Largest overhead first, so the headline names the worst case. */

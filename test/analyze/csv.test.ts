@@ -210,5 +210,18 @@ test("reads the pipeline's own samples.csv (SAMPLE_CSV_COLUMNS / sampleCsvRow), 
     driver: '580.159.04',
     image_digest: 'sha256:x'
   })
-  expect(r.extraColumns).toEqual(['throttled', 'time'])
+  expect(r.extraColumns).toEqual(['throttled', 'time', 'gpu'])
+})
+
+test('a power_cap_w column keeps runs at different caps apart (same run numbers, two series)', async () => {
+  const lines = ['workload,environment,run,metric,value,unit,power_cap_w']
+  for (const cap of [400, 700])
+    for (const run of [1, 2, 3])
+      lines.push(`matmul,native,${run},kernel_ms,${cap === 400 ? 60 + run : 41 + run / 10},ms,${cap}`)
+  for (const run of [1, 2]) lines.push(`matmul,native,${run},kernel_ms,50,ms,`)
+  const r = await readResultsCsv(file('caps.csv', lines.join('\n') + '\n'))
+  const byParams = new Map(r.series.map(s => [s.params, s.values]))
+  expect(byParams.get('{"power_cap_w":400}')).toEqual([61, 62, 63])
+  expect(byParams.get('{"power_cap_w":700}')).toEqual([41.1, 41.2, 41.3])
+  expect(byParams.get('')).toEqual([50, 50])
 })

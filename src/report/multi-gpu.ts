@@ -1,0 +1,91 @@
+/** The per-GPU part of a multi-GPU check: each GPU on its own, and each GPU against its siblings. Pure. */
+import type { CheckSummary, GpuDeviation, GpuLaneInfo } from '../types.js'
+import { armRank } from './arms.js'
+import { comparisonTable } from './comparison-table.js'
+import { cell, code, fmtP, fmtPctCi, fmtPlain, fmtValue } from './format.js'
+import type { Section } from './sections.js'
+import type { Table } from './table.js'
+import { table } from './table.js'
+import { workloadName } from './verdict.js'
+
+const WORDS = {
+  regression: '**regression**',
+  equivalent: 'equivalent',
+  inconclusive: 'inconclusive',
+  incomparable: 'incomparable'
+} as const
+
+function gpuName(g: GpuLaneInfo): string {
+  return `GPU ${g.index}${g.name ? ` — ${g.name}` : ''}${g.uuid ? ` (${code(g.uuid)})` : ''}`
+}
+
+function siblingsName(d: GpuDeviation): string {
+  return d.siblings.length === 1 ? `GPU ${d.siblings[0]}` : `GPUs ${d.siblings.join(', ')}`
+}
+
+function deviationTable(list: GpuDeviation[]): string {
+  const rows: Table = [
+    [
+      'GPU',
+      'vs',
+      'Arm',
+      'Workload',
+      'Metric',
+      'This GPU (median)',
+      'Siblings (median)',
+      'Difference [95% CI]',
+      'p (Holm)',
+      'Deviates'
+    ]
+  ]
+  const sorted = [...list].sort((a, b) => Number(b.deviates) - Number(a.deviates) || a.gpu - b.gpu)
+  for (const d of sorted)
+    rows.push([
+      `GPU ${d.gpu}`,
+      siblingsName(d),
+      cell(d.environment),
+      cell(workloadName(d)),
+      cell(d.metric),
+      fmtValue(d.median, d.unit),
+      fmtValue(d.siblings_median, d.unit),
+      fmtPctCi(d.deviation_pct, d.ci95),
+      fmtP(d.p_adjusted),
+      d.deviates ? '**yes**' : 'no'
+    ])
+  return table(rows, ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'])
+}
+
+export function multiGpuSection(summary: CheckSummary): Section | null {
+  const m = summary.multi_gpu
+  if (!m) return null
+  const n = m.gpus.length
+  const parts: string[] = [
+    '## Per GPU',
+    `The check ran one process per GPU at the same time on ${n} GPUs, each pinned to its GPU ` +
+      `(natively by UUID, in the container by the access mode's per-GPU form). The gated table above pools ` +
+      `all ${n} GPUs (every process is one run); below, each GPU is analysed on its own, as its own Holm family.`
+  ]
+  for (const p of m.per_gpu) {
+    const steady = p.analysis.comparisons.filter(c => c.scope === 'steady')
+    parts.push(`### ${gpuName(p.gpu)}`)
+    parts.push(
+      steady.length
+        ? comparisonTable(steady, { armRank: armRank(summary), words: WORDS, holm: true })
+        : 'No steady-state metric was compared on this GPU.'
+    )
+  }
+  if (m.deviations.length) {
+    const flagged = m.deviations.filter(d => d.deviates)
+    parts.push('### GPU against its siblings')
+    parts.push(
+      (flagged.length
+        ? `**${flagged.length} deviation${flagged.length === 1 ? '' : 's'}**: `
+        : 'No GPU deviates from its siblings: ') +
+        `within each arm, each GPU's runs against the pooled runs of the others${n === 2 ? ' (with two GPUs, GPU ' + m.gpus[1]!.index + ' against GPU ' + m.gpus[0]!.index + ')' : ''}. ` +
+        `A GPU deviates when the difference is significant (Holm across all rows) and its whole 95% CI lies beyond ±${fmtPlain(m.threshold_pct)}%. ` +
+        'Slower in every arm points at the GPU or its host slot (clocks, cooling, PCIe/NUMA); slower in the container arm only points at how the container reaches it.'
+    )
+    parts.push(deviationTable(m.deviations))
+  }
+  return { id: 'per-gpu', kind: 'core', title: 'Per GPU', body: parts.join('\n\n') }
+}
