@@ -3,6 +3,7 @@
  * Groups are never pooled with each other: a fleet of H100s and H200s gives two answers side by side,
  * not one average that belongs to neither.
  */
+import { blockScaled } from '../analyze/blocking.js'
 import { analyzeRecords } from '../analyze/compare.js'
 import { checkVerdict } from '../summary.js'
 import type { CheckVerdict, PreflightResult, SampleRecord } from '../types.js'
@@ -25,9 +26,15 @@ export function pooledRun(source: Pick<ResultSource, 'label'>, run: number | str
 /** A sample record whose run is relabelled `<source>/<run>`. */
 export type PooledRecord = Omit<SampleRecord, 'run'> & { run: string }
 
-/** The records of a group's sources, with run labels made unique across sources. */
+/**
+ * The records of a group's sources, with run labels made unique across sources. Each source (and each GPU
+ * of a multi-GPU source) is a block: a host a little faster than the others in every arm adds no spread.
+ */
 export function poolRecords(sources: readonly ResultSource[]): PooledRecord[] {
-  return sources.flatMap(s => s.records.map(r => ({ ...r, run: pooledRun(s, r.run) })))
+  const labelled = sources.flatMap(s =>
+    s.records.map(r => ({ ...r, run: pooledRun(s, r.run), block: `${s.label}\u0000${r.gpu ?? ''}` }))
+  )
+  return blockScaled(labelled, r => r.block).map(({ block: _block, ...r }) => r)
 }
 
 /** Sources grouped by key, groups in order of their first source. */

@@ -12,19 +12,13 @@ import type {
   PerGpuAnalysis,
   SampleRecord
 } from '../types.js'
+import { blockScaled } from './blocking.js'
 import { analyzeRecords, type AnalyzeRecordsOptions } from './compare.js'
 import { holm } from './stats.js'
 
-/**
- * Rows for pooled analysis and the baseline: the GPU UUID differs from process to process by design, so it
- * is dropped (unknown never counts as a difference); the model, driver and image still must match.
- */
+/** Rows for the pooled analysis and the baseline: each GPU a block (see blockScaled). */
 export function pooledRows(samples: readonly SampleRecord[]): SampleRecord[] {
-  return samples.map(s =>
-    s.gpu === undefined || s.fingerprint.gpu_uuid === null
-      ? s
-      : { ...s, fingerprint: { ...s.fingerprint, gpu_uuid: null } }
-  )
+  return blockScaled(samples, s => (s.gpu === undefined ? null : String(s.gpu)))
 }
 
 export function perGpuAnalyses(

@@ -63,7 +63,9 @@ export function multiGpuSection(summary: CheckSummary): Section | null {
     '## Per GPU',
     `The check ran one process per GPU at the same time on ${n} GPUs, each pinned to its GPU ` +
       `(natively by UUID, in the container by the access mode's per-GPU form). The gated table above pools ` +
-      `all ${n} GPUs (every process is one run); below, each GPU is analysed on its own, as its own Holm family.`
+      `all ${n} GPUs: every process is one run, and each GPU is a block — its values in both arms are scaled by ` +
+      `its offset from the others, so a GPU that is uniformly slower adds no noise, while each GPU's own ratio ` +
+      `between the arms (the overhead) is kept exactly. Below, each GPU on its own, as its own Holm family.`
   ]
   for (const p of m.per_gpu) {
     const steady = p.analysis.comparisons.filter(c => c.scope === 'steady')

@@ -33,7 +33,7 @@ function source(
   label: string,
   host: Partial<Fingerprint>,
   factor: number,
-  opts: { preflight?: PreflightResult[] } = {}
+  opts: { preflight?: PreflightResult[]; hostSpeed?: number } = {}
 ): ResultSource {
   const fp = { ...BASE, ...host }
   const fingerprints = {
@@ -57,7 +57,7 @@ function source(
         run,
         iteration: 1,
         metric: 'kernel_ms',
-        value: 40.88 * (env === 'container' ? factor : 1) + jitter[run - 1]!,
+        value: (opts.hostSpeed ?? 1) * (40.88 * (env === 'container' ? factor : 1) + jitter[run - 1]!),
         unit: 'ms',
         scope: 'steady',
         time: '2026-11-22T00:00:00Z',
@@ -98,6 +98,27 @@ describe('aggregate', () => {
     expect(r.groups[0]!.not_pooled_with).toBeNull()
     expect(r.verdict).toBe('pass')
     expect(aggregateExitCode(r)).toBe(0)
+  })
+
+  it('hosts are blocks: one 5% slower in every arm adds no spread, so a 3% overhead stays a regression', () => {
+    const a = source('h200-a', {}, 1.03)
+    const b = source('h200-b', { host: 'runner-2', gpu_uuid: 'GPU-2' }, 1.03, { hostSpeed: 1.05 })
+    const r = aggregate([a, b], OPTS)
+    const c = r.groups[0]!.analysis!.comparisons[0]!
+    expect(c.overhead_pct).toBeCloseTo(3, 1)
+    expect(c.verdict).toBe('regression')
+    // Each host's own container/native ratio is untouched by the scaling.
+    const pooled = poolRecords([a, b]).filter(x => x.run.startsWith('h200-b/'))
+    const mean = (env: string): number => {
+      const v = pooled.filter(x => x.environment === env).map(x => x.value)
+      return v.reduce((p, q) => p + q, 0) / v.length
+    }
+    const raw = b.records
+    const rawMean = (env: string): number => {
+      const v = raw.filter(x => x.environment === env).map(x => x.value)
+      return v.reduce((p, q) => p + q, 0) / v.length
+    }
+    expect(mean('container') / mean('native')).toBeCloseTo(rawMean('container') / rawMean('native'), 12)
   })
 
   it('keeps another SKU apart, says why, and fails the fleet on its regression alone', () => {

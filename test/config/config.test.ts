@@ -197,3 +197,26 @@ describe('arms', () => {
     expect(parseArms('container,container', IMAGE).map(a => a.label)).toEqual(['container', 'container#2'])
   })
 })
+
+describe('power-caps', () => {
+  it('is empty by default and keeps the order given', () => {
+    expect(load({ [Inputs.Image]: IMAGE }).powerCaps).toEqual([])
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.PowerCaps]: '550, 400,700' }).powerCaps).toEqual([
+      550, 400, 700
+    ])
+  })
+  it.each(['abc', '40', '2500', '400,400', '-300', '400W'])(
+    'refuses %j naming the input and the allowed form',
+    raw => {
+      const e = inputError(() => load({ [Inputs.Image]: IMAGE, [Inputs.PowerCaps]: raw }))
+      expect(e.input).toBe('power-caps')
+      expect(e.allowed).toMatch(/power limits in watts, e\.g\. 400,550,700/)
+    }
+  )
+  it('needs a GPU', () => {
+    const e = inputError(() =>
+      load({ [Inputs.Device]: 'cpu', [Inputs.Arms]: 'native,native', [Inputs.PowerCaps]: '400' })
+    )
+    expect(e.message).toBe(`input 'power-caps': got "400"; allowed: empty with device: cpu (caps need a GPU)`)
+  })
+})

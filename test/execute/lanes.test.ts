@@ -15,16 +15,29 @@ import type { Arm, Fingerprint } from '../../src/types.js'
 import { silentLogger } from '../../src/util/log.js'
 
 const FIX = path.resolve('test/__fixtures__/nvidia-smi')
+const FIX2 = path.resolve('test/__fixtures__/nvidia-smi-2gpu')
 const h200 = parseQueryGpuCsv(fs.readFileSync(path.join(FIX, 'query-gpu-preflight.csv'), 'utf8'))
+/** Recorded on the two-H200 host (nvidia-h200-x2). */
+const pair = parseQueryGpuCsv(fs.readFileSync(path.join(FIX2, 'query-gpu-preflight-2gpu.csv'), 'utf8'))
+const [UUID0, UUID1] = [pair[0]!.uuid!, pair[1]!.uuid!]
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lanes-'))
 
-/** The recorded H200 with a second board beside it (same model, another index and UUID). */
+/** The recorded pair; `model` renames the second board (no mixed-model host was at hand to record). */
 function twoOf(model = 'NVIDIA H200'): GpuFacts[] {
-  const a = h200[0]!
-  return [
-    { ...a, index: 0 },
-    { ...a, index: 1, name: model, uuid: 'GPU-11111111-2222-3333-4444-555555555555' }
-  ]
+  return [pair[0]!, { ...pair[1]!, name: model }]
+}
+
+/** The driver's /proc/driver/nvidia/gpus tree, rebuilt from its recording (`== <path>` then the file). */
+function procTree(): string {
+  const root = path.join(tmp, 'proc-gpus')
+  const text = fs.readFileSync(path.join(FIX2, 'proc-driver-nvidia-gpus-information.txt'), 'utf8')
+  for (const part of text.split(/^== /m).filter(Boolean)) {
+    const [head, ...body] = part.split('\n')
+    const bus = path.basename(path.dirname(head!.trim()))
+    fs.mkdirSync(path.join(root, bus), { recursive: true })
+    fs.writeFileSync(path.join(root, bus, 'information'), body.join('\n'))
+  }
+  return root
 }
 
 describe('resolveLanes', () => {
@@ -33,19 +46,22 @@ describe('resolveLanes', () => {
     expect(resolveLanes('all', h200, minors)).toEqual([
       { index: 0, uuid: h200[0]!.uuid, name: 'NVIDIA H200', minor: 3 }
     ])
-    expect(resolveLanes('all', twoOf(), new Map())!.map(l => l.index)).toEqual([0, 1])
+    expect(resolveLanes('all', pair, readDeviceMinors(procTree()))).toEqual([
+      { index: 0, uuid: UUID0, name: 'NVIDIA H200', minor: 0 },
+      { index: 1, uuid: UUID1, name: 'NVIDIA H200', minor: 1 }
+    ])
   })
   it('picks by index or UUID, in the order given', () => {
-    const lanes = resolveLanes(['GPU-11111111-2222-3333-4444-555555555555', '0'], twoOf(), new Map())!
+    const lanes = resolveLanes([UUID1, '0'], pair, new Map())!
     expect(lanes.map(l => l.index)).toEqual([1, 0])
   })
   it('names the GPUs there are when one does not exist', () => {
-    expect(() => resolveLanes(['2'], twoOf(), new Map())).toThrow(
-      /input 'gpus': got "2"; allowed: all, or GPUs this host has: 0 \(GPU-faafcc66-.*\) NVIDIA H200, 1 /
+    expect(() => resolveLanes(['2'], pair, new Map())).toThrow(
+      `input 'gpus': got "2"; allowed: all, or GPUs this host has: 0 (${UUID0}) NVIDIA H200, 1 (${UUID1}) NVIDIA H200`
     )
   })
   it('refuses a GPU twice and a mix of models', () => {
-    expect(() => resolveLanes(['0', '0'], twoOf(), new Map())).toThrow(/each GPU once/)
+    expect(() => resolveLanes(['0', '0'], pair, new Map())).toThrow(/each GPU once/)
     expect(() => resolveLanes('all', twoOf('NVIDIA A100-SXM4-80GB'), new Map())).toThrow(
       /GPUs of one model \(this selection mixes NVIDIA H200 and NVIDIA A100-SXM4-80GB; pick one model, e.g. 0/
     )
@@ -58,14 +74,14 @@ describe('resolveLanes', () => {
 
 describe('readDeviceMinors', () => {
   it('maps UUIDs to minor numbers from the driver information files, skipping unreadable ones', () => {
-    const root = path.join(tmp, 'proc-gpus')
-    fs.mkdirSync(path.join(root, '0000:18:00.0'), { recursive: true })
-    fs.mkdirSync(path.join(root, '0000:2a:00.0'), { recursive: true })
-    fs.writeFileSync(
-      path.join(root, '0000:18:00.0', 'information'),
-      'Model: \t\t NVIDIA H200\nGPU UUID: \t GPU-aaaa\nDevice Minor: \t 5\n'
+    const root = procTree()
+    fs.mkdirSync(path.join(root, '0000:00:08.0'), { recursive: true }) // a bus folder without its file
+    expect(readDeviceMinors(root)).toEqual(
+      new Map([
+        [UUID0, 0],
+        [UUID1, 1]
+      ])
     )
-    expect(readDeviceMinors(root)).toEqual(new Map([['GPU-aaaa', 5]]))
     expect(readDeviceMinors(path.join(tmp, 'nowhere'))).toEqual(new Map())
   })
 })

@@ -61,6 +61,23 @@ function sweep(caps: number[], extra: Partial<Parameters<typeof sweepPowerCaps>[
   return { promise, seen }
 }
 
+describe('the stand-in', () => {
+  it('reads a limit back exactly as nvidia-smi printed it on the GPU host', async () => {
+    const recorded = fs.readFileSync(
+      path.resolve('test/__fixtures__/nvidia-smi-2gpu/power-limit-readback.csv'),
+      'utf8'
+    )
+    const { execCapture } = await import('../../src/util/exec.js')
+    const r = await execCapture(SMI, [
+      '-i',
+      'GPU-a',
+      '--query-gpu=power.limit',
+      '--format=csv,noheader,nounits'
+    ])
+    expect(r.stdout).toBe(recorded)
+  })
+})
+
 describe('validateCaps', () => {
   it("accepts caps inside every GPU's range and names the range otherwise", () => {
     expect(() => validateCaps([200, 700], [lanes[0]!], h200)).not.toThrow()
@@ -178,5 +195,26 @@ describe('restore file', () => {
     expect(r.restored).toBe(false)
     expect(r.failures[0]).toMatch(/-pl 700 failed \(exit 4\)/)
     expect(fs.existsSync(restoreFile())).toBe(true)
+  })
+})
+
+describe("the action's post step", () => {
+  it('puts the limits back from a restore file the killed main step left, then removes it', async () => {
+    const limiter = await PowerLimiter.create(lanes, { restoreFile: restoreFile(), nvidiaSmi: SMI, euid: 0 })
+    if (typeof limiter === 'string') throw new Error(limiter)
+    await limiter.apply(450)
+    // The runner runs `post:` with the state the main step saved (STATE_<name>) and nvidia-smi on PATH.
+    const env = { ...process.env }
+    process.env['STATE_is-post'] = 'true'
+    process.env['STATE_power-restore-file'] = restoreFile()
+    process.env.PATH = `${dir}:${process.env.PATH ?? ''}`
+    try {
+      const { run } = await import('../../src/main.js')
+      await run()
+    } finally {
+      process.env = env
+    }
+    expect([limit('GPU-a'), limit('GPU-b')]).toEqual([700, 700])
+    expect(fs.existsSync(restoreFile())).toBe(false)
   })
 })

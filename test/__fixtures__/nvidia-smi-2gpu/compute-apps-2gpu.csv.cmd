@@ -1,0 +1,2 @@
+$ nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits
+rc=0

@@ -1,0 +1,2 @@
+$ nvidia-smi -q -d POWER
+rc=0

@@ -1,0 +1,2 @@
+$ nvidia-smi topo -m
+rc=0
