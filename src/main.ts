@@ -40,8 +40,8 @@ export async function post(): Promise<void> {
 
 export async function run(): Promise<void> {
   if (core.getState(State.IsPost) === 'true') return post()
-  core.saveState(State.IsPost, 'true')
   try {
+    core.saveState(State.IsPost, 'true')
     const inputs = readInputs()
     if (inputs[Inputs.GithubToken]) core.setSecret(inputs[Inputs.GithubToken])
     const config = loadConfig({ inputs, workspace: process.env.GITHUB_WORKSPACE ?? process.cwd() })

@@ -384,11 +384,13 @@ async function measure(
   if (config.device === 'gpu') await restoreLeftoverCaps(restoreFile, logger, warnings)
   if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
   const plan = buildPlan({ ...config, workloads: config.workloads })
-  const perGpu =
-    lanes && lanes.length > 1 ? ` on ${lanes.length} GPUs at once (${lanes.map(laneLabel).join(', ')})` : ''
+  const multi = lanes && lanes.length > 1 ? lanes : null
+  const processes = multi
+    ? `${plan.length * multi.length} processes (${plan.length} slots × ${multi.length} GPUs at once: ${multi.map(laneLabel).join(', ')})`
+    : `${plan.length} processes`
   const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
   logger.info(
-    `plan: ${plan.length} processes${perGpu}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
+    `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
   )
   let sampler: TelemetrySampler | null = null
   if (config.telemetry && config.device === 'gpu') {
