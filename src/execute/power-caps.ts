@@ -11,6 +11,7 @@ import { Inputs } from '../constants.js'
 import { InputError, getErrorMessage } from '../errors.js'
 import type { GpuFacts } from '../preflight/gpu.js'
 import { execCapture } from '../util/exec.js'
+import { firstLine } from '../util/text.js'
 import type { Lane } from './lanes.js'
 
 export const POWER_RESTORE_FILE = 'power-restore.json'
@@ -59,15 +60,6 @@ export function validateCaps(
 
 function gpuSelector(l: { gpu: number; uuid: string | null }): string {
   return l.uuid ?? String(l.gpu)
-}
-
-function firstLine(text: string): string {
-  return (
-    text
-      .split('\n')
-      .map(l => l.trim())
-      .find(l => l !== '') ?? ''
-  )
 }
 
 async function readLimit(tool: string, selector: string): Promise<number | null> {

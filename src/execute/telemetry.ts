@@ -8,6 +8,7 @@ import * as fs from 'node:fs'
 import type { Device, TelemetrySample } from '../types.js'
 import { InputError } from '../errors.js'
 import { execCapture } from '../util/exec.js'
+import { firstLine } from '../util/text.js'
 import {
   DEFAULT_TELEMETRY_FIELDS,
   KNOWN_TELEMETRY_FIELDS,
@@ -79,15 +80,6 @@ function validate(opts: TelemetryOptions): { interval: number; fields: string[];
   return { interval, fields, ids }
 }
 
-function firstLine(text: string): string {
-  return (
-    text
-      .split('\n')
-      .map(l => l.trim())
-      .find(l => l !== '') ?? ''
-  ).slice(0, 200)
-}
-
 type Probe = { ok: true; fields: string[]; idArgs: string[] } | { ok: false; reason: string }
 
 /**
@@ -126,7 +118,7 @@ async function probe(
     if (r.exitCode !== 0 && idArgs.length > 0 && invalid === undefined) {
       // Some builds refuse a list after --id; sample every GPU and filter here instead.
       warn(
-        `telemetry: nvidia-smi refused ${idArgs[0]} (${firstLine(text)}); sampling every GPU, keeping the ones asked for`
+        `telemetry: nvidia-smi refused ${idArgs[0]} (${firstLine(text, 200)}); sampling every GPU, keeping the ones asked for`
       )
       idArgs = []
       continue
@@ -134,7 +126,7 @@ async function probe(
     if (r.exitCode !== 0)
       return {
         ok: false,
-        reason: `nvidia-smi failed (exit ${r.exitCode}): ${firstLine(text)}; no GPU telemetry`
+        reason: `nvidia-smi failed (exit ${r.exitCode}): ${firstLine(text, 200)}; no GPU telemetry`
       }
     const parsed = r.stdout
       .split('\n')
@@ -142,7 +134,10 @@ async function probe(
       .map(l => parseTelemetryLine(l, current, Date.now()))
     const good = parsed.filter(p => p !== null)
     if (good.length === 0)
-      return { ok: false, reason: `nvidia-smi gave no GPU samples: ${firstLine(text) || 'empty output'}` }
+      return {
+        ok: false,
+        reason: `nvidia-smi gave no GPU samples: ${firstLine(text, 200) || 'empty output'}`
+      }
     if (ids) {
       const seen = new Set(good.map(p => p.sample.gpu_index))
       const missing = ids.filter(i => !seen.has(i))
@@ -209,7 +204,7 @@ export class TelemetrySampler {
       if (!this.stopping) {
         this.diedEarly = true
         const how = error ? `could not run: ${error.message}` : signal ? `signal ${signal}` : `exit ${code}`
-        const why = firstLine(this.stderrTail)
+        const why = firstLine(this.stderrTail, 200)
         this.warn(
           `telemetry: nvidia-smi stopped during the check (${how}${why ? `: ${why}` : ''}) after ` +
             `${this.samples.length} samples; runs after ${new Date().toISOString()} have no telemetry`

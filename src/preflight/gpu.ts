@@ -1,5 +1,6 @@
 import { EnvironmentError, getErrorMessage } from '../errors.js'
 import { execCapture } from '../util/exec.js'
+import { firstLine } from '../util/text.js'
 
 /** Facts about one visible GPU. Missing, `[N/A]` or `[Not Supported]` fields are null. */
 export interface GpuFacts {
@@ -180,15 +181,6 @@ export function isDatacenterGpu(name: string | null): boolean | null {
   )
     ? true
     : null
-}
-
-function firstLine(text: string): string {
-  return (
-    text
-      .split(/\r?\n/)
-      .map(l => l.trim())
-      .find(l => l !== '') ?? ''
-  )
 }
 
 /**
