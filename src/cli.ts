@@ -89,7 +89,8 @@ export function buildProgram(): Command {
     .command('run')
     .description('run the workloads natively and in the container, analyse, report and gate')
   for (const name of Object.values(Inputs)) {
-    if (name === Inputs.GithubToken || name === Inputs.Comment) continue // action-only
+    // Action-only: the token and comment, and the aggregate mode (the CLI has `aggregate DIR...`).
+    if ([Inputs.GithubToken, Inputs.Comment, Inputs.Mode, Inputs.AggregateDirs].includes(name)) continue
     const help = INPUT_HELP[name] ?? name
     run.option(BOOLEAN_INPUTS.has(name) ? `--${name} [bool]` : `--${name} <value>`, help)
   }

@@ -13,6 +13,7 @@ import {
   CONTAINER_RUNTIMES,
   DEVICES,
   GPU_ACCESS_MODES,
+  MODES,
   SCHEDULES,
   WORKLOADS,
   type Arm,
@@ -20,6 +21,7 @@ import {
   type ContainerRuntime,
   type Device,
   type GpuAccess,
+  type Mode,
   type Schedule,
   type Workload
 } from './types.js'
@@ -116,12 +118,16 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.CheckpointMb]: '256',
   [Inputs.Python]: 'python3',
   [Inputs.ContainerMemory]: '',
-  [Inputs.PowerCaps]: ''
+  [Inputs.PowerCaps]: '',
+  [Inputs.Mode]: 'check',
+  [Inputs.AggregateDirs]: ''
 }
 
-/** Keys a config file may hold: every input but the file itself and the token. */
+/** Keys a config file may hold: every input but the file itself, the token and the aggregate-only ones. */
 const FILE_KEYS = new Set<string>(
-  Object.values(Inputs).filter(k => k !== Inputs.Config && k !== Inputs.GithubToken)
+  Object.values(Inputs).filter(
+    k => k !== Inputs.Config && k !== Inputs.GithubToken && k !== Inputs.Mode && k !== Inputs.AggregateDirs
+  )
 )
 
 // ---- validators (each throws InputError naming the input) ----
@@ -435,6 +441,70 @@ function validatePython(raw: string): string {
   if (!/^[\w./+-]+$/.test(v))
     throw new InputError(Inputs.Python, raw, 'a python interpreter name or path, e.g. python3')
   return v
+}
+
+/** Which mode the action runs in (the CLI has a command per mode). */
+export function modeOf(inputs: RawInputs): Mode {
+  return oneOf(Inputs.Mode, inputs[Inputs.Mode] || DEFAULTS[Inputs.Mode], MODES)
+}
+
+export interface AggregateConfig {
+  /** Result folders, each holding summary.json and results.jsonl. */
+  dirs: string[]
+  /** Folders given that held no result folder at all, to warn about. */
+  skipped: string[]
+  out: string
+  maxOverheadPct: number
+  alpha: number
+  seed: number
+  failOnRegression: boolean
+}
+
+/**
+ * `mode: aggregate`: the folders to merge. Each entry is a result folder, or a folder whose direct
+ * subfolders are result folders (where download-artifact puts one folder per matrix row); a subfolder
+ * without summary.json (a leg that stopped before writing it) is left out and reported.
+ */
+export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
+  const { workspace } = sources
+  const get = (name: Inputs): string => {
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    return DEFAULTS[name]
+  }
+  const allowed = 'result folders (with summary.json), or folders holding them, inside the workspace'
+  const raw = get(Inputs.AggregateDirs)
+  if (!given(raw.trim())) throw new InputError(Inputs.AggregateDirs, raw, allowed)
+  const dirs: string[] = []
+  const skipped: string[] = []
+  const isResult = (d: string): boolean => fs.existsSync(path.join(d, 'summary.json'))
+  for (const entry of list(Inputs.AggregateDirs, raw)) {
+    const dir = workspacePath(Inputs.AggregateDirs, entry, workspace)
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+      throw new InputError(Inputs.AggregateDirs, entry, `${allowed}; it is not a folder`)
+    if (isResult(dir)) {
+      dirs.push(dir)
+      continue
+    }
+    const subs = fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter(e => e.isDirectory())
+      .map(e => path.join(dir, e.name))
+      .sort()
+    dirs.push(...subs.filter(isResult))
+    skipped.push(...subs.filter(d => !isResult(d)))
+    if (!subs.some(isResult)) skipped.push(dir)
+  }
+  if (dirs.length === 0)
+    throw new InputError(Inputs.AggregateDirs, raw, `${allowed}; none holds summary.json`)
+  return {
+    dirs,
+    skipped,
+    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace),
+    maxOverheadPct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
+    alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
+    seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+  }
 }
 
 /** The config as it may be shown in reports and logs: no token. */

@@ -33,7 +33,9 @@ export enum Inputs {
   CheckpointMb = 'checkpoint-mb',
   Python = 'python',
   ContainerMemory = 'container-memory',
-  PowerCaps = 'power-caps'
+  PowerCaps = 'power-caps',
+  Mode = 'mode',
+  AggregateDirs = 'aggregate-dirs'
 }
 
 export enum Outputs {

@@ -4,7 +4,7 @@
  */
 import * as core from '@actions/core'
 import * as path from 'node:path'
-import { loadConfig, type RawInputs } from './config.js'
+import { loadAggregateConfig, loadConfig, modeOf, type RawInputs } from './config.js'
 import { Inputs, Outputs, State } from './constants.js'
 import { CheckFailedError, getErrorMessage } from './errors.js'
 import { POWER_RESTORE_FILE, restoreFromFile } from './execute/power-caps.js'
@@ -44,7 +44,14 @@ export async function run(): Promise<void> {
     core.saveState(State.IsPost, 'true')
     const inputs = readInputs()
     if (inputs[Inputs.GithubToken]) core.setSecret(inputs[Inputs.GithubToken])
-    const config = loadConfig({ inputs, workspace: process.env.GITHUB_WORKSPACE ?? process.cwd() })
+    const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd()
+    if (modeOf(inputs) === 'aggregate') {
+      // Reads only uploaded result files and runs no workload: no GPU, fork or token concerns.
+      const { runAggregateAction } = await import('./aggregate/action.js')
+      await runAggregateAction(loadAggregateConfig({ inputs, workspace }))
+      return
+    }
+    const config = loadConfig({ inputs, workspace })
     if (config.powerCaps.length)
       core.saveState(State.PowerRestoreFile, path.join(config.out, POWER_RESTORE_FILE))
     const trust = checkEventTrust(process.env, config.allowForkPrs)

@@ -18,6 +18,10 @@ export type CommentMode = (typeof COMMENT_MODES)[number]
 export const WORKLOADS = ['matmul', 'llm', 'io'] as const
 export type Workload = (typeof WORKLOADS)[number]
 
+/** `check` measures on this runner; `aggregate` merges result folders of many runners into one report. */
+export const MODES = ['check', 'aggregate'] as const
+export type Mode = (typeof MODES)[number]
+
 export const SCHEDULES = ['abba', 'random'] as const
 export type Schedule = (typeof SCHEDULES)[number]
 

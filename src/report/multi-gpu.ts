@@ -19,30 +19,19 @@ function gpuName(g: GpuLaneInfo): string {
   return `GPU ${g.index}${g.name ? ` — ${g.name}` : ''}${g.uuid ? ` (${code(g.uuid)})` : ''}`
 }
 
-function siblingsName(d: GpuDeviation): string {
-  return d.siblings.length === 1 ? `GPU ${d.siblings[0]}` : `GPUs ${d.siblings.join(', ')}`
+/** `1 vs 0`, `2 vs 0,1,3`: which GPU against which siblings, in one narrow cell. */
+function comparedName(d: GpuDeviation): string {
+  return `${d.gpu} vs ${d.siblings.join(',')}`
 }
 
 function deviationTable(list: GpuDeviation[]): string {
   const rows: Table = [
-    [
-      'GPU',
-      'vs',
-      'Arm',
-      'Workload',
-      'Metric',
-      'This GPU (median)',
-      'Siblings (median)',
-      'Difference [95% CI]',
-      'p (Holm)',
-      'Deviates'
-    ]
+    ['GPU', 'Arm', 'Workload', 'Metric', 'This GPU', 'Others', 'Diff. [95% CI]', 'p (Holm)', 'Deviates']
   ]
   const sorted = [...list].sort((a, b) => Number(b.deviates) - Number(a.deviates) || a.gpu - b.gpu)
   for (const d of sorted)
     rows.push([
-      `GPU ${d.gpu}`,
-      siblingsName(d),
+      comparedName(d),
       cell(d.environment),
       cell(workloadName(d)),
       cell(d.metric),
@@ -52,7 +41,7 @@ function deviationTable(list: GpuDeviation[]): string {
       fmtP(d.p_adjusted),
       d.deviates ? '**yes**' : 'no'
     ])
-  return table(rows, ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'])
+  return table(rows, ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'])
 }
 
 export function multiGpuSection(summary: CheckSummary): Section | null {
@@ -83,7 +72,7 @@ export function multiGpuSection(summary: CheckSummary): Section | null {
       (flagged.length
         ? `**${flagged.length} deviation${flagged.length === 1 ? '' : 's'}**: `
         : 'No GPU deviates from its siblings: ') +
-        `within each arm, each GPU's runs against the pooled runs of the others${n === 2 ? ' (with two GPUs, GPU ' + m.gpus[1]!.index + ' against GPU ' + m.gpus[0]!.index + ')' : ''}. ` +
+        `within each arm, each GPU's runs against the pooled runs of the others (medians shown)${n === 2 ? ' (with two GPUs, GPU ' + m.gpus[1]!.index + ' against GPU ' + m.gpus[0]!.index + ')' : ''}. ` +
         `A GPU deviates when the difference is significant (Holm across all rows) and its whole 95% CI lies beyond ±${fmtPlain(m.threshold_pct)}%. ` +
         'Slower in every arm points at the GPU or its host slot (clocks, cooling, PCIe/NUMA); slower in the container arm only points at how the container reaches it.'
     )

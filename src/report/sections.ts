@@ -267,6 +267,9 @@ export function telemetrySection(summary: CheckSummary): Section | null {
     'Means over the measured region of each run (warm-ups excluded). EDP = energy × delay per run; lower is better.' +
     (sources.size
       ? ` Energy from ${[...sources].map(s => (s === 'nvml' ? 'the NVML energy counter' : 'integrated power draw')).join(' and ')}.`
+      : '') +
+    (summary.power && summary.power.status !== 'skipped'
+      ? ' These means span every power cap of the sweep; per cap, see Power caps.'
       : '')
   return {
     id: 'telemetry',

@@ -153,3 +153,58 @@ describe('gpu-overhead aggregate (real checks)', () => {
     expect(cli(['aggregate']).code).toBe(2)
   })
 })
+
+describe('the action in mode: aggregate (dist/index.js as the runner runs it)', () => {
+  // The layout download-artifact leaves: one folder per matrix leg under `fleet/`, and a leg that died
+  // before writing summary.json.
+  function action(inputs: Record<string, string>): { code: number | null; stdout: string; out: string } {
+    const files = fs.mkdtempSync(path.join(os.tmpdir(), 'gha-'))
+    const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_WORKSPACE: ws, RUNNER_TEMP: files }
+    for (const f of ['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'GITHUB_STATE']) {
+      env[f] = path.join(files, f)
+      fs.writeFileSync(env[f], '')
+    }
+    for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v
+    const r = spawnSync('node', [path.resolve('dist/index.js')], {
+      cwd: ws,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000
+    })
+    return {
+      code: r.status,
+      stdout: r.stdout,
+      out: fs.readFileSync(env.GITHUB_OUTPUT!, 'utf8') + fs.readFileSync(env.GITHUB_STEP_SUMMARY!, 'utf8')
+    }
+  }
+
+  it('merges the legs under one folder, warns about a leg without summary.json, sets the outputs', () => {
+    for (const leg of ['A', 'B'])
+      fs.cpSync(path.join(ws, leg), path.join(ws, 'fleet', `fleet-${leg}`), { recursive: true })
+    fs.mkdirSync(path.join(ws, 'fleet', 'fleet-dead'))
+    const r = action({
+      mode: 'aggregate',
+      'aggregate-dirs': 'fleet',
+      out: 'fleet-report',
+      'max-overhead': '50%'
+    })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('::warning::aggregate: ' + path.join(ws, 'fleet', 'fleet-dead'))
+    expect(r.out).toMatch(/verdict<<ghadelimiter_[\w-]+\n(pass|incomparable)\n/)
+    expect(r.out).toContain(path.join(ws, 'fleet-report', 'aggregate.md'))
+    expect(r.out).toContain('All 2 result folders share one fingerprint and were pooled.')
+    const report = readJson<AggregateReport>(path.join(ws, 'fleet-report', 'aggregate.json'))
+    expect(report.groups[0]!.sources.map(s => s.label)).toEqual(['fleet-A', 'fleet-B'])
+  })
+
+  it('names the input when there is nothing to merge, and fails the step', () => {
+    fs.mkdirSync(path.join(ws, 'empty-fleet'))
+    const r = action({ mode: 'aggregate', 'aggregate-dirs': 'empty-fleet' })
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(
+      /::error::input 'aggregate-dirs': got "empty-fleet"; allowed: result folders .* none holds summary.json/
+    )
+    const bad = action({ mode: 'fleet' })
+    expect(bad.stdout).toMatch(/::error::input 'mode': got "fleet"; allowed: check \| aggregate/)
+  })
+})

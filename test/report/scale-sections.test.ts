@@ -26,7 +26,7 @@ describe('per-GPU section (real two-H200 check)', () => {
     for (const g of summary.multi_gpu!.gpus)
       expect(s).toContain(`### GPU ${g.index} — NVIDIA H200 (\`${g.uuid}\`)`)
     expect(s).toContain('### GPU against its siblings')
-    expect(s).toMatch(/\| GPU 1 \| GPU 0 \| container \| llm {6}\| tpot_ms/)
+    expect(s).toMatch(/\| 1 vs 0 \| container \| llm {6}\| tpot_ms/)
   })
   it('a single-GPU check has no such section', () => {
     expect(buildReport(load('caps-unprivileged'))).not.toContain('## Per GPU')
@@ -107,6 +107,9 @@ describe('power-cap section', () => {
     )
     expect(s).toContain('EDP-optimal cap — matmul container: 550 W; matmul native: 550 W.')
     expect(s).toContain('Original limits put back after the sweep: GPU 0 700 W.')
+    expect(section(buildReport({ ...base, power }), 'GPU telemetry')).toContain(
+      'These means span every power cap of the sweep; per cap, see Power caps.'
+    )
     const bad = section(buildReport({ ...base, power: { ...power, restored: false } }), 'Power caps')
     expect(bad).toContain('**Original limits were NOT all put back** (GPU 0 700 W)')
   })

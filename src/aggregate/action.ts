@@ -1,0 +1,63 @@
+/**
+ * `mode: aggregate`: the fleet job of a matrix. Merges the result folders the measuring legs uploaded
+ * (never pooling different fingerprints), writes the report to the job summary, sets the outputs, uploads
+ * aggregate.md/json, and fails the step on a regression (fail-on-regression) or when nothing could be vouched for.
+ */
+import * as core from '@actions/core'
+import type { AggregateConfig } from '../config.js'
+import { Outputs } from '../constants.js'
+import { CheckFailedError, EnvironmentError, ExitCode, getErrorMessage } from '../errors.js'
+import { uploadArtifact } from '../report/artifacts.js'
+import { redact } from '../report/format.js'
+import { aggregateCommand } from './command.js'
+import type { AggregateReport } from './types.js'
+
+/** The worst gated comparison over every group, for the overhead-pct and p-value outputs. */
+export function worstGated(r: AggregateReport): { overhead_pct: number; p_adjusted: number } | null {
+  const gated = r.groups.flatMap(g => g.analysis?.comparisons.filter(c => c.scope === 'steady') ?? [])
+  return gated.reduce<(typeof gated)[number] | null>(
+    (a, b) => (a === null || b.overhead_pct > a.overhead_pct ? b : a),
+    null
+  )
+}
+
+export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
+  for (const d of cfg.skipped)
+    core.warning(`aggregate: ${d} holds no summary.json (a leg that stopped early?); left out`)
+  core.info(`aggregate: ${cfg.dirs.length} result folder(s): ${cfg.dirs.join(', ')}`)
+  const result = aggregateCommand({
+    dirs: cfg.dirs,
+    out: cfg.out,
+    format: 'md',
+    maxOverheadPct: cfg.maxOverheadPct,
+    alpha: cfg.alpha,
+    seed: cfg.seed
+  })
+  const worst = worstGated(result.report)
+  core.setOutput(Outputs.Verdict, result.report.verdict)
+  core.setOutput(Outputs.OverheadPct, worst ? String(Number(worst.overhead_pct.toPrecision(6))) : '')
+  core.setOutput(Outputs.PValue, worst ? String(Number(worst.p_adjusted.toPrecision(6))) : '')
+  core.setOutput(Outputs.ReportPath, result.paths.markdown)
+  core.setOutput(Outputs.ResultsPath, cfg.out)
+  try {
+    if (!process.env.GITHUB_STEP_SUMMARY)
+      throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
+    await core.summary.addRaw(redact(result.markdown)).write()
+  } catch (error) {
+    core.summary.emptyBuffer()
+    core.warning(`job summary not written: ${getErrorMessage(error)}`)
+  }
+  const name = `gpu-overhead-aggregate-${process.env.GITHUB_RUN_ID ?? 'local'}`
+  const upload = await uploadArtifact(name, [result.paths.markdown, result.paths.json], cfg.out)
+  if (upload.error) core.warning(`artifact upload failed (the report stays in ${cfg.out}): ${upload.error}`)
+  else core.info(`artifact ${name} uploaded`)
+
+  const headline = result.markdown.split('\n').find(l => l.trim() !== '') ?? result.report.verdict
+  core.info(headline)
+  if (
+    result.exitCode === ExitCode.CheckFailed &&
+    (cfg.failOnRegression || result.report.verdict !== 'regression')
+  )
+    throw new CheckFailedError(`fleet: ${headline}`)
+  if (result.exitCode === ExitCode.UsageOrEnvironment) throw new EnvironmentError(`fleet: ${headline}`)
+}
