@@ -18,20 +18,30 @@ const BOOLEAN_INPUTS = new Set<Inputs>([
   Inputs.Strict
 ])
 
-const INPUT_HELP: Partial<Record<Inputs, string>> = {
+/** Action-only inputs: the token and comment, and the aggregate mode (the CLI has `aggregate DIR...`). */
+export const ACTION_ONLY: readonly Inputs[] = [
+  Inputs.GithubToken,
+  Inputs.Comment,
+  Inputs.Mode,
+  Inputs.AggregateDirs
+]
+
+export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Image]: 'container image to compare, pinned by digest (repo:tag@sha256:…)',
   [Inputs.Workloads]: 'comma list of matmul, llm, io',
   [Inputs.Runs]: 'measured processes per arm and workload',
   [Inputs.WarmupRuns]: 'warm-up processes per arm (not analysed)',
   [Inputs.Device]: 'gpu | cpu (cpu runs the same pipeline without a GPU)',
   [Inputs.GpuAccess]: 'how the container gets the GPU: gpus | cdi | devices',
-  [Inputs.Gpus]: 'all, or GPU indices/UUIDs',
+  [Inputs.Gpus]: 'all, or GPU indices/UUIDs; several run one process per GPU at once (per-GPU + pooled)',
   [Inputs.ContainerRuntime]: 'docker | podman',
   [Inputs.Arms]: 'environments compared: native, container, container:<ref> (first is the baseline)',
   [Inputs.MaxOverhead]: 'largest acceptable overhead, e.g. 2%',
   [Inputs.Alpha]: 'significance level',
   [Inputs.BaselinePath]: 'baseline JSON file',
   [Inputs.SaveBaseline]: 'append this run to the baseline file',
+  [Inputs.FailOnRegression]: 'exit 1 on a regression (false: report it, exit 0)',
+  [Inputs.AllowForkPrs]: 'run pull requests from forks (action only; refused by default on self-hosted runners)',
   [Inputs.DataPath]: 'dataset folder (bound read-only at /data in the container)',
   [Inputs.CheckpointPath]: 'checkpoint folder (bound at /checkpoints in the container)',
   [Inputs.Out]: 'results folder',
@@ -47,7 +57,8 @@ const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.LlmPreset]: 'tiny | 1b | 8b (default 1b on gpu, tiny on cpu)',
   [Inputs.CheckpointMb]: 'checkpoint size for the io workload, MiB',
   [Inputs.Python]: 'python interpreter for the native arm',
-  [Inputs.ContainerMemory]: 'memory limit per container, e.g. 16g (empty: no limit)'
+  [Inputs.ContainerMemory]: 'memory limit per container, e.g. 16g (empty: no limit)',
+  [Inputs.PowerCaps]: 'watts to sweep, e.g. 400,550,700 (nvidia-smi -pl as root; limits always restored)'
 }
 
 function camel(name: string): string {
@@ -89,8 +100,7 @@ export function buildProgram(): Command {
     .command('run')
     .description('run the workloads natively and in the container, analyse, report and gate')
   for (const name of Object.values(Inputs)) {
-    // Action-only: the token and comment, and the aggregate mode (the CLI has `aggregate DIR...`).
-    if ([Inputs.GithubToken, Inputs.Comment, Inputs.Mode, Inputs.AggregateDirs].includes(name)) continue
+    if (ACTION_ONLY.includes(name)) continue
     const help = INPUT_HELP[name] ?? name
     run.option(BOOLEAN_INPUTS.has(name) ? `--${name} [bool]` : `--${name} <value>`, help)
   }

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { parse } from 'yaml'
+import { ACTION_ONLY, INPUT_HELP } from '../src/cli.js'
 import { Inputs, Outputs } from '../src/constants.js'
 import { VERSION } from '../src/version.js'
 
@@ -22,6 +23,10 @@ describe('contract', () => {
       post: 'dist/index.js',
       'post-if': 'always()'
     })
+  })
+  it('every `run` flag has its own help line', () => {
+    const missing = Object.values(Inputs).filter(i => !ACTION_ONLY.includes(i) && !INPUT_HELP[i])
+    expect(missing).toEqual([])
   })
   it('README lists every input (table generated from action.yml)', () => {
     expect(() => execFileSync('node', ['scripts/readme-inputs.mjs', '--check'])).not.toThrow()
