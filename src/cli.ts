@@ -41,7 +41,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.BaselinePath]: 'baseline JSON file',
   [Inputs.SaveBaseline]: 'append this run to the baseline file',
   [Inputs.FailOnRegression]: 'exit 1 on a regression (false: report it, exit 0)',
-  [Inputs.AllowForkPrs]: 'run pull requests from forks (action only; refused by default on self-hosted runners)',
+  [Inputs.AllowForkPrs]:
+    'run pull requests from forks (action only; refused by default on self-hosted runners)',
   [Inputs.DataPath]: 'dataset folder (bound read-only at /data in the container)',
   [Inputs.CheckpointPath]: 'checkpoint folder (bound at /checkpoints in the container)',
   [Inputs.Out]: 'results folder',

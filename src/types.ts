@@ -313,6 +313,8 @@ export interface LatencyPercentiles {
 export interface TelemetrySummary {
   workload: string
   environment: string
+  /** The GPU, for processes pinned to one. */
+  gpu?: number
   runs: number
   samples: number
   mean_util_pct: number | null

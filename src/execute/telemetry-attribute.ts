@@ -206,7 +206,8 @@ export function summarizeTelemetry(
   const groups = new Map<string, RunRecord[]>()
   for (const r of runs) {
     if (r.warmup || r.status !== 'ok') continue
-    const key = JSON.stringify([r.workload, r.environment])
+    // Per GPU on a multi-GPU check: one hot or throttled GPU must not hide in an average.
+    const key = JSON.stringify([r.workload, r.environment, r.gpu ?? null])
     const list = groups.get(key)
     if (list) list.push(r)
     else groups.set(key, [r])
@@ -227,6 +228,7 @@ export function summarizeTelemetry(
     rows.push({
       workload: first.workload,
       environment: first.environment,
+      ...(first.gpu === undefined ? {} : { gpu: first.gpu }),
       runs: group.length,
       samples: group.reduce((n, r) => n + r.telemetry_samples, 0),
       mean_util_pct: weightedMean(group, r => r.mean_util_pct),

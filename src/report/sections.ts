@@ -244,15 +244,35 @@ export function latencySection(summary: CheckSummary): Section | null {
 
 export function telemetrySection(summary: CheckSummary): Section | null {
   if (!summary.telemetry.length) return null
+  const perGpu = new Set(summary.telemetry.map(t => t.gpu)).size > 1
   const rows: Table = [
-    ['Workload', 'Arm', 'GPU util', 'SM clock', 'Power', 'Energy / run', 'EDP / run', 'Throttled samples']
+    [
+      'Workload',
+      'Arm',
+      ...(perGpu ? ['GPU'] : []),
+      'GPU util',
+      'SM clock',
+      'Power',
+      'Energy / run',
+      'EDP / run',
+      'Throttled samples'
+    ]
   ]
   const sources = new Set<string>()
-  for (const t of summary.telemetry) {
+  const ordered = perGpu
+    ? [...summary.telemetry].sort(
+        (a, b) =>
+          a.workload.localeCompare(b.workload) ||
+          armRank(summary)(a.environment) - armRank(summary)(b.environment) ||
+          (a.gpu ?? 0) - (b.gpu ?? 0)
+      )
+    : summary.telemetry
+  for (const t of ordered) {
     if (t.energy_source) sources.add(t.energy_source)
     rows.push([
       cell(t.workload),
       cell(t.environment),
+      ...(perGpu ? [t.gpu === undefined ? '–' : String(t.gpu)] : []),
       fmtUtil(t.mean_util_pct),
       fmtValue(t.mean_sm_clock_mhz, 'MHz'),
       fmtValue(t.mean_power_w, 'W'),
@@ -262,7 +282,7 @@ export function telemetrySection(summary: CheckSummary): Section | null {
     ])
   }
   // Telemetry off still leaves energy (NVML counter): drop the columns it did not fill.
-  const shown = dropEmptyColumns(rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'])
+  const shown = dropEmptyColumns(rows, ['l', 'l', ...(perGpu ? ['r'] : []), 'r', 'r', 'r', 'r', 'r', 'r'])
   const how =
     'Means over the measured region of each run (warm-ups excluded). EDP = energy × delay per run; lower is better.' +
     (sources.size

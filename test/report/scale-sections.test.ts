@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs'
 import { edpOptimal, powerCapRows } from '../../src/analyze/power.js'
+import { summarizeTelemetry } from '../../src/execute/telemetry-attribute.js'
 import { buildReport } from '../../src/report/markdown.js'
 import type { CheckSummary, RunRecord } from '../../src/types.js'
 
@@ -27,6 +28,23 @@ describe('per-GPU section (real two-H200 check)', () => {
       expect(s).toContain(`### GPU ${g.index} — NVIDIA H200 (\`${g.uuid}\`)`)
     expect(s).toContain('### GPU against its siblings')
     expect(s).toMatch(/\| 1 vs 0 \| container \| llm {6}\| tpot_ms/)
+  })
+  it('telemetry gets a row per GPU, so one hot or throttled GPU cannot hide in an average', () => {
+    const action = JSON.parse(
+      fs.readFileSync('docs/evidence/2026-11-22-h200x2/action-multi-gpu/summary.json', 'utf8')
+    ) as CheckSummary
+    const telemetry = summarizeTelemetry(action.runs)
+    expect(telemetry.map(t => [t.workload, t.environment, t.gpu, t.runs])).toEqual(
+      expect.arrayContaining([
+        ['matmul', 'native', 0, 6],
+        ['matmul', 'native', 1, 6],
+        ['llm', 'container', 1, 6]
+      ])
+    )
+    const s = section(buildReport({ ...action, telemetry }, { maxChars: Infinity }), 'GPU telemetry')
+    expect(s).toMatch(/\| Workload \| Arm\s+\| GPU \| GPU util/)
+    expect(s).toMatch(/\| matmul\s+\| native\s+\|\s+0 \|/)
+    expect(s).toMatch(/\| matmul\s+\| native\s+\|\s+1 \|/)
   })
   it('a single-GPU check has no such section', () => {
     expect(buildReport(load('caps-unprivileged'))).not.toContain('## Per GPU')
