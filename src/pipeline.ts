@@ -200,7 +200,10 @@ function assembleSummary(
       alpha: config.alpha
     },
     arms: config.arms,
-    fingerprints: Object.fromEntries(config.arms.map(a => [a.label, fingerprintFor(a, config, pre)])),
+    // The GPU the check ran on (its first, when several): not simply the host's first GPU.
+    fingerprints: Object.fromEntries(
+      config.arms.map(a => [a.label, fingerprintFor(a, config, pre, state.lanes?.[0] ?? null)])
+    ),
     preflight: pre.results,
     analysis,
     latency: latencyPercentiles(exec.samples),

@@ -51,8 +51,8 @@ const PINNABLE = /^(\d{1,3}|GPU-[0-9a-fA-F-]{36})$/
 
 /**
  * The lanes of a GPU check. `gpus: all` takes every GPU nvidia-smi lists; a list picks by index or UUID
- * (unknown ones are an input error naming the GPUs there are). MIG instances are not split into lanes:
- * a list with MIG UUIDs keeps the single unpinned process that sees them all. GPUs of different models
+ * (unknown ones are an input error naming the GPUs there are). MIG is not split into lanes: a list with
+ * MIG UUIDs, or a MIG-enabled GPU, keeps the single unpinned process that sees them all. GPUs of different models
  * are refused: pooling an H100 with an A100 would average two different machines.
  */
 export function resolveLanes(
@@ -73,6 +73,8 @@ export function resolveLanes(
     if (picked.includes(f)) throw new InputError(Inputs.Gpus, sel, 'each GPU once')
     picked.push(f)
   }
+  // A MIG-enabled GPU runs CUDA only through its instances: pinning the parent would leave no device.
+  if (picked.some(f => /^enabled$/i.test(f.mig_mode ?? ''))) return null
   const models = [...new Set(picked.map(f => f.name ?? 'unknown'))]
   if (models.length > 1)
     throw new InputError(

@@ -45,7 +45,10 @@ export async function sweepPowerCaps(
       power: { status: 'skipped', caps_w: [...caps], reason, original_limits_w: [], restored: true }
     }
   }
-  if (opts.lanes.length === 0) return skipped('the GPUs could not be identified (nvidia-smi gave no facts)')
+  if (opts.lanes.length === 0)
+    return skipped(
+      'the check is not pinned to whole GPUs (MIG instances, or GPU facts nvidia-smi could not give), so no GPU limit can be set for it'
+    )
   const limiter = await PowerLimiter.create(opts.lanes, {
     restoreFile: opts.restoreFile,
     nvidiaSmi: opts.nvidiaSmi,

@@ -66,7 +66,8 @@ describe('resolveLanes', () => {
       /GPUs of one model \(this selection mixes NVIDIA H200 and NVIDIA A100-SXM4-80GB; pick one model, e.g. 0/
     )
   })
-  it('leaves MIG instances and unknown facts to one unpinned process', () => {
+  it('leaves MIG instances, MIG-enabled GPUs and unknown facts to one unpinned process', () => {
+    expect(resolveLanes('all', [pair[0]!, { ...pair[1]!, mig_mode: 'Enabled' }], new Map())).toBeNull()
     expect(resolveLanes(['MIG-11111111-2222-3333-4444-555555555555'], h200, new Map())).toBeNull()
     expect(resolveLanes('all', [], new Map())).toBeNull()
   })
