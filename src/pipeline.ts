@@ -28,7 +28,14 @@ import { workloadArgs, workloadParams } from './execute/workload-args.js'
 import { preflightStage, type PreflightOutcome } from './preflight-stage.js'
 import { buildReport } from './report/markdown.js'
 import { checkVerdict, headline, latencyPercentiles, runSeries } from './summary.js'
-import type { Arm, CheckSummary, Fingerprint, MultiGpuSummary, TelemetrySample } from './types.js'
+import type {
+  Arm,
+  CheckSummary,
+  Fingerprint,
+  MultiGpuSummary,
+  PowerCapSummary,
+  TelemetrySample
+} from './types.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './version.js'
 
@@ -216,19 +223,16 @@ function assembleSummary(
     runs: exec.runs,
     series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
     ...(state.multiGpu ? { multi_gpu: state.multiGpu } : {}),
-    ...(state.power
-      ? {
-          power: {
-            ...state.power,
-            rows: powerCapRows(exec.runs),
-            edp_optimal: edpOptimal(powerCapRows(exec.runs))
-          }
-        }
-      : {}),
+    ...(state.power ? { power: powerSummary(state.power, exec.runs) } : {}),
     not_measured: state.notMeasured,
     warnings: state.warnings,
     paths: { ...paths }
   }
+}
+
+function powerSummary(sweep: SweepOutcome, runs: ExecuteResult['runs']): PowerCapSummary {
+  const rows = powerCapRows(runs)
+  return { ...sweep, rows, edp_optimal: edpOptimal(rows) }
 }
 
 /** report.md and summary.json, each replaced whole or not at all; returns what could not be written. */

@@ -320,14 +320,19 @@ export function startupComparisons(
       mdePct: 0
     })
     // Start-up CIs are wide; derive one from the spread instead of inventing a tight one.
-    const spread = (Math.sqrt(c.sd_baseline ** 2 + c.sd_candidate ** 2) / c.mean_baseline) * 100 * 0.9
-    c.ci95 = { low: round(c.overhead_pct - spread, 2), high: round(c.overhead_pct + spread, 2) }
-    c.ci95_median = c.ci95
-    c.p_adjusted = 1
+    spreadInterval(c)
     c.welch.p = c.overhead_pct > 5 ? 0.0001 : 0.3
     c.verdict = c.overhead_pct > 5 ? 'regression' : 'equivalent'
     return c
   })
+}
+
+/** A CI from the two arms' spread (for ungated comparisons, whose CI nobody computed), Holm p of 1. */
+function spreadInterval(c: Comparison): void {
+  const spread = (Math.sqrt(c.sd_baseline ** 2 + c.sd_candidate ** 2) / c.mean_baseline) * 100 * 0.9
+  c.ci95 = { low: round(c.overhead_pct - spread, 2), high: round(c.overhead_pct + spread, 2) }
+  c.ci95_median = c.ci95
+  c.p_adjusted = 1
 }
 
 /**
@@ -360,10 +365,7 @@ export function writableLayerComparisons(seed: number, n: number): Comparison[] 
       reason: 'Reported for information (container writable layer), never gating.',
       mdePct: 0
     })
-    const spread = (Math.sqrt(c.sd_baseline ** 2 + c.sd_candidate ** 2) / c.mean_baseline) * 100 * 0.9
-    c.ci95 = { low: round(c.overhead_pct - spread, 2), high: round(c.overhead_pct + spread, 2) }
-    c.ci95_median = c.ci95
-    c.p_adjusted = 1
+    spreadInterval(c)
     c.welch.p = c.ci95.low > 0 || c.ci95.high < 0 ? 1e-6 : 0.4
     c.verdict = c.ci95.low > 2 ? 'regression' : c.ci95.high < 2 && c.ci95.low > -2 ? 'equivalent' : 'inconclusive'
     return c
