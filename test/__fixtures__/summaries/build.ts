@@ -305,34 +305,35 @@ export function startupComparisons(
   phases: [phase: string, native: number[], container: number[]][]
 ): Comparison[] {
   return phases.map(([phase, base, cand]) => {
-    const c = comparison({
+    // Start-up CIs are wide; derive one from the spread instead of inventing a tight one.
+    const c = ungatedComparison({
       workload,
       metric: phase,
       unit: 's',
       scope: 'startup',
       base,
       cand,
-      ci: [0, 0],
-      p: 0,
-      tostP: 1,
-      verdict: 'inconclusive',
-      reason: 'start-up phases are reported, never gated',
-      mdePct: 0
+      reason: 'start-up phases are reported, never gated'
     })
-    // Start-up CIs are wide; derive one from the spread instead of inventing a tight one.
-    spreadInterval(c)
     c.welch.p = c.overhead_pct > 5 ? 0.0001 : 0.3
     c.verdict = c.overhead_pct > 5 ? 'regression' : 'equivalent'
     return c
   })
 }
 
-/** A CI from the two arms' spread (for ungated comparisons, whose CI nobody computed), Holm p of 1. */
-function spreadInterval(c: Comparison): void {
+/**
+ * An ungated comparison (start-up, writable layer): nobody computed its CI, so it is derived from the two
+ * arms' spread; Holm p of 1. The caller sets p and the verdict.
+ */
+function ungatedComparison(
+  s: Pick<ComparisonSpec, 'workload' | 'metric' | 'unit' | 'direction' | 'scope' | 'base' | 'cand' | 'reason'>
+): Comparison {
+  const c = comparison({ ...s, ci: [0, 0], p: 0, tostP: 1, verdict: 'inconclusive', mdePct: 0 })
   const spread = (Math.sqrt(c.sd_baseline ** 2 + c.sd_candidate ** 2) / c.mean_baseline) * 100 * 0.9
   c.ci95 = { low: round(c.overhead_pct - spread, 2), high: round(c.overhead_pct + spread, 2) }
   c.ci95_median = c.ci95
   c.p_adjusted = 1
+  return c
 }
 
 /**
@@ -350,7 +351,7 @@ export function writableLayerComparisons(seed: number, n: number): Comparison[] 
     ['copyup_ms@128MiB', 'ms', 'lower', normals(seed + 11, n, 0.0131, 0.001, 5), normals(seed + 12, n, 103, 8, 1)]
   ]
   return specs.map(([metric, unit, direction, base, cand]) => {
-    const c = comparison({
+    const c = ungatedComparison({
       workload: 'io',
       metric,
       unit,
@@ -358,14 +359,8 @@ export function writableLayerComparisons(seed: number, n: number): Comparison[] 
       scope: 'info',
       base,
       cand,
-      ci: [0, 0],
-      p: 0,
-      tostP: 1,
-      verdict: 'inconclusive',
-      reason: 'Reported for information (container writable layer), never gating.',
-      mdePct: 0
+      reason: 'Reported for information (container writable layer), never gating.'
     })
-    spreadInterval(c)
     c.welch.p = c.ci95.low > 0 || c.ci95.high < 0 ? 1e-6 : 0.4
     c.verdict = c.ci95.low > 2 ? 'regression' : c.ci95.high < 2 && c.ci95.low > -2 ? 'equivalent' : 'inconclusive'
     return c
