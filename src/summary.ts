@@ -3,6 +3,7 @@ import { quantileSorted } from 'simple-statistics'
 import type {
   Analysis,
   CheckVerdict,
+  Comparison,
   LatencyPercentiles,
   PreflightResult,
   RunSeries,
@@ -96,7 +97,15 @@ export function checkVerdict(
 
 /** Headline figures: the worst gated steady-state comparison. */
 export function headline(analysis: Analysis | null): { overhead_pct: number | null; p_value: number | null } {
-  const gated = (analysis?.comparisons ?? []).filter(c => c.scope === 'steady')
+  return headlineOf(analysis?.comparisons ?? [])
+}
+
+/** The worst gated (steady-state) comparison of any list, e.g. every group of a fleet report. */
+export function headlineOf(comparisons: readonly Comparison[]): {
+  overhead_pct: number | null
+  p_value: number | null
+} {
+  const gated = comparisons.filter(c => c.scope === 'steady')
   if (gated.length === 0) return { overhead_pct: null, p_value: null }
   const worst = gated.reduce((a, b) => (b.overhead_pct > a.overhead_pct ? b : a))
   return { overhead_pct: worst.overhead_pct, p_value: worst.p_adjusted }

@@ -6,20 +6,12 @@
 import * as core from '@actions/core'
 import type { AggregateConfig } from '../config.js'
 import { Outputs } from '../constants.js'
-import { CheckFailedError, EnvironmentError, ExitCode, getErrorMessage } from '../errors.js'
+import { CheckFailedError, EnvironmentError, ExitCode } from '../errors.js'
 import { uploadArtifact } from '../report/artifacts.js'
 import { redact } from '../report/format.js'
+import { numberOutput, writeJobSummary } from '../report/github.js'
+import { headlineOf } from '../summary.js'
 import { aggregateCommand } from './command.js'
-import type { AggregateReport } from './types.js'
-
-/** The worst gated comparison over every group, for the overhead-pct and p-value outputs. */
-export function worstGated(r: AggregateReport): { overhead_pct: number; p_adjusted: number } | null {
-  const gated = r.groups.flatMap(g => g.analysis?.comparisons.filter(c => c.scope === 'steady') ?? [])
-  return gated.reduce<(typeof gated)[number] | null>(
-    (a, b) => (a === null || b.overhead_pct > a.overhead_pct ? b : a),
-    null
-  )
-}
 
 export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
   for (const d of cfg.skipped)
@@ -33,20 +25,14 @@ export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
     alpha: cfg.alpha,
     seed: cfg.seed
   })
-  const worst = worstGated(result.report)
+  const worst = headlineOf(result.report.groups.flatMap(g => g.analysis?.comparisons ?? []))
   core.setOutput(Outputs.Verdict, result.report.verdict)
-  core.setOutput(Outputs.OverheadPct, worst ? String(Number(worst.overhead_pct.toPrecision(6))) : '')
-  core.setOutput(Outputs.PValue, worst ? String(Number(worst.p_adjusted.toPrecision(6))) : '')
+  core.setOutput(Outputs.OverheadPct, numberOutput(worst.overhead_pct))
+  core.setOutput(Outputs.PValue, numberOutput(worst.p_value))
   core.setOutput(Outputs.ReportPath, result.paths.markdown)
   core.setOutput(Outputs.ResultsPath, cfg.out)
-  try {
-    if (!process.env.GITHUB_STEP_SUMMARY)
-      throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
-    await core.summary.addRaw(redact(result.markdown)).write()
-  } catch (error) {
-    core.summary.emptyBuffer()
-    core.warning(`job summary not written: ${getErrorMessage(error)}`)
-  }
+  const notWritten = await writeJobSummary(redact(result.markdown))
+  if (notWritten) core.warning(notWritten)
   const name = `gpu-overhead-aggregate-${process.env.GITHUB_RUN_ID ?? 'local'}`
   const upload = await uploadArtifact(name, [result.paths.markdown, result.paths.json], cfg.out)
   if (upload.error) core.warning(`artifact upload failed (the report stays in ${cfg.out}): ${upload.error}`)

@@ -57,13 +57,16 @@ export function powerCapRows(runs: readonly RunRecord[]): PowerCapRow[] {
 
 /** The cap with the lowest median EDP for each (workload, arm); null where no cap had energy. */
 export function edpOptimal(rows: readonly PowerCapRow[]): PowerCapSummary['edp_optimal'] {
-  const best = new Map<string, { workload: string; environment: string; cap_w: number | null; edp: number }>()
+  const best = new Map<string, { row: PowerCapRow; cap_w: number | null; edp: number }>()
   for (const r of rows) {
     const key = `${r.workload}\u0000${r.environment}`
-    const cur = best.get(key)
-    if (!cur) best.set(key, { workload: r.workload, environment: r.environment, cap_w: null, edp: Infinity })
-    const b = best.get(key)!
+    const b = best.get(key) ?? { row: r, cap_w: null, edp: Infinity }
     if (r.edp_js !== null && r.edp_js < b.edp) Object.assign(b, { cap_w: r.cap_w, edp: r.edp_js })
+    best.set(key, b)
   }
-  return [...best.values()].map(({ workload, environment, cap_w }) => ({ workload, environment, cap_w }))
+  return [...best.values()].map(b => ({
+    workload: b.row.workload,
+    environment: b.row.environment,
+    cap_w: b.cap_w
+  }))
 }

@@ -142,7 +142,7 @@ export class PowerLimiter {
       )
     const originals: OriginalLimit[] = []
     for (const lane of lanes) {
-      const limit = await readLimit(tool, lane.uuid ?? String(lane.index))
+      const limit = await readLimit(tool, gpuSelector({ gpu: lane.index, uuid: lane.uuid }))
       if (limit === null) return `cannot read GPU ${lane.index}'s current power limit with nvidia-smi`
       originals.push({ gpu: lane.index, uuid: lane.uuid, limit_w: limit })
     }

@@ -45,7 +45,7 @@ export interface PublishResult {
   failure: string | null
 }
 
-function numberOutput(x: number | null): string {
+export function numberOutput(x: number | null): string {
   return x === null || !Number.isFinite(x) ? '' : String(Number(x.toPrecision(6)))
 }
 
@@ -55,6 +55,20 @@ export function setOutputs(summary: CheckSummary): void {
   core.setOutput(Outputs.PValue, numberOutput(summary.p_value))
   core.setOutput(Outputs.ReportPath, summary.paths.report)
   core.setOutput(Outputs.ResultsPath, summary.paths.out)
+}
+
+/** Appends markdown to the job summary; a warning sentence when it could not (never throws). */
+export async function writeJobSummary(markdown: string): Promise<string | null> {
+  try {
+    // Checked here because core caches the path: outside Actions, say so plainly.
+    if (!process.env.GITHUB_STEP_SUMMARY)
+      throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
+    await core.summary.addRaw(markdown).write()
+    return null
+  } catch (error) {
+    core.summary.emptyBuffer()
+    return `job summary not written: ${getErrorMessage(error)}`
+  }
 }
 
 /** Error annotations for what fails the check; warnings for what weakens it. */
@@ -168,15 +182,8 @@ export async function publish(
   const safe = redact(markdown, opts.token ? [opts.token] : [])
 
   setOutputs(summary)
-  try {
-    // Checked here because core caches the path: outside Actions, say so plainly.
-    if (!process.env.GITHUB_STEP_SUMMARY)
-      throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
-    await core.summary.addRaw(safe).write()
-  } catch (error) {
-    core.summary.emptyBuffer()
-    warn(`job summary not written: ${getErrorMessage(error)}`)
-  }
+  const notWritten = await writeJobSummary(safe)
+  if (notWritten) warn(notWritten)
   annotate(summary)
 
   const commentUrl = await comment(summary, safe, opts, warn)
