@@ -10,6 +10,7 @@ import * as path from 'node:path'
 import { checkEventTrust, originOf } from '../../src/entry/action/event-trust.js'
 
 const FIXTURES = path.resolve('test/__fixtures__/webhooks')
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are free-form JSON, edited per case
 type Payload = Record<string, any>
 const load = (name: string): Payload =>
   JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8'))
