@@ -13,7 +13,7 @@ const FIXTURES = path.resolve('test/__fixtures__/webhooks')
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are free-form JSON, edited per case
 type Payload = Record<string, any>
 const load = (name: string): Payload =>
-  JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8'))
+  JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8')) as Payload
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-trust-'))
 
 function decide(event: string, payload: unknown, allow = false) {
