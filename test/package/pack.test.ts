@@ -24,11 +24,13 @@ beforeAll(() => {
     filename: string
     files: { path: string }[]
   }[]
+  const tarball = packed[0]?.filename
+  if (!tarball) throw new Error('npm pack --json named no tarball')
   installDir = path.join(work, 'user')
   fs.mkdirSync(installDir)
   fs.writeFileSync(path.join(installDir, 'package.json'), JSON.stringify({ name: 'user', private: true }))
   // --offline: a package with no dependencies needs no registry; a dependency added by mistake fails here.
-  npm(['install', '--offline', '--no-audit', '--no-fund', path.join(work, packed[0].filename)], installDir)
+  npm(['install', '--offline', '--no-audit', '--no-fund', path.join(work, tarball)], installDir)
 }, NPM_TIMEOUT_MS * 2)
 
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
