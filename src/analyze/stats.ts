@@ -18,7 +18,7 @@ import {
   quantileSorted,
   sampleVariance
 } from 'simple-statistics'
-import type { Descriptive } from '../types.js'
+import type { Descriptive } from '../types/index.js'
 
 // ---- distributions (jstat) ----
 
