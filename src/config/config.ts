@@ -5,7 +5,6 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { parse as parseYaml } from 'yaml'
 import { DEFAULT_BASELINE_PATH, DEFAULT_CONFIG_FILE, Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 import {
@@ -26,6 +25,9 @@ import {
   type Workload
 } from '../types/index.js'
 import { validateImageRef } from '../preflight/image.js'
+import { readConfigFile } from './config-file.js'
+import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
+import { checkBaselinePath, validateGithubToken, validatePython } from './trusted-values.js'
 
 export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
 export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
@@ -123,13 +125,6 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.AggregateDirs]: ''
 }
 
-/** Keys a config file may hold: every input but the file itself, the token and the aggregate-only ones. */
-const FILE_KEYS = new Set<string>(
-  Object.values(Inputs).filter(
-    k => k !== Inputs.Config && k !== Inputs.GithubToken && k !== Inputs.Mode && k !== Inputs.AggregateDirs
-  )
-)
-
 // ---- validators (each throws InputError naming the input) ----
 
 function oneOf<T extends string>(input: string, raw: string, allowed: readonly T[]): T {
@@ -198,12 +193,18 @@ const MOUNT_SPLITTERS = /[:,]/
 const NO_SPLITTERS = 'no `:` or `,` in the path (the container mount would split on them)'
 
 function mountSpec(input: string, raw: string, base: string, containerPath: string, ro: boolean): MountSpec {
-  const hostPath = safePath(input, raw, base)
-  if (MOUNT_SPLITTERS.test(hostPath))
+  return { hostPath: allowedHostFolder(input, raw, base, 'data'), containerPath, readOnly: ro }
+}
+
+/** A host folder for a bind mount, judged by the mount policy on its resolved path (docs/security.md). */
+function allowedHostFolder(input: string, raw: string, base: string, purpose: MountPurpose): string {
+  const given = safePath(input, raw, base)
+  const decision = judgeMount({ input, path: given, kind: 'folder', purpose })
+  if (!decision.allowed || decision.resolved === null)
+    throw new InputError(input, raw, refusalMessage(decision))
+  if (MOUNT_SPLITTERS.test(decision.resolved))
     throw new InputError(input, raw, `an existing directory, ${NO_SPLITTERS}`)
-  if (!fs.existsSync(hostPath) || !fs.statSync(hostPath).isDirectory())
-    throw new InputError(input, raw, 'an existing directory on the runner')
-  return { hostPath, containerPath, readOnly: ro }
+  return decision.resolved
 }
 
 export function parseArms(raw: string, image: string | null): Arm[] {
@@ -239,43 +240,7 @@ export function parseArms(raw: string, image: string | null): Arm[] {
 
 // ---- sources ----
 
-/** Reads and validates a YAML config file into raw string values keyed by input name. */
-export function readConfigFile(file: string): RawInputs {
-  let text: string
-  try {
-    text = fs.readFileSync(file, 'utf8')
-  } catch (error) {
-    throw new InputError(
-      Inputs.Config,
-      file,
-      `a readable YAML file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`
-    )
-  }
-  let doc: unknown
-  try {
-    doc = parseYaml(text)
-  } catch (error) {
-    throw new InputError(Inputs.Config, file, `valid YAML (${(error as Error).message.split('\n')[0]})`)
-  }
-  if (doc === null || doc === undefined) return {}
-  if (typeof doc !== 'object' || Array.isArray(doc))
-    throw new InputError(Inputs.Config, file, 'a YAML mapping of input names to values')
-  const raw: RawInputs = {}
-  for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
-    if (!FILE_KEYS.has(key))
-      throw new InputError(
-        `${Inputs.Config}: ${key}`,
-        key,
-        `one of ${[...FILE_KEYS].join(', ')} (tokens never go in files)`
-      )
-    if (Array.isArray(value) && value.every(v => typeof v === 'string' || typeof v === 'number'))
-      raw[key as Inputs] = value.join(',')
-    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-      raw[key as Inputs] = String(value)
-    else throw new InputError(key, value, 'a string, number, boolean or list of them')
-  }
-  return raw
-}
+export { FILE_KNOBS, readConfigFile } from './config-file.js'
 
 export interface ConfigSources {
   flags?: RawInputs
@@ -298,7 +263,7 @@ export function loadConfig(sources: ConfigSources): Config {
   if (given(configArg)) configFile = safePath(Inputs.Config, configArg, workspace)
   else if (fs.existsSync(path.join(workspace, DEFAULT_CONFIG_FILE)))
     configFile = path.join(workspace, DEFAULT_CONFIG_FILE)
-  const file = configFile ? readConfigFile(configFile) : {}
+  const file = configFile ? readConfigFile(configFile, workspace) : {}
 
   const get = (name: Inputs): string => {
     for (const src of [flags, inputs, file]) if (given(src[name])) return src[name]
@@ -338,7 +303,11 @@ export function loadConfig(sources: ConfigSources): Config {
     arms: parseArms(get(Inputs.Arms), image),
     maxOverheadPct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
     alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
-    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace),
+    baselinePath: checkBaselinePath(
+      workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace),
+      get(Inputs.BaselinePath),
+      workspace
+    ),
     saveBaseline: bool(Inputs.SaveBaseline, get(Inputs.SaveBaseline)),
     data: given(get(Inputs.DataPath))
       ? mountSpec(Inputs.DataPath, get(Inputs.DataPath), workspace, '/data', true)
@@ -346,7 +315,7 @@ export function loadConfig(sources: ConfigSources): Config {
     checkpoint: given(get(Inputs.CheckpointPath))
       ? mountSpec(Inputs.CheckpointPath, get(Inputs.CheckpointPath), workspace, '/checkpoints', false)
       : null,
-    githubToken: given(get(Inputs.GithubToken)) ? get(Inputs.GithubToken) : null,
+    githubToken: given(get(Inputs.GithubToken)) ? validateGithubToken(get(Inputs.GithubToken)) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
@@ -358,7 +327,7 @@ export function loadConfig(sources: ConfigSources): Config {
     telemetry: bool(Inputs.Telemetry, get(Inputs.Telemetry)),
     strict: bool(Inputs.Strict, get(Inputs.Strict)),
     driverMount: given(get(Inputs.DriverMount))
-      ? safePath(Inputs.DriverMount, get(Inputs.DriverMount), workspace)
+      ? allowedHostFolder(Inputs.DriverMount, get(Inputs.DriverMount), workspace, 'driver')
       : null,
     matmulSize: integer(
       Inputs.MatmulSize,
@@ -378,7 +347,7 @@ export function loadConfig(sources: ConfigSources): Config {
       1,
       1048576
     ),
-    python: validatePython(get(Inputs.Python)),
+    python: validatePython(get(Inputs.Python), false),
     containerMemory: given(get(Inputs.ContainerMemory)) ? containerMemory(get(Inputs.ContainerMemory)) : null,
     powerCaps: given(get(Inputs.PowerCaps)) ? powerCaps(get(Inputs.PowerCaps), device) : []
   }
@@ -390,34 +359,27 @@ export function loadConfig(sources: ConfigSources): Config {
     MOUNT_SPLITTERS.test(config.out)
   )
     throw new InputError(Inputs.Out, get(Inputs.Out), `a folder inside the workspace, ${NO_SPLITTERS}`)
-  if (config.driverMount && MOUNT_SPLITTERS.test(config.driverMount))
-    throw new InputError(
-      Inputs.DriverMount,
-      get(Inputs.DriverMount),
-      `an existing directory, ${NO_SPLITTERS}`
-    )
-  if (config.driverMount && !fs.existsSync(config.driverMount))
-    throw new InputError(
-      Inputs.DriverMount,
-      get(Inputs.DriverMount),
-      'an existing directory with the driver libraries'
-    )
+  // The interpreter must exist only where it runs: a native arm.
+  if (config.arms.some(a => a.kind === 'native')) validatePython(config.python, true)
   return config
 }
 
 const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
 /** Docker refuses smaller limits ("Minimum memory limit allowed is 6MB"). */
 const MIN_CONTAINER_MEMORY = 6 * 1024 ** 2
+/** 1 PiB: beyond any machine, and far inside what docker parses (int64 bytes). */
+const MAX_CONTAINER_MEMORY = 1024 ** 5
 
 /** Docker's memory size syntax, limited to what docker and podman both accept: `512m`, `8g`, `1.5g`. */
 function containerMemory(raw: string): string {
   const v = raw.trim().toLowerCase()
-  const m = /^(\d+(?:\.\d+)?)([kmg]?)$/.exec(v)
-  if (!m?.[1] || Number(m[1]) * (MEMORY_UNITS[m[2] ?? ''] ?? 1) < MIN_CONTAINER_MEMORY)
+  const m = /^(\d{1,16}(?:\.\d{1,6})?)([kmg]?)$/.exec(v)
+  const bytes = m?.[1] ? Number(m[1]) * (MEMORY_UNITS[m[2] ?? ''] ?? 1) : NaN
+  if (!(bytes >= MIN_CONTAINER_MEMORY && bytes <= MAX_CONTAINER_MEMORY))
     throw new InputError(
       Inputs.ContainerMemory,
       raw,
-      'a memory size of at least 6m: a number with an optional unit k, m or g, e.g. 8g or 512m (empty = no limit)'
+      'a memory size from 6m to 1048576g (1 PiB): a number with an optional unit k, m or g, e.g. 8g or 512m (empty = no limit)'
     )
   return v
 }
@@ -434,13 +396,6 @@ function powerCaps(raw: string, device: Device): number[] {
   if (device !== 'gpu')
     throw new InputError(Inputs.PowerCaps, raw, 'empty with device: cpu (caps need a GPU)')
   return caps
-}
-
-function validatePython(raw: string): string {
-  const v = raw.trim()
-  if (!/^[\w./+-]+$/.test(v))
-    throw new InputError(Inputs.Python, raw, 'a python interpreter name or path, e.g. python3')
-  return v
 }
 
 /** Which mode the action runs in (the CLI has a command per mode). */
