@@ -112,7 +112,7 @@ export function readConfigFile(file: string, workspace?: string): RawFileInputs 
     }
     const value = pair.value as Node | null
     if (value === null) continue
-    if (isAlias(value) || (isSeq(value) && value.items.some(i => isAlias(i as Node))))
+    if (isAlias(value) || (isSeq(value) && value.items.some(i => isAlias(i))))
       throw new InputError(
         key,
         '(a YAML alias)',
