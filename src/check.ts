@@ -251,7 +251,7 @@ export async function runCheck(
   const started = new Date()
   const checkId = newCheckId()
   const dir = workloadsDir()
-  const writer = ResultsWriter.open(config.out)
+  const writer = ResultsWriter.open(config.out, config.workspace)
   const state: CheckState = {
     pre: { results: [], gpus: null, images: new Map(), runtimeVersion: null, warnings: [] },
     exec: {

@@ -63,6 +63,8 @@ export interface Config {
   failOnRegression: boolean
   allowForkPrs: boolean
   out: string
+  /** The folder everything resolves against and the results folder must stay inside (trusted root). */
+  workspace: string
   configFile: string | null
   schedule: Schedule
   seed: number
@@ -320,6 +322,7 @@ export function loadConfig(sources: ConfigSources): Config {
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
     out: workspacePath(Inputs.Out, get(Inputs.Out), workspace),
+    workspace,
     configFile,
     schedule: oneOf(Inputs.Schedule, get(Inputs.Schedule), SCHEDULES),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),

@@ -8,6 +8,7 @@ import * as fs from 'node:fs'
 import type { Device, TelemetrySample } from '../types/index.js'
 import { InputError } from '../util/errors.js'
 import { execCapture } from '../util/exec.js'
+import { openAppend } from '../util/safe-fs.js'
 import { firstLine } from '../util/text.js'
 import {
   DEFAULT_TELEMETRY_FIELDS,
@@ -266,7 +267,7 @@ export class TelemetrySampler {
 
   private openCsv(path: string): void {
     try {
-      this.csvFd = fs.openSync(path, 'a')
+      this.csvFd = openAppend(path)
       if (fs.fstatSync(this.csvFd).size === 0) fs.writeSync(this.csvFd, TELEMETRY_CSV_HEADER)
     } catch (error) {
       this.csvFd = null

@@ -65,7 +65,10 @@ export function claimFolder(dir: string, policy: OwnedFolderPolicy): void {
   if (!realInside(fs.realpathSync(existing), policy.root))
     throw new UnsafePathError(abs, `resolves outside ${policy.root} (a linked parent folder)`, 'outside')
   if (existing !== abs) {
-    fs.mkdirSync(abs, { recursive: true })
+    // One level at a time: a read-only or unwritable parent surfaces as EROFS/EACCES, not ENOENT.
+    const missing: string[] = []
+    for (let d = abs; d !== existing; d = path.dirname(d)) missing.unshift(d)
+    for (const d of missing) fs.mkdirSync(d)
     if (!realInside(fs.realpathSync(abs), policy.root))
       throw new UnsafePathError(abs, `resolves outside ${policy.root}`, 'outside')
     return
