@@ -38,6 +38,7 @@ import type {
 } from './types/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
+import { appendAll } from './util/arrays.js'
 
 export interface CheckOutcome {
   summary: CheckSummary
@@ -367,7 +368,7 @@ async function measure(
     if (p.status === 'pass' || p.status === 'skip') logger.info(line)
     else logger.warn(line)
   }
-  warnings.push(...pre.warnings)
+  appendAll(warnings, pre.warnings)
   if (!hasContainer)
     notMeasured.push({
       what: 'container overhead',

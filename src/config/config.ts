@@ -28,6 +28,7 @@ import { validateImageRef } from '../preflight/image.js'
 import { readConfigFile } from './config-file.js'
 import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
 import { checkBaselinePath, validateGithubToken, validatePython } from './trusted-values.js'
+import { appendAll } from '../util/arrays.js'
 
 export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
 export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
@@ -448,8 +449,11 @@ export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
       .filter(e => e.isDirectory())
       .map(e => path.join(dir, e.name))
       .sort()
-    dirs.push(...subs.filter(isResult))
-    skipped.push(...subs.filter(d => !isResult(d)))
+    appendAll(dirs, subs.filter(isResult))
+    appendAll(
+      skipped,
+      subs.filter(d => !isResult(d))
+    )
     if (!subs.some(isResult)) skipped.push(dir)
   }
   if (dirs.length === 0)

@@ -7,6 +7,7 @@ import type { ContainerRuntime, Workload } from '../types/index.js'
 import { execCapture } from '../util/exec.js'
 import { WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
+import { appendAll } from '../util/arrays.js'
 
 export interface BindMount {
   host: string
@@ -50,9 +51,9 @@ export function containerArgs(input: ContainerRunInput): string[] {
   if (input.memory) args.push('--memory', input.memory, '--memory-swap', input.memory)
   for (const m of input.mounts) args.push('-v', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`)
   for (const [k, v] of Object.entries({ ...WORKLOAD_ENV, ...input.env })) args.push('-e', `${k}=${v}`)
-  args.push(...input.gpuArgs)
-  args.push(input.imageRef, 'python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args)
-  return args
+  appendAll(args, input.gpuArgs)
+  args.push(input.imageRef, 'python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`)
+  return appendAll(args, input.args)
 }
 
 export function containerSpec(input: ContainerRunInput): ProcessSpec {

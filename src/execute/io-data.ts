@@ -32,7 +32,7 @@ export function prepareIoFolders(
       safeWriteStream(
         file,
         fd => {
-          for (let written = 0; written < perFile; ) {
+          for (let written = 0; written < perFile;) {
             const n = Math.min(8 * 1024 * 1024, perFile - written)
             writeAll(fd, randomBytes(n))
             written += n

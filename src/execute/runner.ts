@@ -16,6 +16,7 @@ import type { Logger } from '../util/log.js'
 import { laneLabel, type Lane } from '../plan/lanes.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
 import type { PlannedRun } from '../plan/schedule.js'
+import { appendAll } from '../util/arrays.js'
 import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
 import type { ResultsWriter } from '../results/store.js'
 
@@ -170,7 +171,7 @@ async function runOnLane(
   if (!planned.warmup) {
     const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
     ctx.writer.appendSamples(startup)
-    samples.push(...live, ...startup)
+    appendAll(appendAll(samples, live), startup)
   }
   ctx.writer.appendRun(record)
   return { proc, run: record, ok, samples: live.length }

@@ -18,6 +18,7 @@ import {
   parseTelemetryLine,
   telemetryCsvRow
 } from './telemetry-parse.js'
+import { appendAll } from '../util/arrays.js'
 
 export * from './telemetry-parse.js'
 export * from './telemetry-attribute.js'
@@ -193,7 +194,7 @@ export class TelemetrySampler {
     private readonly opts: TelemetryOptions,
     initialWarnings: string[]
   ) {
-    this.warningList.push(...initialWarnings)
+    appendAll(this.warningList, initialWarnings)
     if (opts.csvPath) this.openCsv(opts.csvPath)
     let resolveExit: () => void = () => undefined
     this.exitPromise = new Promise(resolve => (resolveExit = resolve))

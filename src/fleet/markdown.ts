@@ -3,6 +3,7 @@ import { markdownTable } from 'markdown-table'
 import { cell, code, fmtP, fmtPctCi, fmtPlain, fmtValue, inline, redact } from '../report/format.js'
 import type { Comparison } from '../types/index.js'
 import type { AggregateGroup, AggregateReport } from './types.js'
+import { appendAll } from '../util/arrays.js'
 
 const VERDICT_WORD: Record<AggregateGroup['verdict'], string> = {
   pass: 'PASS',
@@ -280,7 +281,7 @@ function groupSection(g: AggregateGroup): string {
     ...g.notes,
     ...(g.analysis?.notes ?? [])
   ]
-  if (notes.length) parts.push('', ...notes.map(n => `- ${inline(n)}`))
+  if (notes.length) appendAll(parts, ['', ...notes.map(n => `- ${inline(n)}`)])
   return parts.join('\n')
 }
 

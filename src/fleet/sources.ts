@@ -20,7 +20,10 @@ function readSummary(dir: string, file: string): CheckSummary {
   try {
     text = readUntrusted(file, { maxBytes: READ_LIMITS.baseline })
   } catch (error) {
-    throw bad(dir, `summary.json cannot be read (${error instanceof UnsafePathError ? error.reason : 'unreadable'})`)
+    throw bad(
+      dir,
+      `summary.json cannot be read (${error instanceof UnsafePathError ? error.reason : 'unreadable'})`
+    )
   }
   // Never quote the file: the parser's message holds a slice of it.
   const json = parseJsonQuiet(text)

@@ -6,6 +6,7 @@ import type { GpuFacts } from './gpu.js'
 import { inspectImage, validateImageRef } from './image.js'
 import type { ImageFacts } from './image.js'
 import { checkMounts, parseMountSpec } from './mounts.js'
+import { appendAll } from '../util/arrays.js'
 
 export { gate } from './driver-gate.js'
 export type { DriverGateResult, GateInput } from './driver-gate.js'
@@ -122,15 +123,16 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
         fix: null
       })
     } else {
-      results.push(
-        ...(await checkMounts({
+      appendAll(
+        results,
+        await checkMounts({
           image: image.ref,
           runtime: input.runtime,
           data: input.dataSpec ?? null,
           ckpt: input.ckptSpec ?? null,
           extraDockerArgs: input.extraDockerArgs,
           probeMiB: input.probeMiB
-        }))
+        })
       )
     }
   }

@@ -8,6 +8,7 @@ import { containerGpuArgs } from '../execute/gpu-args.js'
 import { runPreflight, type GpuReport, type ImageFacts } from './run.js'
 import type { PreflightResult } from '../types/index.js'
 import { execCapture } from '../util/exec.js'
+import { appendAll } from '../util/arrays.js'
 
 export interface PreflightOutcome {
   results: PreflightResult[]
@@ -46,7 +47,7 @@ export async function preflightStage(
     dataSpec: specOf(io?.data ?? null),
     ckptSpec: specOf(io?.checkpoint ?? null)
   })
-  results.push(...out.results)
+  appendAll(results, out.results)
   if (config.device === 'gpu') gpus = { gpus: out.gpus, driver: out.driver, cuda_version: out.driver_cuda }
   if (first && out.image) facts.set(first, out.image)
   for (const image of rest) {

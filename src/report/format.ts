@@ -1,4 +1,5 @@
 /** Number, unit and text formatting for the report. Pure; no I/O. */
+import { maxOf } from '../util/arrays.js'
 
 const DASH = '–'
 
@@ -65,7 +66,7 @@ export function fmtPctCi(x: number, ci: { low: number; high: number }): string {
     return `${fmtFactor(1 + x / 100)} [${bound(ci.low)}, ${bound(ci.high)}]`
   }
   const finite = [x, ci.low, ci.high].filter(Number.isFinite).map(Math.abs)
-  const d = pctDecimals(Math.max(...finite))
+  const d = pctDecimals(maxOf(finite))
   const lo = Number.isFinite(ci.low) ? signed(ci.low, d) : '?'
   const hi = Number.isFinite(ci.high) ? signed(ci.high, d) : '?'
   return `${signed(x, d)}% [${lo}, ${hi}]`

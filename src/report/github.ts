@@ -13,6 +13,7 @@ import { fmtP, redact } from './format.js'
 import { GitHubApiError, GitHubClient } from './http.js'
 import { DEFAULT_MAX_CHARS, buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
+import { appendAll } from '../util/arrays.js'
 
 export { decideFailure } from './verdict.js'
 
@@ -155,7 +156,7 @@ async function artifact(
 ): Promise<void> {
   const files = [...opts.files]
   try {
-    files.push(...writePaperCsvs(summary, opts.rootDir, opts.telemetry))
+    appendAll(files, writePaperCsvs(summary, opts.rootDir, opts.telemetry))
   } catch (error) {
     warn(`paper CSV not written: ${getErrorMessage(error)}`)
   }

@@ -2,7 +2,7 @@
  * Results are appended as they are produced (results.jsonl, samples.csv, runs.jsonl), so a crash, a
  * timeout or a cancel loses nothing already measured.
  */
-import * as fs from 'node:fs'
+import type * as fs from 'node:fs'
 import * as path from 'node:path'
 import { EnvironmentError } from '../util/errors.js'
 import { claimFolder } from '../util/owned-folder.js'

@@ -72,7 +72,11 @@ export function aggregateCommand(opts: AggregateCommandOptions): AggregateComman
     safeReplace(paths.markdown, markdown, { root: out })
     safeReplace(paths.json, json, { root: out })
   } catch (error) {
-    throw new InputError('--out', opts.out, `a folder the aggregate files can be written to (${getErrorMessage(error)})`)
+    throw new InputError(
+      '--out',
+      opts.out,
+      `a folder the aggregate files can be written to (${getErrorMessage(error)})`
+    )
   }
   return {
     report,
