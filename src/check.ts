@@ -17,7 +17,8 @@ import { containerSpec, killCheckContainers } from './execute/container.js'
 import { containerGpuArgs, nativeGpuEnv } from './execute/gpu-args.js'
 import { prepareIoFolders, type IoFolders } from './execute/io-data.js'
 import { laneLabel, resolveLanes, type Lane } from './plan/lanes.js'
-import { POWER_RESTORE_FILE, restoreFromFile, validateCaps } from './execute/power-caps.js'
+import { restoreFromFile, validateCaps } from './execute/power-caps.js'
+import { leftoverRestoreFiles, restoreFileFor, type PresentGpu } from './execute/restore-file.js'
 import { sweepPowerCaps, type SweepOutcome } from './execute/power-sweep.js'
 import { nativeSpec } from './execute/native.js'
 import { buildPlan, type PlannedRun } from './plan/schedule.js'
@@ -388,8 +389,10 @@ async function measure(
   }
   const lanes = config.device === 'gpu' && pre.gpus ? resolveLanes(config.gpus, pre.gpus.gpus) : null
   state.lanes = lanes
-  const restoreFile = path.join(config.out, POWER_RESTORE_FILE)
-  if (config.device === 'gpu') await restoreLeftoverCaps(restoreFile, logger, warnings)
+  // Outside the tree, HMAC'd, one per GPU set (docs/security.md): never a file from the checkout.
+  const restoreFile = restoreFileFor((lanes ?? []).map(l => l.uuid ?? String(l.index)))
+  if (config.device === 'gpu' && pre.gpus)
+    await restoreLeftoverCaps(presentOf(pre.gpus.gpus), logger, warnings)
   if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
   const plan = buildPlan({ ...config, workloads: config.workloads })
   const multi = lanes && lanes.length > 1 ? lanes : null
@@ -492,16 +495,27 @@ async function measure(
   state.exec = exec
 }
 
+/** GPUs present, with their power-limit ranges (a restore file is checked against them). */
+function presentOf(gpus: NonNullable<PreflightOutcome['gpus']>['gpus']): PresentGpu[] {
+  const out: PresentGpu[] = []
+  for (const g of gpus)
+    if (g.uuid && g.power_min_limit_w !== null && g.power_max_limit_w !== null)
+      out.push({ uuid: g.uuid, min_w: g.power_min_limit_w, max_w: g.power_max_limit_w })
+  return out
+}
+
 /** A check killed mid-sweep left its GPUs capped: put the limits back before measuring anything. */
-async function restoreLeftoverCaps(file: string, logger: Logger, warnings: string[]): Promise<void> {
-  const r = await restoreFromFile(file)
-  if (r === null) return
-  for (const l of r.restored)
-    logger.warn(
-      `power limit of GPU ${l.gpu} put back to ${l.limit_w} W (left capped by an earlier check, ${file})`
-    )
-  for (const f of r.failures)
-    warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
+async function restoreLeftoverCaps(present: PresentGpu[], logger: Logger, warnings: string[]): Promise<void> {
+  for (const file of leftoverRestoreFiles()) {
+    const r = await restoreFromFile(file, 'nvidia-smi', present)
+    if (r === null) continue
+    for (const l of r.restored)
+      logger.warn(
+        `power limit of GPU ${l.gpu} put back to ${l.limit_w} W (left capped by an earlier check, ${file})`
+      )
+    for (const f of r.failures)
+      warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
+  }
 }
 
 /** CLI: run, print where things are and the verdict line, return the exit code. */

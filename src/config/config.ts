@@ -383,7 +383,7 @@ function containerMemory(raw: string): string {
     throw new InputError(
       Inputs.ContainerMemory,
       raw,
-      'a memory size from 6m to 1048576g (1 PiB): a number with an optional unit k, m or g, e.g. 8g or 512m (empty = no limit)'
+      'a memory size of at least 6m and at most 1048576g (1 PiB): a number with an optional unit k, m or g, e.g. 8g or 512m (empty = no limit)'
     )
   return v
 }

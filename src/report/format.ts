@@ -1,5 +1,6 @@
 /** Number, unit and text formatting for the report. Pure; no I/O. */
 import { maxOf } from '../util/arrays.js'
+import { redactSecrets } from '../util/secrets.js'
 
 const DASH = '–'
 
@@ -150,8 +151,8 @@ const SECRET_PATTERNS: [RegExp, string][] = [
 
 /** Remove anything shaped like a token or credential; `extra` are known secret values. */
 export function redact(text: string, extra: readonly string[] = []): string {
-  let out = text
-  for (const secret of extra) if (secret.length >= 4) out = out.split(secret).join('***')
+  // Registered secrets and `extra`, whole and line by line (a token with a newline is masked per line too).
+  let out = redactSecrets(text, extra)
   for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement)
   return out
 }

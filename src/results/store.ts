@@ -124,7 +124,9 @@ const RESULT_FILES = [
 
 /** Why the results folder cannot be used, as one clause. */
 function describeOpenError(error: unknown): string {
-  return error instanceof UnsafePathError ? `${error.file} ${error.reason}` : describeWriteError(error)
+  if (!(error instanceof UnsafePathError)) return describeWriteError(error)
+  if (error.code === 'not-folder') return `a file (not a folder) is in the way (${error.file})`
+  return `${error.file} ${error.reason}`
 }
 
 export class ResultsWriter {
@@ -152,7 +154,7 @@ export class ResultsWriter {
           ? 'free space there, or choose another out'
           : 'choose another out'
       throw new EnvironmentError(
-        `cannot use the results folder ${out} (input 'out'): ${describeOpenError(error)}; ${fix}`
+        `cannot write the results folder ${out} (input 'out'): ${describeOpenError(error)}; ${fix}`
       )
     }
     return new ResultsWriter(paths)

@@ -12,6 +12,7 @@ import { redact } from '../../report/format.js'
 import { numberOutput, writeJobSummary } from '../../report/github.js'
 import { headlineOf } from '../../analyze/summary.js'
 import { aggregateCommand } from '../cli/aggregate.js'
+import { setOutput } from '../../util/runner-files.js'
 
 export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
   for (const d of cfg.skipped)
@@ -26,12 +27,12 @@ export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
     seed: cfg.seed
   })
   const worst = headlineOf(result.report.groups.flatMap(g => g.analysis?.comparisons ?? []))
-  core.setOutput(Outputs.Verdict, result.report.verdict)
-  core.setOutput(Outputs.OverheadPct, numberOutput(worst.overhead_pct))
-  core.setOutput(Outputs.PValue, numberOutput(worst.p_value))
-  core.setOutput(Outputs.ReportPath, result.paths.markdown)
-  core.setOutput(Outputs.ResultsPath, cfg.out)
-  const notWritten = await writeJobSummary(redact(result.markdown))
+  setOutput(Outputs.Verdict, result.report.verdict)
+  setOutput(Outputs.OverheadPct, numberOutput(worst.overhead_pct))
+  setOutput(Outputs.PValue, numberOutput(worst.p_value))
+  setOutput(Outputs.ReportPath, result.paths.markdown)
+  setOutput(Outputs.ResultsPath, cfg.out)
+  const notWritten = writeJobSummary(redact(result.markdown))
   if (notWritten) core.warning(notWritten)
   const name = `gpu-overhead-aggregate-${process.env.GITHUB_RUN_ID ?? 'local'}`
   const upload = await uploadArtifact(name, [result.paths.markdown, result.paths.json], cfg.out)

@@ -6,6 +6,7 @@ import { CheckFailedError } from '../../util/errors.js'
 import { runCheck } from '../../check.js'
 import { publish } from '../../report/github.js'
 import type { Logger } from '../../util/log.js'
+import { redactSecrets } from '../../util/secrets.js'
 
 /** Action: run, then publish (summary, outputs, comment, artifacts); fail the step when asked. */
 export async function runCheckAction(config: Config, logger: Logger): Promise<void> {
@@ -24,6 +25,6 @@ export async function runCheckAction(config: Config, logger: Logger): Promise<vo
     files,
     rootDir: config.out
   })
-  for (const w of result.warnings) core.warning(w)
+  for (const w of result.warnings) core.warning(redactSecrets(w))
   if (result.failure) throw new CheckFailedError(result.failure)
 }
