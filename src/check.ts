@@ -13,7 +13,7 @@ import { multiGpuSummary, multiGpuWarnings, pooledRows } from './analyze/multi-g
 import { capOf, edpOptimal, powerCapRows } from './analyze/power.js'
 import type { Config } from './config/config.js'
 import { EnvironmentError, ExitCode } from './util/errors.js'
-import { containerSpec, killCheckContainers } from './execute/container.js'
+import { containerSpec, killCheckContainers, removeCheckContainersNow } from './execute/container.js'
 import { containerGpuArgs, nativeGpuEnv } from './execute/gpu-args.js'
 import { prepareIoFolders, type IoFolders } from './execute/io-data.js'
 import { laneLabel, resolveLanes, type Lane } from './plan/lanes.js'
@@ -40,6 +40,7 @@ import type {
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
 import { appendAll } from './util/arrays.js'
+import { killAllTrees } from './util/process-tree.js'
 
 export interface CheckOutcome {
   summary: CheckSummary
@@ -147,10 +148,23 @@ function processSpec(
 }
 
 /** Cancels the check on SIGINT/SIGTERM (Actions sends SIGINT then SIGTERM on cancel). */
-function cancelOnSignals(logger: Logger): { signal: AbortSignal; dispose: () => void } {
+function cancelOnSignals(
+  logger: Logger,
+  forcedCleanup: () => void
+): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {
-    logger.warn(`received ${sig}: stopping the check, keeping what was measured`)
+    if (controller.signal.aborted) {
+      // A second signal: leave now. The INCOMPLETE report written before the check started stays; every
+      // process tree still running is killed, containers removed (bounded), nothing is awaited.
+      logger.warn(`received ${sig} again: exiting now; the results folder keeps the INCOMPLETE report`)
+      killAllTrees()
+      forcedCleanup()
+      process.exit(128 + (os.constants.signals[sig] ?? 1))
+    }
+    logger.warn(
+      `received ${sig}: stopping the check, keeping what was measured (send it again to exit at once)`
+    )
     controller.abort()
   }
   process.on('SIGINT', handler)
@@ -279,7 +293,10 @@ export async function runCheck(
     throw new EnvironmentError(
       `cannot write the results folder ${config.out} (input 'out'): ${unwritable[0]}; free space there, or choose another out`
     )
-  const cancel = cancelOnSignals(logger)
+  const cancel = cancelOnSignals(logger, () => {
+    if (config.arms.some(a => a.kind === 'container'))
+      removeCheckContainersNow(config.containerRuntime, checkId)
+  })
   try {
     await measure(config, logger, checkId, dir, writer, state, cancel.signal, externalSignal)
   } catch (error) {

@@ -2,6 +2,7 @@
  * The container arm: `docker run --rm --network none` (or podman) with the workloads folder read-only,
  * the data/checkpoint bind mounts, the image by digest/ID, a run label, and the GPU per access mode.
  */
+import { spawnSync } from 'node:child_process'
 import { CONTAINER_WORKLOADS_DIR, RUN_LABEL } from '../types/inputs.js'
 import type { ContainerRuntime, Workload } from '../types/index.js'
 import { execCapture } from '../util/exec.js'
@@ -36,6 +37,8 @@ export function containerArgs(input: ContainerRunInput): string[] {
   const args = [
     'run',
     '--rm',
+    // A real PID 1 (tini): reaps and forwards signals, so a setsid'd child dies with the container.
+    '--init',
     '--network',
     'none',
     '--name',
@@ -74,4 +77,19 @@ export async function killCheckContainers(runtime: ContainerRuntime, checkId: st
   const ids = ps.stdout.split('\n').filter(Boolean)
   if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids])
   return ids.length
+}
+
+/** Bound of each clean-up call made on a forced exit (synchronous: nothing may be awaited then). */
+const FORCED_CLEANUP_MS = 10_000
+
+/** The same clean-up, synchronous and bounded, for a forced exit (second signal). */
+export function removeCheckContainersNow(runtime: ContainerRuntime, checkId: string): void {
+  const ps = spawnSync(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${checkId}`], {
+    encoding: 'utf8',
+    timeout: FORCED_CLEANUP_MS,
+    killSignal: 'SIGKILL'
+  })
+  const ids = (ps.stdout ?? '').split('\n').filter(Boolean)
+  if (ids.length > 0)
+    spawnSync(runtime, ['rm', '-f', ...ids], { timeout: FORCED_CLEANUP_MS, killSignal: 'SIGKILL' })
 }
