@@ -11,13 +11,13 @@ import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import { RequestError } from '@octokit/request-error'
 import { fetch as undiciFetch } from 'undici'
+import { PageGuard, PagingError } from '../util/paging.js'
 
 export const DEFAULT_API_URL = 'https://api.github.com'
 const USER_AGENT = 'gpu-overhead-action'
 const API_VERSION = '2022-11-28'
 
-/** Pagination bound, the one place it is set: 50 pages × 100 items. A longer list is refused, not walked. */
-export const MAX_PAGES = 50
+/** Items per page; the page cap and loop detection live in util/paging.ts (one bound for every listing). */
 export const PER_PAGE = 100
 
 export const REQUEST_TIMEOUT_MS = 30_000
@@ -80,18 +80,10 @@ export function describeApiError(error: unknown): string {
     if (!error.response) return `${call} failed: ${rootCause(error)}`
     return `${call} returned ${error.status}${typeof apiMessage === 'string' && apiMessage ? ` (${apiMessage})` : ''}`
   }
-  if (error instanceof PaginationError) return error.message
+  if (error instanceof PagingError) return error.message
   const cause = rootCause(error)
   const message = error instanceof Error ? error.message : String(error)
   return cause && cause !== message ? `${message}: ${cause}` : message
-}
-
-/** A list the API would not stop paging through. */
-export class PaginationError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'PaginationError'
-  }
 }
 
 /**
@@ -158,26 +150,28 @@ export function createGitHubApi(opts: GitHubApiOptions): GitHubApi {
 const NEXT_LINK = /<([^<>]+)>;\s*rel="next"/
 
 /**
- * GET every page of a list endpoint (`route` as Octokit writes it, e.g. `GET /repos/{owner}/{repo}/issues/{n}/comments`),
- * following `Link: rel="next"`. Stops with a PaginationError after MAX_PAGES pages or when a next link repeats a page
- * already read; breaking out of the loop stops paging.
+ * GET every page of a list endpoint (`route` as Octokit writes it, e.g.
+ * `GET /repos/{owner}/{repo}/issues/{issue_number}/comments`), following `Link: rel="next"`. Bounded by
+ * util/paging's PageGuard (page cap, loop detection): a PagingError names the listing. Breaking out stops paging.
  */
 export async function* paginate<T>(
   api: GitHubApi,
   route: string,
   params: Record<string, unknown>
 ): AsyncGenerator<T[]> {
+  const guard = new PageGuard(route)
   let res = await api.request(route, { ...params, per_page: PER_PAGE })
-  const seen = new Set<string>([res.url])
-  for (let page = 1; ; page++) {
+  guard.visit(res.url)
+  for (;;) {
     yield Array.isArray(res.data) ? (res.data as T[]) : []
     const next = NEXT_LINK.exec(String(res.headers.link ?? ''))?.[1]
     if (!next) return
-    if (seen.has(next))
-      throw new PaginationError(`${route}: page ${page + 1} links back to a page already read; stopped`)
-    if (page >= MAX_PAGES)
-      throw new PaginationError(`${route}: more than ${MAX_PAGES} pages of ${PER_PAGE}; stopped`)
-    seen.add(next)
+    guard.visit(next)
     res = await api.request({ method: 'GET', url: next })
   }
+}
+
+/** The HTTP status of a failed call, or null when no answer came (network, timeout, paging bound). */
+export function apiStatus(error: unknown): number | null {
+  return error instanceof RequestError && error.response ? error.status : null
 }

@@ -1,11 +1,6 @@
 /** The GitHub client against a local fake API and a local proxy: retry, rate limits, proxy, bounded paging. */
-import {
-  MAX_PAGES,
-  createGitHubApi,
-  describeApiError,
-  paginate,
-  type GitHubApi
-} from '../../src/tools/github.js'
+import { MAX_PAGES } from '../../src/util/paging.js'
+import { createGitHubApi, describeApiError, paginate, type GitHubApi } from '../../src/tools/github.js'
 import { startFakeApi, startFakeProxy, type FakeApi } from '../helpers/fake-github.js'
 
 const LIST = 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments'
@@ -155,7 +150,9 @@ describe('pagination', () => {
   it('stops when a next link points back to a page already read', async () => {
     api.routes.set(`GET ${LIST_PATH}`, (_r, _hit, base) => page(1, `${base}${LIST_PATH}?page=2`))
     // page 1 links to ?page=2, which (same route) links to ?page=2 again: a loop.
-    await expect(drain(paginate(client(), LIST, params))).rejects.toThrow(/links back to a page already read/)
+    await expect(drain(paginate(client(), LIST, params))).rejects.toThrow(
+      /points back to a page already read/
+    )
     expect(api.requests.length).toBe(2)
   })
 
