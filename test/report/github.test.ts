@@ -101,7 +101,8 @@ class FakeGitHub {
     }
     if (list && req.method === 'POST' && this.postRaw !== null) {
       res.writeHead(201, { 'content-type': 'text/html' })
-      return res.end(this.postRaw)
+      res.end(this.postRaw)
+      return
     }
     if (list && req.method === 'POST')
       return send(201, this.add(raw ? (JSON.parse(raw) as { body: string }).body : ''))
