@@ -11,7 +11,8 @@ import { getErrorMessage } from '../util/errors.js'
 import { uploadArtifact, writePaperCsvs } from './artifacts.js'
 import { pullRequestNumber, repository, upsertComment } from './comment.js'
 import { fmtP, redact } from './format.js'
-import { DEFAULT_MAX_CHARS, buildReport, reportMarker } from './markdown.js'
+import { buildComment, runLinks, type CommentLinks } from './comment-body.js'
+import { buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
 
 export { decideFailure } from './verdict.js'
@@ -105,7 +106,7 @@ function apiProblem(error: unknown, issue: number): string {
 
 async function comment(
   summary: CheckSummary,
-  markdown: string,
+  links: CommentLinks,
   opts: PublishOptions,
   warn: (m: string) => void
 ): Promise<string | null> {
@@ -127,10 +128,10 @@ async function comment(
   const create = opts.comment === 'always' || isFailing(summary)
   const job = [process.env.GITHUB_JOB ?? 'job', opts.commentKey].filter(Boolean).join('/')
   const marker = reportMarker(process.env.GITHUB_WORKFLOW ?? 'workflow', job)
-  let body = `${marker}\n${markdown}`
+  // The compact comment; the job summary and the artifact keep the full report.
+  let body = `${marker}\n${buildComment(summary, links, [opts.token])}`
   if (body.length > COMMENT_LIMIT)
-    body = `${marker}\n${buildReport(summary, { maxChars: Math.min(DEFAULT_MAX_CHARS, COMMENT_LIMIT - marker.length - 1) })}`
-  body = redact(body, [opts.token])
+    body = `${marker}\n${buildReport(summary, { maxChars: COMMENT_LIMIT - marker.length - 1, secrets: [opts.token] })}`
   try {
     const res = await upsertComment(
       createGitHubApi({ token: opts.token, log: core.info }),
@@ -148,11 +149,12 @@ async function comment(
   }
 }
 
+/** Uploads the results artifact; its id (for the comment's link), or null when it did not upload. */
 async function artifact(
   summary: CheckSummary,
   opts: PublishOptions,
   warn: (m: string) => void
-): Promise<void> {
+): Promise<number | null> {
   const files = [...opts.files]
   try {
     files.push(...writePaperCsvs(summary, opts.rootDir, opts.telemetry))
@@ -165,6 +167,7 @@ async function artifact(
     warn(`artifact: ${res.missing.length} file(s) not found, left out: ${res.missing.join(', ')}`)
   if (res.error) warn(`artifact upload failed (results stay in ${opts.rootDir}): ${res.error}`)
   else core.info(`artifact ${name} uploaded (${res.uploaded.length} files)`)
+  return res.id
 }
 
 /**
@@ -186,8 +189,9 @@ export async function publish(
   if (notWritten) warn(notWritten)
   annotate(summary)
 
-  const commentUrl = await comment(summary, safe, opts, warn)
-  await artifact(summary, opts, warn)
+  // The artifact first: the comment links to it.
+  const artifactId = await artifact(summary, opts, warn)
+  const commentUrl = await comment(summary, runLinks(process.env, artifactId), opts, warn)
 
   return { commentUrl, warnings, failure: decideFailure(summary, opts.failOnRegression) }
 }
