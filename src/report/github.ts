@@ -4,6 +4,7 @@
  * the job summary.
  */
 import * as core from '@actions/core'
+import { readFileSync } from 'node:fs'
 import type { CheckSummary, CommentMode, TelemetrySample } from '../types/index.js'
 import { Outputs } from '../types/inputs.js'
 import { apiStatus, createGitHubApi, describeApiError } from '../tools/github.js'
@@ -11,6 +12,7 @@ import { getErrorMessage } from '../util/errors.js'
 import { uploadArtifact, writePaperCsvs } from './artifacts.js'
 import { pullRequestNumber, repository, upsertComment } from './comment.js'
 import { fmtP, redact } from './format.js'
+import { checkRunRequest, createCheckRun, headSha } from './check-run.js'
 import { buildComment, runLinks, type CommentLinks } from './comment-body.js'
 import { buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
@@ -20,12 +22,16 @@ export { decideFailure } from './verdict.js'
 /** GitHub rejects comment bodies longer than this. */
 const COMMENT_LIMIT = 65536
 
+const CHECKS_HINT = "give the workflow `permissions: checks: write`, or set `check-run: ''` to create none"
+
 const PERMISSION_HINT =
   'give the workflow `permissions: pull-requests: write` (for comments on issues, `issues: write`)'
 
 export interface PublishOptions {
   token: string | null
   comment: CommentMode
+  /** Name of the Check run to create; null = none. */
+  checkRun?: string | null
   failOnRegression: boolean
   /** Default: gpu-overhead-<job>-<check id>. */
   artifactName?: string
@@ -40,6 +46,7 @@ export interface PublishOptions {
 
 export interface PublishResult {
   commentUrl: string | null
+  checkRunUrl: string | null
   /** Not yet logged: the caller emits each with core.warning. */
   warnings: string[]
   /** Why the step should fail (decideFailure), or null when it passes. */
@@ -170,6 +177,55 @@ async function artifact(
   return res.id
 }
 
+/** The event payload of this run (for the PR's head commit); null outside Actions or when unreadable. */
+function eventPayload(): unknown {
+  const file = process.env.GITHUB_EVENT_PATH
+  if (!file) return null
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown
+  } catch {
+    return null
+  }
+}
+
+async function checkRun(
+  summary: CheckSummary,
+  report: { compact: string; full: string; links: CommentLinks },
+  opts: PublishOptions,
+  warn: (m: string) => void
+): Promise<string | null> {
+  if (!opts.checkRun || process.env.GITHUB_ACTIONS !== 'true') return null
+  const repo = repository()
+  const sha = headSha(eventPayload(), process.env)
+  if (!repo || !sha) {
+    warn('check run skipped: GITHUB_REPOSITORY or GITHUB_SHA is not set')
+    return null
+  }
+  if (!opts.token) {
+    warn(`check run skipped: no GitHub token; pass \`github-token\` and ${CHECKS_HINT}`)
+    return null
+  }
+  const request = checkRunRequest({
+    name: [opts.checkRun, opts.commentKey].filter(Boolean).join(' / '),
+    headSha: sha,
+    summary,
+    compact: report.compact,
+    full: report.full,
+    detailsUrl: report.links.summaryUrl,
+    env: process.env
+  })
+  try {
+    const url = await createCheckRun(createGitHubApi({ token: opts.token, log: core.info }), repo, request)
+    core.info(`check run "${request.name}" (${request.conclusion}): ${url}`)
+    return url
+  } catch (error) {
+    const status = apiStatus(error)
+    const hint = status === 403 || status === 404 ? `; ${CHECKS_HINT}` : ''
+    warn(`could not create the check run: ${describeApiError(error)}${hint}`)
+    return null
+  }
+}
+
 /**
  * Publish the report everywhere it goes. Problems on the GitHub side come back as `warnings` (the caller
  * logs them with core.warning, once); `failure` is decideFailure's reason, for the caller to fail the step with.
@@ -191,7 +247,10 @@ export async function publish(
 
   // The artifact first: the comment links to it.
   const artifactId = await artifact(summary, opts, warn)
-  const commentUrl = await comment(summary, runLinks(process.env, artifactId), opts, warn)
+  const links = runLinks(process.env, artifactId)
+  const commentUrl = await comment(summary, links, opts, warn)
+  const compact = buildComment(summary, links, opts.token ? [opts.token] : [])
+  const checkRunUrl = await checkRun(summary, { compact, full: safe, links }, opts, warn)
 
-  return { commentUrl, warnings, failure: decideFailure(summary, opts.failOnRegression) }
+  return { commentUrl, checkRunUrl, warnings, failure: decideFailure(summary, opts.failOnRegression) }
 }
