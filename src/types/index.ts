@@ -237,7 +237,7 @@ export interface Comparison {
     defined?: boolean
   }
   /** u is the candidate's U statistic. */
-  mann_whitney: { u: number; p: number; method: 'exact' | 'normal' }
+  mann_whitney: { u: number; p: number; method: 'exact' | 'permutation' | 'normal'; log10_p?: number }
   tost: { margin_pct: number; p: number; equivalent: boolean }
   /** Holm-adjusted p (of Welch) across the gating comparisons of one report. */
   p_adjusted: number
