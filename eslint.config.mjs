@@ -25,7 +25,10 @@ function stageRules(name, earlier, later) {
       message: 'Import another stage only through its index.ts (its public face).'
     })
   const paths = name === 'report' || name === 'gate' || name === 'fleet' ? [] : GITHUB_ONLY
-  return { files: [`src/${name}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns, paths }] } }
+  return {
+    files: [`src/${name}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns, paths }] }
+  }
 }
 
 const GITHUB_ONLY = ['@actions/core', '@actions/artifact', '@actions/github'].map(name => ({
@@ -66,7 +69,10 @@ export const DIRECTION_RULES = [
         {
           patterns: [
             { regex: '^\\./(?:entry|fleet)(?:/|$)', message: 'check.ts wires stages; entry points call it.' },
-            { regex: `^\\./${alt(STAGES)}/(?!index\\.js$)`, message: 'Import a stage only through its index.ts.' }
+            {
+              regex: `^\\./${alt(STAGES)}/(?!index\\.js$)`,
+              message: 'Import a stage only through its index.ts.'
+            }
           ]
         }
       ]
