@@ -5,3 +5,4 @@
 export { checkVerdict } from '../analyze/index.js'
 export { decideFailure } from '../report/index.js'
 export { ExitCode, exitCodeOf } from '../util/errors.js'
+export { trendVerdict, type TrendVerdict } from './trend.js'
