@@ -198,6 +198,24 @@ export function buildProgram(): Command {
       const { aggregateCli } = await import('./commands.js')
       process.exitCode = await aggregateCli(dirs, opts)
     })
+  program
+    .command('trend')
+    .description(
+      'change points (e-divisive means, t-test) over the accepted checks kept in the baseline file'
+    )
+    .requiredOption('--baseline <file>', 'baseline JSON file whose history to analyse')
+    .option(
+      '--metric <names...>',
+      'metrics to analyse, comma or space separated (default: every steady-state metric)'
+    )
+    .option('--window <n>', 'sliding window of the split step', '50')
+    .option('--max-p <p>', 'largest p of a reported change point (corrected for the split search)', '0.001')
+    .option('--min-change <pct>', 'smallest change reported', '2%')
+    .addOption(formatOption())
+    .action(async (opts: Record<string, unknown>) => {
+      const { trendCli } = await import('./trend.js')
+      process.exitCode = await trendCli(opts)
+    })
   return program
 }
 
