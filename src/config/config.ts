@@ -24,7 +24,7 @@ import {
   type Schedule,
   type Workload
 } from '../types/index.js'
-import { validateImageRef } from '../preflight/image.js'
+import { validateImageRef } from './image-ref.js'
 import { readConfigFile } from './config-file.js'
 import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
 import { checkBaselinePath, validateGithubToken, validatePython } from './trusted-values.js'
@@ -61,11 +61,16 @@ export interface Config {
   checkpoint: MountSpec | null
   githubToken: string | null
   comment: CommentMode
+  /** Name of the GitHub Check run that carries the verdict; null = none. */
+  checkRun: string | null
   failOnRegression: boolean
   allowForkPrs: boolean
   out: string
-  /** The folder everything resolves against and the results folder must stay inside (trusted root). */
-  workspace: string
+  /**
+   * The folder the results folder must resolve inside (trusted root); null for the CLI, whose user may put
+   * outputs anywhere (the results folder's own parent is then its root).
+   */
+  workspace: string | null
   configFile: string | null
   schedule: Schedule
   seed: number
@@ -107,6 +112,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.CheckpointPath]: '',
   [Inputs.GithubToken]: '',
   [Inputs.Comment]: 'always',
+  [Inputs.CheckRun]: 'GPU overhead',
   [Inputs.FailOnRegression]: 'true',
   [Inputs.AllowForkPrs]: 'false',
   [Inputs.Out]: 'gpu-overhead-results',
@@ -129,6 +135,21 @@ export const DEFAULTS: Record<Inputs, string> = {
 }
 
 // ---- validators (each throws InputError naming the input) ----
+
+/** GitHub shows check names in one line and caps them; empty turns the check run off. */
+const MAX_CHECK_NAME = 100
+function checkRunName(raw: string): string | null {
+  const v = raw.trim()
+  if (v === '') return null
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (v.length > MAX_CHECK_NAME || /[\0-\x1f]/.test(v))
+    throw new InputError(
+      Inputs.CheckRun,
+      raw,
+      `a one-line name of at most ${MAX_CHECK_NAME} characters, or empty for none`
+    )
+  return v
+}
 
 function oneOf<T extends string>(input: string, raw: string, allowed: readonly T[]): T {
   const v = raw.trim().toLowerCase()
@@ -182,9 +203,13 @@ function safePath(input: string, raw: string, base: string): string {
   return path.resolve(base, raw.trim())
 }
 
-/** Output paths must stay inside the workspace (no `..` escapes through the config). */
-function workspacePath(input: string, raw: string, workspace: string): string {
+/**
+ * Output paths stay inside the workspace in the action (no `..` escapes through a config file on a shared
+ * runner); the CLI writes wherever its user says (`anywhere`), relative paths still resolving against the cwd.
+ */
+function workspacePath(input: string, raw: string, workspace: string, anywhere = false): string {
   const p = safePath(input, raw, workspace)
+  if (anywhere) return p
   const rel = path.relative(workspace, p)
   if (rel.startsWith('..') || path.isAbsolute(rel))
     throw new InputError(input, raw, `a path inside the workspace ${workspace}`)
@@ -248,8 +273,10 @@ export { FILE_KNOBS, readConfigFile } from './config-file.js'
 export interface ConfigSources {
   flags?: RawInputs
   inputs?: RawInputs
-  /** Directory that relative paths resolve against, and outputs must stay inside. */
+  /** Directory that relative paths resolve against, and (unless `outputsAnywhere`) outputs must stay inside. */
   workspace: string
+  /** The CLI: `out` and `baseline-path` may be anywhere the user names. The action leaves this unset. */
+  outputsAnywhere?: boolean
 }
 
 function given(v: string | undefined): v is string {
@@ -266,7 +293,8 @@ export function loadConfig(sources: ConfigSources): Config {
   if (given(configArg)) configFile = safePath(Inputs.Config, configArg, workspace)
   else if (fs.existsSync(path.join(workspace, DEFAULT_CONFIG_FILE)))
     configFile = path.join(workspace, DEFAULT_CONFIG_FILE)
-  const file = configFile ? readConfigFile(configFile, workspace) : {}
+  // The tree's file must stay in the tree; a file the CLI user names may live anywhere.
+  const file = configFile ? readConfigFile(configFile, sources.outputsAnywhere ? undefined : workspace) : {}
 
   const get = (name: Inputs): string => {
     for (const src of [flags, inputs, file]) if (given(src[name])) return src[name]
@@ -307,9 +335,9 @@ export function loadConfig(sources: ConfigSources): Config {
     maxOverheadPct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
     alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
     baselinePath: checkBaselinePath(
-      workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace),
+      workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace, sources.outputsAnywhere),
       get(Inputs.BaselinePath),
-      workspace
+      sources.outputsAnywhere ? null : workspace
     ),
     saveBaseline: bool(Inputs.SaveBaseline, get(Inputs.SaveBaseline)),
     data: given(get(Inputs.DataPath))
@@ -320,10 +348,11 @@ export function loadConfig(sources: ConfigSources): Config {
       : null,
     githubToken: given(get(Inputs.GithubToken)) ? validateGithubToken(get(Inputs.GithubToken)) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
+    checkRun: checkRunName(get(Inputs.CheckRun)),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
-    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace),
-    workspace,
+    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace, sources.outputsAnywhere),
+    workspace: sources.outputsAnywhere ? null : workspace,
     configFile,
     schedule: oneOf(Inputs.Schedule, get(Inputs.Schedule), SCHEDULES),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
@@ -362,7 +391,7 @@ export function loadConfig(sources: ConfigSources): Config {
     (!config.data || !config.checkpoint) &&
     MOUNT_SPLITTERS.test(config.out)
   )
-    throw new InputError(Inputs.Out, get(Inputs.Out), `a folder inside the workspace, ${NO_SPLITTERS}`)
+    throw new InputError(Inputs.Out, get(Inputs.Out), `a folder path with ${NO_SPLITTERS}`)
   // The interpreter must exist only where it runs: a native arm.
   if (config.arms.some(a => a.kind === 'native')) validatePython(config.python, true)
   return config

@@ -50,7 +50,7 @@ export function validatePython(
  * file, when present, must be a regular file and not a link (a link could point at a secret on the runner).
  * Checked when the config loads, so a wrong path fails before any run, naming the input.
  */
-export function checkBaselinePath(file: string, raw: string, workspace: string): string {
+export function checkBaselinePath(file: string, raw: string, workspace: string | null): string {
   let st: fs.Stats | null = null
   try {
     st = fs.lstatSync(file)
@@ -64,6 +64,7 @@ export function checkBaselinePath(file: string, raw: string, workspace: string):
       raw,
       `a JSON file path inside the workspace; it is ${describeKind(st)}`
     )
+  if (workspace === null) return file
   let dir = path.dirname(file)
   while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir)
   const rel = path.relative(fs.realpathSync(workspace), fs.realpathSync(dir))

@@ -1,6 +1,5 @@
 /** The execute stage's public face: other stages and the entry points import from here. */
 export * from './container.js'
-export * from './gpu-args.js'
 export * from './io-data.js'
 export * from './metrics.js'
 export * from './native.js'
@@ -12,3 +11,4 @@ export * from './telemetry-attribute.js'
 export * from './telemetry-parse.js'
 export * from './telemetry.js'
 export * from './workload-args.js'
+export * from './restore-file.js'

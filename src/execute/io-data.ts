@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import * as path from 'node:path'
-import type { MountSpec } from '../config/config.js'
+import type { MountSpec } from '../config/index.js'
 import { ensureParents, safeChmodFolder, safeWriteStream, writeAll } from '../util/safe-fs.js'
 
 export interface IoFolders {

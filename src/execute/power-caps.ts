@@ -8,10 +8,10 @@
 import * as fs from 'node:fs'
 import { Inputs } from '../types/inputs.js'
 import { InputError, getErrorMessage } from '../util/errors.js'
-import type { GpuFacts } from '../preflight/gpu.js'
+import type { GpuFacts } from '../preflight/index.js'
 import { execCapture } from '../util/exec.js'
 import { firstLine } from '../util/text.js'
-import type { Lane } from '../plan/lanes.js'
+import type { Lane } from '../plan/index.js'
 import { GPU_UUID, readRestoreFile, writeRestoreFile, writerAlive, type PresentGpu } from './restore-file.js'
 
 export interface OriginalLimit {

@@ -7,7 +7,7 @@ import * as path from 'node:path'
 import { EnvironmentError } from '../util/errors.js'
 import { claimFolder } from '../util/owned-folder.js'
 import { READ_LIMITS, UnsafePathError, readUntrusted, safeAppend, safeReplace } from '../util/safe-fs.js'
-import type { RunRecord, SampleRecord } from '../types/index.js'
+import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
 
 export const SAMPLE_CSV_COLUMNS = [
   'workload',
@@ -129,7 +129,7 @@ function describeOpenError(error: unknown): string {
   return `${error.file} ${error.reason}`
 }
 
-export class ResultsWriter {
+export class ResultsWriter implements RecordSink {
   /** The first write that failed: later appends are skipped and the runner stops the check. */
   private failure: string | null = null
 

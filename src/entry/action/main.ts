@@ -3,11 +3,10 @@
  * runners, run the check, publish (summary, outputs, comment, artifacts) and fail the step when asked.
  */
 import * as core from '@actions/core'
-import { loadAggregateConfig, loadConfig, modeOf, type RawInputs } from '../../config/config.js'
+import { loadAggregateConfig, loadConfig, modeOf, type RawInputs } from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
-import { restoreFromFile } from '../../execute/power-caps.js'
-import { leftoverRestoreFiles } from '../../execute/restore-file.js'
+import { leftoverRestoreFiles, restoreFromFile } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger } from '../../util/log.js'
 import { RunnerFileError, checkRunnerFiles, saveState, setOutput } from '../../util/runner-files.js'
