@@ -66,16 +66,21 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
     timeoutMs: input.timeoutMs,
     // Killing the client does not stop the container: kill it by name too.
     onKill: async () => {
-      await execCapture(input.runtime, ['kill', input.name])
+      await execCapture(input.runtime, ['kill', input.name], { timeoutMs: CLEANUP_TIMEOUT_MS })
     }
   }
 }
 
 /** Removes every container this check started that is still around (cancel, crash). */
+/** Bound of each clean-up call (kill, ps, rm): a hung engine must not hold the runner after a timeout. */
+export const CLEANUP_TIMEOUT_MS = 15_000
+
 export async function killCheckContainers(runtime: ContainerRuntime, checkId: string): Promise<number> {
-  const ps = await execCapture(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${checkId}`])
+  const ps = await execCapture(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${checkId}`], {
+    timeoutMs: CLEANUP_TIMEOUT_MS
+  })
   const ids = ps.stdout.split('\n').filter(Boolean)
-  if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids])
+  if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids], { timeoutMs: CLEANUP_TIMEOUT_MS })
   return ids.length
 }
 
