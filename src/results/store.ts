@@ -6,7 +6,14 @@ import type * as fs from 'node:fs'
 import * as path from 'node:path'
 import { EnvironmentError } from '../util/errors.js'
 import { claimFolder } from '../util/owned-folder.js'
-import { READ_LIMITS, UnsafePathError, readUntrusted, safeAppend, safeReplace } from '../util/safe-fs.js'
+import {
+  READ_LIMITS,
+  UnsafePathError,
+  openAppend,
+  readUntrusted,
+  safeReplace,
+  writeAll
+} from '../util/safe-fs.js'
 import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
 
 export const SAMPLE_CSV_COLUMNS = [
@@ -133,7 +140,16 @@ export class ResultsWriter implements RecordSink {
   /** The first write that failed: later appends are skipped and the runner stops the check. */
   private failure: string | null = null
 
+  /** Append handles, opened once without following a link (util/safe-fs): one open per check, not per sample. */
+  private readonly fds = new Map<string, number>()
+
   private constructor(readonly paths: ResultPaths) {}
+
+  private append(file: string, text: string): void {
+    let fd = this.fds.get(file)
+    if (fd === undefined) this.fds.set(file, (fd = openAppend(file, { root: this.paths.out })))
+    writeAll(fd, text)
+  }
 
   /**
    * Creates the folder and fresh files (a previous check's results in the same folder are replaced).
@@ -179,15 +195,15 @@ export class ResultsWriter implements RecordSink {
   appendSamples(records: SampleRecord[]): void {
     if (records.length === 0) return
     this.guarded(this.paths.results, () =>
-      safeAppend(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
+      this.append(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
     )
     this.guarded(this.paths.samples, () =>
-      safeAppend(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
+      this.append(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
     )
   }
 
   appendRun(run: RunRecord): void {
-    this.guarded(this.paths.runs, () => safeAppend(this.paths.runs, `${JSON.stringify(run)}\n`))
+    this.guarded(this.paths.runs, () => this.append(this.paths.runs, `${JSON.stringify(run)}\n`))
   }
 
   /**
