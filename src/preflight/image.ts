@@ -4,6 +4,9 @@ import { execCapture } from '../util/exec.js'
 import { imageRefOrNull, pickRepoDigest, validateImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
 
+/** An image pull (an NGC image is ~10 GB) may take minutes; bounded all the same. */
+const PULL_TIMEOUT_MS = 3_600_000
+
 // ---- NVIDIA_REQUIRE_CUDA ----
 
 export interface RequireConstraint {
@@ -242,7 +245,8 @@ export async function inspectImage(
         `image ${parsed.ref} is not present locally (${firstLine(res.stderr)}); pull or build it first`
       )
     }
-    const pull = await execCapture(runtime, ['pull', '--quiet', parsed.ref])
+    // A large image (NGC PyTorch is ~10 GB) takes minutes to pull: bounded, but generously.
+    const pull = await execCapture(runtime, ['pull', '--quiet', parsed.ref], { timeoutMs: PULL_TIMEOUT_MS })
     if (pull.exitCode !== 0) {
       throw new EnvironmentError(
         `image ${parsed.ref} is not present locally and could not be pulled: ${firstLine(pull.stderr + pull.stdout) || `exit ${pull.exitCode}`}; ` +

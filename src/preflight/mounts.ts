@@ -9,6 +9,10 @@ import { PROBE_SCRIPT } from './io-probe.js'
 import type { ProbeOutput } from './io-probe.js'
 import { classifyMount, coveringMount, isReadOnly, parseMountinfo } from './mountinfo.js'
 import type { MountKind } from './mountinfo.js'
+import { judgeMount, refusalMessage } from '../config/index.js'
+
+/** The io probe starts the image and writes/reads a few hundred MiB: bounded, with room for a slow disk. */
+const PROBE_TIMEOUT_MS = 900_000
 
 export { classifyMount, coveringMount, isReadOnly, parseMountinfo } from './mountinfo.js'
 export type { MountInfoEntry, MountKind } from './mountinfo.js'
@@ -165,7 +169,7 @@ export async function runIoCheck(opts: IoCheckOptions): Promise<IoCheckReport> {
     PROBE_SCRIPT,
     JSON.stringify(probeArgs)
   ]
-  const res = await execCapture(opts.runtime, args)
+  const res = await execCapture(opts.runtime, args, { timeoutMs: PROBE_TIMEOUT_MS })
   const failure = runtimeFailure(opts.runtime, res)
   if (failure) throw failure
   if (res.exitCode !== 0) {
@@ -394,6 +398,21 @@ export async function ioCheckCommand(opts: {
 }): Promise<{ text: string; exitCode: number }> {
   if (!opts.data && !opts.ckpt) {
     throw new InputError('data', opts.data, 'at least one of --data SPEC or --ckpt SPEC')
+  }
+  // The user's host paths go through the mount policy, judged on the resolved path (docs/security.md).
+  for (const [input, raw] of [
+    ['data', opts.data],
+    ['ckpt', opts.ckpt]
+  ] as const) {
+    const spec = raw ? parseMountSpec(raw, input) : null
+    if (spec?.kind !== 'bind') continue
+    const d = judgeMount({
+      input,
+      path: spec.host,
+      kind: statSync(spec.host).isDirectory() ? 'folder' : 'file',
+      purpose: input === 'data' ? 'data' : 'checkpoint'
+    })
+    if (!d.allowed) throw new InputError(input, raw, refusalMessage(d))
   }
   const report = await runIoCheck(opts)
   const exitCode = report.verdict === 'fail' ? 1 : 0
