@@ -105,7 +105,7 @@ describe('fork pull requests through the real action entry', () => {
     const r = await startNode(ACTION, [], ws, actionEnv(ws, forkPr, CPU_INPUTS)).done
     expect(r.code).toBe(1)
     expect(r.stdout).toMatch(
-      /^::error::refusing to run a fork pull request \(evil\/repo, event pull_request\).*allow-fork-prs: true/m
+      /^::error::refusing to run a fork pull request #7 \(evil\/repo, event pull_request\).*allow-fork-prs: true/m
     )
     expect(output(ws, 'verdict')).toBe('error')
     expect(fs.existsSync(path.join(ws, 'out'))).toBe(false)
@@ -120,7 +120,7 @@ describe('fork pull requests through the real action entry', () => {
       const r = await startNode(ACTION, [], ws, env).done
       expect(r.code).toBe(0)
       expect(r.stdout).toMatch(
-        /^::warning::running a fork pull request \(evil\/repo, event pull_request\).*allow-fork-prs is true/m
+        /^::warning::running a fork pull request #7 \(evil\/repo, event pull_request\).*allow-fork-prs is true/m
       )
       const out = path.join(ws, 'out')
       expect(readSummary(out).complete).toBe(true)
