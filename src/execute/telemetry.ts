@@ -19,6 +19,7 @@ import {
   telemetryCsvRow
 } from './telemetry-parse.js'
 import { appendAll } from '../util/arrays.js'
+import { MAX_LINE_CHARS } from '../util/lines.js'
 
 export * from './telemetry-parse.js'
 export * from './telemetry-attribute.js'
@@ -286,6 +287,14 @@ export class TelemetrySampler {
    */
   private onData(chunk: string, arrivedMs: number): void {
     this.buffer += chunk
+    // No newline yet: wait for it, but never hold (or re-split) more than one capped line.
+    if (!chunk.includes('\n')) {
+      if (this.buffer.length > MAX_LINE_CHARS) {
+        this.countGarbage(`(a line longer than ${MAX_LINE_CHARS} characters, dropped)`)
+        this.buffer = ''
+      }
+      return
+    }
     const lines = this.buffer.split('\n')
     this.buffer = lines.pop() ?? ''
     let rows = ''
