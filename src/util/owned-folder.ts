@@ -23,8 +23,15 @@ export interface OwnedFolderPolicy {
   keep?: (name: string, st: fs.Stats) => boolean
 }
 
+/** The nearest folder at or above `p` that exists (a root given for folders still to be made). */
+function nearestExisting(p: string): string {
+  let d = path.resolve(p)
+  while (!fs.existsSync(d) && path.dirname(d) !== d) d = path.dirname(d)
+  return d
+}
+
 function realInside(p: string, root: string): boolean {
-  const rel = path.relative(fs.realpathSync(root), p)
+  const rel = path.relative(fs.realpathSync(nearestExisting(root)), p)
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
 
@@ -57,8 +64,7 @@ export function refuseLinksAndSpecials(dir: string, depth = MAX_SCAN_DEPTH): voi
 export function claimFolder(dir: string, policy: OwnedFolderPolicy): void {
   const abs = path.resolve(dir)
   // Nearest existing ancestor: it must resolve inside the root (a linked parent would lead elsewhere).
-  let existing = abs
-  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing)
+  const existing = nearestExisting(abs)
   const st = fs.lstatSync(existing)
   if (existing === abs && st.isSymbolicLink())
     throw new UnsafePathError(abs, 'is a symbolic link; the results folder must be a real folder', 'link')
