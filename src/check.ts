@@ -12,7 +12,7 @@ import { compareWithBaseline } from './analyze/baseline.js'
 import { multiGpuSummary, multiGpuWarnings, pooledRows } from './analyze/multi-gpu.js'
 import { capOf, edpOptimal, powerCapRows } from './analyze/power.js'
 import type { Config } from './config/config.js'
-import { EnvironmentError, ExitCode } from './util/errors.js'
+import { EnvironmentError } from './util/errors.js'
 import { containerSpec, killCheckContainers } from './execute/container.js'
 import { containerGpuArgs, nativeGpuEnv } from './execute/gpu-args.js'
 import { prepareIoFolders, type IoFolders } from './execute/io-data.js'
@@ -27,7 +27,8 @@ import { TelemetrySampler, attribute, summarizeTelemetry, withTelemetry } from '
 import { workloadArgs, workloadParams } from './execute/workload-args.js'
 import { preflightStage, type PreflightOutcome } from './preflight/stage.js'
 import { buildReport } from './report/markdown.js'
-import { checkVerdict, headline, latencyPercentiles, runSeries } from './analyze/summary.js'
+import { latencyPercentiles, runSeries } from './analyze/summary.js'
+import { checkVerdict, headline, nothingMeasuredReason, verdictExitCode } from './gate/verdict.js'
 import type {
   Arm,
   CheckSummary,
@@ -185,6 +186,8 @@ function assembleSummary(
 ): CheckSummary {
   const { pre, exec, analysis } = state
   const finished = new Date()
+  // Nothing measured is never a pass: say why first, so the verdict line names it.
+  const nothing = exec.complete ? nothingMeasuredReason(analysis, config.workloads) : null
   return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
@@ -194,7 +197,7 @@ function assembleSummary(
     wall_s: (finished.getTime() - started.getTime()) / 1000,
     complete: exec.complete,
     incomplete_reason: exec.incompleteReason,
-    verdict: checkVerdict(analysis, pre.results, exec.complete),
+    verdict: checkVerdict(analysis, pre.results, exec.complete, config.workloads),
     ...headline(analysis),
     config: {
       image: config.image,
@@ -225,7 +228,7 @@ function assembleSummary(
     ...(state.multiGpu ? { multi_gpu: state.multiGpu } : {}),
     ...(state.power ? { power: powerSummary(state.power, exec.runs) } : {}),
     not_measured: state.notMeasured,
-    warnings: state.warnings,
+    warnings: nothing === null ? state.warnings : [nothing, ...state.warnings],
     paths: { ...paths }
   }
 }
@@ -508,15 +511,8 @@ export async function runCheckCli(config: Config, logger: Logger): Promise<numbe
   const { summary, markdown } = await runCheck(config, logger)
   process.stdout.write(`${markdown.split('\n').find(l => l.trim() !== '') ?? ''}\n`)
   process.stdout.write(`report: ${summary.paths.report}\nresults: ${summary.paths.out}\n`)
-  switch (summary.verdict) {
-    case 'pass':
-    case 'incomparable':
-      return ExitCode.Pass
-    case 'regression':
-      return config.failOnRegression ? ExitCode.CheckFailed : ExitCode.Pass
-    case 'error':
-      return summary.preflight.some(p => p.status === 'fail')
-        ? ExitCode.CheckFailed
-        : ExitCode.UsageOrEnvironment
-  }
+  return verdictExitCode(summary.verdict, {
+    failOnRegression: config.failOnRegression,
+    preflightFailed: summary.preflight.some(p => p.status === 'fail')
+  })
 }

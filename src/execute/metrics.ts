@@ -8,8 +8,10 @@ import type { SampleEvent, SampleRecord } from '../types/index.js'
 
 const INFO_METRICS = new Set(['scratch_write_mb_s', 'scratch_read_mb_s', 'small_files_ops_s', 'copyup_ms'])
 
-export function sampleScope(metric: string): SampleRecord['scope'] {
-  return INFO_METRICS.has(metric.split('@')[0] ?? metric) ? 'info' : 'steady'
+/** A metric the workload marks as a function of another (`derived_from`) is shown, never tested again. */
+export function sampleScope(event: Pick<SampleEvent, 'metric' | 'derived_from'>): SampleRecord['scope'] {
+  if (INFO_METRICS.has(event.metric.split('@')[0] ?? event.metric)) return 'info'
+  return typeof event.derived_from === 'string' && event.derived_from !== '' ? 'derived' : 'steady'
 }
 
 /** Copy-up samples of different file sizes are different metrics: `copyup_ms@128MiB`. */

@@ -13,6 +13,7 @@ const VERDICT_WORD: Record<AggregateGroup['verdict'], string> = {
 
 const METRIC_WORD: Record<Comparison['verdict'], string> = {
   regression: '**regression**',
+  improvement: 'improvement',
   equivalent: 'equivalent',
   inconclusive: 'inconclusive',
   incomparable: 'incomparable'

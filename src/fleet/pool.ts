@@ -5,7 +5,7 @@
  */
 import { blockScaled } from '../analyze/blocking.js'
 import { analyzeRecords } from '../analyze/compare.js'
-import { checkVerdict } from '../analyze/summary.js'
+import { checkVerdict } from '../gate/verdict.js'
 import type { CheckVerdict, PreflightResult, SampleRecord } from '../types/index.js'
 import { VERSION } from '../util/version.js'
 import { groupKeyDifferences, groupKeyOf, groupKeyString, KEY_FIELDS } from './group-key.js'

@@ -19,7 +19,8 @@ const RANK: Record<Comparison['verdict'], number> = {
   regression: 0,
   incomparable: 1,
   inconclusive: 2,
-  equivalent: 3
+  improvement: 3,
+  equivalent: 4
 }
 
 /**

@@ -57,6 +57,7 @@ function fmtDuration(seconds: number): string {
 
 const VERDICT_WORDS: Record<Comparison['verdict'], string> = {
   regression: '**regression**',
+  improvement: 'improvement',
   equivalent: 'equivalent',
   inconclusive: 'inconclusive',
   incomparable: 'incomparable'

@@ -10,6 +10,7 @@ const TITLE = 'Writable layer (OverlayFS tax, informational)'
 // `regression` would read as a failed gate; these never gate.
 const WORDS: Record<Comparison['verdict'], string> = {
   regression: 'worse',
+  improvement: 'improvement',
   equivalent: 'equivalent',
   inconclusive: 'inconclusive',
   incomparable: 'incomparable'

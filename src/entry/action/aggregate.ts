@@ -10,7 +10,7 @@ import { CheckFailedError, EnvironmentError, ExitCode } from '../../util/errors.
 import { uploadArtifact } from '../../report/artifacts.js'
 import { redact } from '../../report/format.js'
 import { numberOutput, writeJobSummary } from '../../report/github.js'
-import { headlineOf } from '../../analyze/summary.js'
+import { headlineOf } from '../../gate/verdict.js'
 import { aggregateCommand } from '../cli/aggregate.js'
 
 export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
