@@ -321,7 +321,9 @@ export async function runCheck(
         save: config.saveBaseline && exec.complete && !gateFailed,
         maxOverheadPct: config.maxOverheadPct,
         alpha: config.alpha,
-        seed: config.seed
+        seed: config.seed,
+        // The trend history records which commit each accepted check ran on.
+        commit: process.env.GITHUB_SHA ?? null
       })
     : null
   if (state.baseline && state.baseline.status === 'corrupt') state.warnings.push(state.baseline.message)

@@ -27,10 +27,11 @@ import type { BaselineResult, Comparison } from '../types/index.js'
 import type { ArmSeries, PartialFingerprint, RawRow } from './run-values.js'
 import { FINGERPRINT_FIELDS, aggregateRows } from './run-values.js'
 import { decide, fingerprintDifferences, metricDirection } from './compare.js'
-import type { CheckMetricSummary } from './history.js'
-import { compareWithHistory, summarizeCheck } from './history.js'
+import type { CheckMetricSummary } from './history-compare.js'
+import { compareWithHistory, summarizeCheck } from './history-compare.js'
 import type { BootstrapOptions } from './stats.js'
 import { METRIC_SCOPES } from '../types/index.js'
+import { appendHistory, HistorySchema } from './history.js'
 
 export const BASELINE_SCHEMA = 'gpu-overhead/baseline@2'
 /** The previous format (per-run values only), still read. */
@@ -90,7 +91,9 @@ const BaselineFileSchema = z.object({
   updated_at: z.string(),
   /** Checks kept per entry. */
   keep: z.number().int().positive().optional(),
-  entries: z.record(z.string(), StoredEntry)
+  entries: z.record(z.string(), StoredEntry),
+  /** Every accepted check's summary per series, for `gpu-overhead trend` (see history.ts). */
+  history: HistorySchema.optional()
 })
 
 export type BaselineFile = z.infer<typeof BaselineFileSchema>
@@ -134,7 +137,7 @@ export interface CurrentResults {
   check_id: string
   /** ISO time of the check (default: now). */
   time?: string
-  /** Commit measured (e.g. GITHUB_SHA), stored with the check. */
+  /** The commit the check ran on (GITHUB_SHA): stored with the check and in the trend history. */
   commit?: string | null
   series: readonly ArmSeries[]
   fingerprints: Record<string, PartialFingerprint | undefined>
@@ -162,6 +165,8 @@ export interface AppendOptions {
   overwriteCorrupt?: boolean
   /** Arms to store (default: every arm in `series`). */
   environments?: readonly string[]
+  /** Points kept per series in the trend history (default 200). */
+  historyKeep?: number
 }
 
 export interface AppendResult {
@@ -387,6 +392,12 @@ export function appendToBaseline(
     if (entry.checks.length > keep) entry.checks = entry.checks.slice(entry.checks.length - keep)
     touched++
   }
+  // The same accepted check, as one point per series of the (longer) trend history.
+  appendHistory(
+    (data.history ??= {}),
+    { ...current, time, commit: current.commit ?? null },
+    { keep: options.historyKeep, environments: options.environments }
+  )
   data.schema = BASELINE_SCHEMA
   data.keep = keep
   data.updated_at = new Date().toISOString()
@@ -532,7 +543,7 @@ export interface BaselineCheckOptions {
   environments?: readonly string[]
   /** Another backend; default: the JSON file at `path`. */
   store?: BaselineStore
-  /** Commit this check measured (GITHUB_SHA), stored with it. */
+  /** The commit the check ran on (GITHUB_SHA): stored with the check and in the trend history. */
   commit?: string | null
 }
 

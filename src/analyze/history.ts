@@ -1,193 +1,195 @@
 /**
- * A new check against the stored history of accepted checks, with the CHECK as the unit.
+ * The trend history kept in the baseline file: every accepted check's per-run summary, per series, oldest
+ * first and bounded, for change-point detection (`gpu-overhead trend`).
  *
- * Runs of one check share a day, a boot, a thermal state and a driver state; runs of different checks do
- * not. Pooling the stored runs of five checks into one sample of 25 treats that day-to-day spread as if
- * it were run noise that averages away, and a new check of the same distribution then looks
- * "significant" in 16–69% of comparisons once the day-to-day sd is 0.25–2% (issue 17, case 4).
- *
- * So each stored check contributes ONE number, its mean, and the new check's mean is judged against the
- * spread of those means with a t-based prediction interval (Bencher's t-test threshold is the anchor):
- *   m̄, s = mean and sd of the k stored check means;
- *   SE² = s²·(1 + 1/k) + σ̂²·(1/n_new − 1/n̄)   (σ̂² = pooled within-check run variance; the second term
- *         corrects for a new check with more or fewer runs than the stored ones, floored at σ̂²/n_new);
- *   t = (x̄_new − m̄)/SE with k − 1 degrees of freedom.
- * Under "nothing changed" t follows Student's t exactly when check means are normal, whatever the
- * day-to-day spread, because s already contains it. The overhead interval is m̄ ± t(0.975, k−1)·SE as a
- * ratio to m̄; TOST and the minimum detectable effect use the same SE and df. With one stored check the
- * day-to-day spread is unknown and nothing is decided.
+ * A series is one arm on one kind of machine running one workload config: arm label, host, GPU model,
+ * GPU access, device, MIG mode, workload and params. Those never change within a series — a different
+ * host or GPU starts another series, so fingerprints are never pooled. What a nightly bump *does* change
+ * (image digest, driver, CUDA, runtime version) is the stack fingerprint recorded on every point, so a
+ * change point can name what changed with it. The check is the unit: one point per check, its value the
+ * mean of that check's per-run values (each run already the median over its iterations).
  */
-import jStat from 'jstat'
-import { mean as ssMean } from 'simple-statistics'
-import type { Comparison, Direction, MetricScope } from '../types/index.js'
-import { variance } from './stats.js'
+import { createHash } from 'node:crypto'
+import { z } from 'zod'
+import type { Direction } from '../types/index.js'
+import { METRIC_SCOPES } from '../types/index.js'
+import type { ArmSeries, PartialFingerprint } from './run-values.js'
 
-/** What one stored check keeps of one metric: its summary (and, bounded by its runs, the values). */
-export interface CheckMetricSummary {
-  n: number
-  mean: number
-  sd: number
-  median: number
-  values: number[]
-}
+/** Points kept per series (oldest dropped first): four windows of 50 at the default window. */
+export const DEFAULT_HISTORY_KEEP = 200
 
-/** Summary of one check's per-run values. */
-export function summarizeCheck(values: readonly number[]): CheckMetricSummary {
-  const finite = values.filter(Number.isFinite)
-  const sorted = [...finite].sort((a, b) => a - b)
-  const n = finite.length
-  const mid = n >> 1
-  return {
-    n,
-    mean: n === 0 ? 0 : ssMean(finite),
-    sd: Math.sqrt(variance(finite)),
-    median: n === 0 ? 0 : n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2,
-    values: finite
-  }
-}
+/** Facts that define a series: points with different values here are never put in one series. */
+export const SERIES_FIELDS = ['host', 'gpu_name', 'gpu_access', 'device', 'mig_mode'] as const
+/** Facts recorded per point: what a nightly bump may change. */
+export const STACK_FIELDS = [
+  'image',
+  'image_digest',
+  'driver',
+  'cuda',
+  'runtime',
+  'runtime_version',
+  'persistence_mode',
+  'clocks'
+] as const
 
-/** Day-to-day facts of a history, for the report. */
-export interface HistoryFacts {
-  /** Stored checks compared with (k). */
-  checks: number
-  /** Stored runs behind them. */
-  runs: number
-  /** sd of the stored check means, % of their mean: the day-to-day spread (includes run noise / √n). */
-  check_sd_pct: number
-  /** Pooled run-to-run sd within checks, % of the mean. */
-  run_sd_pct: number
-  /** The stored check means, oldest first. */
-  check_means: number[]
-  /** Prediction-interval t statistic, its df and two-sided p. */
-  t: number
-  df: number
-}
-
-const tCdf = (x: number, df: number): number => jStat.studentt.cdf(x, df)
-const tInv = (p: number, df: number): number => jStat.studentt.inv(p, df)
-
-export interface HistoryCompareInput {
-  workload: string
-  metric: string
-  unit: string
-  direction: Direction
-  directionSource: 'declared' | 'unit'
-  scope: MetricScope
-  params: string
-  baselineEnv: string
-  candidateEnv: string
-  /** Stored checks, oldest first (only those that measured the metric). */
-  history: readonly CheckMetricSummary[]
-  /** The new check's per-run values. */
-  current: readonly number[]
-  maxOverheadPct: number
-  alpha: number
-  incomparable?: string[]
-}
-
-/** Overhead (%, positive = candidate worse) of a candidate/baseline ratio in the metric's direction. */
-function overheadOfRatio(r: number, direction: Direction): number {
-  return ((direction === 'lower' ? r : 1 / r) - 1) * 100
-}
-
-/** The comparison of one metric's new check with its stored checks (verdict left to `decide`). */
-export function compareWithHistory(input: HistoryCompareInput): Comparison {
-  const cur = summarizeCheck(input.current)
-  const means = input.history.map(h => h.mean)
-  const k = means.length
-  const mbar = k > 0 ? ssMean(means) : 0
-  const s2 = k >= 2 ? variance(means) : 0
-  // Pooled within-check variance over the stored checks and the new one.
-  let ss = 0
-  let dof = 0
-  for (const h of [...input.history, cur])
-    if (h.n >= 2) {
-      ss += h.sd ** 2 * (h.n - 1)
-      dof += h.n - 1
-    }
-  const within = dof > 0 ? ss / dof : 0
-  const nHist = k > 0 ? k / input.history.reduce((a, h) => a + 1 / Math.max(1, h.n), 0) : 1
-  const se2 = Math.max(
-    s2 * (1 + 1 / Math.max(1, k)) + within * (1 / Math.max(1, cur.n) - 1 / nHist),
-    within / Math.max(1, cur.n)
+const Facts = <T extends readonly string[]>(fields: T) =>
+  z.object(
+    Object.fromEntries(fields.map(f => [f, z.string().nullable().optional()])) as Record<
+      T[number],
+      z.ZodOptional<z.ZodNullable<z.ZodString>>
+    >
   )
-  const se = Math.sqrt(se2)
-  const df = k - 1
-  const undefinedStats: string[] = ['mann_whitney']
-  const decidable = k >= 2 && cur.n >= 1 && mbar > 0 && cur.mean > 0 && se > 0
-  const diff = cur.mean - mbar
-  const t = decidable ? diff / se : 0
-  const p = decidable ? Math.min(1, 2 * tCdf(-Math.abs(t), df)) : 1
-  const overhead = mbar > 0 && cur.mean > 0 ? overheadOfRatio(cur.mean / mbar, input.direction) : 0
-  let ci = { low: overhead, high: overhead }
-  let tostP = 1
-  let mde = 0
-  if (decidable) {
-    const h = tInv(1 - 0.05 / 2, df) * se
-    const lo = Math.max(Number.MIN_VALUE, (diff - h) / mbar + 1)
-    const hi = (diff + h) / mbar + 1
-    ci =
-      input.direction === 'lower'
-        ? { low: overheadOfRatio(lo, 'lower'), high: overheadOfRatio(hi, 'lower') }
-        : { low: overheadOfRatio(hi, 'higher'), high: overheadOfRatio(lo, 'higher') }
-    // Equivalence within ±margin on the same scale (mean difference bounds as in compare.ts).
-    const m = input.maxOverheadPct / 100
-    const low = input.direction === 'lower' ? -m * mbar : mbar / (1 + m) - mbar
-    const high = input.direction === 'lower' ? m * mbar : m >= 1 ? Infinity : mbar / (1 - m) - mbar
-    tostP = Math.max(tCdf(-(diff - low) / se, df), high === Infinity ? 0 : tCdf((diff - high) / se, df))
-    mde = ((tInv(1 - input.alpha / 2, df) + tInv(0.8, df)) * se * 100) / mbar
-  } else undefinedStats.push('welch', 'ci95', 'tost', 'mde_pct')
-  if (!(mbar > 0 && cur.mean > 0)) undefinedStats.push('overhead_pct')
-  const storedRuns = input.history.reduce((a, h) => a + h.n, 0)
-  const history: HistoryFacts = {
-    checks: k,
-    runs: storedRuns,
-    check_sd_pct: mbar > 0 ? (Math.sqrt(s2) / mbar) * 100 : 0,
-    run_sd_pct: mbar > 0 ? (Math.sqrt(within) / mbar) * 100 : 0,
-    check_means: means,
-    t,
-    df: Math.max(0, df)
+
+const PointMetric = z.object({
+  unit: z.string(),
+  scope: z.enum(METRIC_SCOPES),
+  better: z.enum(['lower', 'higher']).optional(),
+  /** Runs behind the point and their mean, median, sd (n − 1), min and max. */
+  n: z.number().int().positive(),
+  mean: z.number(),
+  median: z.number(),
+  sd: z.number().nonnegative(),
+  min: z.number(),
+  max: z.number()
+})
+
+const HistoryPoint = z.object({
+  check_id: z.string().min(1),
+  time: z.string(),
+  /** The commit the check ran on (GITHUB_SHA), when known. */
+  commit: z.string().nullable().optional(),
+  stack: Facts(STACK_FIELDS),
+  metrics: z.record(z.string(), PointMetric)
+})
+
+const HistorySeriesSchema = z.object({
+  key: z.string().min(1),
+  environment: z.string().min(1),
+  workload: z.string().min(1),
+  params: z.string(),
+  facts: Facts(SERIES_FIELDS),
+  /** Oldest first; at most `keep` of them. */
+  points: z.array(HistoryPoint)
+})
+
+export const HistorySchema = z.record(z.string(), HistorySeriesSchema)
+
+export type History = z.infer<typeof HistorySchema>
+export type HistorySeries = z.infer<typeof HistorySeriesSchema>
+export type HistoryPoint = z.infer<typeof HistoryPoint>
+export type PointSummary = z.infer<typeof PointMetric>
+
+function fact(v: string | null | undefined): string {
+  return v === undefined || v === null || v === '' ? '-' : v
+}
+
+/** Stable series key: arm, machine facts, workload and a hash of its params. */
+export function historyKey(
+  environment: string,
+  facts: PartialFingerprint | undefined,
+  workload: string,
+  params: string
+): string {
+  const hash = params === '' ? 'none' : createHash('sha256').update(params).digest('hex').slice(0, 12)
+  return [
+    `env=${environment}`,
+    ...SERIES_FIELDS.map(f => `${f}=${fact(facts?.[f])}`),
+    `workload=${workload}`,
+    `params=${hash}`
+  ].join('|')
+}
+
+function pick<F extends readonly string[]>(
+  facts: PartialFingerprint | undefined,
+  fields: F
+): Partial<Record<F[number], string>> {
+  const out: Partial<Record<F[number], string>> = {}
+  for (const f of fields) {
+    const v = (facts as Record<string, string | null | undefined> | undefined)?.[f]
+    if (typeof v === 'string' && v !== '') out[f as F[number]] = v
   }
-  const allStored = input.history.flatMap(h => h.values)
-  const sortedStored = [...allStored].sort((a, b) => a - b)
-  const storedMedian = sortedStored.length === 0 ? 0 : summarizeCheck(sortedStored).median
-  const comparison: Comparison = {
-    workload: input.workload,
-    metric: input.metric,
-    unit: input.unit,
-    direction: input.direction,
-    direction_source: input.directionSource,
-    scope: input.scope,
-    baseline_env: input.baselineEnv,
-    candidate_env: input.candidateEnv,
-    n_baseline: k,
-    n_candidate: cur.n,
-    mean_baseline: mbar,
-    mean_candidate: cur.mean,
-    median_baseline: storedMedian,
-    median_candidate: cur.median,
-    sd_baseline: Math.sqrt(s2),
-    sd_candidate: cur.sd,
-    overhead_pct: overhead,
-    ci95: ci,
-    ci95_median: ci,
-    welch: { t, df: Math.max(0, df), p, defined: decidable },
-    mann_whitney: { u: 0, p: 1, method: 'normal' },
-    tost: { margin_pct: input.maxOverheadPct, p: tostP, equivalent: tostP < input.alpha },
-    p_adjusted: p,
-    p_gate: p,
-    p_source: 'prediction-interval',
-    mde_pct: mde,
-    runs_needed: null,
-    outliers: { baseline: [], candidate: [] },
-    verdict: 'inconclusive',
-    reason: '',
-    ci_method: 't-delta',
-    history
+  return out
+}
+
+/** Summary of one check's per-run values (finite ones); null when there are none. */
+export function summarize(s: ArmSeries & { better?: Direction }): PointSummary | null {
+  const xs = s.values.filter(Number.isFinite)
+  const n = xs.length
+  if (n === 0) return null
+  const mean = xs.reduce((a, b) => a + b, 0) / n
+  const sorted = [...xs].sort((a, b) => a - b)
+  const median = n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2
+  const sd = n < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1))
+  return {
+    unit: s.unit,
+    scope: s.scope,
+    ...(s.better ? { better: s.better } : {}),
+    n,
+    mean,
+    median,
+    sd,
+    min: sorted[0]!,
+    max: sorted[n - 1]!
   }
-  if (input.params !== '') comparison.params = input.params
-  comparison.undefined_stats = [...new Set(undefinedStats)]
-  if (input.incomparable !== undefined && input.incomparable.length > 0)
-    comparison.incomparable_fields = input.incomparable
-  return comparison
+}
+
+export interface HistoryCheck {
+  check_id: string
+  time: string
+  commit?: string | null
+  series: readonly ArmSeries[]
+  fingerprints: Record<string, PartialFingerprint | undefined>
+}
+
+export interface AppendHistoryOptions {
+  /** Points kept per series (default 200). */
+  keep?: number
+  /** Arms to store (default: all). */
+  environments?: readonly string[]
+}
+
+/** Add one accepted check to the history in place: one point per series; re-saving a check replaces it. */
+export function appendHistory(
+  history: History,
+  check: HistoryCheck,
+  options: AppendHistoryOptions = {}
+): number {
+  const keep = options.keep ?? DEFAULT_HISTORY_KEEP
+  if (!Number.isInteger(keep) || keep < 1)
+    throw new RangeError(`history keep must be an integer ≥ 1, got ${keep}`)
+  const points = new Map<string, { series: HistorySeries; point: HistoryPoint }>()
+  for (const s of check.series) {
+    if (options.environments !== undefined && !options.environments.includes(s.environment)) continue
+    const summary = summarize(s)
+    if (summary === null) continue
+    const facts = check.fingerprints[s.environment]
+    const key = historyKey(s.environment, facts, s.workload, s.params)
+    let entry = points.get(key)
+    if (entry === undefined) {
+      const series = (history[key] ??= {
+        key,
+        environment: s.environment,
+        workload: s.workload,
+        params: s.params,
+        facts: pick(facts, SERIES_FIELDS),
+        points: []
+      })
+      const point: HistoryPoint = {
+        check_id: check.check_id,
+        time: check.time,
+        ...(check.commit ? { commit: check.commit } : {}),
+        stack: pick(facts, STACK_FIELDS),
+        metrics: {}
+      }
+      points.set(key, (entry = { series, point }))
+    }
+    entry.point.metrics[s.metric] = summary
+  }
+  for (const { series, point } of points.values()) {
+    series.points = series.points.filter(p => p.check_id !== point.check_id)
+    series.points.push(point)
+    series.points.sort((a, b) => a.time.localeCompare(b.time))
+    if (series.points.length > keep) series.points = series.points.slice(series.points.length - keep)
+  }
+  return points.size
 }

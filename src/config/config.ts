@@ -184,9 +184,13 @@ function safePath(input: string, raw: string, base: string): string {
   return path.resolve(base, raw.trim())
 }
 
-/** Output paths must stay inside the workspace (no `..` escapes through the config). */
-function workspacePath(input: string, raw: string, workspace: string): string {
+/**
+ * Output paths stay inside the workspace in the action (no `..` escapes through a config file on a shared
+ * runner); the CLI writes wherever its user says (`anywhere`), relative paths still resolving against the cwd.
+ */
+function workspacePath(input: string, raw: string, workspace: string, anywhere = false): string {
   const p = safePath(input, raw, workspace)
+  if (anywhere) return p
   const rel = path.relative(workspace, p)
   if (rel.startsWith('..') || path.isAbsolute(rel))
     throw new InputError(input, raw, `a path inside the workspace ${workspace}`)
@@ -280,8 +284,10 @@ export function readConfigFile(file: string): RawInputs {
 export interface ConfigSources {
   flags?: RawInputs
   inputs?: RawInputs
-  /** Directory that relative paths resolve against, and outputs must stay inside. */
+  /** Directory that relative paths resolve against, and (unless `outputsAnywhere`) outputs must stay inside. */
   workspace: string
+  /** The CLI: `out` and `baseline-path` may be anywhere the user names. The action leaves this unset. */
+  outputsAnywhere?: boolean
 }
 
 function given(v: string | undefined): v is string {
@@ -338,7 +344,12 @@ export function loadConfig(sources: ConfigSources): Config {
     arms: parseArms(get(Inputs.Arms), image),
     maxOverheadPct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
     alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
-    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace),
+    baselinePath: workspacePath(
+      Inputs.BaselinePath,
+      get(Inputs.BaselinePath),
+      workspace,
+      sources.outputsAnywhere
+    ),
     saveBaseline: bool(Inputs.SaveBaseline, get(Inputs.SaveBaseline)),
     data: given(get(Inputs.DataPath))
       ? mountSpec(Inputs.DataPath, get(Inputs.DataPath), workspace, '/data', true)
@@ -350,7 +361,7 @@ export function loadConfig(sources: ConfigSources): Config {
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
-    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace, sources.outputsAnywhere),
     configFile,
     schedule: oneOf(Inputs.Schedule, get(Inputs.Schedule), SCHEDULES),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
@@ -389,7 +400,7 @@ export function loadConfig(sources: ConfigSources): Config {
     (!config.data || !config.checkpoint) &&
     MOUNT_SPLITTERS.test(config.out)
   )
-    throw new InputError(Inputs.Out, get(Inputs.Out), `a folder inside the workspace, ${NO_SPLITTERS}`)
+    throw new InputError(Inputs.Out, get(Inputs.Out), `a folder path with ${NO_SPLITTERS}`)
   if (config.driverMount && MOUNT_SPLITTERS.test(config.driverMount))
     throw new InputError(
       Inputs.DriverMount,

@@ -5,3 +5,4 @@
 export * from './verdict.js'
 export { decideFailure } from '../report/verdict.js'
 export { ExitCode, exitCodeOf } from '../util/errors.js'
+export { trendVerdict, type TrendVerdict } from './trend.js'

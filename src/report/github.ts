@@ -6,11 +6,11 @@
 import * as core from '@actions/core'
 import type { CheckSummary, CommentMode, TelemetrySample } from '../types/index.js'
 import { Outputs } from '../types/inputs.js'
+import { apiStatus, createGitHubApi, describeApiError } from '../tools/github.js'
 import { getErrorMessage } from '../util/errors.js'
 import { uploadArtifact, writePaperCsvs } from './artifacts.js'
 import { pullRequestNumber, repository, upsertComment } from './comment.js'
 import { fmtP, redact } from './format.js'
-import { GitHubApiError, GitHubClient } from './http.js'
 import { DEFAULT_MAX_CHARS, buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
 
@@ -93,14 +93,14 @@ function isFailing(summary: CheckSummary): boolean {
   return summary.verdict === 'regression' || failedPreflight(summary).length > 0
 }
 
+/** One line: which call failed, what came back, and for permission answers which permission to grant. */
 function apiProblem(error: unknown, issue: number): string {
-  if (error instanceof GitHubApiError) {
-    if (error.status === 401) return `could not comment on PR #${issue}: the token was rejected (401)`
-    if (error.status === 403 || error.status === 404)
-      return `could not comment on PR #${issue}: GitHub API returned ${error.status}${error.apiMessage ? ` (${error.apiMessage})` : ''}; ${PERMISSION_HINT}. Forked PRs get a read-only token.`
-    return `could not comment on PR #${issue}: ${error.message}`
-  }
-  return `could not comment on PR #${issue}: ${getErrorMessage(error)}`
+  const what = `could not comment on PR #${issue}: ${describeApiError(error)}`
+  const status = apiStatus(error)
+  if (status === 401) return `${what}; the token was rejected`
+  if (status === 403 || status === 404)
+    return `${what}; ${PERMISSION_HINT}. Forked PRs get a read-only token.`
+  return what
 }
 
 async function comment(
@@ -133,7 +133,7 @@ async function comment(
   body = redact(body, [opts.token])
   try {
     const res = await upsertComment(
-      GitHubClient.create({ token: opts.token }),
+      createGitHubApi({ token: opts.token, log: core.info }),
       { ...repo, issue, marker },
       body,
       create

@@ -300,6 +300,8 @@ export interface Comparison {
   undefined_stats?: string[]
   /** Fingerprint differences that make this comparison incomparable, e.g. `driver: 570.86 vs 580.95`. */
   incomparable_fields?: string[]
+  /** Arms whose per-run values split into two separated groups (analyze/modality.ts); named in the notes. */
+  multimodal_arms?: string[]
 }
 
 export interface Analysis {

@@ -11,7 +11,7 @@ import path from 'node:path'
 import { findComment, pullRequestNumber, upsertComment } from '../../src/report/comment.js'
 import { publish } from '../../src/report/github.js'
 import type { PublishOptions } from '../../src/report/github.js'
-import { GitHubClient } from '../../src/report/http.js'
+import { createGitHubApi } from '../../src/tools/github.js'
 import { REPORT_MARKER, buildReport, reportMarker } from '../../src/report/markdown.js'
 import { pass, regression } from '../__fixtures__/summaries/index.js'
 
@@ -32,6 +32,10 @@ class FakeGitHub {
   comments: Comment[] = []
   requests: Seen[] = []
   failWith: number | null = null
+  /** A 201 whose body is not JSON (as a misbehaving proxy answers). */
+  postRaw: string | null = null
+  /** Says whether this POST fails with a 502 (the retry test). */
+  failOnce: () => boolean = () => false
   nextLink: string | null = null
   private server = http.createServer((req, res) => void this.handle(req, res))
   private nextId = 1000
@@ -50,6 +54,8 @@ class FakeGitHub {
     this.comments = []
     this.requests = []
     this.failWith = null
+    this.postRaw = null
+    this.failOnce = () => false
     this.nextLink = null
   }
   add(body: string): Comment {
@@ -77,6 +83,7 @@ class FakeGitHub {
       res.end(JSON.stringify(data))
     }
     if (this.failWith) return send(this.failWith, { message: 'Resource not accessible by integration' })
+    if (req.method === 'POST' && this.failOnce()) return send(502, { message: 'Bad Gateway' })
     const list = /^\/repos\/o\/r\/issues\/7\/comments$/.exec(url.pathname)
     const one = /^\/repos\/o\/r\/issues\/comments\/(\d+)$/.exec(url.pathname)
     if (list && req.method === 'GET') {
@@ -91,6 +98,11 @@ class FakeGitHub {
         slice,
         more ? { link: `<${link}>; rel="next", <${this.base}/x?page=9>; rel="last"` } : {}
       )
+    }
+    if (list && req.method === 'POST' && this.postRaw !== null) {
+      res.writeHead(201, { 'content-type': 'text/html' })
+      res.end(this.postRaw)
+      return
     }
     if (list && req.method === 'POST')
       return send(201, this.add(raw ? (JSON.parse(raw) as { body: string }).body : ''))
@@ -204,8 +216,8 @@ describe('PR comment upsert', () => {
     expect(gh.comments[0]!.body.split(REPORT_MARKER)).toHaveLength(2)
     const order = gh.requests.map(r => r.method).filter(m => m !== 'GET')
     expect(order).toEqual(['POST', 'PATCH'])
-    // Bearer token to the API, never in a body.
-    expect(gh.requests.every(r => r.auth === `Bearer ${TOKEN}`)).toBe(true)
+    // The token to the API in the header, never in a body.
+    expect(gh.requests.every(r => r.auth === `token ${TOKEN}`)).toBe(true)
     expect(gh.requests.some(r => JSON.stringify(r.body ?? '').includes(TOKEN))).toBe(false)
     expect(stdout.join('')).toContain(`::add-mask::${TOKEN}`)
   })
@@ -216,7 +228,7 @@ describe('PR comment upsert', () => {
     const ours = gh.add(`${marker}\nold report`)
     for (let i = 0; i < 5; i++) gh.add(`later ${i}`)
     const res = await upsertComment(
-      GitHubClient.create({ token: TOKEN }),
+      createGitHubApi({ token: TOKEN }),
       { owner: 'o', repo: 'r', issue: 7, marker },
       'new report'
     )
@@ -299,12 +311,34 @@ describe('PR comment upsert', () => {
     expect(gh.comments[0]!.body).toContain('**PASS**')
   })
 
+  test('a 201 that is not a comment is a warning naming the call, never "created: undefined"', async () => {
+    gh.postRaw = '<html>proxy says hi</html>'
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(res.commentUrl).toBeNull()
+    expect(res.warnings).toContainEqual(
+      expect.stringMatching(
+        /^could not comment on PR #7: POST \/repos\/\{owner\}\/\{repo\}\/issues\/\{issue_number\}\/comments answered without a comment \(id, html_url\): <html>proxy says hi/
+      )
+    )
+    expect(stdout.join('')).not.toContain('undefined')
+  })
+
+  test('a 502 is retried and the comment still lands', async () => {
+    let failed = 0
+    gh.failOnce = () => failed++ === 0
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(res.commentUrl).toBe(gh.comments[0]!.html_url)
+    expect(gh.count('POST')).toBe(2)
+  })
+
   test('a Link header to another host is not followed with the token', async () => {
     for (let i = 0; i < 120; i++) gh.add(`comment ${i}`)
     gh.nextLink = 'http://127.0.0.2:9/steal'
     const res = await publish(pass, buildReport(pass), opts())
     expect(res.commentUrl).toBeNull()
-    expect(res.warnings.some(w => w.includes('refusing to follow http://127.0.0.2:9'))).toBe(true)
+    expect(
+      res.warnings.some(w => w.includes('http://127.0.0.2:9/steal: refusing to send the token outside'))
+    ).toBe(true)
   })
 })
 
@@ -373,7 +407,7 @@ describe('event parsing', () => {
   test('findComment returns null when no comment carries the marker', async () => {
     gh.add('unrelated')
     expect(
-      await findComment(GitHubClient.create({ token: TOKEN }), { owner: 'o', repo: 'r', issue: 7, marker })
+      await findComment(createGitHubApi({ token: TOKEN }), { owner: 'o', repo: 'r', issue: 7, marker })
     ).toBeNull()
   })
 })
