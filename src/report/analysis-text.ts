@@ -59,8 +59,10 @@ export function renderMarkdown(analysis: Analysis): string {
   const cand = analysis.candidate_env ?? 'candidate'
   const gating = analysis.comparisons.filter(c => c.scope === 'steady').length
   const out: string[] = [
-    `**Verdict: ${analysis.verdict}** — ${cand} vs ${base}, max overhead ${analysis.max_overhead_pct}%, ` +
-      `alpha ${analysis.alpha}, Holm across ${gating} gating comparison(s).`,
+    analysis.error !== undefined
+      ? `**Verdict: error** — ${analysis.error}; ${cand} vs ${base}: nothing gated was tested, so nothing passed.`
+      : `**Verdict: ${analysis.verdict}** — ${cand} vs ${base}, max overhead ${analysis.max_overhead_pct}%, ` +
+        `alpha ${analysis.alpha}, Holm across ${gating} gating comparison(s).`,
     ''
   ]
   if (analysis.comparisons.length === 0) out.push('Nothing to compare.', '')

@@ -52,7 +52,6 @@ function phaseLabel(metric: string): string {
   return isPhase(name) ? PHASE_LABELS[name] : (TOTAL_LABELS[name] ?? cell(metric))
 }
 
-
 /** candidate / baseline of the means: the same definition as the comparison's overhead. */
 function meanRatio(base: number, cand: number): number | null {
   return base > 0 && Number.isFinite(cand) ? cand / base : null
@@ -125,7 +124,7 @@ function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: numbe
   const phases = g.rows.filter(c => isPhase(phaseName(c.metric)))
   if (phases.length) {
     let added = 0
-    for (const c of phases) added += (c.median_candidate - c.median_baseline) * (SECONDS[c.unit] ?? NaN)
+    for (const c of phases) added += (c.mean_candidate - c.mean_baseline) * (SECONDS[c.unit] ?? NaN)
     const seen = new Set(phases.map(c => phaseName(c.metric)))
     const missing = STARTUP_PHASES.filter(p => !seen.has(p)).map(p => PHASE_LABELS[p].toLowerCase())
     const gap = missing.length ? ` (${missing.join(', ')} not compared)` : ''

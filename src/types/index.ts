@@ -315,6 +315,8 @@ export interface Analysis {
   notes?: string[]
   /** Comparison against the stored baseline, when one was asked for (`analyze --baseline`). */
   baseline?: BaselineResult
+  /** Set when nothing gated could be tested (the verdict is then an error, exit 2). */
+  error?: string
 }
 
 // ---- Preflight ----

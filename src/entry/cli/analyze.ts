@@ -5,7 +5,9 @@
 import { InputError } from '../../util/errors.js'
 import type { Analysis } from '../../types/index.js'
 import { JsonFileBaselineStore } from '../../analyze/baseline.js'
-import { decide, measureSeries, overallVerdict } from '../../analyze/compare.js'
+import { measureSeries } from '../../analyze/compare.js'
+import { decideFamily } from '../../analyze/family.js'
+import { nothingMeasuredReason, verdictExitCode } from '../../gate/verdict.js'
 import { readResultsCsv } from '../../analyze/csv.js'
 import { renderJson, renderMarkdown } from '../../report/analysis-text.js'
 
@@ -110,13 +112,12 @@ export async function analyzeCommand(
     )
   }
 
-  // One report, one Holm family: the arms comparisons and the baseline comparisons gate together.
-  const joint = decide([...comparisons, ...(baseline?.comparisons ?? [])], settings)
-  const arms = joint.slice(0, comparisons.length)
-  if (baseline !== undefined) baseline = { ...baseline, comparisons: joint.slice(comparisons.length) }
+  // One report, one Holm family (analyze/family.ts): the arms and the stored-baseline comparisons gate together.
+  const family = decideFamily(comparisons, baseline?.comparisons ?? [], settings)
+  if (baseline !== undefined) baseline = { ...baseline, comparisons: family.baseline }
   const analysis: Analysis = {
-    comparisons: arms,
-    verdict: overallVerdict(joint),
+    comparisons: family.arms,
+    verdict: family.verdict,
     max_overhead_pct: opts.maxOverheadPct,
     alpha: opts.alpha,
     baseline_env: envs.baseline,
@@ -124,6 +125,14 @@ export async function analyzeCommand(
   }
   if (allNotes.length > 0) analysis.notes = allNotes
   if (baseline !== undefined) analysis.baseline = baseline
+  // Nothing measured is never a pass: no gated comparison with 2 runs per arm → error, exit 2.
+  const nothing = nothingMeasuredReason({ comparisons: [...family.arms, ...family.baseline] })
+  if (nothing !== null) analysis.error = `nothing measured: ${nothing}`
+  const verdict = nothing !== null ? 'error' : family.verdict === 'regression' ? 'regression' : 'pass'
   const text = opts.format === 'json' ? renderJson(analysis) : renderMarkdown(analysis)
-  return { analysis, text, exitCode: analysis.verdict === 'regression' ? 1 : 0 }
+  return {
+    analysis,
+    text,
+    exitCode: verdictExitCode(verdict, { failOnRegression: true, preflightFailed: false })
+  }
 }

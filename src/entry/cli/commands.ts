@@ -3,6 +3,7 @@ import { aggregateCommand } from './aggregate.js'
 import { analyzeCommand } from './analyze.js'
 import { percent } from '../../config/config.js'
 import { InputError } from '../../util/errors.js'
+import { parseNumber } from '../../util/number.js'
 import { gateCommand } from './gate.js'
 import { ioCheckCommand } from '../../preflight/mounts.js'
 import { CONTAINER_RUNTIMES, type ContainerRuntime } from '../../types/index.js'
@@ -15,10 +16,10 @@ function runtimeOf(raw: unknown): ContainerRuntime {
 }
 
 function alphaOf(raw: unknown): number {
-  const n = Number(raw)
-  if (typeof raw !== 'string' || !/^\d*\.?\d+$/.test(raw) || !(n > 0) || n > 0.5)
-    throw new InputError('alpha', raw, 'a number above 0 and at most 0.5, e.g. 0.05')
-  return n
+  const n =
+    typeof raw === 'string' ? parseNumber(raw, { kind: 'real', min: 0, minExclusive: true, max: 0.5 }) : null
+  if (n === null || !n.ok) throw new InputError('alpha', raw, 'a number above 0 and at most 0.5, e.g. 0.05')
+  return n.value
 }
 
 function optionalString(raw: unknown): string | undefined {
