@@ -120,13 +120,21 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.ContainerMemory]: '',
   [Inputs.PowerCaps]: '',
   [Inputs.Mode]: 'check',
-  [Inputs.AggregateDirs]: ''
+  [Inputs.AggregateDirs]: '',
+  [Inputs.TrendMetrics]: '',
+  [Inputs.TrendIssues]: 'false'
 }
 
 /** Keys a config file may hold: every input but the file itself, the token and the aggregate-only ones. */
 const FILE_KEYS = new Set<string>(
   Object.values(Inputs).filter(
-    k => k !== Inputs.Config && k !== Inputs.GithubToken && k !== Inputs.Mode && k !== Inputs.AggregateDirs
+    k =>
+      k !== Inputs.Config &&
+      k !== Inputs.GithubToken &&
+      k !== Inputs.Mode &&
+      k !== Inputs.AggregateDirs &&
+      k !== Inputs.TrendMetrics &&
+      k !== Inputs.TrendIssues
   )
 )
 
@@ -514,6 +522,40 @@ export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
     maxOverheadPct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
     alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+  }
+}
+
+export interface TrendConfig {
+  /** Baseline file whose history is analysed. */
+  baselinePath: string
+  /** Metrics to analyse (empty: every steady-state metric). */
+  metrics: string[]
+  /** Smallest change reported, percent: the max-overhead limit. */
+  minChangePct: number
+  /** Open and close GitHub issues for change points (needs a token with issues: write). */
+  issues: boolean
+  token: string | null
+  failOnRegression: boolean
+}
+
+/** `mode: trend`: change points over the baseline file's history; runs no workload. */
+export function loadTrendConfig(sources: ConfigSources): TrendConfig {
+  const get = (name: Inputs): string => {
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    return DEFAULTS[name]
+  }
+  const metrics = get(Inputs.TrendMetrics)
+  const issues = bool(Inputs.TrendIssues, get(Inputs.TrendIssues))
+  const token = get(Inputs.GithubToken)
+  if (issues && !given(token))
+    throw new InputError(Inputs.GithubToken, '', 'a token with issues: write (trend-issues is true)')
+  return {
+    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), sources.workspace),
+    metrics: given(metrics.trim()) ? list(Inputs.TrendMetrics, metrics) : [],
+    minChangePct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
+    issues,
+    token: given(token) ? token : null,
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
   }
 }

@@ -35,7 +35,9 @@ export enum Inputs {
   ContainerMemory = 'container-memory',
   PowerCaps = 'power-caps',
   Mode = 'mode',
-  AggregateDirs = 'aggregate-dirs'
+  AggregateDirs = 'aggregate-dirs',
+  TrendMetrics = 'trend-metrics',
+  TrendIssues = 'trend-issues'
 }
 
 export enum Outputs {

@@ -23,7 +23,9 @@ export const ACTION_ONLY: readonly Inputs[] = [
   Inputs.GithubToken,
   Inputs.Comment,
   Inputs.Mode,
-  Inputs.AggregateDirs
+  Inputs.AggregateDirs,
+  Inputs.TrendMetrics,
+  Inputs.TrendIssues
 ]
 
 /** What to do instead, for a user who passes an action-only input to `run` (hidden flags, refused by name). */
@@ -31,7 +33,9 @@ const ACTION_ONLY_INSTEAD: Record<string, string> = {
   [Inputs.GithubToken]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
   [Inputs.Comment]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
   [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
-  [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command'
+  [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command',
+  [Inputs.TrendMetrics]: 'use `gpu-overhead trend --baseline FILE --metric NAME`',
+  [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points'
 }
 
 /** The help line of a `run` flag, with the default it takes when neither flag, input nor config file sets it. */

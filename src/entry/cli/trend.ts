@@ -32,7 +32,7 @@ export async function trendCommand(opts: TrendCommandOptions): Promise<TrendComm
   if (loaded.status !== 'ok' || loaded.data === undefined)
     throw new EnvironmentError(
       loaded.status === 'missing'
-        ? `no baseline file at ${opts.baseline}: save accepted checks with --save-baseline first, or give --baseline`
+        ? `no baseline file at ${opts.baseline}: save accepted checks first (save-baseline: true, or run --save-baseline), or point to the file`
         : loaded.message
     )
   let report: TrendReport
