@@ -25,7 +25,7 @@ import {
   type Schedule,
   type Workload
 } from '../types/index.js'
-import { validateImageRef } from '../preflight/image.js'
+import { validateImageRef } from './image-ref.js'
 
 export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
 export type MatmulDtype = (typeof MATMUL_DTYPES)[number]

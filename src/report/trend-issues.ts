@@ -6,7 +6,7 @@
  * (bounded); every answer is checked before it is trusted.
  */
 import { z } from 'zod'
-import type { TrendChange, TrendReport, TrendSeries } from '../analyze/trend.js'
+import type { TrendChange, TrendReport, TrendSeries } from '../analyze/index.js'
 import { paginate, type GitHubApi } from '../tools/github.js'
 import { changeSentence, day, seriesTitle, whereText } from './trend.js'
 import { fmtP, fmtPct, fmtValue, inline } from './format.js'

@@ -10,10 +10,10 @@ import {
   loadTrendConfig,
   modeOf,
   type RawInputs
-} from '../../config/config.js'
+} from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
-import { POWER_RESTORE_FILE, restoreFromFile } from '../../execute/power-caps.js'
+import { POWER_RESTORE_FILE, restoreFromFile } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger } from '../../util/log.js'
 

@@ -3,10 +3,10 @@
  * accepted checks kept in the baseline file's history. Exit 0 without an open change point, 1 with one,
  * 2 when the file is missing, corrupt or lacks the metric asked for.
  */
-import { JsonFileBaselineStore } from '../../analyze/baseline.js'
-import { analyzeTrend, UnknownMetricError, type TrendReport } from '../../analyze/trend.js'
+import { JsonFileBaselineStore } from '../../analyze/index.js'
+import { analyzeTrend, UnknownMetricError, type TrendReport } from '../../analyze/index.js'
 import { trendVerdict } from '../../gate/index.js'
-import { trendMarkdown } from '../../report/trend.js'
+import { trendMarkdown } from '../../report/index.js'
 import { EnvironmentError, InputError } from '../../util/errors.js'
 import { describeRule, parseNumber, type NumberRule } from '../../util/number.js'
 
