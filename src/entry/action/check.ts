@@ -20,6 +20,7 @@ export async function runCheckAction(config: Config, logger: Logger): Promise<vo
   const result = await publish(summary, markdown, {
     token: config.githubToken,
     comment: config.comment,
+    checkRun: config.checkRun,
     failOnRegression: config.failOnRegression,
     files,
     rootDir: config.out
