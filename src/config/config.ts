@@ -6,7 +6,12 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { parse as parseYaml } from 'yaml'
-import { DEFAULT_BASELINE_PATH, DEFAULT_CONFIG_FILE, Inputs } from '../types/inputs.js'
+import {
+  DEFAULT_BASELINE_BRANCH,
+  DEFAULT_BASELINE_PATH,
+  DEFAULT_CONFIG_FILE,
+  Inputs
+} from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 import {
   COMMENT_MODES,
@@ -54,6 +59,8 @@ export interface Config {
   alpha: number
   baselinePath: string
   saveBaseline: boolean
+  /** Branch that stores the baseline between action runs; null = the file in the workspace only. */
+  baselineBranch: string | null
   data: MountSpec | null
   checkpoint: MountSpec | null
   githubToken: string | null
@@ -100,6 +107,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Alpha]: '0.05',
   [Inputs.BaselinePath]: DEFAULT_BASELINE_PATH,
   [Inputs.SaveBaseline]: 'false',
+  [Inputs.BaselineBranch]: DEFAULT_BASELINE_BRANCH,
   [Inputs.DataPath]: '',
   [Inputs.CheckpointPath]: '',
   [Inputs.GithubToken]: '',
@@ -142,6 +150,19 @@ const FILE_KEYS = new Set<string>(
 )
 
 // ---- validators (each throws InputError naming the input) ----
+
+/** A git branch name (a safe subset of git's rules); empty = no branch store. */
+function branchName(raw: string): string | null {
+  const v = raw.trim()
+  if (v === '') return null
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/.test(v) || /\.\.|\/\/|\.lock$|\/$|@\{/.test(v))
+    throw new InputError(
+      Inputs.BaselineBranch,
+      raw,
+      'a branch name such as gpu-overhead-baseline, or empty for none'
+    )
+  return v
+}
 
 /** GitHub shows check names in one line and caps them; empty turns the check run off. */
 const MAX_CHECK_NAME = 100
@@ -386,6 +407,7 @@ export function loadConfig(sources: ConfigSources): Config {
     githubToken: given(get(Inputs.GithubToken)) ? get(Inputs.GithubToken) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
     checkRun: checkRunName(get(Inputs.CheckRun)),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
     out: workspacePath(Inputs.Out, get(Inputs.Out), workspace, sources.outputsAnywhere),

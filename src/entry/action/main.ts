@@ -81,7 +81,7 @@ export async function run(): Promise<void> {
       return
     }
     const { runCheckAction } = await import('./check.js')
-    await runCheckAction(config, actionsLogger)
+    await runCheckAction(config, actionsLogger, workspace)
   } catch (error) {
     // A failed check already set its verdict (regression, gate failure); anything else is an error.
     if (!(error instanceof CheckFailedError)) core.setOutput(Outputs.Verdict, 'error')

@@ -23,6 +23,7 @@ export const ACTION_ONLY: readonly Inputs[] = [
   Inputs.GithubToken,
   Inputs.Comment,
   Inputs.CheckRun,
+  Inputs.BaselineBranch,
   Inputs.Mode,
   Inputs.AggregateDirs,
   Inputs.TrendMetrics,
@@ -35,6 +36,7 @@ const ACTION_ONLY_INSTEAD: Record<string, string> = {
   [Inputs.Comment]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
   [Inputs.CheckRun]:
     'the CLI publishes nothing to GitHub: its exit code is the verdict (0 pass, 1 failed, 2 error)',
+  [Inputs.BaselineBranch]: 'the CLI reads and writes --baseline-path itself (a file anywhere you name)',
   [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
   [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command',
   [Inputs.TrendMetrics]: 'use `gpu-overhead trend --baseline FILE --metric NAME`',
