@@ -6,6 +6,7 @@
 import type {
   Arm,
   Fingerprint,
+  RecordSink,
   RunRecord,
   SampleRecord,
   StartEvent,
@@ -13,11 +14,10 @@ import type {
   WorkloadEvent
 } from '../types/index.js'
 import type { Logger } from '../util/log.js'
-import { laneLabel, type Lane } from '../plan/lanes.js'
+import { laneLabel, type Lane } from '../plan/index.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
-import type { PlannedRun } from '../plan/schedule.js'
+import type { PlannedRun } from '../plan/index.js'
 import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
-import type { ResultsWriter } from '../results/store.js'
 
 export interface ExecuteContext {
   checkId: string
@@ -30,7 +30,7 @@ export interface ExecuteContext {
   specFor(run: PlannedRun, lane: Lane | null): ProcessSpec
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
   paramsFor(workload: Workload): Record<string, unknown>
-  writer: ResultsWriter
+  writer: RecordSink
   logger: Logger
   signal?: AbortSignal
   /** Prefix of progress lines, e.g. `cap 500 W`. */

@@ -12,7 +12,7 @@ import {
   inline,
   metricLabel,
   redact
-} from '../report/format.js'
+} from '../report/index.js'
 import type { Comparison } from '../types/index.js'
 import type { AggregateGroup, AggregateReport } from './types.js'
 

@@ -3,6 +3,6 @@
  * decisions here; until then this re-exports them from where they live, so callers can import from gate/.
  */
 export * from './verdict.js'
-export { decideFailure } from '../report/verdict.js'
+export { decideFailure } from '../report/index.js'
 export { ExitCode, exitCodeOf } from '../util/errors.js'
 export { trendVerdict, type TrendVerdict } from './trend.js'

@@ -4,12 +4,9 @@
  */
 import { InputError } from '../../util/errors.js'
 import type { Analysis } from '../../types/index.js'
-import { JsonFileBaselineStore } from '../../analyze/baseline.js'
-import { measureSeries } from '../../analyze/compare.js'
-import { decideFamily } from '../../analyze/family.js'
-import { nothingMeasuredReason, verdictExitCode } from '../../gate/verdict.js'
-import { readResultsCsv } from '../../analyze/csv.js'
-import { renderJson, renderMarkdown } from '../../report/analysis-text.js'
+import { JsonFileBaselineStore, decideFamily, measureSeries, readResultsCsv } from '../../analyze/index.js'
+import { nothingMeasuredReason, verdictExitCode } from '../../gate/index.js'
+import { renderJson, renderMarkdown } from '../../report/index.js'
 
 export interface AnalyzeCommandOptions {
   input: string
