@@ -17,6 +17,7 @@ import { laneLabel, type Lane } from '../plan/lanes.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
 import type { PlannedRun } from '../plan/schedule.js'
 import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
+import { PlanEta } from './progress.js'
 import type { ResultsWriter } from '../results/store.js'
 
 export interface ExecuteContext {
@@ -35,6 +36,33 @@ export interface ExecuteContext {
   signal?: AbortSignal
   /** Prefix of progress lines, e.g. `cap 500 W`. */
   label?: string
+  /**
+   * Asked after each completed block of a workload (every arm ran once more): a reason stops that workload
+   * (sequential stopping: decided, max-runs, time budget); null goes on. Absent: the whole plan runs.
+   */
+  afterBlock?: (done: BlockDone) => string | null
+  /** io's bind-mount MB/s gate (otherwise informational). */
+  gateIoThroughput?: boolean
+}
+
+export interface BlockDone {
+  workload: Workload
+  /** Runs per arm of this workload so far (blocks × lanes). */
+  run: number
+  /** Every measured (non-warm-up) sample of the check so far. */
+  samples: readonly SampleRecord[]
+  elapsedMs: number
+  blockMs: number
+}
+
+/** The block ends at `i` when the next slot belongs to another workload, block or kind. */
+function endsBlock(plan: readonly PlannedRun[], i: number): boolean {
+  const p = plan[i]!
+  const next = plan[i + 1]
+  return (
+    p.warmup === false &&
+    (next === undefined || next.workload !== p.workload || next.run !== p.run || next.warmup)
+  )
 }
 
 export interface ExecuteResult {
@@ -131,7 +159,7 @@ async function runOnLane(
       metric: sampleMetricName(event),
       value: event.value,
       unit: event.unit,
-      scope: sampleScope(event.metric),
+      scope: sampleScope(event.metric, ctx.gateIoThroughput),
       time: new Date(epochMs).toISOString()
     }
     live.push(record)
@@ -183,17 +211,29 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   const failedWorkloads = new Map<Workload, string>()
   let cancelled = false
   let writeStop: string | null = null
+  const stoppedWorkloads = new Set<Workload>()
   const t0 = Date.now()
   let done = 0
   const prefix = ctx.label ? `${ctx.label} ` : ''
+  const eta = new PlanEta()
+  let blockStart = t0
 
-  for (const planned of plan) {
+  for (const [index, planned] of plan.entries()) {
     if (ctx.signal?.aborted) {
       cancelled = true
       break
     }
-    if (failedWorkloads.has(planned.workload)) continue
+    if (failedWorkloads.has(planned.workload) || stoppedWorkloads.has(planned.workload)) continue
     const { arm, workload } = planned
+    const slotStart = Date.now()
+    const previous = plan[index - 1]
+    if (
+      previous === undefined ||
+      previous.workload !== workload ||
+      previous.run !== planned.run ||
+      previous.warmup
+    )
+      blockStart = slotStart
     const L = lanes.length
     // Every lane at once: both arms meet the same neighbours on a shared host.
     const outcomes = await Promise.all(
@@ -202,14 +242,20 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     for (const o of outcomes) runs.push(o.run)
 
     done++
-    const eta = ((Date.now() - t0) / done) * (plan.length - done)
+    eta.record(planned, Date.now() - slotStart)
+    const left = plan
+      .slice(index + 1)
+      .filter(p => !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload))
     const what = `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
     const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.spawnEpochMs) / 1000).toFixed(1)
     const how =
       L === 1
         ? `${outcomes[0]!.run.status} in ${secs(outcomes[0]!)} s${outcomes[0]!.samples ? `, ${outcomes[0]!.samples} samples` : ''}`
         : outcomes.map((o, k) => `${laneLabel(lanes[k]!)} ${o.run.status} ${secs(o)} s`).join(', ')
-    ctx.logger.info(`${prefix}[${done}/${plan.length}] ${what}: ${how} — ETA ${formatDuration(eta)}`)
+    const bound = ctx.afterBlock ? '≤' : ''
+    ctx.logger.info(
+      `${prefix}[${done}/${done + left.length}] ${what}: ${how} — ETA ${bound}${formatDuration(eta.remainingMs(left))}`
+    )
     if (outcomes.some(o => o.proc.cancelled)) {
       cancelled = true
       break
@@ -227,6 +273,21 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       const error = outcomes[bad]!.run.error ?? 'unknown'
       failedWorkloads.set(workload, `${prefix}${what}${where} failed: ${error}`)
       ctx.logger.warn(`${workload}: ${what}${where} failed (${error}); skipping the rest of ${workload}`)
+      continue
+    }
+    if (ctx.afterBlock && endsBlock(plan, index)) {
+      const now = Date.now()
+      const stop = ctx.afterBlock({
+        workload,
+        run: planned.run * L,
+        samples,
+        elapsedMs: now - t0,
+        blockMs: now - blockStart
+      })
+      if (stop !== null) {
+        stoppedWorkloads.add(workload)
+        ctx.logger.info(`${prefix}${workload}: stopping after ${planned.run * L} run(s) per arm (${stop})`)
+      }
     }
   }
   const reasons = [...failedWorkloads.values()]
