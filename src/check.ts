@@ -94,7 +94,8 @@ function processSpec(
   dir: string,
   io: IoFolders | null,
   pre: PreflightOutcome,
-  lane: Lane | null
+  lane: Lane | null,
+  hold: boolean
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
   const gpuInput = {
@@ -113,7 +114,8 @@ function processSpec(
       workload: planned.workload,
       args: workloadArgs(planned.workload, config, ioPaths),
       env: nativeGpuEnv(gpuInput, lane),
-      timeoutMs
+      timeoutMs,
+      hold
     })
   }
   const image = planned.arm.image ?? ''
@@ -142,7 +144,8 @@ function processSpec(
     gpuArgs: containerGpuArgs(gpuInput, lane),
     env: {},
     timeoutMs,
-    memory: config.containerMemory
+    memory: config.containerMemory,
+    hold
   })
 }
 
@@ -455,7 +458,8 @@ async function measure(
     executePlan(plan, {
       checkId,
       lanes: lanes ?? [null],
-      specFor: (planned, lane) => processSpec(planned, config, checkId, dir, io, pre, lane),
+      specFor: (planned, lane, hold) => processSpec(planned, config, checkId, dir, io, pre, lane, hold),
+      prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
       paramsFor: w =>

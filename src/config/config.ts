@@ -83,6 +83,11 @@ export interface Config {
    * file system through the mount, so the difference is disk noise; io's rule (mounts, copy-up) gates instead.
    */
   gateIoThroughput: boolean
+  /**
+   * Hide start-up: start the next workload process (interpreter, imports; no CUDA) while the current one
+   * measures, and release it when the GPU is free. Each run is still its own fresh process.
+   */
+  prestart: boolean
   /** Python interpreter for the native arm. */
   python: string
   /** Memory limit of each workload container (`--memory`/`--memory-swap`, e.g. `8g`); null = no limit. */
@@ -129,6 +134,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.LlmPreset]: '1b',
   [Inputs.CheckpointMb]: '256',
   [Inputs.GateIoThroughput]: 'false',
+  [Inputs.Prestart]: 'true',
   [Inputs.Python]: 'python3',
   [Inputs.ContainerMemory]: '',
   [Inputs.PowerCaps]: '',
@@ -423,6 +429,7 @@ export function loadConfig(sources: ConfigSources): Config {
       LLM_PRESETS
     ),
     gateIoThroughput: bool(Inputs.GateIoThroughput, get(Inputs.GateIoThroughput)),
+    prestart: bool(Inputs.Prestart, get(Inputs.Prestart)),
     checkpointMb: integer(
       Inputs.CheckpointMb,
       isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault,

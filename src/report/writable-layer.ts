@@ -30,7 +30,7 @@ export function writableLayerSection(summary: CheckSummary): Section | null {
           'the same file system through the mount, so its MB/s difference is disk and page-cache noise, not container ' +
           'overhead. io gates through its rule instead (data and checkpoints on bind mounts, see Preflight); ' +
           '`gate-io-throughput: true` makes the MB/s gate.'
-        : 'the bind-mounted data path (`data_read_mb_s`, `ckpt_write_mb_s`) is in the gated table (`gate-io-throughput: true`).'),
+        : 'the bind-mounted data path (`data_read_mb_s`, `ckpt_write_mb_s`) is in the gated table.'),
     comparisonTable(info, { armRank: armRank(summary), words: WORDS, holm: false }),
     analysisNotes(summary, 'info').join('\n')
   ]

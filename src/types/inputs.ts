@@ -34,6 +34,7 @@ export enum Inputs {
   LlmPreset = 'llm-preset',
   CheckpointMb = 'checkpoint-mb',
   GateIoThroughput = 'gate-io-throughput',
+  Prestart = 'prestart',
   Python = 'python',
   ContainerMemory = 'container-memory',
   PowerCaps = 'power-caps',

@@ -52,6 +52,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
     'most measured processes per arm: pairs go on until every gated metric is decided (= runs: fixed count)',
   [Inputs.TimeBudget]: 'seconds (or 2.5m) the runs may take; no pair starts that would overrun it (0 = none)',
   [Inputs.WarmupRuns]: 'warm-up processes per arm (not analysed)',
+  [Inputs.Prestart]:
+    'start the next process (imports, no CUDA) while one measures; release it when the GPU is free',
   [Inputs.GateIoThroughput]: 'let io bind-mount MB/s gate (default: informational; io mount rule gates)',
   [Inputs.Device]: 'gpu | cpu (cpu runs the same pipeline without a GPU)',
   [Inputs.GpuAccess]: 'how the container gets the GPU: gpus | cdi | devices',
