@@ -25,7 +25,7 @@ import {
   type Schedule,
   type Workload
 } from '../types/index.js'
-import { validateImageRef } from '../preflight/image.js'
+import { validateImageRef } from './image-ref.js'
 
 export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
 export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
@@ -63,6 +63,8 @@ export interface Config {
   checkpoint: MountSpec | null
   githubToken: string | null
   comment: CommentMode
+  /** Name of the GitHub Check run that carries the verdict; null = none. */
+  checkRun: string | null
   failOnRegression: boolean
   allowForkPrs: boolean
   out: string
@@ -119,6 +121,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.CheckpointPath]: '',
   [Inputs.GithubToken]: '',
   [Inputs.Comment]: 'always',
+  [Inputs.CheckRun]: 'GPU overhead',
   [Inputs.FailOnRegression]: 'true',
   [Inputs.AllowForkPrs]: 'false',
   [Inputs.Out]: 'gpu-overhead-results',
@@ -150,6 +153,21 @@ const FILE_KEYS = new Set<string>(
 )
 
 // ---- validators (each throws InputError naming the input) ----
+
+/** GitHub shows check names in one line and caps them; empty turns the check run off. */
+const MAX_CHECK_NAME = 100
+function checkRunName(raw: string): string | null {
+  const v = raw.trim()
+  if (v === '') return null
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (v.length > MAX_CHECK_NAME || /[\0-\x1f]/.test(v))
+    throw new InputError(
+      Inputs.CheckRun,
+      raw,
+      `a one-line name of at most ${MAX_CHECK_NAME} characters, or empty for none`
+    )
+  return v
+}
 
 function oneOf<T extends string>(input: string, raw: string, allowed: readonly T[]): T {
   const v = raw.trim().toLowerCase()
@@ -404,6 +422,7 @@ export function loadConfig(sources: ConfigSources): Config {
       : null,
     githubToken: given(get(Inputs.GithubToken)) ? get(Inputs.GithubToken) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
+    checkRun: checkRunName(get(Inputs.CheckRun)),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
     out: workspacePath(Inputs.Out, get(Inputs.Out), workspace, sources.outputsAnywhere),

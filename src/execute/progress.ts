@@ -4,7 +4,7 @@
  * A workload that has not started yet borrows the mean of everything so far. With sequential stopping the
  * remaining plan is an upper bound, so the ETA is too ("≤").
  */
-import type { PlannedRun } from '../plan/schedule.js'
+import type { PlannedRun } from '../plan/index.js'
 
 const kindOf = (p: Pick<PlannedRun, 'workload' | 'warmup'>): string =>
   `${p.workload}\u0000${p.warmup ? 'w' : 'm'}`

@@ -3,7 +3,7 @@
  * measured region) and its start-up records (launch, phases, totals — a prestart hold taken out).
  */
 import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
-import type { PlannedRun } from '../plan/schedule.js'
+import type { PlannedRun } from '../plan/index.js'
 import type { ExecuteContext } from './runner.js'
 import type { ProcessResult } from './process.js'
 

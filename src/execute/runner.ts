@@ -3,15 +3,22 @@
  * the moment they arrive, start-up split out, progress with ETA. A failing workload stops that workload
  * (the rest of the check continues); a cancel stops everything. Nothing measured is ever dropped.
  */
-import type { Arm, Fingerprint, RunRecord, SampleRecord, Workload, WorkloadEvent } from '../types/index.js'
+import type {
+  Arm,
+  Fingerprint,
+  RecordSink,
+  RunRecord,
+  SampleRecord,
+  Workload,
+  WorkloadEvent
+} from '../types/index.js'
 import type { Logger } from '../util/log.js'
-import { laneLabel, type Lane } from '../plan/lanes.js'
+import { laneLabel, type Lane } from '../plan/index.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
-import type { PlannedRun } from '../plan/schedule.js'
+import type { PlannedRun } from '../plan/index.js'
 import { startProcess, type ProcessHandle, type ProcessResult, type ProcessSpec } from './process.js'
 import { PlanEta } from './progress.js'
 import { recordRun, type LaneOutcome } from './run-record.js'
-import type { ResultsWriter } from '../results/store.js'
 
 export interface ExecuteContext {
   checkId: string
@@ -29,7 +36,7 @@ export interface ExecuteContext {
   prestart?: boolean
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
   paramsFor(workload: Workload): Record<string, unknown>
-  writer: ResultsWriter
+  writer: RecordSink
   logger: Logger
   signal?: AbortSignal
   /** Prefix of progress lines, e.g. `cap 500 W`. */

@@ -1,5 +1,5 @@
 /** The one-line verdict and the fail/pass decision. Pure. */
-import { capOfParams } from '../analyze/power.js'
+import { capOfParams } from '../analyze/index.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
 

@@ -484,3 +484,25 @@ export interface CheckSummary {
   warnings: string[]
   paths: { out: string; results: string; samples: string; telemetry: string; report: string; summary: string }
 }
+
+/** One selected GPU of a check: every planned run starts one process per lane (see plan/lanes.ts). */
+export interface Lane {
+  /** nvidia-smi (NVML) index: the per-GPU form of `--gpus device=N` and CDI `nvidia.com/gpu=N`. */
+  index: number
+  uuid: string | null
+  name: string | null
+  /** Device node minor number (`/dev/nvidiaN`) for gpu-access: devices; null when unknown. */
+  minor: number | null
+}
+
+/**
+ * Where the execute stage appends records the moment they are measured (results/ implements it), so a
+ * crash loses nothing already measured.
+ */
+export interface RecordSink {
+  appendSamples(records: SampleRecord[]): void
+  appendRun(run: RunRecord): void
+  /** The first write failure (full disk, …) as one clause; null while writes succeed. */
+  readonly writeError: string | null
+  readonly paths: { readonly results: string }
+}

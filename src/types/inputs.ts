@@ -19,6 +19,7 @@ export enum Inputs {
   CheckpointPath = 'checkpoint-path',
   GithubToken = 'github-token',
   Comment = 'comment',
+  CheckRun = 'check-run',
   FailOnRegression = 'fail-on-regression',
   AllowForkPrs = 'allow-fork-prs',
   Out = 'out',

@@ -1,10 +1,10 @@
 /** The action's side of a check: run it, then publish (job summary, outputs, PR comment, artifacts). */
 import * as core from '@actions/core'
 import * as fs from 'node:fs'
-import type { Config } from '../../config/config.js'
+import type { Config } from '../../config/index.js'
 import { CheckFailedError } from '../../util/errors.js'
 import { runCheck } from '../../check.js'
-import { publish } from '../../report/github.js'
+import { publish } from '../../report/index.js'
 import type { Logger } from '../../util/log.js'
 
 /** Action: run, then publish (summary, outputs, comment, artifacts); fail the step when asked. */
@@ -20,6 +20,7 @@ export async function runCheckAction(config: Config, logger: Logger): Promise<vo
   const result = await publish(summary, markdown, {
     token: config.githubToken,
     comment: config.comment,
+    checkRun: config.checkRun,
     failOnRegression: config.failOnRegression,
     files,
     rootDir: config.out

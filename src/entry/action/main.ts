@@ -4,10 +4,10 @@
  */
 import * as core from '@actions/core'
 import * as path from 'node:path'
-import { loadAggregateConfig, loadConfig, modeOf, type RawInputs } from '../../config/config.js'
+import { loadAggregateConfig, loadConfig, modeOf, type RawInputs } from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
-import { POWER_RESTORE_FILE, restoreFromFile } from '../../execute/power-caps.js'
+import { POWER_RESTORE_FILE, restoreFromFile } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger } from '../../util/log.js'
 

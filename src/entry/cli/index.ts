@@ -22,6 +22,7 @@ const BOOLEAN_INPUTS = new Set<Inputs>([
 export const ACTION_ONLY: readonly Inputs[] = [
   Inputs.GithubToken,
   Inputs.Comment,
+  Inputs.CheckRun,
   Inputs.Mode,
   Inputs.AggregateDirs
 ]
@@ -30,6 +31,8 @@ export const ACTION_ONLY: readonly Inputs[] = [
 const ACTION_ONLY_INSTEAD: Record<string, string> = {
   [Inputs.GithubToken]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
   [Inputs.Comment]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
+  [Inputs.CheckRun]:
+    'the CLI publishes nothing to GitHub: its exit code is the verdict (0 pass, 1 failed, 2 error)',
   [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
   [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command'
 }
