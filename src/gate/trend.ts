@@ -2,7 +2,7 @@
  * The trend's verdict and exit code: an open change point (a regression, or a change of undeclared
  * direction, that no later change point undid) fails; improvements and reverted changes pass.
  */
-import type { TrendReport } from '../analyze/trend.js'
+import type { TrendReport } from '../analyze/index.js'
 import { ExitCode } from '../util/errors.js'
 
 export interface TrendVerdict {

@@ -3,6 +3,8 @@ export enum Inputs {
   Image = 'image',
   Workloads = 'workloads',
   Runs = 'runs',
+  MaxRuns = 'max-runs',
+  TimeBudget = 'time-budget',
   WarmupRuns = 'warmup-runs',
   Device = 'device',
   GpuAccess = 'gpu-access',
@@ -33,11 +35,15 @@ export enum Inputs {
   MatmulDtype = 'matmul-dtype',
   LlmPreset = 'llm-preset',
   CheckpointMb = 'checkpoint-mb',
+  GateIoThroughput = 'gate-io-throughput',
+  Prestart = 'prestart',
   Python = 'python',
   ContainerMemory = 'container-memory',
   PowerCaps = 'power-caps',
   Mode = 'mode',
-  AggregateDirs = 'aggregate-dirs'
+  AggregateDirs = 'aggregate-dirs',
+  TrendMetrics = 'trend-metrics',
+  TrendIssues = 'trend-issues'
 }
 
 export enum Outputs {

@@ -4,7 +4,13 @@
  */
 import * as core from '@actions/core'
 import * as path from 'node:path'
-import { loadAggregateConfig, loadConfig, modeOf, type RawInputs } from '../../config/index.js'
+import {
+  loadAggregateConfig,
+  loadConfig,
+  loadTrendConfig,
+  modeOf,
+  type RawInputs
+} from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
 import { POWER_RESTORE_FILE, restoreFromFile } from '../../execute/index.js'
@@ -49,6 +55,19 @@ export async function run(): Promise<void> {
       // Reads only uploaded result files and runs no workload: no GPU, fork or token concerns.
       const { runAggregateAction } = await import('./aggregate.js')
       await runAggregateAction(loadAggregateConfig({ inputs, workspace }))
+      return
+    }
+    if (modeOf(inputs) === 'trend') {
+      // Reads the baseline file's history and runs no workload; the fork rule still applies (it may open issues).
+      const cfg = loadTrendConfig({ inputs, workspace })
+      const trust = checkEventTrust(process.env, false)
+      if (trust.refuse) {
+        core.setOutput(Outputs.Verdict, 'error')
+        core.setFailed(trust.refuse)
+        return
+      }
+      const { runTrendAction } = await import('./trend.js')
+      await runTrendAction(cfg)
       return
     }
     const config = loadConfig({ inputs, workspace })
