@@ -52,8 +52,5 @@ export enum State {
   PowerRestoreFile = 'power-restore-file'
 }
 
-/** Where the workloads folder is mounted (read-only) inside the container. */
-export const CONTAINER_WORKLOADS_DIR = '/gpu-overhead/workloads'
 export const DEFAULT_CONFIG_FILE = 'gpu-overhead.yml'
 export const DEFAULT_BASELINE_PATH = '.github/gpu-overhead/baseline.json'
-export const RUN_LABEL = 'gpu-overhead-action.check'

@@ -4,6 +4,7 @@ import * as fs from 'node:fs'
 import type { Config } from '../../config/index.js'
 import { CheckFailedError } from '../../util/errors.js'
 import { runCheck } from '../../check.js'
+import { checkGate } from '../../gate/index.js'
 import { publish } from '../../report/index.js'
 import type { Logger } from '../../util/log.js'
 
@@ -25,5 +26,7 @@ export async function runCheckAction(config: Config, logger: Logger): Promise<vo
     rootDir: config.out
   })
   for (const w of result.warnings) core.warning(w)
-  if (result.failure) throw new CheckFailedError(result.failure)
+  // The same gate as `gpu-overhead run`: an error verdict fails the step too.
+  const gate = checkGate(summary, config.failOnRegression)
+  if (gate.failure) throw new CheckFailedError(gate.failure)
 }
