@@ -19,7 +19,7 @@ export const WORKLOADS = ['matmul', 'llm', 'io'] as const
 export type Workload = (typeof WORKLOADS)[number]
 
 /** `check` measures on this runner; `aggregate` merges result folders of many runners into one report. */
-export const MODES = ['check', 'aggregate'] as const
+export const MODES = ['check', 'aggregate', 'trend'] as const
 export type Mode = (typeof MODES)[number]
 
 export const SCHEDULES = ['abba', 'random'] as const

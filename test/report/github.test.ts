@@ -34,6 +34,9 @@ class FakeGitHub {
   failWith: number | null = null
   /** A 201 whose body is not JSON (as a misbehaving proxy answers). */
   postRaw: string | null = null
+  checkRuns: Record<string, unknown>[] = []
+  /** Status of POST /check-runs when not 201 (e.g. 403: the token lacks checks: write). */
+  checkRunStatus = 201
   /** Says whether this POST fails with a 502 (the retry test). */
   failOnce: () => boolean = () => false
   nextLink: string | null = null
@@ -56,6 +59,8 @@ class FakeGitHub {
     this.failWith = null
     this.postRaw = null
     this.failOnce = () => false
+    this.checkRuns = []
+    this.checkRunStatus = 201
     this.nextLink = null
   }
   add(body: string): Comment {
@@ -84,6 +89,12 @@ class FakeGitHub {
     }
     if (this.failWith) return send(this.failWith, { message: 'Resource not accessible by integration' })
     if (req.method === 'POST' && this.failOnce()) return send(502, { message: 'Bad Gateway' })
+    if (url.pathname === '/repos/o/r/check-runs' && req.method === 'POST') {
+      if (this.checkRunStatus !== 201)
+        return send(this.checkRunStatus, { message: 'Resource not accessible by integration' })
+      this.checkRuns.push(JSON.parse(raw) as Record<string, unknown>)
+      return send(201, { id: 1, html_url: 'https://github.com/o/r/runs/1' })
+    }
     const list = /^\/repos\/o\/r\/issues\/7\/comments$/.exec(url.pathname)
     const one = /^\/repos\/o\/r\/issues\/comments\/(\d+)$/.exec(url.pathname)
     if (list && req.method === 'GET') {
@@ -339,6 +350,65 @@ describe('PR comment upsert', () => {
     expect(
       res.warnings.some(w => w.includes('http://127.0.0.2:9/steal: refusing to send the token outside'))
     ).toBe(true)
+  })
+})
+
+describe('check run', () => {
+  const HEAD = 'a'.repeat(40)
+  beforeEach(() =>
+    env({
+      GITHUB_ACTIONS: 'true',
+      GITHUB_SHA: 'b'.repeat(40),
+      GITHUB_WORKFLOW_REF: 'o/r/.github/workflows/gpu.yml@refs/pull/7/merge',
+      GITHUB_EVENT_PATH: event({ pull_request: { number: 7, head: { sha: HEAD } } })
+    })
+  )
+
+  test('carries the verdict even when the step does not fail (fail-on-regression: false)', async () => {
+    const res = await publish(
+      regression,
+      buildReport(regression),
+      opts({ checkRun: 'GPU overhead', failOnRegression: false })
+    )
+    expect(res.failure).toBeNull()
+    expect(res.checkRunUrl).toBe('https://github.com/o/r/runs/1')
+    const run = gh.checkRuns[0] as {
+      name: string
+      head_sha: string
+      conclusion: string
+      output: { title: string; summary: string; annotations: { path: string; annotation_level: string }[] }
+    }
+    expect(run.name).toBe('GPU overhead')
+    expect(run.head_sha).toBe(HEAD) // the PR's head, not the merge commit
+    expect(run.conclusion).toBe('failure')
+    expect(run.output.title).toMatch(/^REGRESSION — matmul kernel_ms/)
+    expect(run.output.summary).toContain('### Steady-state overhead (gated)')
+    expect(run.output.annotations[0]).toMatchObject({
+      path: '.github/workflows/gpu.yml',
+      annotation_level: 'failure'
+    })
+  })
+
+  test('a passing check is a success', async () => {
+    await publish(pass, buildReport(pass), opts({ checkRun: 'GPU overhead' }))
+    expect((gh.checkRuns[0] as { conclusion: string }).conclusion).toBe('success')
+  })
+
+  test('403 (no checks: write) is a warning naming the call; the comment still lands', async () => {
+    gh.checkRunStatus = 403
+    const res = await publish(pass, buildReport(pass), opts({ checkRun: 'GPU overhead' }))
+    expect(res.commentUrl).not.toBeNull()
+    expect(res.checkRunUrl).toBeNull()
+    expect(res.warnings).toContainEqual(
+      expect.stringMatching(
+        /^could not create the check run: POST \/repos\/o\/r\/check-runs returned 403 .*checks: write/
+      )
+    )
+  })
+
+  test('check-run empty: none is created', async () => {
+    await publish(pass, buildReport(pass), opts({ checkRun: null }))
+    expect(gh.checkRuns).toEqual([])
   })
 })
 

@@ -22,16 +22,25 @@ const BOOLEAN_INPUTS = new Set<Inputs>([
 export const ACTION_ONLY: readonly Inputs[] = [
   Inputs.GithubToken,
   Inputs.Comment,
+  Inputs.CheckRun,
+  Inputs.BaselineBranch,
   Inputs.Mode,
-  Inputs.AggregateDirs
+  Inputs.AggregateDirs,
+  Inputs.TrendMetrics,
+  Inputs.TrendIssues
 ]
 
 /** What to do instead, for a user who passes an action-only input to `run` (hidden flags, refused by name). */
 const ACTION_ONLY_INSTEAD: Record<string, string> = {
   [Inputs.GithubToken]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
   [Inputs.Comment]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
+  [Inputs.CheckRun]:
+    'the CLI publishes nothing to GitHub: its exit code is the verdict (0 pass, 1 failed, 2 error)',
+  [Inputs.BaselineBranch]: 'the CLI reads and writes --baseline-path itself (a file anywhere you name)',
   [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
-  [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command'
+  [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command',
+  [Inputs.TrendMetrics]: 'use `gpu-overhead trend --baseline FILE --metric NAME`',
+  [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points'
 }
 
 /** The help line of a `run` flag, with the default it takes when neither flag, input nor config file sets it. */
