@@ -4,7 +4,7 @@
  */
 import { CONTAINER_WORKLOADS_DIR, killContainer, removeLabelled, runArgs } from '../tools/docker.js'
 import type { BindMount, ContainerRuntime, Workload } from '../types/index.js'
-import { WORKLOAD_ENV } from './native.js'
+import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
 
 export type { BindMount } from '../types/index.js'
@@ -24,6 +24,8 @@ export interface ContainerRunInput {
   timeoutMs: number
   /** `--memory` limit (swap included, so the limit is real); null/absent = none. */
   memory?: string | null
+  /** Prestart: `-i` keeps stdin open into the container, where the workload waits for "go" after its imports. */
+  hold?: boolean
 }
 
 export function containerArgs(input: ContainerRunInput): string[] {
@@ -35,7 +37,8 @@ export function containerArgs(input: ContainerRunInput): string[] {
       { host: input.workloadsDir, container: CONTAINER_WORKLOADS_DIR, readOnly: true },
       ...input.mounts
     ],
-    env: { ...WORKLOAD_ENV, ...input.env },
+    env: { ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env },
+    interactive: input.hold === true,
     memory: input.memory ?? null,
     gpuArgs: input.gpuArgs,
     command: ['python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args]
@@ -47,6 +50,7 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
     command: input.runtime,
     args: containerArgs(input),
     timeoutMs: input.timeoutMs,
+    ...(input.hold ? { hold: true } : {}),
     // Killing the client does not stop the container: kill it by name too.
     onKill: () => killContainer(input.runtime, input.name)
   }

@@ -22,6 +22,8 @@ export interface ContainerRun {
   env?: Readonly<Record<string, string>>
   /** `--memory` limit, swap included (so going over it is an OOM kill, not a slow crawl); null = none. */
   memory?: string | null
+  /** `-i`: keep stdin open (the workload waits on it to start measuring; execute/process.ts). */
+  interactive?: boolean
   /** GPU access flags (tools/gpu-access.ts). */
   gpuArgs?: readonly string[]
   /** Caller-given runtime arguments the workloads get too (e.g. `--tmpfs /scratch`), already an argv. */
@@ -58,6 +60,7 @@ export function runArgs(run: ContainerRun, mountStyle: 'volume' | 'mount' = 'vol
     'no-new-privileges'
   ]
   if (run.memory) args.push('--memory', run.memory, '--memory-swap', run.memory)
+  if (run.interactive) args.push('-i')
   const mounts = run.mounts ?? []
   args.push(...(mountStyle === 'mount' ? bindMountArgs(mounts) : volumeArgs(mounts)))
   for (const [k, v] of Object.entries(run.env ?? {})) args.push('-e', `${k}=${v}`)
