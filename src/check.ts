@@ -49,7 +49,6 @@ import { laneLabel, resolveLanes, type Lane, buildPlan, type PlannedRun } from '
 import { ResultsWriter } from './results/index.js'
 import { preflightStage, type PreflightOutcome } from './preflight/index.js'
 import { buildReport } from './report/index.js'
-import { checkVerdict, headline, nothingMeasuredReason, verdictExitCode } from './gate/index.js'
 import type {
   Arm,
   CheckSummary,
@@ -59,6 +58,7 @@ import type {
   TelemetrySample
 } from './types/index.js'
 import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
+import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
 
@@ -140,7 +140,12 @@ function processSpec(
     })
   }
   const image = planned.arm.image ?? ''
-  const facts = pre.images.get(image)
+  const imageId = pre.images.get(image)?.id
+  // Run exactly what was inspected: the ID, never a tag that could move during the check.
+  if (!imageId)
+    throw new EnvironmentError(
+      `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
+    )
   const ioPaths = io
     ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
     : { data: '', checkpoint: '' }
@@ -154,8 +159,7 @@ function processSpec(
       : []
   return containerSpec({
     runtime: config.containerRuntime,
-    // Run exactly what was inspected: the digest/ID, never a tag that could move during the check.
-    imageRef: facts?.id ?? image,
+    imageRef: imageId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,
     workloadsDir: dir,
@@ -397,7 +401,7 @@ async function measure(
     ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
     : null
   const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
-    preflightStage(config, hasContainer ? io : null)
+    preflightStage(config, hasContainer ? io : null, checkId)
   )
   state.pre = pre
   for (const p of pre.results) {
@@ -561,15 +565,4 @@ async function restoreLeftoverCaps(file: string, logger: Logger, warnings: strin
     )
   for (const f of r.failures)
     warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
-}
-
-/** CLI: run, print where things are and the verdict line, return the exit code. */
-export async function runCheckCli(config: Config, logger: Logger): Promise<number> {
-  const { summary, markdown } = await runCheck(config, logger)
-  process.stdout.write(`${markdown.split('\n').find(l => l.trim() !== '') ?? ''}\n`)
-  process.stdout.write(`report: ${summary.paths.report}\nresults: ${summary.paths.out}\n`)
-  return verdictExitCode(summary.verdict, {
-    failOnRegression: config.failOnRegression,
-    preflightFailed: summary.preflight.some(p => p.status === 'fail')
-  })
 }

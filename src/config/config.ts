@@ -624,6 +624,10 @@ export interface TrendConfig {
   issues: boolean
   token: string | null
   failOnRegression: boolean
+  /** Where the file is fetched from when the workspace has none (entry/action/baseline-branch.ts). */
+  baselineBranch: string | null
+  /** Folder for trend.md and trend.json. */
+  out: string
 }
 
 /** `mode: trend`: change points over the baseline file's history; runs no workload. */
@@ -643,7 +647,9 @@ export function loadTrendConfig(sources: ConfigSources): TrendConfig {
     minChangePct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
     issues,
     token: given(token) ? token : null,
-    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
   }
 }
 

@@ -1,14 +1,13 @@
 /**
- * The gate's rules: an analysis (plus preflight and completeness) → the check's verdict, its headline
- * metric and the exit code. The CLI, the action and the fleet merge all call these, so the same outcome
- * exits the same way everywhere.
+ * The gate's verdict rules: an analysis (plus preflight and completeness) → the check's verdict and its
+ * headline metric (outcome.ts maps a verdict to the exit code). The CLI, the action and the fleet merge
+ * all call these, so the same outcome exits the same way everywhere.
  *
  * Nothing measured is never a pass: a check with no gated comparison that could be decided on data —
  * zero gated samples, an arm with fewer than 2 runs of a gated metric, or a workload that emitted no
  * gated metric at all — is `error`, like an incomplete check.
  */
 import type { Analysis, CheckVerdict, Comparison, PreflightResult } from '../types/index.js'
-import { ExitCode } from '../util/errors.js'
 
 /** Runs per arm below which nothing about a metric can be tested. */
 const MIN_RUNS = 2
@@ -53,26 +52,6 @@ export function checkVerdict(
   if (nothingMeasuredReason(analysis, workloads) !== null) return 'error'
   if (analysis.verdict === 'incomparable') return 'incomparable'
   return 'pass'
-}
-
-/** What the exit code depends on besides the verdict. */
-export interface ExitPolicy {
-  failOnRegression: boolean
-  /** A preflight gate (driver gate, I/O rule) failed: the check failed rather than erred. */
-  preflightFailed: boolean
-}
-
-/** The one verdict → exit-code mapping: 0 pass, 1 check failed, 2 could not check. */
-export function verdictExitCode(verdict: CheckVerdict, policy: ExitPolicy): number {
-  switch (verdict) {
-    case 'pass':
-    case 'incomparable':
-      return ExitCode.Pass
-    case 'regression':
-      return policy.failOnRegression ? ExitCode.CheckFailed : ExitCode.Pass
-    case 'error':
-      return policy.preflightFailed ? ExitCode.CheckFailed : ExitCode.UsageOrEnvironment
-  }
 }
 
 const DECIDED = new Set<Comparison['verdict']>(['regression', 'equivalent', 'improvement'])

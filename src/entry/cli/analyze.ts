@@ -2,10 +2,10 @@
  * `gpu-overhead analyze`: statistics only, on any long-format results CSV, optionally also against a
  * stored baseline. The CLI parses flags and calls `analyzeCommand`; this module never exits the process.
  */
+import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
 import type { Analysis } from '../../types/index.js'
 import { JsonFileBaselineStore, decideFamily, measureSeries, readResultsCsv } from '../../analyze/index.js'
-import { nothingMeasuredReason, verdictExitCode } from '../../gate/index.js'
 import { renderJson, renderMarkdown } from '../../report/index.js'
 
 export interface AnalyzeCommandOptions {
@@ -127,9 +127,5 @@ export async function analyzeCommand(
   if (nothing !== null) analysis.error = `nothing measured: ${nothing}`
   const verdict = nothing !== null ? 'error' : family.verdict === 'regression' ? 'regression' : 'pass'
   const text = opts.format === 'json' ? renderJson(analysis) : renderMarkdown(analysis)
-  return {
-    analysis,
-    text,
-    exitCode: verdictExitCode(verdict, { failOnRegression: true, preflightFailed: false })
-  }
+  return { analysis, text, exitCode: exitCodeFor(verdict) }
 }
