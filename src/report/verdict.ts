@@ -142,15 +142,10 @@ export function verdictLine(summary: CheckSummary): string {
 }
 
 /**
- * Whether the action should fail, as a one-line reason; null to pass. An `error` verdict (nothing
- * measured, an incomplete check) always fails the step, as the CLI exits 2 for it: nothing measured is
- * never a pass. With fail-on-regression also a regression, or a preflight check that failed.
+ * Whether the action should fail, as a one-line reason; null to pass.
+ * Only with fail-on-regression: a regression verdict, or any preflight check that failed (driver gate, I/O rule).
  */
 export function decideFailure(summary: CheckSummary, failOnRegression: boolean): string | null {
-  if (summary.verdict === 'error' && failedPreflight(summary).length === 0) {
-    const why = summary.incomplete_reason ?? summary.warnings[0] ?? 'the check did not produce results'
-    return redact(`check error: ${clip(why)}`)
-  }
   if (!failOnRegression) return null
   const reasons: string[] = []
   if (summary.verdict === 'regression') {
