@@ -9,7 +9,7 @@ import type { GpuReport } from './gpu.js'
 import type { ImageFacts } from './image.js'
 import { runPreflight } from './run.js'
 import type { PreflightResult } from '../types/index.js'
-import { execCapture } from '../util/exec.js'
+import { engineVersion } from '../tools/docker.js'
 
 export interface PreflightOutcome {
   results: PreflightResult[]
@@ -26,7 +26,8 @@ function specOf(m: MountSpec | null): string | null {
 
 export async function preflightStage(
   config: Config,
-  io: { data: MountSpec; checkpoint: MountSpec } | null
+  io: { data: MountSpec; checkpoint: MountSpec } | null,
+  checkId?: string
 ): Promise<PreflightOutcome> {
   const images = [...new Set(config.arms.flatMap(a => (a.kind === 'container' && a.image ? [a.image] : [])))]
   const base = {
@@ -34,6 +35,7 @@ export async function preflightStage(
     gpuAccess: config.gpuAccess,
     runtime: config.containerRuntime,
     strict: config.strict,
+    checkId,
     gpuDevices: config.gpus === 'all' ? 'all' : config.gpus.join(','),
     extraDockerArgs: containerGpuArgs(config)
   }
@@ -60,8 +62,7 @@ export async function preflightStage(
   }
   let runtimeVersion: string | null = null
   if (images.length) {
-    const v = await execCapture(config.containerRuntime, ['version', '--format', '{{.Server.Version}}'])
-    runtimeVersion = v.exitCode === 0 ? v.stdout.trim() : null
+    runtimeVersion = await engineVersion(config.containerRuntime)
   }
   return { results, gpus, images: facts, runtimeVersion, warnings: [] }
 }
