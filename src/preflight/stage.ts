@@ -10,7 +10,7 @@ import type { ImageFacts } from './image.js'
 import { runPreflight } from './run.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import type { PreflightResult } from '../types/index.js'
-import { execCapture } from '../util/exec.js'
+import { engineVersion } from '../tools/docker.js'
 
 export interface PreflightOutcome {
   results: PreflightResult[]
@@ -54,7 +54,8 @@ function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult
 
 export async function preflightStage(
   config: Config,
-  io: { data: MountSpec; checkpoint: MountSpec } | null
+  io: { data: MountSpec; checkpoint: MountSpec } | null,
+  checkId?: string
 ): Promise<PreflightOutcome> {
   const images = [...new Set(config.arms.flatMap(a => (a.kind === 'container' && a.image ? [a.image] : [])))]
   const base = {
@@ -62,6 +63,7 @@ export async function preflightStage(
     gpuAccess: config.gpuAccess,
     runtime: config.containerRuntime,
     strict: config.strict,
+    checkId,
     gpuDevices: config.gpus === 'all' ? 'all' : config.gpus.join(','),
     extraDockerArgs: containerGpuArgs(config)
   }
@@ -89,8 +91,7 @@ export async function preflightStage(
   if (config.workloads.includes('llm')) results.push(llmMemoryCheck(config, gpus))
   let runtimeVersion: string | null = null
   if (images.length) {
-    const v = await execCapture(config.containerRuntime, ['version', '--format', '{{.Server.Version}}'])
-    runtimeVersion = v.exitCode === 0 ? v.stdout.trim() : null
+    runtimeVersion = await engineVersion(config.containerRuntime)
   }
   return { results, gpus, images: facts, runtimeVersion, warnings: [] }
 }

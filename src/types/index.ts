@@ -506,3 +506,10 @@ export interface RecordSink {
   readonly writeError: string | null
   readonly paths: { readonly results: string }
 }
+
+/** A bind mount as the container runtime gets it: host path (resolved) → container path. */
+export interface BindMount {
+  host: string
+  container: string
+  readOnly: boolean
+}

@@ -2,6 +2,7 @@
  * `gpu-overhead analyze`: statistics only, on any long-format results CSV, optionally also against a
  * stored baseline. The CLI parses flags and calls `analyzeCommand`; this module never exits the process.
  */
+import { exitCodeFor } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
 import type { Analysis } from '../../types/index.js'
 import {
@@ -129,5 +130,5 @@ export async function analyzeCommand(
   if (allNotes.length > 0) analysis.notes = allNotes
   if (baseline !== undefined) analysis.baseline = baseline
   const text = opts.format === 'json' ? renderJson(analysis) : renderMarkdown(analysis)
-  return { analysis, text, exitCode: analysis.verdict === 'regression' ? 1 : 0 }
+  return { analysis, text, exitCode: exitCodeFor(analysis.verdict) }
 }

@@ -126,7 +126,7 @@ async function runCommand(opts: Record<string, unknown>): Promise<number> {
   }
   // The user's own shell picks where results go: --out /tmp/x is fine (the action keeps them in the workspace).
   const config = loadConfig({ flags: rawFlags(opts), workspace: process.cwd(), outputsAnywhere: true })
-  const { runCheckCli } = await import('../../check.js')
+  const { runCheckCli } = await import('./run.js')
   return runCheckCli(config, consoleLogger())
 }
 
