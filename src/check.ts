@@ -16,13 +16,14 @@ import {
   capOf,
   edpOptimal,
   powerCapRows,
-  checkVerdict,
-  headline,
   latencyPercentiles,
-  runSeries
+  runSeries,
+  measuredWork,
+  measuredWorkNote,
+  SequentialController
 } from './analyze/index.js'
 import type { Config } from './config/index.js'
-import { EnvironmentError, ExitCode } from './util/errors.js'
+import { EnvironmentError } from './util/errors.js'
 import {
   containerSpec,
   killCheckContainers,
@@ -38,6 +39,7 @@ import {
   type SweepOutcome,
   nativeSpec,
   executePlan,
+  type BlockDone,
   type ExecuteResult,
   TelemetrySampler,
   attribute,
@@ -59,6 +61,7 @@ import type {
   TelemetrySample
 } from './types/index.js'
 import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
+import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
 import { appendAll } from './util/arrays.js'
@@ -117,7 +120,8 @@ function processSpec(
   dir: string,
   io: IoFolders | null,
   pre: PreflightOutcome,
-  lane: Lane | null
+  lane: Lane | null,
+  hold: boolean
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
   const gpuInput = {
@@ -136,11 +140,17 @@ function processSpec(
       workload: planned.workload,
       args: workloadArgs(planned.workload, config, ioPaths),
       env: nativeGpuEnv(gpuInput, lane),
-      timeoutMs
+      timeoutMs,
+      hold
     })
   }
   const image = planned.arm.image ?? ''
-  const facts = pre.images.get(image)
+  const imageId = pre.images.get(image)?.id
+  // Run exactly what was inspected: the ID, never a tag that could move during the check.
+  if (!imageId)
+    throw new EnvironmentError(
+      `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
+    )
   const ioPaths = io
     ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
     : { data: '', checkpoint: '' }
@@ -154,8 +164,7 @@ function processSpec(
       : []
   return containerSpec({
     runtime: config.containerRuntime,
-    // Run exactly what was inspected: the digest/ID, never a tag that could move during the check.
-    imageRef: facts?.id ?? image,
+    imageRef: imageId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,
     workloadsDir: dir,
@@ -165,7 +174,8 @@ function processSpec(
     gpuArgs: containerGpuArgs(gpuInput, lane),
     env: {},
     timeoutMs,
-    memory: config.containerMemory
+    memory: config.containerMemory,
+    hold
   })
 }
 
@@ -212,6 +222,8 @@ interface CheckState {
   lanes: Lane[] | null
   power: SweepOutcome | null
   multiGpu: MultiGpuSummary | null
+  /** Sequential stopping (null: a fixed count, e.g. a power-cap sweep). */
+  sequential: SequentialController | null
 }
 
 function assembleSummary(
@@ -223,6 +235,8 @@ function assembleSummary(
 ): CheckSummary {
   const { pre, exec, analysis } = state
   const finished = new Date()
+  // Nothing measured is never a pass: say why first, so the verdict line names it.
+  const nothing = exec.complete ? nothingMeasuredReason(analysis, config.workloads) : null
   return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
@@ -232,7 +246,7 @@ function assembleSummary(
     wall_s: (finished.getTime() - started.getTime()) / 1000,
     complete: exec.complete,
     incomplete_reason: exec.incompleteReason,
-    verdict: checkVerdict(analysis, pre.results, exec.complete),
+    verdict: checkVerdict(analysis, pre.results, exec.complete, config.workloads),
     ...headline(analysis),
     config: {
       image: config.image,
@@ -262,8 +276,10 @@ function assembleSummary(
     series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
     ...(state.multiGpu ? { multi_gpu: state.multiGpu } : {}),
     ...(state.power ? { power: powerSummary(state.power, exec.runs) } : {}),
+    ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
+    measured_work: measuredWork(exec.runs),
     not_measured: state.notMeasured,
-    warnings: state.warnings,
+    warnings: nothing === null ? state.warnings : [nothing, ...state.warnings],
     paths: { ...paths }
   }
 }
@@ -306,7 +322,8 @@ export async function runCheck(
     notMeasured: [],
     lanes: null,
     power: null,
-    multiGpu: null
+    multiGpu: null,
+    sequential: null
   }
   // Until the check writes its own report, the folder says it is unfinished: a kill -9, a crash or a full
   // disk leaves this INCOMPLETE report and summary behind, never a stale or torn one.
@@ -343,7 +360,10 @@ export async function runCheck(
   const multi = state.lanes !== null && state.lanes.length > 1 ? state.lanes : null
   // Several GPUs: the headline pools every GPU's processes (each its own run); each GPU is analysed too.
   const rows = multi ? pooledRows(exec.samples) : exec.samples
-  state.analysis = exec.samples.length ? analyzeRecords(rows, analyzeOpts) : null
+  const fixed = exec.samples.length ? analyzeRecords(rows, analyzeOpts) : null
+  state.analysis = fixed && state.sequential ? state.sequential.applyTo(fixed) : fixed
+  if (state.analysis && exec.runs.length)
+    state.analysis.notes = [...(state.analysis.notes ?? []), measuredWorkNote(measuredWork(exec.runs))]
   if (multi && exec.samples.length) {
     state.multiGpu = multiGpuSummary(
       exec.samples,
@@ -402,7 +422,7 @@ async function measure(
     ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
     : null
   const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
-    preflightStage(config, hasContainer ? io : null)
+    preflightStage(config, hasContainer ? io : null, checkId)
   )
   state.pre = pre
   for (const p of pre.results) {
@@ -435,14 +455,33 @@ async function measure(
   if (config.device === 'gpu' && pre.gpus)
     await restoreLeftoverCaps(presentOf(pre.gpus.gpus), logger, warnings)
   if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
-  const plan = buildPlan({ ...config, workloads: config.workloads })
+  // Sequential stopping plans up to max-runs and stops each workload once decided; a power-cap sweep keeps
+  // a fixed count (one controller per cap would be needed to look per cap).
+  const sequential =
+    !config.powerCaps.length && (config.maxRuns > config.runs || config.timeBudgetS !== null)
+      ? new SequentialController({
+          minRuns: config.runs,
+          maxRuns: config.maxRuns,
+          timeBudgetS: config.timeBudgetS,
+          maxOverheadPct: config.maxOverheadPct,
+          alpha: config.alpha,
+          baselineEnv: config.arms[0]?.label ?? 'native',
+          candidateEnvs: config.arms.slice(1).map(a => a.label),
+          gatedWorkloads: Math.max(
+            1,
+            config.workloads.filter(w => w !== 'io' || config.gateIoThroughput).length
+          )
+        })
+      : null
+  state.sequential = sequential
+  const plan = buildPlan({ ...config, runs: sequential ? config.maxRuns : config.runs })
   const multi = lanes && lanes.length > 1 ? lanes : null
   const processes = multi
     ? `${plan.length * multi.length} processes (${plan.length} slots × ${multi.length} GPUs at once: ${multi.map(laneLabel).join(', ')})`
     : `${plan.length} processes`
   const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
   logger.info(
-    `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
+    `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${sequential ? `${config.runs} to ${config.maxRuns} runs, stopping when decided${config.timeBudgetS === null ? '' : ` or at ${config.timeBudgetS} s`}` : `${config.runs} runs`} + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
   )
   let sampler: TelemetrySampler | null = null
   if (config.telemetry && config.device === 'gpu') {
@@ -469,7 +508,8 @@ async function measure(
     executePlan(plan, {
       checkId,
       lanes: lanes ?? [null],
-      specFor: (planned, lane) => processSpec(planned, config, checkId, dir, io, pre, lane),
+      specFor: (planned, lane, hold) => processSpec(planned, config, checkId, dir, io, pre, lane, hold),
+      prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
       paramsFor: w =>
@@ -477,7 +517,9 @@ async function measure(
       writer,
       logger,
       signal,
-      label: cap === null ? undefined : `${cap} W`
+      label: cap === null ? undefined : `${cap} W`,
+      gateIoThroughput: config.gateIoThroughput,
+      ...(sequential ? { afterBlock: (d: BlockDone) => sequential.afterBlock(d) } : {})
     })
   let exec: ExecuteResult
   try {
@@ -556,23 +598,5 @@ async function restoreLeftoverCaps(present: PresentGpu[], logger: Logger, warnin
       )
     for (const f of r.failures)
       warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
-  }
-}
-
-/** CLI: run, print where things are and the verdict line, return the exit code. */
-export async function runCheckCli(config: Config, logger: Logger): Promise<number> {
-  const { summary, markdown } = await runCheck(config, logger)
-  process.stdout.write(`${markdown.split('\n').find(l => l.trim() !== '') ?? ''}\n`)
-  process.stdout.write(`report: ${summary.paths.report}\nresults: ${summary.paths.out}\n`)
-  switch (summary.verdict) {
-    case 'pass':
-    case 'incomparable':
-      return ExitCode.Pass
-    case 'regression':
-      return config.failOnRegression ? ExitCode.CheckFailed : ExitCode.Pass
-    case 'error':
-      return summary.preflight.some(p => p.status === 'fail')
-        ? ExitCode.CheckFailed
-        : ExitCode.UsageOrEnvironment
   }
 }

@@ -2,7 +2,8 @@
 
 Every line on stdout is one JSON object:
   start   {workload, proc_start_epoch_s, epoch_s, params}            always the first line
-  phase   {name, duration_s, end_epoch_s}   name in interpreter | imports | device_init | first_kernel
+  phase   {name, duration_s, end_epoch_s}   name in interpreter | imports | held | device_init | first_kernel
+          (held: only with GPU_OVERHEAD_HOLD=stdin, the wait for "go" on stdin after the imports)
   env     {python, torch, cuda, device_name, ...}                    free-form facts
   sample  {metric, value, unit, iteration, ...}                      one per measured iteration (1-based)
   summary {...}                                                      last line on success
@@ -23,11 +24,18 @@ import platform
 import sys
 import time
 
+# Which way is better for a sample; declared by every workload (never guessed from the name).
+BETTER = ("lower", "higher")
+
 sys.dont_write_bytecode = True
 
 # Exit codes: 2 = the input or the environment is wrong, 1 = the workload failed.
 ERROR_EXIT = {"bad_args": 2, "missing_backend": 2, "no_gpu": 2, "oom": 1, "runtime": 1}
 STARTUP_PHASES = ("interpreter", "imports", "device_init", "first_kernel")
+# Prestart (see Protocol.hold): the variable that asks for the hold, and the exit code of a process the
+# runner released without "go" (it was started for a run that the check no longer needs).
+HOLD_ENV = "GPU_OVERHEAD_HOLD"
+HELD_EXIT = 3
 
 
 class WorkloadError(Exception):
@@ -174,6 +182,21 @@ class Protocol:
                 "end_epoch_s": self.epoch(t_end_perf),
             }
         )
+        if name == "imports":
+            self.hold()
+
+    def hold(self):
+        """Prestart: with GPU_OVERHEAD_HOLD=stdin the runner started this process early, while the previous
+        one measures. Interpreter start and imports (CPU only) are done; wait here, before any CUDA call,
+        until the runner writes "go" on stdin (the GPU is free). End of input = not needed: leave quietly.
+        Reported as the phase `held`, which the runner takes out of the start-up totals."""
+        if os.environ.get(HOLD_ENV) != "stdin":
+            return
+        t = time.perf_counter()
+        line = sys.stdin.readline()
+        if line.strip() != "go":
+            os._exit(HELD_EXIT)
+        self.phase("held", t, time.perf_counter())
 
     def env(self, facts):
         ev = {"event": "env"}
@@ -183,8 +206,15 @@ class Protocol:
         ev["event"] = "env"
         self.emit(ev)
 
-    def sample(self, metric, value, unit, iteration, **fields):
-        ev = {"event": "sample", "metric": metric, "value": value, "unit": unit, "iteration": iteration}
+    def sample(self, metric, value, unit, iteration, better, derived_from=None, **fields):
+        """One measured value. `better` ("lower" | "higher") is required: the analysis never guesses a
+        metric's direction from its name. `derived_from` names the primary metric this one is a function of
+        (TFLOP/s from kernel time, tokens/s from E2E): it is reported but not tested a second time."""
+        if better not in BETTER:
+            raise ValueError("sample %r: better must be one of %s, got %r" % (metric, "/".join(BETTER), better))
+        ev = {"event": "sample", "metric": metric, "value": value, "unit": unit, "iteration": iteration, "better": better}
+        if derived_from is not None:
+            ev["derived_from"] = derived_from
         ev.update(fields)
         self.emit(ev)
 

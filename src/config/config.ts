@@ -5,8 +5,14 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { DEFAULT_BASELINE_PATH, DEFAULT_CONFIG_FILE, Inputs } from '../types/inputs.js'
+import {
+  DEFAULT_BASELINE_BRANCH,
+  DEFAULT_BASELINE_PATH,
+  DEFAULT_CONFIG_FILE,
+  Inputs
+} from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
+import { parseNumber } from '../util/number.js'
 import {
   COMMENT_MODES,
   CONTAINER_RUNTIMES,
@@ -45,7 +51,12 @@ export interface MountSpec {
 export interface Config {
   image: string | null
   workloads: Workload[]
+  /** Runs per arm before the first sequential look (and the whole count when maxRuns equals it). */
   runs: number
+  /** Most runs per arm: the check goes on pair by pair until every gated metric is decided or this is reached. */
+  maxRuns: number
+  /** Seconds the runs may take in all; no new pair starts that would overrun it (null: no budget). */
+  timeBudgetS: number | null
   warmupRuns: number
   device: Device
   gpuAccess: GpuAccess
@@ -57,6 +68,8 @@ export interface Config {
   alpha: number
   baselinePath: string
   saveBaseline: boolean
+  /** Branch that stores the baseline between action runs; null = the file in the workspace only. */
+  baselineBranch: string | null
   data: MountSpec | null
   checkpoint: MountSpec | null
   githubToken: string | null
@@ -83,6 +96,16 @@ export interface Config {
   matmulDtype: MatmulDtype
   llmPreset: LlmPreset
   checkpointMb: number
+  /**
+   * io's bind-mount MB/s gate like steady-state GPU work. Off by default: both arms read and write the same
+   * file system through the mount, so the difference is disk noise; io's rule (mounts, copy-up) gates instead.
+   */
+  gateIoThroughput: boolean
+  /**
+   * Hide start-up: start the next workload process (interpreter, imports; no CUDA) while the current one
+   * measures, and release it when the GPU is free. Each run is still its own fresh process.
+   */
+  prestart: boolean
   /** Python interpreter for the native arm. */
   python: string
   /** Memory limit of each workload container (`--memory`/`--memory-swap`, e.g. `8g`); null = no limit. */
@@ -97,7 +120,9 @@ export type RawInputs = Partial<Record<Inputs, string>>
 export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Image]: '',
   [Inputs.Workloads]: 'matmul,llm,io',
-  [Inputs.Runs]: '5',
+  [Inputs.Runs]: '3',
+  [Inputs.MaxRuns]: '12',
+  [Inputs.TimeBudget]: '0',
   [Inputs.WarmupRuns]: '1',
   [Inputs.Device]: 'gpu',
   [Inputs.GpuAccess]: 'gpus',
@@ -108,6 +133,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Alpha]: '0.05',
   [Inputs.BaselinePath]: DEFAULT_BASELINE_PATH,
   [Inputs.SaveBaseline]: 'false',
+  [Inputs.BaselineBranch]: DEFAULT_BASELINE_BRANCH,
   [Inputs.DataPath]: '',
   [Inputs.CheckpointPath]: '',
   [Inputs.GithubToken]: '',
@@ -127,14 +153,31 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.MatmulDtype]: 'fp32',
   [Inputs.LlmPreset]: '1b',
   [Inputs.CheckpointMb]: '256',
+  [Inputs.GateIoThroughput]: 'false',
+  [Inputs.Prestart]: 'true',
   [Inputs.Python]: 'python3',
   [Inputs.ContainerMemory]: '',
   [Inputs.PowerCaps]: '',
   [Inputs.Mode]: 'check',
-  [Inputs.AggregateDirs]: ''
+  [Inputs.AggregateDirs]: '',
+  [Inputs.TrendMetrics]: '',
+  [Inputs.TrendIssues]: 'false'
 }
 
 // ---- validators (each throws InputError naming the input) ----
+
+/** A git branch name (a safe subset of git's rules); empty = no branch store. */
+function branchName(raw: string): string | null {
+  const v = raw.trim()
+  if (v === '') return null
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/.test(v) || /\.\.|\/\/|\.lock$|\/$|@\{/.test(v))
+    throw new InputError(
+      Inputs.BaselineBranch,
+      raw,
+      'a branch name such as gpu-overhead-baseline, or empty for none'
+    )
+  return v
+}
 
 /** GitHub shows check names in one line and caps them; empty turns the check run off. */
 const MAX_CHECK_NAME = 100
@@ -157,11 +200,34 @@ function oneOf<T extends string>(input: string, raw: string, allowed: readonly T
   return v as T
 }
 
+/** Strict numbers (util/number.ts): no hex, no exponent or `5.0` where a whole number is meant. */
 function integer(input: string, raw: string, min: number, max: number): number {
-  const v = raw.trim()
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw new InputError(input, raw, `a whole number from ${min} to ${max}`)
-  return Number(v)
+  const n = parseNumber(raw, { kind: 'integer', min, max })
+  if (!n.ok) throw new InputError(input, raw, `a whole number from ${min} to ${max} (digits only)`)
+  return n.value
+}
+
+/** max-runs: at least runs; when not given, the default or runs, whichever is larger (a fixed count stays fixed). */
+function maxRunsOf(runs: number, raw: string | null): number {
+  if (raw === null) return Math.max(runs, Number(DEFAULTS[Inputs.MaxRuns]))
+  const max = integer(Inputs.MaxRuns, raw, 2, 1000)
+  if (max < runs)
+    throw new InputError(
+      Inputs.MaxRuns,
+      raw,
+      `a whole number ≥ runs (${runs}); set both to the same value for a fixed count`
+    )
+  return max
+}
+
+/** time-budget: seconds (`150`, `150s`) or minutes (`2.5m`); 0 = no budget. */
+function timeBudget(raw: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m)?\s*$/i.exec(raw)
+  if (!m)
+    throw new InputError(Inputs.TimeBudget, raw, 'seconds (150 or 150s) or minutes (2.5m); 0 = no budget')
+  const s = Number(m[1]) * (m[2]?.toLowerCase() === 'm' ? 60 : 1)
+  if (s > 7 * 86400) throw new InputError(Inputs.TimeBudget, raw, 'at most 7 days')
+  return s === 0 ? null : s
 }
 
 function bool(input: string, raw: string): boolean {
@@ -173,19 +239,15 @@ function bool(input: string, raw: string): boolean {
 
 /** `2%`, `2`, `0.5%` → percent. */
 export function percent(input: string, raw: string, max = 100): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(raw)
-  const v = m ? Number(m[1]) : NaN
-  if (!m || !(v > 0) || v > max)
-    throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
-  return v
+  const n = parseNumber(raw.trim().replace(/\s*%$/, ''), { kind: 'real', min: 0, minExclusive: true, max })
+  if (!n.ok) throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
+  return n.value
 }
 
 function fraction(input: string, raw: string, min: number, max: number): number {
-  const v = raw.trim()
-  const n = Number(v)
-  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(v) || !(n > min) || n > max)
-    throw new InputError(input, raw, `a number above ${min} and at most ${max}, e.g. 0.05`)
-  return n
+  const n = parseNumber(raw, { kind: 'real', min, minExclusive: true, max })
+  if (!n.ok) throw new InputError(input, raw, `a number above ${min} and at most ${max}, e.g. 0.05`)
+  return n.value
 }
 
 function list(input: string, raw: string): string[] {
@@ -322,10 +384,13 @@ export function loadConfig(sources: ConfigSources): Config {
   const ckptDefault = device === 'cpu' ? '64' : DEFAULTS[Inputs.CheckpointMb]
   const matmulDefault = device === 'cpu' ? '512' : DEFAULTS[Inputs.MatmulSize]
 
+  const runs = integer(Inputs.Runs, get(Inputs.Runs), 2, 1000)
   const config: Config = {
     image,
     workloads,
-    runs: integer(Inputs.Runs, get(Inputs.Runs), 2, 1000),
+    runs,
+    maxRuns: maxRunsOf(runs, isSet(Inputs.MaxRuns) ? get(Inputs.MaxRuns) : null),
+    timeBudgetS: timeBudget(get(Inputs.TimeBudget)),
     warmupRuns: integer(Inputs.WarmupRuns, get(Inputs.WarmupRuns), 0, 100),
     device,
     gpuAccess: oneOf(Inputs.GpuAccess, get(Inputs.GpuAccess), GPU_ACCESS_MODES),
@@ -349,6 +414,7 @@ export function loadConfig(sources: ConfigSources): Config {
     githubToken: given(get(Inputs.GithubToken)) ? validateGithubToken(get(Inputs.GithubToken)) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
     checkRun: checkRunName(get(Inputs.CheckRun)),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
     out: workspacePath(Inputs.Out, get(Inputs.Out), workspace, sources.outputsAnywhere),
@@ -374,6 +440,8 @@ export function loadConfig(sources: ConfigSources): Config {
       isSet(Inputs.LlmPreset) ? get(Inputs.LlmPreset) : llmDefault,
       LLM_PRESETS
     ),
+    gateIoThroughput: bool(Inputs.GateIoThroughput, get(Inputs.GateIoThroughput)),
+    prestart: bool(Inputs.Prestart, get(Inputs.Prestart)),
     checkpointMb: integer(
       Inputs.CheckpointMb,
       isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault,
@@ -421,9 +489,9 @@ function containerMemory(raw: string): string {
 function powerCaps(raw: string, device: Device): number[] {
   const allowed = 'a comma list of power limits in watts, e.g. 400,550,700 (each from 50 to 2000, each once)'
   const caps = list(Inputs.PowerCaps, raw).map(v => {
-    const w = Number(v)
-    if (!/^\d+(\.\d+)?$/.test(v) || w < 50 || w > 2000) throw new InputError(Inputs.PowerCaps, v, allowed)
-    return w
+    const w = parseNumber(v, { kind: 'real', min: 50, max: 2000 })
+    if (!w.ok) throw new InputError(Inputs.PowerCaps, v, allowed)
+    return w.value
   })
   if (new Set(caps).size !== caps.length) throw new InputError(Inputs.PowerCaps, raw, allowed)
   if (device !== 'gpu')
@@ -495,6 +563,46 @@ export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
     alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+  }
+}
+
+export interface TrendConfig {
+  /** Baseline file whose history is analysed. */
+  baselinePath: string
+  /** Metrics to analyse (empty: every steady-state metric). */
+  metrics: string[]
+  /** Smallest change reported, percent: the max-overhead limit. */
+  minChangePct: number
+  /** Open and close GitHub issues for change points (needs a token with issues: write). */
+  issues: boolean
+  token: string | null
+  failOnRegression: boolean
+  /** Where the file is fetched from when the workspace has none (entry/action/baseline-branch.ts). */
+  baselineBranch: string | null
+  /** Folder for trend.md and trend.json. */
+  out: string
+}
+
+/** `mode: trend`: change points over the baseline file's history; runs no workload. */
+export function loadTrendConfig(sources: ConfigSources): TrendConfig {
+  const get = (name: Inputs): string => {
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    return DEFAULTS[name]
+  }
+  const metrics = get(Inputs.TrendMetrics)
+  const issues = bool(Inputs.TrendIssues, get(Inputs.TrendIssues))
+  const token = get(Inputs.GithubToken)
+  if (issues && !given(token))
+    throw new InputError(Inputs.GithubToken, '', 'a token with issues: write (trend-issues is true)')
+  return {
+    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), sources.workspace),
+    metrics: given(metrics.trim()) ? list(Inputs.TrendMetrics, metrics) : [],
+    minChangePct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
+    issues,
+    token: given(token) ? token : null,
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
   }
 }
 

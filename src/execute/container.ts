@@ -1,20 +1,19 @@
 /**
- * The container arm: `docker run --rm --network none` (or podman) with the workloads folder read-only,
- * the data/checkpoint bind mounts, the image by digest/ID, a run label, and the GPU per access mode.
+ * The container arm: a workload process in the image (by its inspected ID), with the workloads folder
+ * read-only, the data/checkpoint bind mounts and the GPU per access mode. tools/docker.ts builds the argv.
  */
-import { spawnSync } from 'node:child_process'
-import { CONTAINER_WORKLOADS_DIR, RUN_LABEL } from '../types/inputs.js'
-import type { ContainerRuntime, Workload } from '../types/index.js'
-import { execCapture } from '../util/exec.js'
-import { WORKLOAD_ENV } from './native.js'
+import {
+  CONTAINER_WORKLOADS_DIR,
+  killContainer,
+  removeLabelled,
+  removeLabelledNow,
+  runArgs
+} from '../tools/docker.js'
+import type { BindMount, ContainerRuntime, Workload } from '../types/index.js'
+import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
-import { appendAll } from '../util/arrays.js'
 
-export interface BindMount {
-  host: string
-  container: string
-  readOnly: boolean
-}
+export type { BindMount } from '../types/index.js'
 
 export interface ContainerRunInput {
   runtime: ContainerRuntime
@@ -31,32 +30,25 @@ export interface ContainerRunInput {
   timeoutMs: number
   /** `--memory` limit (swap included, so the limit is real); null/absent = none. */
   memory?: string | null
+  /** Prestart: `-i` keeps stdin open into the container, where the workload waits for "go" after its imports. */
+  hold?: boolean
 }
 
 export function containerArgs(input: ContainerRunInput): string[] {
-  const args = [
-    'run',
-    '--rm',
-    // A real PID 1 (tini): reaps and forwards signals, so a setsid'd child dies with the container.
-    '--init',
-    '--network',
-    'none',
-    '--name',
-    input.name,
-    '--label',
-    `${RUN_LABEL}=${input.checkId}`,
-    '--security-opt',
-    'no-new-privileges',
-    '-v',
-    `${input.workloadsDir}:${CONTAINER_WORKLOADS_DIR}:ro`
-  ]
-  // --memory-swap equal to --memory: no swap on top, so going over it is an OOM kill, not a slow crawl.
-  if (input.memory) args.push('--memory', input.memory, '--memory-swap', input.memory)
-  for (const m of input.mounts) args.push('-v', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`)
-  for (const [k, v] of Object.entries({ ...WORKLOAD_ENV, ...input.env })) args.push('-e', `${k}=${v}`)
-  appendAll(args, input.gpuArgs)
-  args.push(input.imageRef, 'python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`)
-  return appendAll(args, input.args)
+  return runArgs({
+    image: input.imageRef,
+    label: input.checkId,
+    name: input.name,
+    mounts: [
+      { host: input.workloadsDir, container: CONTAINER_WORKLOADS_DIR, readOnly: true },
+      ...input.mounts
+    ],
+    env: { ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env },
+    interactive: input.hold === true,
+    memory: input.memory ?? null,
+    gpuArgs: input.gpuArgs,
+    command: ['python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args]
+  })
 }
 
 export function containerSpec(input: ContainerRunInput): ProcessSpec {
@@ -64,37 +56,18 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
     command: input.runtime,
     args: containerArgs(input),
     timeoutMs: input.timeoutMs,
+    ...(input.hold ? { hold: true } : {}),
     // Killing the client does not stop the container: kill it by name too.
-    onKill: async () => {
-      await execCapture(input.runtime, ['kill', input.name], { timeoutMs: CLEANUP_TIMEOUT_MS })
-    }
+    onKill: () => killContainer(input.runtime, input.name)
   }
 }
 
 /** Removes every container this check started that is still around (cancel, crash). */
-/** Bound of each clean-up call (kill, ps, rm): a hung engine must not hold the runner after a timeout. */
-export const CLEANUP_TIMEOUT_MS = 15_000
-
-export async function killCheckContainers(runtime: ContainerRuntime, checkId: string): Promise<number> {
-  const ps = await execCapture(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${checkId}`], {
-    timeoutMs: CLEANUP_TIMEOUT_MS
-  })
-  const ids = ps.stdout.split('\n').filter(Boolean)
-  if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids], { timeoutMs: CLEANUP_TIMEOUT_MS })
-  return ids.length
+export function killCheckContainers(runtime: ContainerRuntime, checkId: string): Promise<number> {
+  return removeLabelled(runtime, checkId)
 }
 
-/** Bound of each clean-up call made on a forced exit (synchronous: nothing may be awaited then). */
-const FORCED_CLEANUP_MS = 10_000
-
-/** The same clean-up, synchronous and bounded, for a forced exit (second signal). */
+/** Bounded, synchronous removal of this check's containers for a forced exit (second signal). */
 export function removeCheckContainersNow(runtime: ContainerRuntime, checkId: string): void {
-  const ps = spawnSync(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${checkId}`], {
-    encoding: 'utf8',
-    timeout: FORCED_CLEANUP_MS,
-    killSignal: 'SIGKILL'
-  })
-  const ids = (ps.stdout ?? '').split('\n').filter(Boolean)
-  if (ids.length > 0)
-    spawnSync(runtime, ['rm', '-f', ...ids], { timeout: FORCED_CLEANUP_MS, killSignal: 'SIGKILL' })
+  removeLabelledNow(runtime, checkId)
 }

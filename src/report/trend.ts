@@ -4,7 +4,7 @@
  * before → after, magnitude, p, reverted or not). Pure; the GitHub side is trend-issues.ts.
  */
 import { markdownTable } from 'markdown-table'
-import type { TrendChange, TrendReport, TrendSeries } from '../analyze/trend.js'
+import type { TrendChange, TrendReport, TrendSeries } from '../analyze/index.js'
 import { cell, chartNum, code, fmtP, fmtPct, fmtPlain, fmtValue, inline } from './format.js'
 import { maxOf, minOf } from '../util/arrays.js'
 

@@ -3,6 +3,8 @@ export enum Inputs {
   Image = 'image',
   Workloads = 'workloads',
   Runs = 'runs',
+  MaxRuns = 'max-runs',
+  TimeBudget = 'time-budget',
   WarmupRuns = 'warmup-runs',
   Device = 'device',
   GpuAccess = 'gpu-access',
@@ -13,6 +15,7 @@ export enum Inputs {
   Alpha = 'alpha',
   BaselinePath = 'baseline-path',
   SaveBaseline = 'save-baseline',
+  BaselineBranch = 'baseline-branch',
   DataPath = 'data-path',
   CheckpointPath = 'checkpoint-path',
   GithubToken = 'github-token',
@@ -32,11 +35,15 @@ export enum Inputs {
   MatmulDtype = 'matmul-dtype',
   LlmPreset = 'llm-preset',
   CheckpointMb = 'checkpoint-mb',
+  GateIoThroughput = 'gate-io-throughput',
+  Prestart = 'prestart',
   Python = 'python',
   ContainerMemory = 'container-memory',
   PowerCaps = 'power-caps',
   Mode = 'mode',
-  AggregateDirs = 'aggregate-dirs'
+  AggregateDirs = 'aggregate-dirs',
+  TrendMetrics = 'trend-metrics',
+  TrendIssues = 'trend-issues'
 }
 
 export enum Outputs {
@@ -53,8 +60,7 @@ export enum State {
   PowerRestoreFile = 'power-restore-file'
 }
 
-/** Where the workloads folder is mounted (read-only) inside the container. */
-export const CONTAINER_WORKLOADS_DIR = '/gpu-overhead/workloads'
 export const DEFAULT_CONFIG_FILE = 'gpu-overhead.yml'
 export const DEFAULT_BASELINE_PATH = '.github/gpu-overhead/baseline.json'
-export const RUN_LABEL = 'gpu-overhead-action.check'
+/** The action's baseline store between runs (entry/action/baseline-branch.ts). */
+export const DEFAULT_BASELINE_BRANCH = 'gpu-overhead-baseline'

@@ -50,7 +50,8 @@ export async function startFakeApi(routes: Record<string, Route> = {}): Promise<
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname
+      // Decoded as GitHub does: `{ref}` = heads/main and `{path}` = a/b.json arrive as heads%2Fmain, a%2Fb.json.
+      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
       const rec = {
         method: req.method ?? 'GET',
         path,

@@ -3,7 +3,12 @@
  * tests: nightly checks of a native and a container arm, values from a function of the night.
  */
 import seedrandom from 'seedrandom'
-import { appendToBaseline, BASELINE_SCHEMA, type BaselineFile } from '../../src/analyze/baseline.js'
+import {
+  appendToBaseline,
+  BASELINE_SCHEMA,
+  type BaselineFile,
+  type CurrentResults
+} from '../../src/analyze/baseline.js'
 import type { ArmSeries, PartialFingerprint } from '../../src/analyze/run-values.js'
 
 export interface Night {
@@ -53,15 +58,15 @@ export function nightDigest(n: number): string {
   return `sha256:${n.toString(16).padStart(2, '0').repeat(32)}`
 }
 
-/** Append `nights` accepted checks to `data` (a new file when omitted); returns the file. */
-export function buildHistory(opts: HistoryOptions, data?: BaselineFile, from = 0): BaselineFile {
-  const file: BaselineFile = data ?? { schema: BASELINE_SCHEMA, updated_at: '', entries: {} }
-  const rng = seedrandom(opts.seed ?? 'trend')
+/** The accepted checks of nights `from` … `from + nights − 1`, as the pipeline hands them to the store. */
+export function nightChecks(opts: HistoryOptions, from = 0): CurrentResults[] {
+  const rng = seedrandom(`${opts.seed ?? 'trend'}-${from}`)
   const gauss = (): number =>
     Math.sqrt(-2 * Math.log(rng() || Number.MIN_VALUE)) * Math.cos(2 * Math.PI * rng())
   const cv = opts.cv ?? 0.005
   const runs = opts.runs ?? 3
   const better = opts.better === undefined ? 'lower' : opts.better
+  const out: CurrentResults[] = []
   for (let night = from; night < from + opts.nights; night++) {
     const digest = (opts.digest ?? (() => nightDigest(1)))(night)
     const facts = (image: string | null): PartialFingerprint => ({
@@ -72,16 +77,22 @@ export function buildHistory(opts: HistoryOptions, data?: BaselineFile, from = 0
       driver: '580.159.04',
       image_digest: image
     })
-    const level = opts.level(night)
     const check = (center: number): number[] =>
       Array.from({ length: runs }, () => center * (1 + cv * gauss()))
-    appendToBaseline(file, {
+    out.push({
       check_id: `night-${String(night).padStart(3, '0')}`,
       time: new Date(START + night * DAY_MS).toISOString(),
       commit: night.toString(16).padStart(40, 'c'),
-      series: [arm('native', check(NATIVE_MS), better), arm('container', check(level), better)],
+      series: [arm('native', check(NATIVE_MS), better), arm('container', check(opts.level(night)), better)],
       fingerprints: { native: facts(null), container: facts(digest) }
     })
   }
+  return out
+}
+
+/** Append `nights` accepted checks to `data` (a new file when omitted); returns the file. */
+export function buildHistory(opts: HistoryOptions, data?: BaselineFile, from = 0): BaselineFile {
+  const file: BaselineFile = data ?? { schema: BASELINE_SCHEMA, updated_at: '', entries: {} }
+  for (const check of nightChecks(opts, from)) appendToBaseline(file, check)
   return file
 }

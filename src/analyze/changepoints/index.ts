@@ -11,5 +11,5 @@ export {
   type ChangePointOptions,
   type ChangePointResult
 } from './edivisive.js'
-export { bestSplit, nextCandidate, type Candidate, type Interval } from './qhat.js'
+export { bestSplit, nextCandidate } from './qhat.js'
 export { forwardChange, magnitude, splitTest, type SplitStats } from './ttest.js'

@@ -3,7 +3,13 @@
  * runners, run the check, publish (summary, outputs, comment, artifacts) and fail the step when asked.
  */
 import * as core from '@actions/core'
-import { loadAggregateConfig, loadConfig, modeOf, type RawInputs } from '../../config/index.js'
+import {
+  loadAggregateConfig,
+  loadConfig,
+  loadTrendConfig,
+  modeOf,
+  type RawInputs
+} from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
 import { leftoverRestoreFiles, restoreFromFile } from '../../execute/index.js'
@@ -68,13 +74,26 @@ export async function run(): Promise<void> {
       await runAggregateAction(loadAggregateConfig({ inputs, workspace }))
       return
     }
+    if (modeOf(inputs) === 'trend') {
+      // Reads the baseline file's history and runs no workload; the fork rule still applies (it may open issues).
+      const cfg = loadTrendConfig({ inputs, workspace })
+      const trust = checkEventTrust(process.env, false)
+      if (trust.refuse) {
+        core.setOutput(Outputs.Verdict, 'error')
+        core.setFailed(trust.refuse)
+        return
+      }
+      const { runTrendAction } = await import('./trend.js')
+      await runTrendAction(cfg, workspace)
+      return
+    }
     const config = loadConfig({ inputs, workspace })
     if (config.powerCaps.length) saveState(State.PowerRestoreFile, 'true')
     const trust = checkEventTrust(process.env, config.allowForkPrs)
     for (const w of trust.warnings) core.warning(redactSecrets(w))
     if (trust.refuse) return fail(trust.refuse, true)
     const { runCheckAction } = await import('./check.js')
-    await runCheckAction(config, actionsLogger)
+    await runCheckAction(config, actionsLogger, workspace)
   } catch (error) {
     // A failed check already set its verdict (regression, gate failure); anything else is an error.
     fail(getErrorMessage(error), !(error instanceof CheckFailedError) && !(error instanceof RunnerFileError))

@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander'
 import { DEFAULTS, loadConfig, type RawInputs } from '../../config/config.js'
 import { Inputs } from '../../types/inputs.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
+import { flushAndExit } from '../../util/exit.js'
 import { consoleLogger } from '../../util/log.js'
 import { VERSION } from '../../util/version.js'
 
@@ -23,8 +24,11 @@ export const ACTION_ONLY: readonly Inputs[] = [
   Inputs.GithubToken,
   Inputs.Comment,
   Inputs.CheckRun,
+  Inputs.BaselineBranch,
   Inputs.Mode,
-  Inputs.AggregateDirs
+  Inputs.AggregateDirs,
+  Inputs.TrendMetrics,
+  Inputs.TrendIssues
 ]
 
 /** What to do instead, for a user who passes an action-only input to `run` (hidden flags, refused by name). */
@@ -33,8 +37,11 @@ const ACTION_ONLY_INSTEAD: Record<string, string> = {
   [Inputs.Comment]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
   [Inputs.CheckRun]:
     'the CLI publishes nothing to GitHub: its exit code is the verdict (0 pass, 1 failed, 2 error)',
+  [Inputs.BaselineBranch]: 'the CLI reads and writes --baseline-path itself (a file anywhere you name)',
   [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
-  [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command'
+  [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command',
+  [Inputs.TrendMetrics]: 'use `gpu-overhead trend --baseline FILE --metric NAME`',
+  [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points'
 }
 
 /** The help line of a `run` flag, with the default it takes when neither flag, input nor config file sets it. */
@@ -50,8 +57,14 @@ const DEFAULT_CONFIG_HINT = 'the --config file (default gpu-overhead.yml if pres
 export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Image]: 'container image to compare, pinned by digest (repo:tag@sha256:…)',
   [Inputs.Workloads]: 'comma list of matmul, llm, io',
-  [Inputs.Runs]: 'measured processes per arm and workload',
+  [Inputs.Runs]: 'measured processes per arm and workload before the first sequential look (the minimum)',
+  [Inputs.MaxRuns]:
+    'most measured processes per arm: pairs go on until every gated metric is decided (= runs: fixed count)',
+  [Inputs.TimeBudget]: 'seconds (or 2.5m) the runs may take; no pair starts that would overrun it (0 = none)',
   [Inputs.WarmupRuns]: 'warm-up processes per arm (not analysed)',
+  [Inputs.Prestart]:
+    'start the next process (imports, no CUDA) while one measures; release it when the GPU is free',
+  [Inputs.GateIoThroughput]: 'let io bind-mount MB/s gate (default: informational; io mount rule gates)',
   [Inputs.Device]: 'gpu | cpu (cpu runs the same pipeline without a GPU)',
   [Inputs.GpuAccess]: 'how the container gets the GPU: gpus | cdi | devices',
   [Inputs.Gpus]: 'all, or GPU indices/UUIDs; several run one process per GPU at once (per-GPU + pooled)',
@@ -114,7 +127,7 @@ async function runCommand(opts: Record<string, unknown>): Promise<number> {
   }
   // The user's own shell picks where results go: --out /tmp/x is fine (the action keeps them in the workspace).
   const config = loadConfig({ flags: rawFlags(opts), workspace: process.cwd(), outputsAnywhere: true })
-  const { runCheckCli } = await import('../../check.js')
+  const { runCheckCli } = await import('./run.js')
   return runCheckCli(config, consoleLogger())
 }
 
@@ -147,8 +160,10 @@ export function buildProgram(): Command {
     .command('analyze')
     .description('statistics only, on a long-format results CSV (workload,environment,run,metric,value)')
     .requiredOption('--input <file>', 'results CSV')
-    .option('--baseline-env <env>', 'baseline environment', 'native')
-    .option('--candidate-env <env>', 'candidate environment', 'container')
+    // No commander defaults here: the command's own fallback (native/container when present, else the
+    // two environments in order of appearance) must see which flags were actually given.
+    .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')
+    .option('--candidate-env <env>', 'candidate environment (default: container, or the second of two)')
     .option('--baseline <file>', 'baseline JSON file to compare against as well')
     .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
     .option('--alpha <alpha>', 'significance level', '0.05')
@@ -237,10 +252,10 @@ export async function main(argv: string[]): Promise<number> {
 // Only when run as a program (not when imported by tests).
 if (process.argv[1] && /(?:^|[\\/])(cli\.(?:js|ts)|gpu-overhead)$/.test(process.argv[1])) {
   main(process.argv).then(
-    code => process.exit(code),
+    code => flushAndExit(code),
     (error: unknown) => {
       process.stderr.write(`gpu-overhead: ${getErrorMessage(error)}\n`)
-      process.exit(exitCodeOf(error))
+      return flushAndExit(exitCodeOf(error))
     }
   )
 }

@@ -3,10 +3,10 @@
  * accepted checks kept in the baseline file's history. Exit 0 without an open change point, 1 with one,
  * 2 when the file is missing, corrupt or lacks the metric asked for.
  */
-import { JsonFileBaselineStore } from '../../analyze/baseline.js'
-import { analyzeTrend, UnknownMetricError, type TrendReport } from '../../analyze/trend.js'
+import { JsonFileBaselineStore } from '../../analyze/index.js'
+import { analyzeTrend, UnknownMetricError, type TrendReport } from '../../analyze/index.js'
 import { trendVerdict } from '../../gate/index.js'
-import { trendMarkdown } from '../../report/trend.js'
+import { trendMarkdown } from '../../report/index.js'
 import { EnvironmentError, InputError } from '../../util/errors.js'
 import { describeRule, parseNumber, type NumberRule } from '../../util/number.js'
 
@@ -32,7 +32,7 @@ export async function trendCommand(opts: TrendCommandOptions): Promise<TrendComm
   if (loaded.status !== 'ok' || loaded.data === undefined)
     throw new EnvironmentError(
       loaded.status === 'missing'
-        ? `no baseline file at ${opts.baseline}: save accepted checks with --save-baseline first, or give --baseline`
+        ? `no baseline file at ${opts.baseline}: save accepted checks first (save-baseline: true, or run --save-baseline), or point to the file`
         : loaded.message
     )
   let report: TrendReport
