@@ -31,7 +31,9 @@ export function readConfigFile(file: string): RawInputs {
   }
   let doc: unknown
   try {
-    doc = parseYaml(text)
+    // Failsafe schema: every scalar stays the text that was written, so `runs: 0x10` or `runs: 5.0` reach
+    // the same strict number parser as flags and inputs instead of being turned into 16 and 5 by YAML.
+    doc = parseYaml(text, { schema: 'failsafe' })
   } catch (error) {
     throw new InputError(Inputs.Config, file, `valid YAML (${(error as Error).message.split('\n')[0]})`)
   }

@@ -7,6 +7,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
+import { parseNumber } from '../util/number.js'
 import { type Arm, type Device } from '../types/index.js'
 import { validateImageRef } from './image-ref.js'
 import { DEFAULTS } from './defaults.js'
@@ -48,11 +49,11 @@ export function oneOf<T extends string>(input: string, raw: string, allowed: rea
   return v as T
 }
 
+/** Strict numbers (util/number.ts): no hex, no exponent or `5.0` where a whole number is meant. */
 export function integer(input: string, raw: string, min: number, max: number): number {
-  const v = raw.trim()
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw new InputError(input, raw, `a whole number from ${min} to ${max}`)
-  return Number(v)
+  const n = parseNumber(raw, { kind: 'integer', min, max })
+  if (!n.ok) throw new InputError(input, raw, `a whole number from ${min} to ${max} (digits only)`)
+  return n.value
 }
 
 /** max-runs: at least runs; when not given, the default or runs, whichever is larger (a fixed count stays fixed). */
@@ -87,19 +88,15 @@ export function bool(input: string, raw: string): boolean {
 
 /** `2%`, `2`, `0.5%` → percent. */
 export function percent(input: string, raw: string, max = 100): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(raw)
-  const v = m ? Number(m[1]) : NaN
-  if (!m || !(v > 0) || v > max)
-    throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
-  return v
+  const n = parseNumber(raw.trim().replace(/\s*%$/, ''), { kind: 'real', min: 0, minExclusive: true, max })
+  if (!n.ok) throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
+  return n.value
 }
 
 export function fraction(input: string, raw: string, min: number, max: number): number {
-  const v = raw.trim()
-  const n = Number(v)
-  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(v) || !(n > min) || n > max)
-    throw new InputError(input, raw, `a number above ${min} and at most ${max}, e.g. 0.05`)
-  return n
+  const n = parseNumber(raw, { kind: 'real', min, minExclusive: true, max })
+  if (!n.ok) throw new InputError(input, raw, `a number above ${min} and at most ${max}, e.g. 0.05`)
+  return n.value
 }
 
 /** max-overhead wherever it is given (action, file, any CLI command): a percent in (0, 100]. */
@@ -230,9 +227,9 @@ export function containerMemory(raw: string): string {
 export function powerCaps(raw: string, device: Device): number[] {
   const allowed = 'a comma list of power limits in watts, e.g. 400,550,700 (each from 50 to 2000, each once)'
   const caps = list(Inputs.PowerCaps, raw).map(v => {
-    const w = Number(v)
-    if (!/^\d+(\.\d+)?$/.test(v) || w < 50 || w > 2000) throw new InputError(Inputs.PowerCaps, v, allowed)
-    return w
+    const w = parseNumber(v, { kind: 'real', min: 50, max: 2000 })
+    if (!w.ok) throw new InputError(Inputs.PowerCaps, v, allowed)
+    return w.value
   })
   if (new Set(caps).size !== caps.length) throw new InputError(Inputs.PowerCaps, raw, allowed)
   if (device !== 'gpu')
