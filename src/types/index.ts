@@ -25,9 +25,6 @@ export type Mode = (typeof MODES)[number]
 export const SCHEDULES = ['abba', 'random'] as const
 export type Schedule = (typeof SCHEDULES)[number]
 
-export const OUTPUT_FORMATS = ['md', 'json'] as const
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
-
 /** The action's `verdict` output. */
 export const CHECK_VERDICTS = ['pass', 'regression', 'incomparable', 'error'] as const
 export type CheckVerdict = (typeof CHECK_VERDICTS)[number]
