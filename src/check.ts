@@ -16,7 +16,6 @@ import {
   capOf,
   edpOptimal,
   powerCapRows,
-  headline,
   latencyPercentiles,
   runSeries,
   measuredWork,
@@ -59,7 +58,7 @@ import type {
   TelemetrySample
 } from './types/index.js'
 import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
-import { checkVerdict } from './gate/index.js'
+import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
 
@@ -218,6 +217,8 @@ function assembleSummary(
 ): CheckSummary {
   const { pre, exec, analysis } = state
   const finished = new Date()
+  // Nothing measured is never a pass: say why first, so the verdict line names it.
+  const nothing = exec.complete ? nothingMeasuredReason(analysis, config.workloads) : null
   return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
@@ -227,7 +228,7 @@ function assembleSummary(
     wall_s: (finished.getTime() - started.getTime()) / 1000,
     complete: exec.complete,
     incomplete_reason: exec.incompleteReason,
-    verdict: checkVerdict(analysis, pre.results, exec.complete),
+    verdict: checkVerdict(analysis, pre.results, exec.complete, config.workloads),
     ...headline(analysis),
     config: {
       image: config.image,
@@ -260,7 +261,7 @@ function assembleSummary(
     ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
     measured_work: measuredWork(exec.runs),
     not_measured: state.notMeasured,
-    warnings: state.warnings,
+    warnings: nothing === null ? state.warnings : [nothing, ...state.warnings],
     paths: { ...paths }
   }
 }

@@ -6,7 +6,7 @@
  * measured). An error always fails; fail-on-regression only lets a regression through.
  */
 import { decideFailure, failedPreflight } from '../report/index.js'
-import type { Analysis, CheckSummary, CheckVerdict, PreflightResult } from '../types/index.js'
+import type { CheckSummary } from '../types/index.js'
 import { ExitCode } from '../util/errors.js'
 
 export type Outcome =
@@ -57,20 +57,4 @@ export function checkGate(summary: CheckSummary, failOnRegression: boolean): Gat
   const exitCode = exitCodeFor(summary.verdict, { failOnRegression, failedGate })
   if (exitCode === ExitCode.Pass) return { exitCode, failure: null }
   return { exitCode, failure: decideFailure(summary, true) ?? errorReason(summary) }
-}
-
-/**
- * The action's verdict. A failed preflight gate or an incomplete check without a regression is `error`
- * (the check could not vouch for anything); a regression found before a fault still counts.
- */
-export function checkVerdict(
-  analysis: Analysis | null,
-  preflight: readonly PreflightResult[],
-  complete: boolean
-): CheckVerdict {
-  if (preflight.some(p => p.status === 'fail')) return 'error'
-  if (analysis?.verdict === 'regression') return 'regression'
-  if (!complete || !analysis) return 'error'
-  if (analysis.verdict === 'incomparable') return 'incomparable'
-  return 'pass'
 }

@@ -8,6 +8,7 @@ import { containerGpuArgs } from '../tools/gpu-access.js'
 import type { GpuReport } from './gpu.js'
 import type { ImageFacts } from './image.js'
 import { runPreflight } from './run.js'
+import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import type { PreflightResult } from '../types/index.js'
 import { engineVersion } from '../tools/docker.js'
 
@@ -22,6 +23,33 @@ export interface PreflightOutcome {
 
 function specOf(m: MountSpec | null): string | null {
   return m ? `${m.hostPath}:${m.containerPath}${m.readOnly ? ':ro' : ''}` : null
+}
+
+/** The llm preset against the memory one workload process can get (refused before start when it cannot fit). */
+function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult {
+  if (config.device === 'gpu') {
+    const used = (gpus?.gpus ?? []).filter(
+      g =>
+        config.gpus === 'all' ||
+        config.gpus.includes(String(g.index)) ||
+        (g.uuid !== null && config.gpus.includes(g.uuid))
+    )
+    return checkLlmMemory({
+      preset: config.llmPreset,
+      device: 'gpu',
+      available: gpuFreeBytes(used),
+      source: 'free memory of the GPU(s) used'
+    })
+  }
+  const host = readMemAvailable()
+  const limit = config.containerMemory ? memoryBytes(config.containerMemory) : null
+  const capped = limit !== null && host !== null && limit < host
+  return checkLlmMemory({
+    preset: config.llmPreset,
+    device: 'cpu',
+    available: capped ? limit : host,
+    source: capped ? `container-memory ${config.containerMemory}` : 'MemAvailable'
+  })
 }
 
 export async function preflightStage(
@@ -60,6 +88,7 @@ export async function preflightStage(
     for (const r of more.results.filter(r => r.name === 'driver-gate'))
       results.push({ ...r, name: `driver-gate (${image})` })
   }
+  if (config.workloads.includes('llm')) results.push(llmMemoryCheck(config, gpus))
   let runtimeVersion: string | null = null
   if (images.length) {
     runtimeVersion = await engineVersion(config.containerRuntime)

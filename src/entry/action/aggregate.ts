@@ -8,7 +8,7 @@ import type { AggregateConfig } from '../../config/index.js'
 import { Outputs } from '../../types/inputs.js'
 import { CheckFailedError, EnvironmentError, ExitCode } from '../../util/errors.js'
 import { uploadArtifact, redact, numberOutput, writeJobSummary } from '../../report/index.js'
-import { headlineOf } from '../../analyze/index.js'
+import { headlineOf } from '../../gate/index.js'
 import { aggregateCommand, aggregateExitCode } from '../../fleet/index.js'
 
 export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
