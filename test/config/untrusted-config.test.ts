@@ -8,7 +8,7 @@ import * as fs from 'node:fs'
 import * as net from 'node:net'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { FILE_KNOBS, loadConfig, type RawInputs } from '../../src/config/config.js'
+import { FILE_KNOBS, loadConfig, type RawInputs } from '../../src/config/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 import { InputError } from '../../src/util/errors.js'
 

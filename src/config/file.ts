@@ -9,6 +9,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml'
 import { Inputs } from '../types/inputs.js'
+import type { RawInputs } from './defaults.js'
 import { InputError } from '../util/errors.js'
 import { READ_LIMITS, UnsafePathError, readUntrusted } from '../util/safe-fs.js'
 
@@ -31,8 +32,6 @@ export const FILE_KNOBS: readonly Inputs[] = [
 const SHOWN_CHARS = 80
 /** Entries a config file may hold (there are a dozen knobs). */
 const MAX_KEYS = 100
-
-export type RawFileInputs = Partial<Record<Inputs, string>>
 
 function shown(v: string): string {
   return v.length > SHOWN_CHARS ? `${v.slice(0, SHOWN_CHARS)}…` : v
@@ -67,7 +66,7 @@ function checkLocation(file: string, workspace: string): void {
 }
 
 /** Reads and validates a YAML config file into raw string values keyed by input name. */
-export function readConfigFile(file: string, workspace?: string): RawFileInputs {
+export function readConfigFile(file: string, workspace?: string): RawInputs {
   if (workspace !== undefined) checkLocation(file, workspace)
   let text: string
   try {
@@ -95,7 +94,7 @@ export function readConfigFile(file: string, workspace?: string): RawFileInputs 
   if (root === null || (isScalar(root) && (root.value === null || root.value === undefined))) return {}
   if (!isMap(root)) throw new InputError(Inputs.Config, file, 'a YAML mapping of input names to values')
   if (root.items.length > MAX_KEYS) throw new InputError(Inputs.Config, file, `at most ${MAX_KEYS} keys`)
-  const raw: RawFileInputs = {}
+  const raw: RawInputs = {}
   for (const pair of root.items) {
     const keyNode = pair.key as Node | null
     const key = keyNode && isScalar(keyNode) ? String(keyNode.value) : null
