@@ -282,7 +282,7 @@ class TorchLlama:
     # Decode attention backends to try, in order. PyTorch picks an SDPA backend per call from what the inputs
     # allow; pinning one (the first that runs these shapes) makes every process use the same kernels, so a
     # per-process choice cannot become a per-process speed (issue 18: two TPOT modes on some H200s).
-    DECODE_SDPA = ("EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
+    DECODE_SDPA = ("CUDNN_ATTENTION", "EFFICIENT_ATTENTION", "MATH")
 
     def decode_attention(self):
         pinned = getattr(self, "decode_sdpa", None)
