@@ -10,14 +10,13 @@ import { fileURLToPath } from 'node:url'
 import {
   analyzeRecords,
   compareWithBaseline,
+  decideFamily,
   multiGpuSummary,
   multiGpuWarnings,
   pooledRows,
   capOf,
   edpOptimal,
   powerCapRows,
-  checkVerdict,
-  headline,
   latencyPercentiles,
   runSeries,
   measuredWork,
@@ -25,7 +24,7 @@ import {
   SequentialController
 } from './analyze/index.js'
 import type { Config } from './config/index.js'
-import { EnvironmentError, ExitCode } from './util/errors.js'
+import { EnvironmentError } from './util/errors.js'
 import {
   containerSpec,
   killCheckContainers,
@@ -60,6 +59,7 @@ import type {
   TelemetrySample
 } from './types/index.js'
 import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
+import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
 
@@ -141,7 +141,12 @@ function processSpec(
     })
   }
   const image = planned.arm.image ?? ''
-  const facts = pre.images.get(image)
+  const imageId = pre.images.get(image)?.id
+  // Run exactly what was inspected: the ID, never a tag that could move during the check.
+  if (!imageId)
+    throw new EnvironmentError(
+      `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
+    )
   const ioPaths = io
     ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
     : { data: '', checkpoint: '' }
@@ -155,8 +160,7 @@ function processSpec(
       : []
   return containerSpec({
     runtime: config.containerRuntime,
-    // Run exactly what was inspected: the digest/ID, never a tag that could move during the check.
-    imageRef: facts?.id ?? image,
+    imageRef: imageId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,
     workloadsDir: dir,
@@ -214,6 +218,8 @@ function assembleSummary(
 ): CheckSummary {
   const { pre, exec, analysis } = state
   const finished = new Date()
+  // Nothing measured is never a pass: say why first, so the verdict line names it.
+  const nothing = exec.complete ? nothingMeasuredReason(analysis, config.workloads) : null
   return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
@@ -223,7 +229,7 @@ function assembleSummary(
     wall_s: (finished.getTime() - started.getTime()) / 1000,
     complete: exec.complete,
     incomplete_reason: exec.incompleteReason,
-    verdict: checkVerdict(analysis, pre.results, exec.complete),
+    verdict: checkVerdict(analysis, pre.results, exec.complete, config.workloads),
     ...headline(analysis),
     config: {
       image: config.image,
@@ -256,7 +262,7 @@ function assembleSummary(
     ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
     measured_work: measuredWork(exec.runs),
     not_measured: state.notMeasured,
-    warnings: state.warnings,
+    warnings: nothing === null ? state.warnings : [nothing, ...state.warnings],
     paths: { ...paths }
   }
 }
@@ -359,6 +365,13 @@ export async function runCheck(
       })
     : null
   if (state.baseline && state.baseline.status === 'corrupt') state.warnings.push(state.baseline.message)
+  // One Holm family per report (analyze/family.ts), as `analyze --baseline` does: the arms and the
+  // stored-baseline comparisons are adjusted together, and a regression against the baseline counts.
+  if (state.analysis && state.baseline && state.baseline.comparisons.length > 0) {
+    const family = decideFamily(state.analysis.comparisons, state.baseline.comparisons, config)
+    state.analysis = { ...state.analysis, comparisons: family.arms, verdict: family.verdict }
+    state.baseline = { ...state.baseline, comparisons: family.baseline }
+  }
 
   let summary = assembleSummary(config, checkId, started, state, writer.paths)
   const failed = writeReportFiles(writer, summary)
@@ -396,7 +409,7 @@ async function measure(
     ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
     : null
   const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
-    preflightStage(config, hasContainer ? io : null)
+    preflightStage(config, hasContainer ? io : null, checkId)
   )
   state.pre = pre
   for (const p of pre.results) {
@@ -560,22 +573,4 @@ async function restoreLeftoverCaps(file: string, logger: Logger, warnings: strin
     )
   for (const f of r.failures)
     warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
-}
-
-/** CLI: run, print where things are and the verdict line, return the exit code. */
-export async function runCheckCli(config: Config, logger: Logger): Promise<number> {
-  const { summary, markdown } = await runCheck(config, logger)
-  process.stdout.write(`${markdown.split('\n').find(l => l.trim() !== '') ?? ''}\n`)
-  process.stdout.write(`report: ${summary.paths.report}\nresults: ${summary.paths.out}\n`)
-  switch (summary.verdict) {
-    case 'pass':
-    case 'incomparable':
-      return ExitCode.Pass
-    case 'regression':
-      return config.failOnRegression ? ExitCode.CheckFailed : ExitCode.Pass
-    case 'error':
-      return summary.preflight.some(p => p.status === 'fail')
-        ? ExitCode.CheckFailed
-        : ExitCode.UsageOrEnvironment
-  }
 }

@@ -3,9 +3,10 @@
  * 1 check failed, 2 bad input or environment error — always with one line saying what and how to fix.
  */
 import { Command, CommanderError, Option } from 'commander'
-import { DEFAULTS, loadConfig, type RawInputs } from '../../config/config.js'
+import { DEFAULTS, loadConfig, type RawInputs } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
+import { flushAndExit } from '../../util/exit.js'
 import { consoleLogger } from '../../util/log.js'
 import { VERSION } from '../../util/version.js'
 
@@ -126,7 +127,7 @@ async function runCommand(opts: Record<string, unknown>): Promise<number> {
   }
   // The user's own shell picks where results go: --out /tmp/x is fine (the action keeps them in the workspace).
   const config = loadConfig({ flags: rawFlags(opts), workspace: process.cwd(), outputsAnywhere: true })
-  const { runCheckCli } = await import('../../check.js')
+  const { runCheckCli } = await import('./run.js')
   return runCheckCli(config, consoleLogger())
 }
 
@@ -159,11 +160,13 @@ export function buildProgram(): Command {
     .command('analyze')
     .description('statistics only, on a long-format results CSV (workload,environment,run,metric,value)')
     .requiredOption('--input <file>', 'results CSV')
-    .option('--baseline-env <env>', 'baseline environment', 'native')
-    .option('--candidate-env <env>', 'candidate environment', 'container')
+    // No commander defaults here: the command's own fallback (native/container when present, else the
+    // two environments in order of appearance) must see which flags were actually given.
+    .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')
+    .option('--candidate-env <env>', 'candidate environment (default: container, or the second of two)')
     .option('--baseline <file>', 'baseline JSON file to compare against as well')
-    .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
-    .option('--alpha <alpha>', 'significance level', '0.05')
+    .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
+    .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
     .addOption(formatOption())
     .action(async (opts: Record<string, string>) => {
       const { analyzeCli } = await import('./commands.js')
@@ -203,8 +206,8 @@ export function buildProgram(): Command {
     )
     .argument('<dirs...>', 'results folders written by `gpu-overhead run` (results.jsonl + summary.json)')
     .option('--out <dir>', 'folder for aggregate.md and aggregate.json', 'gpu-overhead-aggregate')
-    .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
-    .option('--alpha <alpha>', 'significance level', '0.05')
+    .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
+    .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
     .addOption(formatOption())
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       const { aggregateCli } = await import('./commands.js')
@@ -222,7 +225,7 @@ export function buildProgram(): Command {
     )
     .option('--window <n>', 'sliding window of the split step', '50')
     .option('--max-p <p>', 'largest p of a reported change point (corrected for the split search)', '0.001')
-    .option('--min-change <pct>', 'smallest change reported', '2%')
+    .option('--min-change <pct>', 'smallest change reported', DEFAULTS[Inputs.MaxOverhead])
     .addOption(formatOption())
     .action(async (opts: Record<string, unknown>) => {
       const { trendCli } = await import('./trend.js')
@@ -249,10 +252,10 @@ export async function main(argv: string[]): Promise<number> {
 // Only when run as a program (not when imported by tests).
 if (process.argv[1] && /(?:^|[\\/])(cli\.(?:js|ts)|gpu-overhead)$/.test(process.argv[1])) {
   main(process.argv).then(
-    code => process.exit(code),
+    code => flushAndExit(code),
     (error: unknown) => {
       process.stderr.write(`gpu-overhead: ${getErrorMessage(error)}\n`)
-      process.exit(exitCodeOf(error))
+      return flushAndExit(exitCodeOf(error))
     }
   )
 }
