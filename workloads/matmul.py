@@ -20,6 +20,8 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 import _protocol as P  # noqa: E402
+import _stats as S  # noqa: E402
+import _torchutil as TU  # noqa: E402
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16")
 BACKENDS = ("torch", "cupy", "tensorflow", "numpy")
@@ -57,7 +59,7 @@ def parse(argv):
     args = p.parse_args(argv)
     gpu = args.device == "gpu"
     if gpu:
-        P.gpu_index()  # validate GPU_OVERHEAD_GPU before anything is imported
+        TU.gpu_index()  # validate GPU_OVERHEAD_GPU before anything is imported
     P.check_counts(args, 10 if gpu else 3, 50 if gpu else 20)
     if args.size is None:
         args.size = 10000 if gpu else 512
@@ -120,7 +122,7 @@ def emit_results(proto, args, times_ms, timer, device_name, energy_j, measured_s
         proto.sample("tflops", tf, "TFLOP/s", i, "higher", derived_from="kernel_ms")
         if peak:
             proto.sample("pct_of_peak", 100.0 * tf / peak, "%", i, "higher", derived_from="kernel_ms")
-    d = P.describe(times_ms)
+    d = S.describe(times_ms)
     med_tf = flops / (d["median"] * 1e-3) / 1e12 if d.get("median") else None
     facts = {
         "metric": "kernel_ms",
@@ -154,7 +156,7 @@ def emit_results(proto, args, times_ms, timer, device_name, energy_j, measured_s
 def run_torch(proto, args, params):
     gpu = args.device == "gpu"
     t = time.perf_counter()
-    torch = P.import_torch(required=gpu or args.backend == "torch")
+    torch = TU.import_torch(required=gpu or args.backend == "torch")
     proto_backend = "torch"
     if torch is None:  # --device cpu without torch: NumPy fallback, the failed import counted
         return run_numpy(proto, args, t)
@@ -162,7 +164,7 @@ def run_torch(proto, args, params):
 
     t = time.perf_counter()
     if gpu:
-        dev = P.torch_cuda_init(torch, P.gpu_index())
+        dev = TU.torch_cuda_init(torch, TU.gpu_index())
     else:
         dev = torch.device("cpu")
     # Precision for fp32 products: "highest" = IEEE fp32 (TF32 off), "high" = TF32 allowed.
@@ -173,7 +175,7 @@ def run_torch(proto, args, params):
     n = args.size
     itemsize = torch.empty((), dtype=dtype).element_size()
     nbuf = n_buffers(args.buffers, n, itemsize)
-    env = P.torch_env(torch, dev)
+    env = TU.torch_env(torch, dev)
     env.update({"backend": proto_backend, "numpy": _numpy_version(), "buffers": nbuf, "timer": "cuda_event" if gpu else "perf_counter"})
 
     # First kernel: create the inputs on the device and run one product (cuBLAS handle,
@@ -188,27 +190,27 @@ def run_torch(proto, args, params):
     C = torch.empty((n, n), dtype=dtype, device=dev)
     mm = torch.matmul
     mm(As[0], Bs[0], out=C)
-    P.sync(torch, dev)
+    TU.sync(torch, dev)
     proto.phase("first_kernel", t, time.perf_counter())
     proto.env(env)
 
     t_setup = time.perf_counter()
     for i in range(args.warmup):
         mm(As[i % nbuf], Bs[i % nbuf], out=C)
-    P.sync(torch, dev)
+    TU.sync(torch, dev)
     extra_warmup = 0
     while time.perf_counter() - t_setup < args.min_warmup_s:
         mm(As[extra_warmup % nbuf], Bs[extra_warmup % nbuf], out=C)
-        P.sync(torch, dev)
+        TU.sync(torch, dev)
         extra_warmup += 1
     warmup_s = time.perf_counter() - t_setup
 
     iters = args.iters
-    energy = P.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
+    energy = TU.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
     if gpu:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-        P.sync(torch, dev)
+        TU.sync(torch, dev)
         e0 = energy.read_mj()
         t0 = time.perf_counter()
         # Hot loop: async launches and event records only; one synchronisation at the end.
@@ -221,7 +223,7 @@ def run_torch(proto, args, params):
         measured_s = time.perf_counter() - t0
         e1 = energy.read_mj()
         times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
-        energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
+        energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
     else:
         times = []
         t0 = time.perf_counter()
@@ -344,7 +346,7 @@ def run_cupy(proto, args):
     if args.dtype == "bf16":
         raise P.WorkloadError("bad_args", "--backend cupy has no bf16; use fp32, tf32 or fp16")
     t = time.perf_counter()
-    idx = P.gpu_index()
+    idx = TU.gpu_index()
     try:
         count = cp.cuda.runtime.getDeviceCount()
     except Exception as e:  # cupy raises CUDARuntimeError when the driver is unusable
@@ -397,7 +399,7 @@ def run_cupy(proto, args):
         cp.matmul(As[0], Bs[0], out=C)
         cp.cuda.Device(idx).synchronize()
     warmup_s = time.perf_counter() - t_setup
-    energy = P.NvmlEnergy(uuid, idx)
+    energy = TU.NvmlEnergy(uuid, idx)
     starts = [cp.cuda.Event() for _ in range(args.iters)]
     ends = [cp.cuda.Event() for _ in range(args.iters)]
     e0 = energy.read_mj()
@@ -411,7 +413,7 @@ def run_cupy(proto, args):
     measured_s = time.perf_counter() - t0
     e1 = energy.read_mj()
     times = [cp.cuda.get_elapsed_time(s, e) for s, e in zip(starts, ends)]
-    energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
+    energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
     emit_results(
         proto,
         args,
@@ -447,7 +449,7 @@ def run_tensorflow(proto, args):
     tf.config.experimental.enable_tensor_float32_execution(args.dtype == "tf32")
     if gpu:
         gpus = tf.config.list_physical_devices("GPU")
-        idx = P.gpu_index()
+        idx = TU.gpu_index()
         if idx >= len(gpus):
             raise P.WorkloadError("no_gpu", "tensorflow sees %d GPU(s); GPU_OVERHEAD_GPU=%d" % (len(gpus), idx))
         dev_name = "/GPU:%d" % idx
