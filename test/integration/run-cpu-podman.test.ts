@@ -84,3 +84,54 @@ describePodman('gpu-overhead run --device cpu --container-runtime podman (rootfu
     ).not.toContain(TAG)
   })
 })
+
+/**
+ * Rootless: a plain user (created here when missing; root only) with its own podman storage (vfs) runs the
+ * packaged CLI against the same image, loaded from a `podman save` archive. Needs uidmap's newuidmap and a
+ * subuid range (useradd makes one), so it runs where root can create the user: CI and the developers' machines.
+ */
+const ROOTLESS_USER = 'gpu-overhead-rootless'
+const canRootless =
+  hasPodman &&
+  process.getuid?.() === 0 &&
+  spawnSync('sh', ['-c', 'command -v newuidmap && command -v useradd && command -v su']).status === 0
+const describeRootless = canRootless ? describe : describe.skip
+if (hasPodman && !canRootless)
+  process.stderr.write('run-cpu-podman: rootless needs root, useradd and newuidmap; skipped\n')
+
+describeRootless('gpu-overhead run --container-runtime podman (rootless, as a plain user)', () => {
+  it('runs the check with the plain user’s own podman', () => {
+    if (spawnSync('id', [ROOTLESS_USER]).status !== 0) execFileSync('useradd', ['-m', ROOTLESS_USER])
+    const home = path.join('/home', ROOTLESS_USER)
+    const app = path.join(home, 'app')
+    fs.rmSync(app, { recursive: true, force: true })
+    fs.mkdirSync(app, { recursive: true })
+    for (const f of ['dist', 'workloads', 'package.json'])
+      fs.cpSync(f, path.join(app, f), { recursive: true })
+    const archive = path.join(home, 'image.tar')
+    fs.rmSync(archive, { force: true })
+    execFileSync('podman', ['save', '-o', archive, TAG], { timeout: RUN_TIMEOUT_MS })
+    execFileSync('chown', ['-R', ROOTLESS_USER, app, archive])
+    const asUser = (script: string): { status: number | null; stderr: string } => {
+      const r = spawnSync('su', [ROOTLESS_USER, '-c', script], {
+        cwd: home,
+        encoding: 'utf8',
+        timeout: RUN_TIMEOUT_MS
+      })
+      return { status: r.status, stderr: r.stderr }
+    }
+    expect(asUser(`podman load -i ${archive}`).status).toBe(0)
+    const r = asUser(
+      `cd ${home} && rm -rf out && node app/dist/cli.js run --device cpu --container-runtime podman ` +
+        `--image localhost/${TAG} --workloads matmul --runs 3 --max-runs 3 --python /usr/bin/python3 --out out`
+    )
+    expect([0, 1]).toContain(r.status)
+    const summary = JSON.parse(
+      fs.readFileSync(path.join(home, 'out', 'summary.json'), 'utf8')
+    ) as CheckSummary
+    expect(summary.complete).toBe(true)
+    expect(summary.fingerprints.container?.runtime).toBe('podman')
+    asUser(`podman rmi localhost/${TAG}`)
+    fs.rmSync(archive, { force: true })
+  })
+})
