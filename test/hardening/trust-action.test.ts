@@ -130,7 +130,7 @@ describe('fork pull requests through the real action entry', () => {
       // The token was used: the comment went to the API with it in the Authorization header only.
       const post = api.received.find(x => x.method === 'POST')
       expect(post?.url).toBe('/repos/org/repo/issues/7/comments')
-      expect(api.received.every(x => x.authorization === `Bearer ${TOKEN}`)).toBe(true)
+      expect(api.received.every(x => x.authorization === `token ${TOKEN}`)).toBe(true)
       for (const x of api.received) expect(`${x.url}\n${x.body}`).not.toContain(TOKEN)
 
       // Logs: only the runner's own ::add-mask:: command carries it (that is how masking works).
