@@ -64,6 +64,50 @@ class TorchLlama:
         self.cos = ang.cos().to(dtype)
         self.sin = ang.sin().to(dtype)
 
+    # Decode attention backends to try, in order. PyTorch picks an SDPA backend per call from what the inputs
+    # allow; pinning one (the first that runs these shapes) makes every process use the same kernels, so a
+    # per-process choice cannot become a per-process speed (issue 18: two TPOT modes on some H200s). cuDNN
+    # first: it is what PyTorch 2.11 picks by itself on Hopper (2.97 ms/token on an H200); the efficient
+    # backend ran the same decode at 3.61 ms (docs/evidence/2026-11-23-h200-fast.md).
+    DECODE_SDPA = ("CUDNN_ATTENTION", "EFFICIENT_ATTENTION", "MATH")
+
+    def decode_attention(self):
+        pinned = getattr(self, "decode_sdpa", None)
+        if pinned is None:
+            import contextlib
+
+            return contextlib.nullcontext()
+        from torch.nn.attention import sdpa_kernel
+
+        return sdpa_kernel([pinned])
+
+    def pin_decode_attention(self, sess):
+        """Choose the decode attention backend once, before capture: the first of DECODE_SDPA that runs the
+        session's shapes. Returns its name (None: no pinning API in this torch, or CPU)."""
+        self.decode_sdpa = None
+        if self.dev.type != "cuda":
+            return None
+        try:
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+        except ImportError:
+            return None
+        c = self.cfg
+        qg = self.torch.zeros((sess.B, c["kv_heads"], self.groups, self.hd), dtype=self.dtype, device=self.dev)
+        valid = (sess.arange <= 0).view(1, 1, 1, sess.S)
+        for name in self.DECODE_SDPA:
+            backend = getattr(SDPBackend, name, None)
+            if backend is None:
+                continue
+            try:
+                with sdpa_kernel([backend]):
+                    self.F.scaled_dot_product_attention(qg, sess.k[0], sess.v[0], attn_mask=valid)
+                self.torch.cuda.synchronize()
+            except RuntimeError:
+                continue
+            self.decode_sdpa = backend
+            return name.lower()
+        return None
+
     def _qkv(self, lw, x, B, T, cos, sin):
         c = self.cfg
         hd = self.hd
@@ -124,7 +168,8 @@ class TorchLlama:
             # GQA without copying the cache: the G query heads that share a kv head become G
             # query rows of it; all rows see the same positions 0..pos.
             qg = q.reshape(B, c["kv_heads"], self.groups, hd)
-            o = F.scaled_dot_product_attention(qg, sess.k[i], sess.v[i], attn_mask=valid)
+            with self.decode_attention():
+                o = F.scaled_dot_product_attention(qg, sess.k[i], sess.v[i], attn_mask=valid)
             x = x + F.linear(o.reshape(B, 1, c["heads"] * hd), lw["wo"])
             x = self._mlp(lw, x)
         logits = self._logits(x)
@@ -219,6 +264,7 @@ def run_torch(proto, args, torch, t_imports):
         prompt_dev = torch.zeros((B, Pl), dtype=torch.long, device=dev)
         use_graph, reason = False, None
         t = time.perf_counter()
+        sdpa_decode = model.pin_decode_attention(sess)
         if want_graph:
             try:
                 sess.capture()
@@ -286,6 +332,7 @@ def run_torch(proto, args, torch, t_imports):
                     "backend": "torch",
                     "decode_mode": mode,
                     "decode_mode_reason": reason,
+                    "sdpa_decode": sdpa_decode,
                     "sdpa_flash": sdpa_flag(torch, "flash_sdp_enabled"),
                     "sdpa_mem_efficient": sdpa_flag(torch, "mem_efficient_sdp_enabled"),
                     "timer": "perf_counter_after_sync",

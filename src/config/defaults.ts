@@ -10,7 +10,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Runs]: '3',
   [Inputs.MaxRuns]: '12',
   [Inputs.TimeBudget]: '0',
-  [Inputs.WarmupRuns]: '1',
+  [Inputs.WarmupRuns]: '0',
   [Inputs.Device]: 'gpu',
   [Inputs.GpuAccess]: 'gpus',
   [Inputs.Gpus]: 'all',
