@@ -28,9 +28,12 @@ import { EnvironmentError } from './util/errors.js'
 import {
   containerSpec,
   killCheckContainers,
+  removeCheckContainersNow,
+  leftoverRestoreFiles,
+  restoreFileFor,
+  type PresentGpu,
   prepareIoFolders,
   type IoFolders,
-  POWER_RESTORE_FILE,
   restoreFromFile,
   validateCaps,
   sweepPowerCaps,
@@ -62,6 +65,8 @@ import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
 import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
+import { appendAll } from './util/arrays.js'
+import { killAllTrees } from './util/process-tree.js'
 
 export interface CheckOutcome {
   summary: CheckSummary
@@ -176,10 +181,23 @@ function processSpec(
 }
 
 /** Cancels the check on SIGINT/SIGTERM (Actions sends SIGINT then SIGTERM on cancel). */
-function cancelOnSignals(logger: Logger): { signal: AbortSignal; dispose: () => void } {
+function cancelOnSignals(
+  logger: Logger,
+  forcedCleanup: () => void
+): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {
-    logger.warn(`received ${sig}: stopping the check, keeping what was measured`)
+    if (controller.signal.aborted) {
+      // A second signal: leave now. The INCOMPLETE report written before the check started stays; every
+      // process tree still running is killed, containers removed (bounded), nothing is awaited.
+      logger.warn(`received ${sig} again: exiting now; the results folder keeps the INCOMPLETE report`)
+      killAllTrees()
+      forcedCleanup()
+      process.exit(128 + (os.constants.signals[sig] ?? 1))
+    }
+    logger.warn(
+      `received ${sig}: stopping the check, keeping what was measured (send it again to exit at once)`
+    )
     controller.abort()
   }
   process.on('SIGINT', handler)
@@ -288,7 +306,7 @@ export async function runCheck(
   const started = new Date()
   const checkId = newCheckId()
   const dir = workloadsDir()
-  const writer = ResultsWriter.open(config.out)
+  const writer = ResultsWriter.open(config.out, config.workspace ?? path.dirname(config.out))
   const state: CheckState = {
     pre: { results: [], gpus: null, images: new Map(), runtimeVersion: null, warnings: [] },
     exec: {
@@ -315,7 +333,10 @@ export async function runCheck(
     throw new EnvironmentError(
       `cannot write the results folder ${config.out} (input 'out'): ${unwritable[0]}; free space there, or choose another out`
     )
-  const cancel = cancelOnSignals(logger)
+  const cancel = cancelOnSignals(logger, () => {
+    if (config.arms.some(a => a.kind === 'container'))
+      removeCheckContainersNow(config.containerRuntime, checkId)
+  })
   try {
     await measure(config, logger, checkId, dir, writer, state, cancel.signal, externalSignal)
   } catch (error) {
@@ -417,7 +438,7 @@ async function measure(
     if (p.status === 'pass' || p.status === 'skip') logger.info(line)
     else logger.warn(line)
   }
-  warnings.push(...pre.warnings)
+  appendAll(warnings, pre.warnings)
   if (!hasContainer)
     notMeasured.push({
       what: 'container overhead',
@@ -437,8 +458,10 @@ async function measure(
   }
   const lanes = config.device === 'gpu' && pre.gpus ? resolveLanes(config.gpus, pre.gpus.gpus) : null
   state.lanes = lanes
-  const restoreFile = path.join(config.out, POWER_RESTORE_FILE)
-  if (config.device === 'gpu') await restoreLeftoverCaps(restoreFile, logger, warnings)
+  // Outside the tree, HMAC'd, one per GPU set (docs/security.md): never a file from the checkout.
+  const restoreFile = restoreFileFor((lanes ?? []).map(l => l.uuid ?? String(l.index)))
+  if (config.device === 'gpu' && pre.gpus)
+    await restoreLeftoverCaps(presentOf(pre.gpus.gpus), logger, warnings)
   if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
   // Sequential stopping plans up to max-runs and stops each workload once decided; a power-cap sweep keeps
   // a fixed count (one controller per cap would be needed to look per cap).
@@ -563,14 +586,25 @@ async function measure(
   state.exec = exec
 }
 
+/** GPUs present, with their power-limit ranges (a restore file is checked against them). */
+function presentOf(gpus: NonNullable<PreflightOutcome['gpus']>['gpus']): PresentGpu[] {
+  const out: PresentGpu[] = []
+  for (const g of gpus)
+    if (g.uuid && g.power_min_limit_w !== null && g.power_max_limit_w !== null)
+      out.push({ uuid: g.uuid, min_w: g.power_min_limit_w, max_w: g.power_max_limit_w })
+  return out
+}
+
 /** A check killed mid-sweep left its GPUs capped: put the limits back before measuring anything. */
-async function restoreLeftoverCaps(file: string, logger: Logger, warnings: string[]): Promise<void> {
-  const r = await restoreFromFile(file)
-  if (r === null) return
-  for (const l of r.restored)
-    logger.warn(
-      `power limit of GPU ${l.gpu} put back to ${l.limit_w} W (left capped by an earlier check, ${file})`
-    )
-  for (const f of r.failures)
-    warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
+async function restoreLeftoverCaps(present: PresentGpu[], logger: Logger, warnings: string[]): Promise<void> {
+  for (const file of leftoverRestoreFiles()) {
+    const r = await restoreFromFile(file, 'nvidia-smi', present)
+    if (r === null) continue
+    for (const l of r.restored)
+      logger.warn(
+        `power limit of GPU ${l.gpu} put back to ${l.limit_w} W (left capped by an earlier check, ${file})`
+      )
+    for (const f of r.failures)
+      warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
+  }
 }

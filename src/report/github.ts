@@ -16,6 +16,8 @@ import { checkRunRequest, createCheckRun, headSha } from './check-run.js'
 import { buildComment, runLinks, type CommentLinks } from './comment-body.js'
 import { buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
+import { appendAll } from '../util/arrays.js'
+import { appendRunnerFile, setOutput } from '../util/runner-files.js'
 
 export { decideFailure } from './verdict.js'
 
@@ -58,23 +60,22 @@ export function numberOutput(x: number | null): string {
 }
 
 export function setOutputs(summary: CheckSummary): void {
-  core.setOutput(Outputs.Verdict, summary.verdict)
-  core.setOutput(Outputs.OverheadPct, numberOutput(summary.overhead_pct))
-  core.setOutput(Outputs.PValue, numberOutput(summary.p_value))
-  core.setOutput(Outputs.ReportPath, summary.paths.report)
-  core.setOutput(Outputs.ResultsPath, summary.paths.out)
+  setOutput(Outputs.Verdict, summary.verdict)
+  setOutput(Outputs.OverheadPct, numberOutput(summary.overhead_pct))
+  setOutput(Outputs.PValue, numberOutput(summary.p_value))
+  setOutput(Outputs.ReportPath, summary.paths.report)
+  setOutput(Outputs.ResultsPath, summary.paths.out)
 }
 
 /** Appends markdown to the job summary; a warning sentence when it could not (never throws). */
-export async function writeJobSummary(markdown: string): Promise<string | null> {
+export function writeJobSummary(markdown: string): string | null {
   try {
     // Checked here because core caches the path: outside Actions, say so plainly.
     if (!process.env.GITHUB_STEP_SUMMARY)
       throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
-    await core.summary.addRaw(markdown).write()
+    appendRunnerFile('GITHUB_STEP_SUMMARY', `${markdown}${markdown.endsWith('\n') ? '' : '\n'}`)
     return null
   } catch (error) {
-    core.summary.emptyBuffer()
     return `job summary not written: ${getErrorMessage(error)}`
   }
 }
@@ -88,11 +89,15 @@ export function annotate(summary: CheckSummary): void {
       { title: `Container overhead regression: ${c.workload} ${c.metric}` }
     )
   for (const p of failedPreflight(summary))
-    core.error(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`, { title: `Preflight failed: ${p.name}` })
+    core.error(redact(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`), {
+      title: `Preflight failed: ${p.name}`
+    })
   for (const p of summary.preflight.filter(p => p.status === 'warn'))
-    core.warning(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`, { title: `Preflight warning: ${p.name}` })
+    core.warning(redact(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`), {
+      title: `Preflight warning: ${p.name}`
+    })
   if (!summary.complete)
-    core.warning(summary.incomplete_reason ?? 'the check stopped early', {
+    core.warning(redact(summary.incomplete_reason ?? 'the check stopped early'), {
       title: 'Overhead check incomplete'
     })
 }
@@ -164,7 +169,7 @@ async function artifact(
 ): Promise<number | null> {
   const files = [...opts.files]
   try {
-    files.push(...writePaperCsvs(summary, opts.rootDir, opts.telemetry))
+    appendAll(files, writePaperCsvs(summary, opts.rootDir, opts.telemetry))
   } catch (error) {
     warn(`paper CSV not written: ${getErrorMessage(error)}`)
   }
@@ -241,7 +246,7 @@ export async function publish(
   const safe = redact(markdown, opts.token ? [opts.token] : [])
 
   setOutputs(summary)
-  const notWritten = await writeJobSummary(safe)
+  const notWritten = writeJobSummary(safe)
   if (notWritten) warn(notWritten)
   annotate(summary)
 
