@@ -1,12 +1,11 @@
 /**
  * The check, one direction: config → preflight → plan → execute (+ telemetry) → analyze (+ baseline)
- * → report → gate. Only this file and the entry points wire stages together.
+ * → report → gate. Only this file and the entry points wire stages together. Over 300 lines: the
+ * ordering of the stages and the state a fault must keep (what was measured so far) live here together.
  */
 import { randomBytes } from 'node:crypto'
-import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import {
   analyzeRecords,
   compareWithBaseline,
@@ -26,19 +25,16 @@ import {
 import type { Config } from './config/index.js'
 import { EnvironmentError } from './util/errors.js'
 import {
-  containerSpec,
   killCheckContainers,
   removeCheckContainersNow,
   leftoverRestoreFiles,
   restoreFileFor,
   type PresentGpu,
   prepareIoFolders,
-  type IoFolders,
   restoreFromFile,
   validateCaps,
   sweepPowerCaps,
   type SweepOutcome,
-  nativeSpec,
   executePlan,
   type BlockDone,
   type ExecuteResult,
@@ -46,10 +42,9 @@ import {
   attribute,
   summarizeTelemetry,
   withTelemetry,
-  workloadArgs,
   workloadParams
 } from './execute/index.js'
-import { laneLabel, resolveLanes, type Lane, buildPlan, type PlannedRun } from './plan/index.js'
+import { laneLabel, resolveLanes, type Lane, buildPlan } from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
 import { preflightStage, type PreflightOutcome } from './preflight/index.js'
 import { buildReport } from './report/index.js'
@@ -61,10 +56,11 @@ import type {
   PowerCapSummary,
   TelemetrySample
 } from './types/index.js'
-import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
 import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
+import { processSpec, workloadsDir } from './execute/index.js'
+import { fingerprintFor } from './preflight/index.js'
 import { appendAll } from './util/arrays.js'
 import { killAllTrees } from './util/process-tree.js'
 
@@ -73,111 +69,8 @@ export interface CheckOutcome {
   markdown: string
 }
 
-/** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
-export function workloadsDir(): string {
-  if (process.env.GPU_OVERHEAD_WORKLOADS) return path.resolve(process.env.GPU_OVERHEAD_WORKLOADS)
-  const here = path.dirname(fileURLToPath(import.meta.url))
-  for (const candidate of [path.join(here, '..', 'workloads'), path.join(here, '..', '..', 'workloads')]) {
-    if (fs.existsSync(path.join(candidate, 'matmul.py'))) return candidate
-  }
-  throw new EnvironmentError(`cannot find the workloads folder next to ${here}; set GPU_OVERHEAD_WORKLOADS`)
-}
-
 function newCheckId(): string {
   return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`
-}
-
-function fingerprintFor(
-  arm: Arm,
-  config: Config,
-  pre: PreflightOutcome,
-  lane: Lane | null = null
-): Fingerprint {
-  const gpu = (lane && pre.gpus?.gpus.find(g => g.index === lane.index)) ?? pre.gpus?.gpus[0] ?? null
-  const image = arm.kind === 'container' && arm.image ? (pre.images.get(arm.image) ?? null) : null
-  return {
-    host: os.hostname(),
-    device: config.device,
-    gpu_name: config.device === 'gpu' ? (gpu?.name ?? null) : null,
-    gpu_uuid: config.device === 'gpu' ? (gpu?.uuid ?? null) : null,
-    driver: config.device === 'gpu' ? (pre.gpus?.driver ?? null) : null,
-    cuda: config.device === 'gpu' ? (pre.gpus?.cuda_version ?? null) : null,
-    image: arm.kind === 'container' ? arm.image : null,
-    image_digest: image?.digest ?? null,
-    runtime: arm.kind === 'container' ? config.containerRuntime : null,
-    runtime_version: arm.kind === 'container' ? pre.runtimeVersion : null,
-    gpu_access: arm.kind === 'container' && config.device === 'gpu' ? config.gpuAccess : null,
-    mig_mode: gpu?.mig_mode ?? null,
-    persistence_mode: gpu?.persistence_mode ?? null,
-    clocks:
-      gpu?.clocks_applications_graphics_mhz != null ? `${gpu.clocks_applications_graphics_mhz} MHz app` : null
-  }
-}
-
-function processSpec(
-  planned: PlannedRun,
-  config: Config,
-  checkId: string,
-  dir: string,
-  io: IoFolders | null,
-  pre: PreflightOutcome,
-  lane: Lane | null,
-  hold: boolean
-): ReturnType<typeof nativeSpec> {
-  const timeoutMs = config.runTimeoutS * 1000
-  const gpuInput = {
-    device: config.device,
-    gpuAccess: config.gpuAccess,
-    gpus: config.gpus,
-    driverMount: config.driverMount
-  }
-  if (planned.arm.kind === 'native') {
-    const ioPaths = io
-      ? { data: io.data.hostPath, checkpoint: io.checkpoint.hostPath }
-      : { data: '', checkpoint: '' }
-    return nativeSpec({
-      python: config.python,
-      workloadsDir: dir,
-      workload: planned.workload,
-      args: workloadArgs(planned.workload, config, ioPaths),
-      env: nativeGpuEnv(gpuInput, lane),
-      timeoutMs,
-      hold
-    })
-  }
-  const image = planned.arm.image ?? ''
-  const imageId = pre.images.get(image)?.id
-  // Run exactly what was inspected: the ID, never a tag that could move during the check.
-  if (!imageId)
-    throw new EnvironmentError(
-      `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
-    )
-  const ioPaths = io
-    ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
-    : { data: '', checkpoint: '' }
-  const mounts =
-    planned.workload === 'io' && io
-      ? [io.data, io.checkpoint].map(m => ({
-          host: m.hostPath,
-          container: m.containerPath,
-          readOnly: m.readOnly
-        }))
-      : []
-  return containerSpec({
-    runtime: config.containerRuntime,
-    imageRef: imageId,
-    name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
-    checkId,
-    workloadsDir: dir,
-    workload: planned.workload,
-    args: workloadArgs(planned.workload, config, ioPaths),
-    mounts,
-    gpuArgs: containerGpuArgs(gpuInput, lane),
-    env: {},
-    timeoutMs,
-    memory: config.containerMemory,
-    hold
-  })
 }
 
 /** Cancels the check on SIGINT/SIGTERM (Actions sends SIGINT then SIGTERM on cancel). */

@@ -59,12 +59,33 @@ export function numberOutput(x: number | null): string {
   return x === null || !Number.isFinite(x) ? '' : String(Number(x.toPrecision(6)))
 }
 
+/** Every comparison of the check (arms and stored baseline) as compact JSON, for downstream steps. */
+export function comparisonsOutput(summary: CheckSummary): string {
+  const all = [...(summary.analysis?.comparisons ?? []), ...(summary.baseline?.comparisons ?? [])]
+  return JSON.stringify(
+    all.map(c => ({
+      workload: c.workload,
+      metric: c.metric,
+      ...(c.params === undefined ? {} : { params: c.params }),
+      baseline: c.baseline_env,
+      candidate: c.candidate_env,
+      direction: c.direction,
+      scope: c.scope,
+      overhead_pct: (c.undefined_stats ?? []).includes('overhead_pct') ? null : c.overhead_pct,
+      ci95: c.ci95,
+      p_holm: c.scope === 'steady' ? c.p_adjusted : null,
+      verdict: c.verdict
+    }))
+  )
+}
+
 export function setOutputs(summary: CheckSummary): void {
   setOutput(Outputs.Verdict, summary.verdict)
   setOutput(Outputs.OverheadPct, numberOutput(summary.overhead_pct))
   setOutput(Outputs.PValue, numberOutput(summary.p_value))
   setOutput(Outputs.ReportPath, summary.paths.report)
   setOutput(Outputs.ResultsPath, summary.paths.out)
+  setOutput(Outputs.Comparisons, comparisonsOutput(summary))
 }
 
 /** Appends markdown to the job summary; a warning sentence when it could not (never throws). */
