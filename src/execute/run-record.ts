@@ -6,6 +6,7 @@ import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
 import type { PlannedRun } from '../plan/index.js'
 import type { ExecuteContext } from './runner.js'
 import type { ProcessResult } from './process.js'
+import { appendAll } from '../util/arrays.js'
 
 const PHASE_UNIT = 's'
 const HELD_PHASE = 'held'
@@ -119,7 +120,7 @@ export function recordRun(
   if (!planned.warmup) {
     const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
     ctx.writer.appendSamples(startup)
-    samples.push(...live, ...startup)
+    appendAll(appendAll(samples, live), startup)
   }
   ctx.writer.appendRun(record)
   return { proc, run: record, ok, samples: live.length }

@@ -7,6 +7,7 @@ import { validateImageRef } from '../config/index.js'
 import { inspectImage } from './image.js'
 import type { ImageFacts } from './image.js'
 import { checkMounts, parseMountSpec } from './mounts.js'
+import { appendAll } from '../util/arrays.js'
 import { requireGate } from './nvidia-require.js'
 
 /** What preflight needs; a small explicit slice of the run configuration. */
@@ -120,8 +121,9 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
         fix: null
       })
     } else {
-      results.push(
-        ...(await checkMounts({
+      appendAll(
+        results,
+        await checkMounts({
           image: image.ref,
           runtime: input.runtime,
           data: input.dataSpec ?? null,
@@ -130,7 +132,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
           imageId: image.id,
           label: input.checkId,
           probeMiB: input.probeMiB
-        }))
+        })
       )
     }
   }
