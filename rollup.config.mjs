@@ -26,13 +26,13 @@ const onwarn = (warning, warn) => {
 
 export default [
   {
-    input: 'src/index.ts',
+    input: 'src/entry/action/index.ts',
     output: { file: 'dist/index.js', format: 'es', inlineDynamicImports: true },
     plugins: plugins(),
     onwarn
   },
   {
-    input: 'src/cli.ts',
+    input: 'src/entry/cli/index.ts',
     output: { file: 'dist/cli.js', format: 'es', banner: '#!/usr/bin/env node', inlineDynamicImports: true },
     plugins: plugins(),
     onwarn

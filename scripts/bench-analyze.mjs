@@ -23,7 +23,7 @@ const BUDGET_RSS_MIB = 1024
 // ---- child mode: time analyzeCommand in this process ----
 if (process.argv[2] === '--child') {
   const input = process.argv[3]
-  const { analyzeCommand } = await import(pathToFileURL(join(root, 'src/analyze/analyze-command.ts')).href)
+  const { analyzeCommand } = await import(pathToFileURL(join(root, 'src/entry/cli/analyze.ts')).href)
   const t0 = performance.now()
   const result = await analyzeCommand({ input, format: 'json', maxOverheadPct: 2, alpha: 0.05 })
   const ms = performance.now() - t0

@@ -2,9 +2,9 @@
 import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { parse } from 'yaml'
-import { ACTION_ONLY, INPUT_HELP } from '../src/cli.js'
-import { Inputs, Outputs } from '../src/constants.js'
-import { VERSION } from '../src/version.js'
+import { ACTION_ONLY, INPUT_HELP } from '../src/entry/cli/index.js'
+import { Inputs, Outputs } from '../src/types/inputs.js'
+import { VERSION } from '../src/util/version.js'
 
 const action = parse(fs.readFileSync('action.yml', 'utf8')) as {
   inputs: Record<string, unknown>

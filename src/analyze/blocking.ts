@@ -8,8 +8,8 @@
  * difference), while model, driver and image still must match.
  */
 import { median } from 'simple-statistics'
-import type { Fingerprint } from '../types.js'
-import { canonicalParams } from './aggregate.js'
+import type { Fingerprint } from '../types/index.js'
+import { canonicalParams } from './run-values.js'
 
 interface BlockRow {
   workload: string

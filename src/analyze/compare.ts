@@ -8,9 +8,9 @@
  *   decide            — Holm across the gating comparisons, then verdict and reason per comparison;
  *   overallVerdict    — one verdict for the report.
  */
-import type { Analysis, Comparison, Direction, MetricScope, MetricVerdict } from '../types.js'
-import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from './aggregate.js'
-import { aggregateRows, isStartupMetric } from './aggregate.js'
+import type { Analysis, Comparison, Direction, MetricScope, MetricVerdict } from '../types/index.js'
+import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from './run-values.js'
+import { aggregateRows, isStartupMetric } from './run-values.js'
 import type { BootstrapOptions, Interval } from './stats.js'
 import {
   describe,

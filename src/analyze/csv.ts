@@ -15,9 +15,9 @@ import { access, constants } from 'node:fs/promises'
 import { StringDecoder } from 'node:string_decoder'
 import { CsvError, parse } from 'csv-parse'
 import type { Options as CsvOptions } from 'csv-parse'
-import { InputError } from '../errors.js'
-import type { ArmSeries, PartialFingerprint } from './aggregate.js'
-import { FINGERPRINT_FIELDS, RowConflictError, RunAggregator, canonicalParams } from './aggregate.js'
+import { InputError } from '../util/errors.js'
+import type { ArmSeries, PartialFingerprint } from './run-values.js'
+import { FINGERPRINT_FIELDS, RowConflictError, RunAggregator, canonicalParams } from './run-values.js'
 
 export const REQUIRED_COLUMNS = ['workload', 'environment', 'run', 'metric', 'value'] as const
 const KNOWN_OPTIONAL = ['iteration', 'unit', 'scope', 'params', 'power_cap_w'] as const

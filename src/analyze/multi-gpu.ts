@@ -11,7 +11,7 @@ import type {
   MultiGpuSummary,
   PerGpuAnalysis,
   SampleRecord
-} from '../types.js'
+} from '../types/index.js'
 import { blockScaled } from './blocking.js'
 import { analyzeRecords, type AnalyzeRecordsOptions } from './compare.js'
 import { holm } from './stats.js'

@@ -4,7 +4,7 @@
  * compares the same fixed amount of work at every cap. Medians over runs (and GPUs): robust to one odd run.
  */
 import { median } from 'simple-statistics'
-import type { PowerCapRow, PowerCapSummary, RunRecord } from '../types.js'
+import type { PowerCapRow, PowerCapSummary, RunRecord } from '../types/index.js'
 
 export function capOf(params: Record<string, unknown>): number | null {
   const v = params.power_cap_w

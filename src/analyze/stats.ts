@@ -18,7 +18,7 @@ import {
   quantileSorted,
   sampleVariance
 } from 'simple-statistics'
-import type { Descriptive } from '../types.js'
+import type { Descriptive } from '../types/index.js'
 
 // ---- distributions (jstat) ----
 
@@ -29,10 +29,6 @@ function tCdf(x: number, df: number): number {
 /** Quantile of Student's t. */
 function tInv(p: number, df: number): number {
   return jStat.studentt.inv(p, df)
-}
-/** P(Z <= z) for the standard normal. */
-function normCdf(z: number): number {
-  return jStat.normal.cdf(z, 0, 1)
 }
 
 /** Two-sided p of a t statistic; computed from the lower tail so tiny p keep their precision. */
@@ -116,99 +112,10 @@ export function welchTTest(x: readonly number[], y: readonly number[]): TTestRes
   return { t, df, p: twoSidedT(t, df), defined: true }
 }
 
-// ---- Mann–Whitney U ----
+// ---- Mann–Whitney U (exact, permutation with ties, or normal with a log-space tail) ----
 
-export interface MannWhitneyResult {
-  /** U of the first sample (number of pairs with x > y, ties counting one half), as SciPy reports it. */
-  u: number
-  /** Two-sided p. */
-  p: number
-  method: 'exact' | 'normal'
-}
-
-/** Average ranks (1-based) of `values`, ties sharing the mean of their ranks; plus the tie-group sizes. */
-function rankWithTies(values: readonly number[]): { ranks: Float64Array; ties: number[] } {
-  const n = values.length
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => values[i]! - values[j]!)
-  const ranks = new Float64Array(n)
-  const ties: number[] = []
-  let i = 0
-  while (i < n) {
-    let j = i
-    while (j + 1 < n && values[order[j + 1]!] === values[order[i]!]) j++
-    const avg = (i + j) / 2 + 1
-    for (let k = i; k <= j; k++) ranks[order[k]!] = avg
-    if (j > i) ties.push(j - i + 1)
-    i = j + 1
-  }
-  return { ranks, ties }
-}
-
-/**
- * Exact null distribution of U for samples of sizes m and n: counts[u] = number of the C(m+n, m)
- * orderings with U = u. Counted with the recurrence f(m, n, u) = f(m−1, n, u−n) + f(m, n−1, u)
- * (the largest value belongs to one sample or the other), as SciPy's `_mwu_state` does. Only additions,
- * so counts stay accurate in floating point even beyond 2^53.
- */
-function mwuCounts(m: number, n: number): Float64Array {
-  // f(0, j) = [1]: no x values, U = 0 whatever j is.
-  let prev: Float64Array[] = Array.from({ length: n + 1 }, () => Float64Array.of(1))
-  for (let i = 1; i <= m; i++) {
-    const cur: Float64Array[] = new Array<Float64Array>(n + 1)
-    cur[0] = Float64Array.of(1)
-    for (let j = 1; j <= n; j++) {
-      const poly = new Float64Array(i * j + 1)
-      const fromX = prev[j]! // largest value is an x: it beats all j y values
-      for (let k = 0; k < fromX.length; k++) poly[k + j] = poly[k + j]! + fromX[k]!
-      const fromY = cur[j - 1]! // largest value is a y: U unchanged
-      for (let k = 0; k < fromY.length; k++) poly[k] = poly[k]! + fromY[k]!
-      cur[j] = poly
-    }
-    prev = cur
-  }
-  return prev[n]!
-}
-
-/**
- * Mann–Whitney U test, two-sided. Exact null distribution (counted) when there are no ties and at least
- * one sample has ≤ 8 values — SciPy's `method='auto'` rule; otherwise the normal approximation with tie
- * correction and continuity correction (`use_continuity=True`). `method` forces one or the other.
- */
-export function mannWhitneyU(
-  x: readonly number[],
-  y: readonly number[],
-  method: 'auto' | 'exact' | 'normal' = 'auto'
-): MannWhitneyResult {
-  const n1 = x.length
-  const n2 = y.length
-  if (n1 === 0 || n2 === 0) return { u: 0, p: 1, method: 'normal' }
-  const { ranks, ties } = rankWithTies([...x, ...y])
-  let r1 = 0
-  for (let i = 0; i < n1; i++) r1 += ranks[i]!
-  const u1 = r1 - (n1 * (n1 + 1)) / 2
-  const u = Math.max(u1, n1 * n2 - u1)
-  const useExact = method === 'exact' || (method === 'auto' && ties.length === 0 && (n1 <= 8 || n2 <= 8))
-  if (useExact) {
-    const counts = mwuCounts(Math.min(n1, n2), Math.max(n1, n2))
-    // P(U >= u) = P(U <= n1·n2 − u) by symmetry; summing the short lower tail keeps precision.
-    // SciPy truncates U to an integer first (only matters when `exact` is forced on tied data).
-    const k = n1 * n2 - Math.floor(u)
-    let tail = 0
-    let total = 0
-    for (let i = 0; i < counts.length; i++) {
-      total += counts[i]!
-      if (i <= k) tail += counts[i]!
-    }
-    return { u: u1, p: Math.min(1, (2 * tail) / total), method: 'exact' }
-  }
-  const n = n1 + n2
-  const tieTerm = ties.reduce((s, t) => s + t ** 3 - t, 0)
-  const sigma = Math.sqrt(((n1 * n2) / 12) * (n + 1 - tieTerm / (n * (n - 1))))
-  // All values tied: no information at all.
-  if (!(sigma > 0)) return { u: u1, p: 1, method: 'normal' }
-  const z = (u - (n1 * n2) / 2 - 0.5) / sigma
-  return { u: u1, p: Math.min(1, Math.max(0, 2 * normCdf(-z))), method: 'normal' }
-}
+export { mannWhitneyU } from './mann-whitney.js'
+export type { MannWhitneyResult } from './mann-whitney.js'
 
 // ---- intervals of a ratio ----
 

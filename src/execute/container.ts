@@ -2,8 +2,8 @@
  * The container arm: `docker run --rm --network none` (or podman) with the workloads folder read-only,
  * the data/checkpoint bind mounts, the image by digest/ID, a run label, and the GPU per access mode.
  */
-import { CONTAINER_WORKLOADS_DIR, RUN_LABEL } from '../constants.js'
-import type { ContainerRuntime, Workload } from '../types.js'
+import { CONTAINER_WORKLOADS_DIR, RUN_LABEL } from '../types/inputs.js'
+import type { ContainerRuntime, Workload } from '../types/index.js'
 import { execCapture } from '../util/exec.js'
 import { WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'

@@ -1,9 +1,9 @@
 /** How a container gets the GPU, per `gpu-access` mode. Argument arrays only. */
 import * as fs from 'node:fs'
-import { Inputs } from '../constants.js'
-import { InputError } from '../errors.js'
-import type { Device, GpuAccess } from '../types.js'
-import type { Lane } from './lanes.js'
+import { Inputs } from '../types/inputs.js'
+import { InputError } from '../util/errors.js'
+import type { Device, GpuAccess } from '../types/index.js'
+import type { Lane } from '../plan/lanes.js'
 
 export interface GpuArgsInput {
   device: Device

@@ -4,7 +4,7 @@
  * that seed 003 warns about — reported as information, because a job that keeps its data on bind
  * mounts never pays it, and gating on it would fail every check by design.
  */
-import type { SampleEvent, SampleRecord } from '../types.js'
+import type { SampleEvent, SampleRecord } from '../types/index.js'
 
 const INFO_METRICS = new Set(['scratch_write_mb_s', 'scratch_read_mb_s', 'small_files_ops_s', 'copyup_ms'])
 

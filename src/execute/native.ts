@@ -1,6 +1,6 @@
 /** The native arm: the workload script run directly by the host's Python. */
 import * as path from 'node:path'
-import type { Workload } from '../types.js'
+import type { Workload } from '../types/index.js'
 import type { ProcessSpec } from './process.js'
 
 export interface NativeRunInput {

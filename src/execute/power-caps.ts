@@ -7,12 +7,12 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { Inputs } from '../constants.js'
-import { InputError, getErrorMessage } from '../errors.js'
+import { Inputs } from '../types/inputs.js'
+import { InputError, getErrorMessage } from '../util/errors.js'
 import type { GpuFacts } from '../preflight/gpu.js'
 import { execCapture } from '../util/exec.js'
 import { firstLine } from '../util/text.js'
-import type { Lane } from './lanes.js'
+import type { Lane } from '../plan/lanes.js'
 
 export const POWER_RESTORE_FILE = 'power-restore.json'
 

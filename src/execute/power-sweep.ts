@@ -5,8 +5,8 @@
  * once at the current limits, so the rest of the check still happens.
  */
 import type { Logger } from '../util/log.js'
-import type { PowerCapSummary } from '../types.js'
-import type { Lane } from './lanes.js'
+import type { PowerCapSummary } from '../types/index.js'
+import type { Lane } from '../plan/lanes.js'
 import { PowerLimiter } from './power-caps.js'
 import type { ExecuteResult } from './runner.js'
 

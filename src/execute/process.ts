@@ -4,7 +4,7 @@
  * cancel can kill the whole tree.
  */
 import { spawn } from 'node:child_process'
-import type { WorkloadEvent } from '../types.js'
+import type { WorkloadEvent } from '../types/index.js'
 
 export interface ProcessSpec {
   command: string

@@ -11,13 +11,13 @@ import type {
   StartEvent,
   Workload,
   WorkloadEvent
-} from '../types.js'
+} from '../types/index.js'
 import type { Logger } from '../util/log.js'
-import { laneLabel, type Lane } from './lanes.js'
+import { laneLabel, type Lane } from '../plan/lanes.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
-import type { PlannedRun } from './plan.js'
+import type { PlannedRun } from '../plan/schedule.js'
 import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
-import type { ResultsWriter } from './results.js'
+import type { ResultsWriter } from '../results/store.js'
 
 export interface ExecuteContext {
   checkId: string

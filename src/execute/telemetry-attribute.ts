@@ -2,7 +2,7 @@
  * Attribution of telemetry samples to time windows (one window per run), energy by trapezoidal
  * integration of power, EDP, and the per-(workload, environment) summary the report renders.
  */
-import type { RunRecord, TelemetrySample, TelemetrySummary } from '../types.js'
+import type { RunRecord, TelemetrySample, TelemetrySummary } from '../types/index.js'
 import { isThrottled } from './telemetry-parse.js'
 
 export interface TelemetryWindow {

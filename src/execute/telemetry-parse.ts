@@ -2,7 +2,7 @@
  * Parsing of `nvidia-smi --query-gpu=... --format=csv,noheader,nounits` lines into TelemetrySample,
  * and the telemetry.csv row format. Pure functions: no processes, no files.
  */
-import type { TelemetrySample } from '../types.js'
+import type { TelemetrySample } from '../types/index.js'
 
 /** The sampler's default field list (the order nvidia-smi prints them in is the order asked). */
 export const DEFAULT_TELEMETRY_FIELDS = [

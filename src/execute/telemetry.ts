@@ -5,8 +5,8 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import * as fs from 'node:fs'
-import type { Device, TelemetrySample } from '../types.js'
-import { InputError } from '../errors.js'
+import type { Device, TelemetrySample } from '../types/index.js'
+import { InputError } from '../util/errors.js'
 import { execCapture } from '../util/exec.js'
 import { firstLine } from '../util/text.js'
 import {

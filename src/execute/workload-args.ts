@@ -1,6 +1,6 @@
 /** The workload command line, the same for every arm; only paths differ between host and container. */
-import type { Config } from '../config.js'
-import type { Workload } from '../types.js'
+import type { Config } from '../config/config.js'
+import type { Workload } from '../types/index.js'
 
 export type WorkloadSettings = Pick<
   Config,

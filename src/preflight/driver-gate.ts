@@ -1,5 +1,5 @@
-import type { PreflightResult } from '../types.js'
-import { InputError } from '../errors.js'
+import type { PreflightResult } from '../types/index.js'
+import { InputError } from '../util/errors.js'
 import {
   compareVersions,
   driverBranch,

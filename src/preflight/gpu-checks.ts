@@ -1,4 +1,4 @@
-import type { GpuAccess, PreflightResult } from '../types.js'
+import type { GpuAccess, PreflightResult } from '../types/index.js'
 import type { GpuFacts } from './gpu.js'
 
 function label(g: GpuFacts): string {

@@ -1,4 +1,4 @@
-import { EnvironmentError, getErrorMessage } from '../errors.js'
+import { EnvironmentError, getErrorMessage } from '../util/errors.js'
 import { execCapture } from '../util/exec.js'
 import { firstLine } from '../util/text.js'
 
@@ -243,4 +243,12 @@ export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promis
             .map(p => ({ pid: p.pid, used_memory_mib: p.used_memory_mib }))
   }
   return { gpus, driver: gpus.find(g => g.driver_version)?.driver_version ?? null, cuda_version: cuda }
+}
+
+/** Whether all GPUs are data-center GPUs: true / false, or null when unknown. */
+export function allDatacenter(names: readonly (string | null)[]): boolean | null {
+  const verdicts = names.map(isDatacenterGpu)
+  if (verdicts.length === 0 || verdicts.some(v => v === null))
+    return verdicts.some(v => v === false) ? false : null
+  return verdicts.every(v => v === true)
 }

@@ -1,5 +1,5 @@
-import type { ContainerRuntime } from '../types.js'
-import { EnvironmentError, InputError } from '../errors.js'
+import type { ContainerRuntime } from '../types/index.js'
+import { EnvironmentError, InputError } from '../util/errors.js'
 import { execCapture } from '../util/exec.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
 

@@ -1,5 +1,5 @@
 /** Arm order and per-arm grouping of comparisons. Pure. */
-import type { CheckSummary, Comparison } from '../types.js'
+import type { CheckSummary, Comparison } from '../types/index.js'
 
 /** Arm labels in the order the check declared them. */
 export function armLabels(summary: CheckSummary): string[] {

@@ -2,8 +2,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { DefaultArtifactClient } from '@actions/artifact'
-import type { CheckSummary, TelemetrySample } from '../types.js'
-import { getErrorMessage } from '../errors.js'
+import type { CheckSummary, TelemetrySample } from '../types/index.js'
+import { getErrorMessage } from '../util/errors.js'
 import { paperCsv, paperCsvWorkloads } from './paper-csv.js'
 
 /** Artifact names may not contain these (upload-artifact's rule). */

@@ -1,5 +1,5 @@
 /** Mermaid `xychart-beta` charts of per-run values, one per gated workload. Pure. */
-import type { CheckSummary, Comparison, RunSeries } from '../types.js'
+import type { CheckSummary, Comparison, RunSeries } from '../types/index.js'
 import { chartNum } from './format.js'
 import { gatingComparisons } from './verdict.js'
 

@@ -1,5 +1,5 @@
 /** The table of comparisons used by the gated steady-state and the writable-layer sections. Pure. */
-import type { Comparison } from '../types.js'
+import type { Comparison } from '../types/index.js'
 import { cell, fmtP, fmtPctCi, fmtValue } from './format.js'
 import type { Table } from './table.js'
 import { table } from './table.js'

@@ -4,9 +4,9 @@
  * the job summary.
  */
 import * as core from '@actions/core'
-import type { CheckSummary, CommentMode, TelemetrySample } from '../types.js'
-import { Outputs } from '../constants.js'
-import { getErrorMessage } from '../errors.js'
+import type { CheckSummary, CommentMode, TelemetrySample } from '../types/index.js'
+import { Outputs } from '../types/inputs.js'
+import { getErrorMessage } from '../util/errors.js'
 import { uploadArtifact, writePaperCsvs } from './artifacts.js'
 import { pullRequestNumber, repository, upsertComment } from './comment.js'
 import { fmtP, redact } from './format.js'

@@ -1,5 +1,5 @@
 /** The markdown report: job summary, PR comment and report.md all render this. Pure. */
-import type { CheckSummary } from '../types.js'
+import type { CheckSummary } from '../types/index.js'
 import { redact } from './format.js'
 import type { Section } from './sections.js'
 import {

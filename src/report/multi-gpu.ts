@@ -1,5 +1,5 @@
 /** The per-GPU part of a multi-GPU check: each GPU on its own, and each GPU against its siblings. Pure. */
-import type { CheckSummary, GpuDeviation, GpuLaneInfo } from '../types.js'
+import type { CheckSummary, GpuDeviation, GpuLaneInfo } from '../types/index.js'
 import { armRank } from './arms.js'
 import { comparisonTable } from './comparison-table.js'
 import { cell, code, fmtP, fmtPctCi, fmtPlain, fmtValue } from './format.js'

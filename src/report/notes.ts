@@ -1,5 +1,5 @@
 /** The analysis' notes, each shown in the section it is about. Pure. */
-import type { CheckSummary, MetricScope } from '../types.js'
+import type { CheckSummary, MetricScope } from '../types/index.js'
 import { inline } from './format.js'
 
 const STARTUP = /\b(launch|interpreter|imports|device_init|first_kernel|total_startup|process_wall)(_s)?\b/

@@ -1,5 +1,5 @@
 /** The seed paper's CSV shape (`run,environment,time_s,gpu_util_pct`), for side-by-side comparison. Pure. */
-import type { CheckSummary, RunRecord, TelemetrySample } from '../types.js'
+import type { CheckSummary, RunRecord, TelemetrySample } from '../types/index.js'
 
 export const PAPER_CSV_HEADER = 'run,environment,time_s,gpu_util_pct'
 

@@ -1,5 +1,5 @@
 /** The power-cap sweep: time, energy and EDP per cap and arm, and the EDP-optimal cap. Pure. */
-import type { CheckSummary, PowerCapSummary } from '../types.js'
+import type { CheckSummary, PowerCapSummary } from '../types/index.js'
 import { cell, fmtValue, inline } from './format.js'
 import type { Section } from './sections.js'
 import type { Table } from './table.js'

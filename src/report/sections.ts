@@ -1,5 +1,11 @@
 /** Renderers for each part of the report. Pure: CheckSummary in, markdown out. */
-import type { CheckSummary, Comparison, Fingerprint, LatencyPercentiles, PreflightStatus } from '../types.js'
+import type {
+  CheckSummary,
+  Comparison,
+  Fingerprint,
+  LatencyPercentiles,
+  PreflightStatus
+} from '../types/index.js'
 import { armLabels, armRank } from './arms.js'
 import { primaryComparisons, runChart } from './chart.js'
 import { comparisonTable } from './comparison-table.js'

@@ -2,8 +2,8 @@
  * Start-up vs steady state: per workload and arm pair, the start-up phases in the order they happen,
  * with medians, their difference and ratio. Reported, never gated. Pure.
  */
-import type { CheckSummary, Comparison } from '../types.js'
-import { STARTUP_PHASES } from '../types.js'
+import type { CheckSummary, Comparison } from '../types/index.js'
+import { STARTUP_PHASES } from '../types/index.js'
 import { armRank, pairKey } from './arms.js'
 import { cell, code, fmtDelta, fmtP, fmtPctCi, fmtRatio, fmtValue, inline } from './format.js'
 import { analysisNotes } from './notes.js'

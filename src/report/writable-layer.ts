@@ -1,5 +1,5 @@
 /** The container's writable layer (OverlayFS tax): `info` comparisons, reported and never gated. Pure. */
-import type { CheckSummary, Comparison } from '../types.js'
+import type { CheckSummary, Comparison } from '../types/index.js'
 import { armRank } from './arms.js'
 import { comparisonTable } from './comparison-table.js'
 import { analysisNotes } from './notes.js'

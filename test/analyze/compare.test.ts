@@ -1,6 +1,6 @@
 import fc from 'fast-check'
-import type { ArmSeries } from '../../src/analyze/aggregate.js'
-import { aggregateRows, isStartupMetric } from '../../src/analyze/aggregate.js'
+import type { ArmSeries } from '../../src/analyze/run-values.js'
+import { aggregateRows, isStartupMetric } from '../../src/analyze/run-values.js'
 import {
   analyzeRecords,
   analyzeRows,
@@ -12,7 +12,7 @@ import {
   overallVerdict
 } from '../../src/analyze/compare.js'
 import { holm } from '../../src/analyze/stats.js'
-import type { Comparison, SampleRecord } from '../../src/types.js'
+import type { Comparison, SampleRecord } from '../../src/types/index.js'
 import { noise, nonFiniteNumbers, series } from './helpers.js'
 
 const opts = { baselineEnv: 'native', candidateEnv: 'container', maxOverheadPct: 2, alpha: 0.05 }

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { readResultsCsv } from '../../src/analyze/csv.js'
-import { InputError } from '../../src/errors.js'
-import { SAMPLE_CSV_COLUMNS, sampleCsvRow } from '../../src/execute/results.js'
-import type { SampleRecord } from '../../src/types.js'
+import { InputError } from '../../src/util/errors.js'
+import { SAMPLE_CSV_COLUMNS, sampleCsvRow } from '../../src/results/store.js'
+import type { SampleRecord } from '../../src/types/index.js'
 
 let dir: string
 beforeAll(() => {

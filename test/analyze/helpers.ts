@@ -1,4 +1,4 @@
-import type { ArmSeries } from '../../src/analyze/aggregate.js'
+import type { ArmSeries } from '../../src/analyze/run-values.js'
 
 export function series(
   environment: string,

@@ -7,7 +7,7 @@ import * as fs from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import { analyzeRecords } from '../../src/analyze/compare.js'
 import { gpuDeviations, multiGpuSummary, multiGpuWarnings, pooledRows } from '../../src/analyze/multi-gpu.js'
-import type { CheckSummary, GpuLaneInfo, SampleRecord } from '../../src/types.js'
+import type { CheckSummary, GpuLaneInfo, SampleRecord } from '../../src/types/index.js'
 
 const DIR = 'docs/evidence/2026-11-22-h200x2/multi-gpu'
 const summary = JSON.parse(fs.readFileSync(`${DIR}/summary.json`, 'utf8')) as CheckSummary

@@ -2,9 +2,9 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import fc from 'fast-check'
-import { loadConfig, parseArms, readConfigFile, type RawInputs } from '../../src/config.js'
-import { Inputs } from '../../src/constants.js'
-import { InputError } from '../../src/errors.js'
+import { loadConfig, parseArms, readConfigFile, type RawInputs } from '../../src/config/config.js'
+import { Inputs } from '../../src/types/inputs.js'
+import { InputError } from '../../src/util/errors.js'
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-'))
 const IMAGE = 'nvcr.io/nvidia/pytorch:25.10-py3@sha256:' + 'a'.repeat(64)

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import type { Lane } from '../../src/execute/lanes.js'
+import type { Lane } from '../../src/plan/lanes.js'
 import { PowerLimiter, restoreFromFile, validateCaps } from '../../src/execute/power-caps.js'
 import { sweepPowerCaps } from '../../src/execute/power-sweep.js'
 import type { ExecuteResult } from '../../src/execute/runner.js'
@@ -209,7 +209,7 @@ describe("the action's post step", () => {
     process.env['STATE_power-restore-file'] = restoreFile()
     process.env.PATH = `${dir}:${process.env.PATH ?? ''}`
     try {
-      const { run } = await import('../../src/main.js')
+      const { run } = await import('../../src/entry/action/main.js')
       await run()
     } finally {
       process.env = env

@@ -3,7 +3,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { parseEventLine, runProcess } from '../../src/execute/process.js'
 import { startupRecords } from '../../src/execute/runner.js'
-import type { Fingerprint } from '../../src/types.js'
+import type { Fingerprint } from '../../src/types/index.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proc-'))
 function script(name: string, body: string): string {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RunRecord, TelemetrySample } from '../../src/types.js'
+import type { RunRecord, TelemetrySample } from '../../src/types/index.js'
 import {
   attribute,
   edp,

@@ -8,8 +8,8 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { TelemetrySample } from '../../src/types.js'
-import { InputError } from '../../src/errors.js'
+import type { TelemetrySample } from '../../src/types/index.js'
+import { InputError } from '../../src/util/errors.js'
 import { TelemetrySampler } from '../../src/execute/telemetry.js'
 import { DEFAULT_TELEMETRY_FIELDS, TELEMETRY_CSV_HEADER } from '../../src/execute/telemetry-parse.js'
 

@@ -6,8 +6,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { readResults } from '../../src/execute/results.js'
-import type { CheckSummary, RunRecord, SampleRecord } from '../../src/types.js'
+import { readResults } from '../../src/results/store.js'
+import type { CheckSummary, RunRecord, SampleRecord } from '../../src/types/index.js'
 
 export const CLI = path.resolve('dist/cli.js')
 export const ACTION = path.resolve('dist/index.js')

@@ -6,9 +6,9 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { loadConfig, type RawInputs } from '../../src/config.js'
-import { Inputs } from '../../src/constants.js'
-import { InputError } from '../../src/errors.js'
+import { loadConfig, type RawInputs } from '../../src/config/config.js'
+import { Inputs } from '../../src/types/inputs.js'
+import { InputError } from '../../src/util/errors.js'
 import { containerArgs } from '../../src/execute/container.js'
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'hardening-inputs-'))

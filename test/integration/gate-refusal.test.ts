@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import type { CheckSummary } from '../../src/types.js'
+import type { CheckSummary } from '../../src/types/index.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
 const CLI = path.resolve('dist/cli.js')

@@ -6,8 +6,8 @@ import { spawn, spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { readResults } from '../../src/execute/results.js'
-import type { CheckSummary, RunRecord } from '../../src/types.js'
+import { readResults } from '../../src/results/store.js'
+import type { CheckSummary, RunRecord } from '../../src/types/index.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
 const CLI = path.resolve('dist/cli.js')

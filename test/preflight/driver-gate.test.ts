@@ -1,4 +1,4 @@
-import { InputError } from '../../src/errors.js'
+import { InputError } from '../../src/util/errors.js'
 import { gate } from '../../src/preflight/driver-gate.js'
 
 const base = { strict: false, forwardCompat: false, datacenterGpu: true as boolean | null }

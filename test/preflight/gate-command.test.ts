@@ -1,6 +1,7 @@
 import path from 'node:path'
-import { EnvironmentError, exitCodeOf, InputError } from '../../src/errors.js'
-import { allDatacenter, gateCommand } from '../../src/preflight/gate-command.js'
+import { EnvironmentError, exitCodeOf, InputError } from '../../src/util/errors.js'
+import { gateCommand } from '../../src/entry/cli/gate.js'
+import { allDatacenter } from '../../src/preflight/gpu.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 

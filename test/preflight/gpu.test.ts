@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { EnvironmentError } from '../../src/errors.js'
+import { EnvironmentError } from '../../src/util/errors.js'
 import {
   checkClocks,
   checkIsolation,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { EnvironmentError, InputError } from '../../src/errors.js'
+import { EnvironmentError, InputError } from '../../src/util/errors.js'
 import {
   forwardCompatBranches,
   inspectImage,

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { InputError } from '../../src/errors.js'
+import { InputError } from '../../src/util/errors.js'
 import {
   checkMounts,
   classifyMount,

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { EnvironmentError, InputError } from '../../src/errors.js'
-import { fingerprintFacts, preflightStatus, runPreflight } from '../../src/preflight/index.js'
+import { EnvironmentError, InputError } from '../../src/util/errors.js'
+import { fingerprintFacts, preflightStatus, runPreflight } from '../../src/preflight/run.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 

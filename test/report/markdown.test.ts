@@ -1,4 +1,4 @@
-import type { CheckSummary, Comparison, RunRecord, RunSeries } from '../../src/types.js'
+import type { CheckSummary, Comparison, RunRecord, RunSeries } from '../../src/types/index.js'
 import { DEFAULT_MAX_CHARS, REPORT_MARKER, buildReport, reportMarker } from '../../src/report/markdown.js'
 import { verdictLine } from '../../src/report/verdict.js'
 import {

@@ -1,4 +1,4 @@
-import type { CheckSummary, RunRecord, TelemetrySample } from '../../src/types.js'
+import type { CheckSummary, RunRecord, TelemetrySample } from '../../src/types/index.js'
 import { PAPER_CSV_HEADER, paperCsv, paperCsvWorkloads } from '../../src/report/paper-csv.js'
 import { incomplete, pass } from '../__fixtures__/summaries/index.js'
 

@@ -1,7 +1,7 @@
 /** The report over a real check's summary (H200, docs/evidence/2026-11-22-h200/default-check-2). */
 import * as fs from 'node:fs'
 import { buildReport } from '../../src/report/markdown.js'
-import type { CheckSummary } from '../../src/types.js'
+import type { CheckSummary } from '../../src/types/index.js'
 
 const summary = JSON.parse(
   fs.readFileSync('docs/evidence/2026-11-22-h200/default-check-2/summary.json', 'utf8')

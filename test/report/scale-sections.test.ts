@@ -7,7 +7,7 @@ import * as fs from 'node:fs'
 import { edpOptimal, powerCapRows } from '../../src/analyze/power.js'
 import { summarizeTelemetry } from '../../src/execute/telemetry-attribute.js'
 import { buildReport } from '../../src/report/markdown.js'
-import type { CheckSummary, RunRecord } from '../../src/types.js'
+import type { CheckSummary, RunRecord } from '../../src/types/index.js'
 
 const load = (dir: string): CheckSummary =>
   JSON.parse(fs.readFileSync(`docs/evidence/2026-11-22-h200x2/${dir}/summary.json`, 'utf8')) as CheckSummary

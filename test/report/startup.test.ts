@@ -1,4 +1,4 @@
-import type { CheckSummary, Comparison } from '../../src/types.js'
+import type { CheckSummary, Comparison } from '../../src/types/index.js'
 import { startupSection } from '../../src/report/startup.js'
 import { pass, severalArms } from '../__fixtures__/summaries/index.js'
 

@@ -1,4 +1,4 @@
-import type { CheckSummary } from '../../src/types.js'
+import type { CheckSummary } from '../../src/types/index.js'
 import { decideFailure } from '../../src/report/verdict.js'
 import {
   SUMMARIES,

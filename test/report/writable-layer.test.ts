@@ -1,4 +1,4 @@
-import type { CheckSummary } from '../../src/types.js'
+import type { CheckSummary } from '../../src/types/index.js'
 import { buildReport } from '../../src/report/markdown.js'
 import { gatingComparisons, verdictLine } from '../../src/report/verdict.js'
 import { writableLayerSection } from '../../src/report/writable-layer.js'

@@ -13,7 +13,7 @@ import type {
   RunSeries,
   TelemetrySummary,
   Workload
-} from '../../../src/types.js'
+} from '../../../src/types/index.js'
 
 /** mulberry32: tiny seeded PRNG, so fixtures never change between runs. */
 export function rng(seed: number): () => number {

@@ -2,7 +2,7 @@
  * PREFLIGHT FAILED: the host driver (550.54.15, CUDA 12.4) is below the CUDA 13.x floor (580) that the
  * PyTorch 25.10 image needs, so CUDA init would fail in the container; nothing was run.
  */
-import type { CheckSummary } from '../../../src/types.js'
+import type { CheckSummary } from '../../../src/types/index.js'
 import { H200_CONTAINER, H200_NATIVE, PYTORCH_IMAGE } from './build.js'
 import { pass } from './pass.js'
 

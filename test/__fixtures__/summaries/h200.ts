@@ -3,7 +3,7 @@
  * 10,000² fp32 matmul 41.0 ms (48.8 TFLOP/s) in both arms, whole process 4.4–4.9 s native vs
  * 4.9–7.7 s in the container, `docker run true` ≈ 220 ms. Fixtures add the statistics on top.
  */
-import type { LatencyPercentiles, RunRecord, RunSeries, TelemetrySummary, Workload } from '../../../src/types.js'
+import type { LatencyPercentiles, RunRecord, RunSeries, TelemetrySummary, Workload } from '../../../src/types/index.js'
 import {
   IO_PARAMS,
   LLM_PARAMS,

@@ -2,7 +2,7 @@
  * INCOMPARABLE: on an 8-GPU host the native arm ran on CUDA device 0 (FASTEST_FIRST order) while the
  * container was given /dev/nvidia3: two different boards, so no regression verdict is given.
  */
-import type { CheckSummary } from '../../../src/types.js'
+import type { CheckSummary } from '../../../src/types/index.js'
 import { H200_CONTAINER, H200_NATIVE, comparison, startupComparisons } from './build.js'
 import { h200Data } from './h200.js'
 import { pass } from './pass.js'

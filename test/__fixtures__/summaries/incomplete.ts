@@ -2,7 +2,7 @@
  * INCOMPLETE: the job was cancelled during llm run 9 (container); matmul finished, llm has 9 + 8 runs,
  * io was never reached. What was measured is analysed and shown.
  */
-import type { CheckSummary } from '../../../src/types.js'
+import type { CheckSummary } from '../../../src/types/index.js'
 import { comparison, startupComparisons } from './build.js'
 import { h200Data } from './h200.js'
 import { pass } from './pass.js'

@@ -2,7 +2,7 @@
  * INCONCLUSIVE: 10 runs per arm and an eager-mode LLM decode that is launch-bound (TPOT 14–24 ms within
  * one arm): matmul is shown equivalent, the LLM metrics can be neither shown equal nor shown worse.
  */
-import type { CheckSummary } from '../../../src/types.js'
+import type { CheckSummary } from '../../../src/types/index.js'
 import { comparison, startupComparisons } from './build.js'
 import { h200Data } from './h200.js'
 import { pass } from './pass.js'

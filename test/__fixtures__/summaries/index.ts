@@ -1,5 +1,5 @@
 /** Every summary fixture by name, for tests that run over all of them. */
-import type { CheckSummary } from '../../../src/types.js'
+import type { CheckSummary } from '../../../src/types/index.js'
 import { gateFailed } from './gate-failed.js'
 import { incomparable } from './incomparable.js'
 import { incomplete } from './incomplete.js'

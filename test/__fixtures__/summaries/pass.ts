@@ -1,5 +1,5 @@
 /** PASS: H200, PyTorch 25.10 image, matmul + llm (CUDA graphs) + io, 20 runs per arm; no steady-state overhead. */
-import type { CheckSummary } from '../../../src/types.js'
+import type { CheckSummary } from '../../../src/types/index.js'
 import {
   H200_CONTAINER,
   H200_NATIVE,

@@ -1,5 +1,5 @@
 /** REGRESSION: the container's 10,000² fp32 matmul is 3.1% slower (42.3 vs 41.0 ms); everything else as in pass. */
-import type { CheckSummary } from '../../../src/types.js'
+import type { CheckSummary } from '../../../src/types/index.js'
 import { comparison, startupComparisons } from './build.js'
 import { h200Data } from './h200.js'
 import { pass } from './pass.js'

@@ -3,7 +3,7 @@
  * newer image whose matmul is 3.4% slower. Every comparison is against native; each candidate arm has
  * its own start-up phases.
  */
-import type { CheckSummary, Comparison, RunRecord } from '../../../src/types.js'
+import type { CheckSummary, Comparison, RunRecord } from '../../../src/types/index.js'
 import { H200_CONTAINER, comparison, startupComparisons } from './build.js'
 import { h200Data } from './h200.js'
 import { pass } from './pass.js'

@@ -1,0 +1,10 @@
+/** The analyze stage's public face: other stages and the entry points import from here. */
+export * from './baseline.js'
+export * from './blocking.js'
+export * from './compare.js'
+export * from './csv.js'
+export * from './multi-gpu.js'
+export * from './power.js'
+export * from './run-values.js'
+export * from './stats.js'
+export * from './summary.js'

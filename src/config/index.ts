@@ -1,0 +1,2 @@
+/** The config stage's public face: other stages and the entry points import from here. */
+export * from './config.js'

@@ -1,0 +1,49 @@
+/**
+ * `mode: aggregate`: the fleet job of a matrix. Merges the result folders the measuring legs uploaded
+ * (never pooling different fingerprints), writes the report to the job summary, sets the outputs, uploads
+ * aggregate.md/json, and fails the step on a regression (fail-on-regression) or when nothing could be vouched for.
+ */
+import * as core from '@actions/core'
+import type { AggregateConfig } from '../../config/config.js'
+import { Outputs } from '../../types/inputs.js'
+import { CheckFailedError, EnvironmentError, ExitCode } from '../../util/errors.js'
+import { uploadArtifact } from '../../report/artifacts.js'
+import { redact } from '../../report/format.js'
+import { numberOutput, writeJobSummary } from '../../report/github.js'
+import { headlineOf } from '../../analyze/summary.js'
+import { aggregateCommand } from '../cli/aggregate.js'
+
+export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
+  for (const d of cfg.skipped)
+    core.warning(`aggregate: ${d} holds no summary.json (a leg that stopped early?); left out`)
+  core.info(`aggregate: ${cfg.dirs.length} result folder(s): ${cfg.dirs.join(', ')}`)
+  const result = aggregateCommand({
+    dirs: cfg.dirs,
+    out: cfg.out,
+    format: 'md',
+    maxOverheadPct: cfg.maxOverheadPct,
+    alpha: cfg.alpha,
+    seed: cfg.seed
+  })
+  const worst = headlineOf(result.report.groups.flatMap(g => g.analysis?.comparisons ?? []))
+  core.setOutput(Outputs.Verdict, result.report.verdict)
+  core.setOutput(Outputs.OverheadPct, numberOutput(worst.overhead_pct))
+  core.setOutput(Outputs.PValue, numberOutput(worst.p_value))
+  core.setOutput(Outputs.ReportPath, result.paths.markdown)
+  core.setOutput(Outputs.ResultsPath, cfg.out)
+  const notWritten = await writeJobSummary(redact(result.markdown))
+  if (notWritten) core.warning(notWritten)
+  const name = `gpu-overhead-aggregate-${process.env.GITHUB_RUN_ID ?? 'local'}`
+  const upload = await uploadArtifact(name, [result.paths.markdown, result.paths.json], cfg.out)
+  if (upload.error) core.warning(`artifact upload failed (the report stays in ${cfg.out}): ${upload.error}`)
+  else core.info(`artifact ${name} uploaded`)
+
+  const headline = result.markdown.split('\n').find(l => l.trim() !== '') ?? result.report.verdict
+  core.info(headline)
+  if (
+    result.exitCode === ExitCode.CheckFailed &&
+    (cfg.failOnRegression || result.report.verdict !== 'regression')
+  )
+    throw new CheckFailedError(`fleet: ${headline}`)
+  if (result.exitCode === ExitCode.UsageOrEnvironment) throw new EnvironmentError(`fleet: ${headline}`)
+}

@@ -1,0 +1,78 @@
+/**
+ * `gpu-overhead aggregate DIR...`: merge the result folders of several runners into one report,
+ * pooling only checks with identical fingerprints. Writes OUT/aggregate.md and OUT/aggregate.json and
+ * returns the text to print and the exit code; never exits the process.
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { ExitCode, InputError } from '../../util/errors.js'
+import { renderAggregateMarkdown } from '../../fleet/markdown.js'
+import { aggregate } from '../../fleet/pool.js'
+import { readSources } from '../../fleet/sources.js'
+import type { AggregateReport } from '../../fleet/types.js'
+
+export interface AggregateCommandOptions {
+  dirs: string[]
+  out: string
+  format: 'md' | 'json'
+  maxOverheadPct: number
+  alpha: number
+  seed?: number | string
+}
+
+export interface AggregateCommandResult {
+  report: AggregateReport
+  markdown: string
+  text: string
+  exitCode: number
+  paths: { markdown: string; json: string }
+}
+
+/** 0 pass or incomparable, 1 regression or a failed preflight gate on some runner, 2 nothing to vouch for. */
+export function aggregateExitCode(r: AggregateReport): number {
+  switch (r.verdict) {
+    case 'pass':
+    case 'incomparable':
+      return ExitCode.Pass
+    case 'regression':
+      return ExitCode.CheckFailed
+    case 'error':
+      // Like `run`: a failed gate is a failed check (1); anything else that vouches for nothing is 2.
+      return r.groups.some(g => g.failed_preflight.length > 0)
+        ? ExitCode.CheckFailed
+        : ExitCode.UsageOrEnvironment
+  }
+}
+
+export function aggregateCommand(opts: AggregateCommandOptions): AggregateCommandResult {
+  if (!Number.isFinite(opts.maxOverheadPct) || opts.maxOverheadPct <= 0 || opts.maxOverheadPct >= 100)
+    throw new InputError('--max-overhead', opts.maxOverheadPct, 'a percentage above 0 and below 100, e.g. 2%')
+  const sources = readSources(opts.dirs)
+  const report = aggregate(sources, {
+    maxOverheadPct: opts.maxOverheadPct,
+    alpha: opts.alpha,
+    seed: opts.seed
+  })
+  const markdown = renderAggregateMarkdown(report)
+  const json = `${JSON.stringify(report, null, 2)}\n`
+  const out = path.resolve(opts.out)
+  try {
+    fs.mkdirSync(out, { recursive: true })
+  } catch (error) {
+    throw new InputError(
+      '--out',
+      opts.out,
+      `a folder that can be created (${error instanceof Error ? error.message : String(error)})`
+    )
+  }
+  const paths = { markdown: path.join(out, 'aggregate.md'), json: path.join(out, 'aggregate.json') }
+  fs.writeFileSync(paths.markdown, markdown)
+  fs.writeFileSync(paths.json, json)
+  return {
+    report,
+    markdown,
+    text: opts.format === 'json' ? json : markdown,
+    exitCode: aggregateExitCode(report),
+    paths
+  }
+}

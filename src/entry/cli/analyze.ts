@@ -1,0 +1,129 @@
+/**
+ * `gpu-overhead analyze`: statistics only, on any long-format results CSV, optionally also against a
+ * stored baseline. The CLI parses flags and calls `analyzeCommand`; this module never exits the process.
+ */
+import { InputError } from '../../util/errors.js'
+import type { Analysis } from '../../types/index.js'
+import { JsonFileBaselineStore } from '../../analyze/baseline.js'
+import { decide, measureSeries, overallVerdict } from '../../analyze/compare.js'
+import { readResultsCsv } from '../../analyze/csv.js'
+import { renderJson, renderMarkdown } from '../../report/analysis-text.js'
+
+export interface AnalyzeCommandOptions {
+  input: string
+  baselineEnv?: string
+  candidateEnv?: string
+  baselinePath?: string
+  format: 'md' | 'json'
+  maxOverheadPct: number
+  alpha: number
+}
+
+export const DEFAULT_BASELINE_ENV = 'native'
+export const DEFAULT_CANDIDATE_ENV = 'container'
+
+/**
+ * Which two environments to compare. Named ones must exist. Defaults (native, container) are used when
+ * present; otherwise, with exactly two environments, they are taken in order of first appearance.
+ */
+export function resolveEnvironments(
+  present: readonly string[],
+  baselineEnv: string | undefined,
+  candidateEnv: string | undefined
+): { baseline: string; candidate: string; note?: string } {
+  const allowed = present.length > 0 ? present.join(', ') : '(none: the file has no rows)'
+  for (const [flag, env] of [
+    ['--baseline-env', baselineEnv],
+    ['--candidate-env', candidateEnv]
+  ] as const)
+    if (env !== undefined && !present.includes(env))
+      throw new InputError(flag, env, `an environment in the input: ${allowed}`)
+  if (baselineEnv !== undefined && baselineEnv === candidateEnv)
+    throw new InputError(
+      '--candidate-env',
+      candidateEnv,
+      'an environment other than the baseline environment'
+    )
+  let baseline = baselineEnv ?? (present.includes(DEFAULT_BASELINE_ENV) ? DEFAULT_BASELINE_ENV : undefined)
+  let candidate =
+    candidateEnv ?? (present.includes(DEFAULT_CANDIDATE_ENV) ? DEFAULT_CANDIDATE_ENV : undefined)
+  if (baseline !== undefined && candidate !== undefined && baseline !== candidate)
+    return { baseline, candidate }
+  if (present.length !== 2)
+    throw new InputError(
+      baseline === undefined ? '--baseline-env' : '--candidate-env',
+      baseline === undefined ? DEFAULT_BASELINE_ENV : DEFAULT_CANDIDATE_ENV,
+      `an environment in the input (${allowed}); name both with --baseline-env and --candidate-env`
+    )
+  // A default that collides with a named environment gives way to it.
+  if (baseline !== undefined && baseline === candidate) {
+    if (candidateEnv === undefined) candidate = undefined
+    else baseline = undefined
+  }
+  const [first, second] = present as [string, string]
+  if (baseline === undefined && candidate === undefined) [baseline, candidate] = [first, second]
+  else if (baseline === undefined) baseline = candidate === first ? second : first
+  else if (candidate === undefined) candidate = baseline === first ? second : first
+  return {
+    baseline: baseline,
+    candidate: candidate!,
+    note:
+      `No '${DEFAULT_BASELINE_ENV}'/'${DEFAULT_CANDIDATE_ENV}' pair in the input: comparing '${candidate}' ` +
+      `(candidate) with '${baseline}' (baseline), the two environments in order of first appearance.`
+  }
+}
+
+function validate(opts: AnalyzeCommandOptions): void {
+  if (!Number.isFinite(opts.maxOverheadPct) || opts.maxOverheadPct <= 0 || opts.maxOverheadPct >= 100)
+    throw new InputError(
+      '--max-overhead',
+      opts.maxOverheadPct,
+      'a percentage greater than 0 and below 100, e.g. 2'
+    )
+  if (!Number.isFinite(opts.alpha) || opts.alpha <= 0 || opts.alpha >= 0.5)
+    throw new InputError('--alpha', opts.alpha, 'a significance level between 0 and 0.5, e.g. 0.05')
+  if (opts.format !== 'md' && opts.format !== 'json')
+    throw new InputError('--format', opts.format, 'md, json')
+}
+
+export async function analyzeCommand(
+  opts: AnalyzeCommandOptions
+): Promise<{ analysis: Analysis; text: string; exitCode: number }> {
+  validate(opts)
+  const csv = await readResultsCsv(opts.input)
+  const envs = resolveEnvironments(csv.environments, opts.baselineEnv, opts.candidateEnv)
+  const settings = { maxOverheadPct: opts.maxOverheadPct, alpha: opts.alpha }
+  const { comparisons, notes } = measureSeries(csv.series, {
+    ...settings,
+    baselineEnv: envs.baseline,
+    candidateEnv: envs.candidate,
+    fingerprints: csv.fingerprints
+  })
+  const allNotes = [...(envs.note === undefined ? [] : [envs.note]), ...notes, ...csv.notes]
+
+  let baseline: Analysis['baseline']
+  if (opts.baselinePath !== undefined) {
+    const store = new JsonFileBaselineStore(opts.baselinePath)
+    baseline = await store.compare(
+      { check_id: 'analyze', series: csv.series, fingerprints: csv.fingerprints },
+      { ...settings, environments: [envs.baseline, envs.candidate] }
+    )
+  }
+
+  // One report, one Holm family: the arms comparisons and the baseline comparisons gate together.
+  const joint = decide([...comparisons, ...(baseline?.comparisons ?? [])], settings)
+  const arms = joint.slice(0, comparisons.length)
+  if (baseline !== undefined) baseline = { ...baseline, comparisons: joint.slice(comparisons.length) }
+  const analysis: Analysis = {
+    comparisons: arms,
+    verdict: overallVerdict(joint),
+    max_overhead_pct: opts.maxOverheadPct,
+    alpha: opts.alpha,
+    baseline_env: envs.baseline,
+    candidate_env: envs.candidate
+  }
+  if (allNotes.length > 0) analysis.notes = allNotes
+  if (baseline !== undefined) analysis.baseline = baseline
+  const text = opts.format === 'json' ? renderJson(analysis) : renderMarkdown(analysis)
+  return { analysis, text, exitCode: analysis.verdict === 'regression' ? 1 : 0 }
+}

@@ -1,0 +1,194 @@
+/**
+ * The CLI: `gpu-overhead run | analyze | gate | io-check | aggregate`. Exit codes: 0 pass (warnings allowed),
+ * 1 check failed, 2 bad input or environment error — always with one line saying what and how to fix.
+ */
+import { Command, CommanderError, Option } from 'commander'
+import { loadConfig, type RawInputs } from '../../config/config.js'
+import { Inputs } from '../../types/inputs.js'
+import { exitCodeOf, ExitCode, getErrorMessage } from '../../util/errors.js'
+import { consoleLogger } from '../../util/log.js'
+import { VERSION } from '../../util/version.js'
+
+/** Action inputs that are booleans: as flags, `--x` means true and `--x false` turns them off. */
+const BOOLEAN_INPUTS = new Set<Inputs>([
+  Inputs.SaveBaseline,
+  Inputs.FailOnRegression,
+  Inputs.AllowForkPrs,
+  Inputs.Telemetry,
+  Inputs.Strict
+])
+
+/** Action-only inputs: the token and comment, and the aggregate mode (the CLI has `aggregate DIR...`). */
+export const ACTION_ONLY: readonly Inputs[] = [
+  Inputs.GithubToken,
+  Inputs.Comment,
+  Inputs.Mode,
+  Inputs.AggregateDirs
+]
+
+export const INPUT_HELP: Partial<Record<Inputs, string>> = {
+  [Inputs.Image]: 'container image to compare, pinned by digest (repo:tag@sha256:…)',
+  [Inputs.Workloads]: 'comma list of matmul, llm, io',
+  [Inputs.Runs]: 'measured processes per arm and workload',
+  [Inputs.WarmupRuns]: 'warm-up processes per arm (not analysed)',
+  [Inputs.Device]: 'gpu | cpu (cpu runs the same pipeline without a GPU)',
+  [Inputs.GpuAccess]: 'how the container gets the GPU: gpus | cdi | devices',
+  [Inputs.Gpus]: 'all, or GPU indices/UUIDs; several run one process per GPU at once (per-GPU + pooled)',
+  [Inputs.ContainerRuntime]: 'docker | podman',
+  [Inputs.Arms]: 'environments compared: native, container, container:<ref> (first is the baseline)',
+  [Inputs.MaxOverhead]: 'largest acceptable overhead, e.g. 2%',
+  [Inputs.Alpha]: 'significance level',
+  [Inputs.BaselinePath]: 'baseline JSON file',
+  [Inputs.SaveBaseline]: 'append this run to the baseline file',
+  [Inputs.FailOnRegression]: 'exit 1 on a regression (false: report it, exit 0)',
+  [Inputs.AllowForkPrs]:
+    'run pull requests from forks (action only; refused by default on self-hosted runners)',
+  [Inputs.DataPath]: 'dataset folder (bound read-only at /data in the container)',
+  [Inputs.CheckpointPath]: 'checkpoint folder (bound at /checkpoints in the container)',
+  [Inputs.Out]: 'results folder',
+  [Inputs.Config]: 'YAML config file (default gpu-overhead.yml if present)',
+  [Inputs.Schedule]: 'abba | random (seeded) interleaving of arms',
+  [Inputs.Seed]: 'seed for the schedule, bootstrap and workloads',
+  [Inputs.RunTimeout]: 'seconds before one process is killed',
+  [Inputs.Telemetry]: 'sample nvidia-smi every 100 ms',
+  [Inputs.Strict]: 'fail (not warn) when the driver is older than the toolkit release driver',
+  [Inputs.DriverMount]: 'driver library folder mounted for gpu-access=devices (default /usr/local/nvidia)',
+  [Inputs.MatmulSize]: 'matrix size N (N×N); default 10000 on gpu, 512 on cpu',
+  [Inputs.MatmulDtype]: 'fp32 | tf32 | bf16 | fp16',
+  [Inputs.LlmPreset]: 'tiny | 1b | 8b (default 1b on gpu, tiny on cpu)',
+  [Inputs.CheckpointMb]: 'checkpoint size for the io workload, MiB',
+  [Inputs.Python]: 'python interpreter for the native arm',
+  [Inputs.ContainerMemory]: 'memory limit per container, e.g. 16g (empty: no limit)',
+  [Inputs.PowerCaps]: 'watts to sweep, e.g. 400,550,700 (nvidia-smi -pl as root; limits always restored)'
+}
+
+function camel(name: string): string {
+  return name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())
+}
+
+function formatOption(): Option {
+  return new Option('--format <format>', 'output format').choices(['md', 'json']).default('md')
+}
+
+/** Collects the flags the user actually gave, as raw strings keyed by input name. */
+function rawFlags(opts: Record<string, unknown>): RawInputs {
+  const raw: RawInputs = {}
+  for (const name of Object.values(Inputs)) {
+    const v = opts[camel(name)]
+    if (v === undefined) continue
+    raw[name] = v === true ? 'true' : typeof v === 'string' ? v : JSON.stringify(v)
+  }
+  return raw
+}
+
+async function runCommand(opts: Record<string, unknown>): Promise<number> {
+  const config = loadConfig({ flags: rawFlags(opts), workspace: process.cwd() })
+  const { runCheckCli } = await import('../../check.js')
+  return runCheckCli(config, consoleLogger())
+}
+
+export function buildProgram(): Command {
+  const program = new Command('gpu-overhead')
+    .description(
+      'Measure the container overhead of AI workloads on NVIDIA GPUs, with statistics, and gate on it.'
+    )
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run gpu-overhead --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeErr: s => process.stderr.write(s) })
+
+  const run = program
+    .command('run')
+    .description('run the workloads natively and in the container, analyse, report and gate')
+  for (const name of Object.values(Inputs)) {
+    if (ACTION_ONLY.includes(name)) continue
+    const help = INPUT_HELP[name] ?? name
+    run.option(BOOLEAN_INPUTS.has(name) ? `--${name} [bool]` : `--${name} <value>`, help)
+  }
+  run.action(async (opts: Record<string, unknown>) => {
+    process.exitCode = await runCommand(opts)
+  })
+
+  program
+    .command('analyze')
+    .description('statistics only, on a long-format results CSV (workload,environment,run,metric,value)')
+    .requiredOption('--input <file>', 'results CSV')
+    .option('--baseline-env <env>', 'baseline environment', 'native')
+    .option('--candidate-env <env>', 'candidate environment', 'container')
+    .option('--baseline <file>', 'baseline JSON file to compare against as well')
+    .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
+    .option('--alpha <alpha>', 'significance level', '0.05')
+    .addOption(formatOption())
+    .action(async (opts: Record<string, string>) => {
+      const { analyzeCli } = await import('./commands.js')
+      process.exitCode = await analyzeCli(opts)
+    })
+
+  program
+    .command('gate')
+    .description("driver gate: can the host driver run the image's CUDA?")
+    .option('--driver <version>', 'driver version (default: read from nvidia-smi)')
+    .option('--cuda <version>', 'CUDA version the image needs')
+    .option('--image <ref>', 'image to read the CUDA version from')
+    .option('--strict', 'fail (not warn) below the toolkit release driver', false)
+    .option('--container-runtime <runtime>', 'docker | podman', 'docker')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (opts: Record<string, unknown>) => {
+      const { gateCli } = await import('./commands.js')
+      process.exitCode = await gateCli(opts)
+    })
+
+  program
+    .command('io-check')
+    .description('where do data and checkpoints land in the container: bind mount or OverlayFS?')
+    .requiredOption('--image <ref>', 'image to start')
+    .option('--data <spec>', 'HOST:CONTAINER[:ro] bind mount, or a bare CONTAINER path')
+    .option('--ckpt <spec>', 'HOST:CONTAINER[:ro] bind mount, or a bare CONTAINER path')
+    .option('--container-runtime <runtime>', 'docker | podman', 'docker')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (opts: Record<string, unknown>) => {
+      const { ioCheckCli } = await import('./commands.js')
+      process.exitCode = await ioCheckCli(opts)
+    })
+  program
+    .command('aggregate')
+    .description(
+      'merge the result folders of several runners into one report; pools only identical fingerprints'
+    )
+    .argument('<dirs...>', 'results folders written by `gpu-overhead run` (results.jsonl + summary.json)')
+    .option('--out <dir>', 'folder for aggregate.md and aggregate.json', 'gpu-overhead-aggregate')
+    .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
+    .option('--alpha <alpha>', 'significance level', '0.05')
+    .addOption(formatOption())
+    .action(async (dirs: string[], opts: Record<string, unknown>) => {
+      const { aggregateCli } = await import('./commands.js')
+      process.exitCode = await aggregateCli(dirs, opts)
+    })
+  return program
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram()
+  try {
+    await program.parseAsync(argv)
+    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.Pass
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode === 0 ? ExitCode.Pass : ExitCode.UsageOrEnvironment
+    }
+    process.stderr.write(`gpu-overhead: ${getErrorMessage(error)}\n`)
+    return exitCodeOf(error)
+  }
+}
+
+// Only when run as a program (not when imported by tests).
+if (process.argv[1] && /(?:^|[\\/])(cli\.(?:js|ts)|gpu-overhead)$/.test(process.argv[1])) {
+  main(process.argv).then(
+    code => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`gpu-overhead: ${getErrorMessage(error)}\n`)
+      process.exit(exitCodeOf(error))
+    }
+  )
+}

@@ -1,0 +1,306 @@
+/** aggregate.md: a verdict line first, the groups, why they were not pooled, side by side, one table per group. Pure. */
+import { markdownTable } from 'markdown-table'
+import { cell, code, fmtP, fmtPctCi, fmtPlain, fmtValue, inline, redact } from '../report/format.js'
+import type { Comparison } from '../types/index.js'
+import type { AggregateGroup, AggregateReport } from './types.js'
+
+const VERDICT_WORD: Record<AggregateGroup['verdict'], string> = {
+  pass: 'PASS',
+  regression: 'REGRESSION',
+  incomparable: 'INCOMPARABLE',
+  error: 'ERROR'
+}
+
+const METRIC_WORD: Record<Comparison['verdict'], string> = {
+  regression: '**regression**',
+  equivalent: 'equivalent',
+  inconclusive: 'inconclusive',
+  incomparable: 'incomparable'
+}
+
+/** A group's status word; a pass that could not show equivalence says so, like the check's own report. */
+function groupWord(g: AggregateGroup): string {
+  return g.verdict === 'pass' && g.analysis?.verdict === 'inconclusive'
+    ? 'INCONCLUSIVE (gate passes)'
+    : VERDICT_WORD[g.verdict]
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** `sha256:9b9306dbbe7d` */
+function shortDigest(d: string | null): string {
+  if (d === null) return 'unknown digest'
+  const m = /^(sha256:)?([a-f0-9]{12})[a-f0-9]*$/.exec(d)
+  return m ? `sha256:${m[2]}` : d
+}
+
+/** `NVIDIA H200, driver 580.95.05` or `cpu`. */
+export function describeGroup(g: Pick<AggregateGroup, 'key'>): string {
+  const k = g.key
+  if (k.device === 'cpu' && k.gpu_name === null && k.driver === null) return 'cpu'
+  const parts = [
+    ...(k.device === 'gpu' ? [] : [k.device ?? 'unknown device']),
+    k.gpu_name ?? 'unknown GPU',
+    `driver ${k.driver ?? 'unknown'}`
+  ]
+  if (k.mig_mode && !/^disabled$/i.test(k.mig_mode)) parts.push(`MIG ${k.mig_mode}`)
+  return parts.join(', ')
+}
+
+function gated(g: AggregateGroup): Comparison[] {
+  return g.analysis?.comparisons.filter(c => c.scope === 'steady') ?? []
+}
+
+function describe(c: Comparison): string {
+  return `${c.workload} ${c.metric} (${c.candidate_env} vs ${c.baseline_env}) ${fmtPctCi(c.overhead_pct, c.ci95)}`
+}
+
+function worst(list: Comparison[]): Comparison | undefined {
+  return [...list].sort((a, b) => b.overhead_pct - a.overhead_pct)[0]
+}
+
+function groupWhy(g: AggregateGroup): string {
+  const regressions = gated(g).filter(c => c.verdict === 'regression')
+  const w = worst(regressions)
+  if (w) {
+    const more = regressions.length > 1 ? ` (and ${plural(regressions.length - 1, 'more metric')})` : ''
+    return `${describe(w)}${more}`
+  }
+  if (g.verdict === 'error')
+    return g.failed_preflight.length
+      ? `preflight failed: ${g.failed_preflight.join('; ')}`
+      : (g.notes.find(n => /incomplete/.test(n)) ?? 'nothing analysable was measured')
+  const incomparable = gated(g).find(c => c.verdict === 'incomparable')
+  if (incomparable) return incomparable.reason
+  const list = gated(g)
+  if (!list.length) return 'no gated steady-state metrics were measured'
+  const counts = (['equivalent', 'inconclusive', 'incomparable'] as const)
+    .map(v => [v, list.filter(c => c.verdict === v).length] as const)
+    .filter(([, n]) => n > 0)
+  if (counts.length === 1)
+    return `${list.length === 1 ? 'the' : 'all'} ${plural(list.length, 'gated metric')} ${counts[0]![0]}`
+  return `${counts.map(([v, n]) => `${n} ${v}`).join(', ')} of ${plural(list.length, 'gated metric')}`
+}
+
+const MAX_NAMED = 4
+
+/** Bold status word, an em dash, and why: the groups that decided it. */
+export function aggregateVerdictLine(r: AggregateReport): string {
+  const sources = r.groups.reduce((n, g) => n + g.sources.length, 0)
+  const tail = `${plural(sources, 'result folder')} in ${plural(r.groups.length, 'group')} (pooled only within identical fingerprints)`
+  const limit = `${fmtPlain(r.max_overhead_pct)}%`
+  const named = (g: AggregateGroup): string =>
+    `${g.id} (${describeGroup(g)}): ${groupWhy(g)}${g.verdict === 'regression' ? ` over the ${limit} limit` : ''}`
+  // A fleet can have dozens of groups: the line names a few, the tables below have them all.
+  const few = (list: AggregateGroup[]): string =>
+    list.slice(0, MAX_NAMED).map(named).join('; ') +
+    (list.length > MAX_NAMED ? `; and ${plural(list.length - MAX_NAMED, 'more group')}` : '')
+  const body =
+    r.verdict === 'pass'
+      ? `no group shows a significant overhead above ${limit}: ${few(r.groups)}`
+      : few(r.groups.filter(g => g.verdict === r.verdict))
+  // Like the check's own report: a pass that could not show equivalence everywhere says so.
+  const word =
+    r.verdict === 'pass' && r.groups.some(g => g.analysis?.verdict === 'inconclusive')
+      ? 'INCONCLUSIVE** (gate passes)'
+      : `${VERDICT_WORD[r.verdict]}**`
+  return redact(inline(`**${word} — ${body}; ${tail}`))
+}
+
+function armsCell(g: AggregateGroup): string {
+  return g.key.arms
+    .map(a =>
+      a.kind === 'native'
+        ? a.label
+        : `${a.label}: ${g.images[a.label] ?? 'image'} @ ${shortDigest(a.image_digest)}`
+    )
+    .join('; ')
+}
+
+function runsCell(g: AggregateGroup): string {
+  return g.key.arms.map(a => `${a.label} ${g.runs[a.label]?.length ?? 0}`).join(', ')
+}
+
+function groupsTable(r: AggregateReport): string {
+  const rows = [
+    [
+      'Group',
+      'Device',
+      'GPU',
+      'Driver',
+      'Arms (image @ digest)',
+      'GPU access',
+      'Sources',
+      'Runs per arm',
+      'Verdict',
+      'Worst gated metric'
+    ]
+  ]
+  for (const g of r.groups) {
+    const w = worst(gated(g))
+    const access = [...new Set(g.key.arms.filter(a => a.kind === 'container').map(a => a.gpu_access ?? '–'))]
+    rows.push([
+      g.id,
+      cell(g.key.device ?? 'unknown'),
+      cell(g.key.gpu_name ?? '–'),
+      cell(g.key.driver ?? '–'),
+      cell(armsCell(g)),
+      cell(access.join(', ') || '–'),
+      cell(g.sources.map(s => s.label).join(', ')),
+      cell(runsCell(g)),
+      groupWord(g),
+      w ? cell(`${w.workload} ${w.metric} (${w.candidate_env}) ${fmtPctCi(w.overhead_pct, w.ci95)}`) : '–'
+    ])
+  }
+  return markdownTable(rows, { align: ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r'] })
+}
+
+function notPooledSection(r: AggregateReport): string {
+  const lines = r.groups
+    .filter(g => g.not_pooled_with)
+    .map(
+      g =>
+        `- ${g.id} not pooled with ${g.not_pooled_with!.group}: ${inline(g.not_pooled_with!.differences.join('; '))}`
+    )
+  if (!lines.length)
+    return `All ${plural(r.groups[0]?.sources.length ?? 0, 'result folder')} share one fingerprint and were pooled.`
+  return [
+    `Pooling key: ${r.key_fields.map(code).join(', ')} (host names and GPU UUIDs may differ). Each group is compared with the closest earlier one:`,
+    '',
+    ...lines
+  ].join('\n')
+}
+
+function rowKey(c: Comparison): string {
+  return [c.workload, c.params ?? '', c.metric, c.baseline_env, c.candidate_env].join('\u0000')
+}
+
+/** Gated metrics, one row per (workload, metric, arm pair), one column per group. */
+function sideBySide(r: AggregateReport): string {
+  const rows = new Map<string, Comparison>()
+  for (const g of r.groups) for (const c of gated(g)) if (!rows.has(rowKey(c))) rows.set(rowKey(c), c)
+  if (!rows.size) return 'No gated steady-state metric was measured in any group.'
+  const configs = new Map<string, Set<string>>()
+  for (const c of rows.values()) {
+    const k = `${c.workload}\u0000${c.metric}`
+    configs.set(k, (configs.get(k) ?? new Set()).add(c.params ?? ''))
+  }
+  const table = [['Workload', 'Metric', 'Arms', ...r.groups.map(g => `${g.id} (${cell(describeGroup(g))})`)]]
+  for (const [k, c] of rows) {
+    const several = (configs.get(`${c.workload}\u0000${c.metric}`)?.size ?? 0) > 1
+    table.push([
+      cell(several && c.params ? `${c.workload} ${c.params}` : c.workload),
+      cell(c.metric),
+      cell(`${c.candidate_env} vs ${c.baseline_env}`),
+      ...r.groups.map(g => {
+        const m = gated(g).find(x => rowKey(x) === k)
+        return m ? `${fmtPctCi(m.overhead_pct, m.ci95)} ${METRIC_WORD[m.verdict]}` : '–'
+      })
+    ])
+  }
+  return markdownTable(table, { align: ['l', 'l', 'l', ...r.groups.map(() => 'r')] })
+}
+
+function comparisonsTable(g: AggregateGroup): string {
+  const list = g.analysis?.comparisons ?? []
+  if (!list.length) return 'Nothing was compared in this group.'
+  const configs = new Set(list.map(c => `${c.workload}\u0000${c.params ?? ''}`))
+  const workloads = new Set(list.map(c => c.workload))
+  const showParams = configs.size > workloads.size
+  const rows = [
+    [
+      'Arm',
+      'Workload',
+      'Metric',
+      'n (base/cand)',
+      `${cell(g.baseline_env)} (median)`,
+      'Arm (median)',
+      'Overhead [95% CI]',
+      'p (Holm)',
+      'Verdict'
+    ]
+  ]
+  for (const c of list) {
+    const steady = c.scope === 'steady'
+    rows.push([
+      cell(c.candidate_env),
+      cell(showParams && c.params ? `${c.workload} ${c.params}` : c.workload),
+      cell(c.metric),
+      `${c.n_baseline}/${c.n_candidate}`,
+      fmtValue(c.median_baseline, c.unit),
+      fmtValue(c.median_candidate, c.unit),
+      fmtPctCi(c.overhead_pct, c.ci95),
+      steady ? fmtP(c.p_adjusted) : '–',
+      steady
+        ? METRIC_WORD[c.verdict]
+        : `${c.verdict} (${c.scope === 'startup' ? 'start-up' : 'info'}, not gated)`
+    ])
+  }
+  return markdownTable(rows, { align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'] })
+}
+
+function groupSection(g: AggregateGroup): string {
+  const fp = g.fingerprint[g.baseline_env]
+  const facts = [
+    `device ${code(g.key.device ?? 'unknown')}`,
+    ...(g.key.device === 'gpu'
+      ? [
+          `GPU ${code(g.key.gpu_name ?? 'unknown')}`,
+          `driver ${code(g.key.driver ?? 'unknown')}`,
+          `CUDA ${code(fp?.cuda ?? 'unknown')}`
+        ]
+      : [])
+  ]
+  const arms = g.key.arms.map(a =>
+    a.kind === 'native'
+      ? `${code(a.label)} (native)`
+      : `${code(a.label)}: ${code(g.images[a.label] ?? '?')} @ ${code(a.image_digest ?? 'unknown digest')}${a.gpu_access ? `, access ${code(a.gpu_access)}` : ''}`
+  )
+  const sources = g.sources.map(
+    s =>
+      `${code(s.label)} (${s.host ?? 'unknown host'}${s.gpu_uuid ? `, ${s.gpu_uuid}` : ''}; check ${s.check_id}; runs ${Object.entries(
+        s.runs_per_arm
+      )
+        .map(([a, n]) => `${a} ${n}`)
+        .join(', ')}; its own verdict ${s.verdict})`
+  )
+  const parts = [
+    `## ${g.id} — ${inline(describeGroup(g))}: ${groupWord(g)}`,
+    '',
+    `${facts.join(', ')}. Baseline arm ${code(g.baseline_env)}. Arms: ${arms.join('; ')}.`,
+    '',
+    `Sources pooled (runs relabelled \`<source>/<run>\`): ${sources.join('; ')}.`,
+    '',
+    comparisonsTable(g)
+  ]
+  const notes = [
+    ...g.failed_preflight.map(f => `Preflight failed: ${f}`),
+    ...g.notes,
+    ...(g.analysis?.notes ?? [])
+  ]
+  if (notes.length) parts.push('', ...notes.map(n => `- ${inline(n)}`))
+  return parts.join('\n')
+}
+
+export function renderAggregateMarkdown(r: AggregateReport): string {
+  const parts = [
+    aggregateVerdictLine(r),
+    '',
+    '# GPU overhead across runners',
+    '',
+    `Limit ${fmtPlain(r.max_overhead_pct)}%, alpha ${fmtPlain(r.alpha)} (Holm within each group). Samples are pooled only within a group of identical fingerprints; groups are shown side by side, never averaged.`,
+    '',
+    '## Groups',
+    '',
+    groupsTable(r),
+    '',
+    '### Why groups were not pooled',
+    '',
+    notPooledSection(r)
+  ]
+  if (r.groups.length > 1) parts.push('', '## Side by side (gated steady-state metrics)', '', sideBySide(r))
+  for (const g of r.groups) parts.push('', groupSection(g))
+  return redact(`${parts.join('\n')}\n`)
+}

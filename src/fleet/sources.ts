@@ -1,0 +1,119 @@
+/** Read and check the result folders given to `gpu-overhead aggregate`: one per runner. */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { InputError } from '../util/errors.js'
+import { readResults, resultPaths } from '../results/store.js'
+import type { CheckSummary, SampleRecord } from '../types/index.js'
+import { ARM_KEY_FIELDS, HOST_KEY_FIELDS } from './group-key.js'
+import type { ResultSource } from './types.js'
+
+const INPUT = 'DIR'
+const ALLOWED = 'a results folder written by `gpu-overhead run` (results.jsonl + summary.json)'
+
+function bad(dir: string, why: string): InputError {
+  return new InputError(INPUT, dir, `${ALLOWED}; ${why}`)
+}
+
+function readSummary(dir: string, file: string): CheckSummary {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw bad(
+      dir,
+      `summary.json is not valid JSON (${error instanceof Error ? error.message : String(error)})`
+    )
+  }
+  const s = parsed as Partial<CheckSummary> | null
+  if (s === null || typeof s !== 'object' || s.schema !== 'gpu-overhead/summary@1')
+    throw bad(dir, `summary.json has schema ${JSON.stringify(s?.schema)}, not gpu-overhead/summary@1`)
+  if (!Array.isArray(s.arms) || s.arms.length === 0 || typeof s.fingerprints !== 'object' || !s.fingerprints)
+    throw bad(dir, 'summary.json lists no arms or fingerprints')
+  for (const arm of s.arms)
+    if (!s.fingerprints[arm.label]) throw bad(dir, `summary.json has no fingerprint for arm ${arm.label}`)
+  return s as CheckSummary
+}
+
+/**
+ * Every record must belong to an arm of the summary and carry the same pooling facts as the summary's
+ * fingerprint of that arm: a folder whose two files disagree (half-edited, or files of two checks
+ * copied together) would put samples in the wrong group.
+ */
+function checkRecords(dir: string, summary: CheckSummary, records: readonly SampleRecord[]): void {
+  for (const r of records) {
+    const fp = summary.fingerprints[r.environment]
+    if (!fp)
+      throw bad(
+        dir,
+        `results.jsonl has arm ${JSON.stringify(r.environment)}, which summary.json does not list (${summary.arms.map(a => a.label).join(', ')})`
+      )
+    for (const field of [...HOST_KEY_FIELDS, ...ARM_KEY_FIELDS]) {
+      const a = fp[field] ?? null
+      const b = r.fingerprint?.[field] ?? null
+      if (a !== b)
+        throw bad(
+          dir,
+          `results.jsonl and summary.json disagree on ${field} of arm ${r.environment} (${String(b)} vs ${String(a)})`
+        )
+    }
+  }
+}
+
+/** Read one folder; a bad folder is an InputError naming it. */
+export function readSource(dir: string, label = path.basename(path.resolve(dir))): ResultSource {
+  let stat: fs.Stats
+  try {
+    stat = fs.statSync(dir)
+  } catch {
+    throw bad(dir, 'it does not exist')
+  }
+  if (!stat.isDirectory()) throw bad(dir, 'it is not a folder')
+  const paths = resultPaths(dir)
+  for (const f of [paths.results, paths.summary])
+    if (!fs.existsSync(f)) throw bad(dir, `${path.basename(f)} is missing`)
+  const summary = readSummary(dir, paths.summary)
+  const records = readResults(paths.results)
+  checkRecords(dir, summary, records)
+  return { dir, label, summary, records }
+}
+
+/**
+ * Short unique labels: each folder's name, lengthened by parent folders where names collide
+ * (`h100/results`, `h200/results`); the path as given when even the full paths collide.
+ */
+export function sourceLabels(dirs: readonly string[]): string[] {
+  const parts = dirs.map(d => path.resolve(d).split(path.sep).filter(Boolean))
+  const depth = dirs.map(() => 1)
+  const label = (i: number): string => parts[i]!.slice(-depth[i]!).join('/')
+  for (;;) {
+    const seen = new Map<string, number[]>()
+    dirs.forEach((_, i) => seen.set(label(i), [...(seen.get(label(i)) ?? []), i]))
+    const grow = [...seen.values()].filter(ix => ix.length > 1).flat()
+    const growable = grow.filter(i => depth[i]! < parts[i]!.length)
+    if (growable.length === 0) break
+    for (const i of growable) depth[i]!++
+  }
+  return dirs.map((_, i) => label(i))
+}
+
+/** Read all folders; the same folder or the same check twice would count its runs twice, so it is refused. */
+export function readSources(dirs: readonly string[]): ResultSource[] {
+  if (dirs.length === 0) throw new InputError(INPUT, '', `${ALLOWED}; give at least one folder`)
+  const seenDir = new Map<string, string>()
+  for (const d of dirs) {
+    const abs = path.resolve(d)
+    const earlier = seenDir.get(abs)
+    if (earlier !== undefined) throw bad(d, `the same folder as ${earlier}, given twice`)
+    seenDir.set(abs, d)
+  }
+  const labels = sourceLabels(dirs)
+  const sources = dirs.map((d, i) => readSource(d, labels[i]))
+  const seenCheck = new Map<string, string>()
+  for (const s of sources) {
+    const earlier = seenCheck.get(s.summary.check_id)
+    if (earlier !== undefined)
+      throw bad(s.dir, `it holds check ${s.summary.check_id}, as ${earlier} does (a copy would count twice)`)
+    seenCheck.set(s.summary.check_id, s.dir)
+  }
+  return sources
+}

@@ -1,0 +1,171 @@
+import type { ContainerRuntime, Device, Fingerprint, GpuAccess, PreflightResult } from '../types/index.js'
+import { gate } from './driver-gate.js'
+import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
+import { allDatacenter, readGpuFacts } from './gpu.js'
+import type { GpuFacts } from './gpu.js'
+import { inspectImage, validateImageRef } from './image.js'
+import type { ImageFacts } from './image.js'
+import { checkMounts, parseMountSpec } from './mounts.js'
+
+export { gate } from './driver-gate.js'
+export type { DriverGateResult, GateInput } from './driver-gate.js'
+export { readGpuFacts } from './gpu.js'
+export type { GpuFacts, GpuReport } from './gpu.js'
+export { inspectImage, validateImageRef } from './image.js'
+export type { ImageFacts } from './image.js'
+export { checkMounts, ioCheckCommand, mountArgs, parseMountSpec } from './mounts.js'
+export type { MountSpec } from './mounts.js'
+
+/** What preflight needs; a small explicit slice of the run configuration. */
+export interface PreflightInput {
+  device: Device
+  gpuAccess: GpuAccess
+  /** Image reference, or null for a native-only run. */
+  image: string | null
+  runtime: ContainerRuntime
+  strict: boolean
+  /** Dataset mount SPEC (`HOST:CONTAINER[:ro]` or a bare container path). */
+  dataSpec?: string | null
+  /** Checkpoint mount SPEC. */
+  ckptSpec?: string | null
+  /** The GPU(s) the run uses (e.g. `all`, `0`, `MIG-<uuid>`), for the MIG check. */
+  gpuDevices?: string | null
+  /** Runtime arguments the workload containers get (GPU access, --tmpfs ...); the I/O check uses them too. */
+  extraDockerArgs?: readonly string[]
+  /** Size of the I/O probe per path (MiB); default 64. */
+  probeMiB?: number
+  /** nvidia-smi to run (default on PATH). */
+  nvidiaSmi?: string
+}
+
+export interface PreflightOutput {
+  results: PreflightResult[]
+  gpus: GpuFacts[]
+  image: ImageFacts | null
+  driver: string | null
+  /** The CUDA version the driver supports (nvidia-smi). */
+  driver_cuda: string | null
+}
+
+/**
+ * All preflight checks for a run. Throws InputError (bad image ref / mount spec) and
+ * EnvironmentError (no nvidia-smi or GPU on a GPU run, image absent and not pullable) — exit 2.
+ * Check outcomes (including a failed driver gate) come back as results; the caller decides.
+ */
+export async function runPreflight(input: PreflightInput): Promise<PreflightOutput> {
+  // Bad input first, before any slow or host-touching step.
+  if (input.image !== null) validateImageRef(input.image, 'image')
+  if (input.dataSpec) parseMountSpec(input.dataSpec, 'data')
+  if (input.ckptSpec) parseMountSpec(input.ckptSpec, 'ckpt')
+
+  const results: PreflightResult[] = []
+  let gpus: GpuFacts[] = []
+  let driver: string | null = null
+  let driverCuda: string | null = null
+  if (input.device === 'gpu') {
+    const report = await readGpuFacts({ nvidiaSmi: input.nvidiaSmi })
+    gpus = report.gpus
+    driver = report.driver
+    driverCuda = report.cuda_version
+  }
+  const image = input.image !== null ? await inspectImage(input.image, input.runtime) : null
+
+  if (input.device !== 'gpu') {
+    results.push({ name: 'driver-gate', status: 'skip', message: 'device cpu: no GPU checks', fix: null })
+  } else if (image === null) {
+    results.push({ name: 'driver-gate', status: 'skip', message: 'no image: native run only', fix: null })
+  } else if (image.required_cuda === null || driver === null) {
+    results.push({
+      name: 'driver-gate',
+      status: 'warn',
+      message:
+        driver === null
+          ? 'nvidia-smi reported no driver version; the driver gate could not run'
+          : `image ${image.ref} declares no CUDA version (CUDA_VERSION or NVIDIA_REQUIRE_CUDA=cuda>=X)` +
+            `${image.require_vacuous ? ` beyond the vacuous ${image.require_cuda ?? ''}` : ''}; the driver gate could not run`,
+      fix:
+        driver === null
+          ? 'check the NVIDIA driver'
+          : 'set ENV CUDA_VERSION in the image, or check the driver against the CUDA it bundles by hand (gpu-overhead gate --cuda X)',
+      details: { image: image.ref }
+    })
+  } else {
+    results.push(
+      gate({
+        driver,
+        cuda: image.required_cuda,
+        strict: input.strict,
+        forwardCompat: image.forward_compat,
+        datacenterGpu: allDatacenter(gpus.map(g => g.name)),
+        releaseDriver: image.cuda_driver_version,
+        driverCuda
+      })
+    )
+  }
+
+  if (input.device === 'gpu') {
+    results.push(
+      checkPersistence(gpus),
+      checkMig(gpus, input.gpuDevices),
+      checkClocks(gpus),
+      checkPowerLimit(gpus)
+    )
+    if (image !== null) results.push(checkIsolation(gpus, input.gpuAccess))
+  }
+
+  if (input.dataSpec || input.ckptSpec) {
+    if (image === null) {
+      results.push({
+        name: 'mounts',
+        status: 'skip',
+        message: 'no image: mount checks apply to containers only',
+        fix: null
+      })
+    } else {
+      results.push(
+        ...(await checkMounts({
+          image: image.ref,
+          runtime: input.runtime,
+          data: input.dataSpec ?? null,
+          ckpt: input.ckptSpec ?? null,
+          extraDockerArgs: input.extraDockerArgs,
+          probeMiB: input.probeMiB
+        }))
+      )
+    }
+  }
+
+  return { results, gpus, image, driver, driver_cuda: driverCuda }
+}
+
+/** Overall status of a set of results: fail > warn > pass (skip counts as pass). */
+export function preflightStatus(results: readonly PreflightResult[]): 'pass' | 'warn' | 'fail' {
+  if (results.some(r => r.status === 'fail')) return 'fail'
+  if (results.some(r => r.status === 'warn')) return 'warn'
+  return 'pass'
+}
+
+/** The fingerprint fields preflight knows (the first GPU's; the caller fills host, runtime, access). */
+export function fingerprintFacts(
+  out: Pick<PreflightOutput, 'gpus' | 'image' | 'driver' | 'driver_cuda'>
+): Pick<
+  Fingerprint,
+  'gpu_name' | 'gpu_uuid' | 'driver' | 'cuda' | 'image_digest' | 'mig_mode' | 'persistence_mode' | 'clocks'
+> {
+  const g = out.gpus[0]
+  const clocks =
+    g === undefined
+      ? null
+      : `applications ${g.clocks_applications_graphics_mhz ?? '?'} MHz (default ${g.clocks_default_applications_graphics_mhz ?? '?'}), ` +
+        `max sm ${g.clocks_max_sm_mhz ?? '?'} MHz, power limit ${g.power_limit_w ?? '?'} W`
+  return {
+    gpu_name: g?.name ?? null,
+    gpu_uuid: g?.uuid ?? null,
+    driver: out.driver,
+    cuda: out.image?.cuda_version ?? out.driver_cuda,
+    image_digest: out.image?.digest ?? null,
+    mig_mode: g?.mig_mode ?? null,
+    persistence_mode: g?.persistence_mode ?? null,
+    clocks
+  }
+}

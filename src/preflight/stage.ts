@@ -1,0 +1,65 @@
+/**
+ * Preflight for a whole check: GPU facts and checks once, the driver gate for every image an arm runs,
+ * mount checks with the folders the io workload will really get. Bad input and a broken environment
+ * throw (exit 2); check outcomes come back as results.
+ */
+import type { Config, MountSpec } from '../config/config.js'
+import { containerGpuArgs } from '../execute/gpu-args.js'
+import { runPreflight, type GpuReport, type ImageFacts } from './run.js'
+import type { PreflightResult } from '../types/index.js'
+import { execCapture } from '../util/exec.js'
+
+export interface PreflightOutcome {
+  results: PreflightResult[]
+  gpus: GpuReport | null
+  /** Facts per image reference an arm runs. */
+  images: Map<string, ImageFacts>
+  runtimeVersion: string | null
+  warnings: string[]
+}
+
+function specOf(m: MountSpec | null): string | null {
+  return m ? `${m.hostPath}:${m.containerPath}${m.readOnly ? ':ro' : ''}` : null
+}
+
+export async function preflightStage(
+  config: Config,
+  io: { data: MountSpec; checkpoint: MountSpec } | null
+): Promise<PreflightOutcome> {
+  const images = [...new Set(config.arms.flatMap(a => (a.kind === 'container' && a.image ? [a.image] : [])))]
+  const base = {
+    device: config.device,
+    gpuAccess: config.gpuAccess,
+    runtime: config.containerRuntime,
+    strict: config.strict,
+    gpuDevices: config.gpus === 'all' ? 'all' : config.gpus.join(','),
+    extraDockerArgs: containerGpuArgs(config)
+  }
+  const results: PreflightResult[] = []
+  const facts = new Map<string, ImageFacts>()
+  let gpus: GpuReport | null = null
+  const first = images[0] ?? null
+  const rest = images.slice(1)
+  const out = await runPreflight({
+    ...base,
+    image: first ?? null,
+    dataSpec: specOf(io?.data ?? null),
+    ckptSpec: specOf(io?.checkpoint ?? null)
+  })
+  results.push(...out.results)
+  if (config.device === 'gpu') gpus = { gpus: out.gpus, driver: out.driver, cuda_version: out.driver_cuda }
+  if (first && out.image) facts.set(first, out.image)
+  for (const image of rest) {
+    // Other images (image bump): only their own driver gate is new.
+    const more = await runPreflight({ ...base, image })
+    if (more.image) facts.set(image, more.image)
+    for (const r of more.results.filter(r => r.name === 'driver-gate'))
+      results.push({ ...r, name: `driver-gate (${image})` })
+  }
+  let runtimeVersion: string | null = null
+  if (images.length) {
+    const v = await execCapture(config.containerRuntime, ['version', '--format', '{{.Server.Version}}'])
+    runtimeVersion = v.exitCode === 0 ? v.stdout.trim() : null
+  }
+  return { results, gpus, images: facts, runtimeVersion, warnings: [] }
+}

@@ -1,0 +1,95 @@
+/** Text output of `gpu-overhead analyze`: a markdown table (verdict line first) or JSON. */
+import { markdownTable } from 'markdown-table'
+import type { Analysis, Comparison } from '../types/index.js'
+import { formatOverhead, formatP } from '../analyze/compare.js'
+
+/** 4 significant digits, no exponent for ordinary magnitudes. */
+function num(x: number): string {
+  if (x === 0) return '0'
+  const a = Math.abs(x)
+  if (a >= 1e-3 && a < 1e7) return String(Number(x.toPrecision(4)))
+  return x.toPrecision(3)
+}
+
+function label(c: Comparison): string {
+  return c.params === undefined ? c.workload : `${c.workload} ${c.params}`
+}
+
+function table(comparisons: readonly Comparison[]): string {
+  const rows = comparisons.map(c => [
+    label(c),
+    c.unit === '' ? c.metric : `${c.metric} (${c.unit})`,
+    c.scope === 'startup' ? 'start-up' : c.scope,
+    `${c.n_baseline}/${c.n_candidate}`,
+    num(c.median_baseline),
+    num(c.median_candidate),
+    `${formatOverhead(c)}${c.ci_method === 't-delta' ? ' t' : ''}`,
+    formatP(c.p_adjusted),
+    formatP(c.tost.p),
+    `${num(c.mde_pct)}%`,
+    c.verdict
+  ])
+  return markdownTable(
+    [
+      [
+        'Workload',
+        'Metric',
+        'Scope',
+        'Runs (base/cand)',
+        'Baseline median',
+        'Candidate median',
+        'Overhead [95% CI]',
+        'p (Holm)',
+        'TOST p',
+        'MDE',
+        'Verdict'
+      ],
+      ...rows
+    ],
+    { align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] }
+  )
+}
+
+/** Markdown: verdict line, table, one reason per comparison, notes, then the baseline comparison. */
+export function renderMarkdown(analysis: Analysis): string {
+  const base = analysis.baseline_env ?? 'baseline'
+  const cand = analysis.candidate_env ?? 'candidate'
+  const gating = analysis.comparisons.filter(c => c.scope === 'steady').length
+  const out: string[] = [
+    `**Verdict: ${analysis.verdict}** — ${cand} vs ${base}, max overhead ${analysis.max_overhead_pct}%, ` +
+      `alpha ${analysis.alpha}, Holm across ${gating} gating comparison(s).`,
+    ''
+  ]
+  if (analysis.comparisons.length === 0) out.push('Nothing to compare.', '')
+  else {
+    out.push(table(analysis.comparisons), '')
+    out.push(
+      'Overhead is candidate vs baseline in the metric’s natural direction: positive = candidate worse. ' +
+        'One value per process run (median of its iterations); CI = wider of percentile bootstrap and ' +
+        'Welch t delta-method (marked t); start-up phases never gate.',
+      ''
+    )
+    for (const c of analysis.comparisons) out.push(`- ${label(c)}/${c.metric}: ${c.reason}`)
+    out.push('')
+  }
+  if (analysis.notes !== undefined && analysis.notes.length > 0) {
+    out.push('Notes:', '')
+    for (const n of analysis.notes) out.push(`- ${n}`)
+    out.push('')
+  }
+  const b = analysis.baseline
+  if (b !== undefined) {
+    out.push(`**Baseline (${b.status})**: ${b.message}`, '')
+    if (b.comparisons.length > 0) {
+      out.push(table(b.comparisons), '')
+      for (const c of b.comparisons) out.push(`- ${c.candidate_env} ${label(c)}/${c.metric}: ${c.reason}`)
+      out.push('')
+    }
+  }
+  return out.join('\n')
+}
+
+/** JSON: `{ comparisons, verdict, max_overhead_pct, alpha, ... }`; every number is finite. */
+export function renderJson(analysis: Analysis): string {
+  return JSON.stringify(analysis, null, 2) + '\n'
+}
