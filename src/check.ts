@@ -24,6 +24,9 @@ import { buildPlan, type PlannedRun } from './plan/schedule.js'
 import { ResultsWriter } from './results/store.js'
 import { executePlan, type ExecuteResult } from './execute/runner.js'
 import { TelemetrySampler, attribute, summarizeTelemetry, withTelemetry } from './execute/telemetry.js'
+import { regionTelemetry } from './execute/region.js'
+import { armStackDigest, armStacks } from './execute/index.js'
+import { explainCheck } from './analyze/index.js'
 import { workloadArgs, workloadParams } from './execute/workload-args.js'
 import { preflightStage, type PreflightOutcome } from './preflight/stage.js'
 import { buildReport } from './report/markdown.js'
@@ -185,6 +188,17 @@ function assembleSummary(
 ): CheckSummary {
   const { pre, exec, analysis } = state
   const finished = new Date()
+  const telemetry = summarizeTelemetry(exec.runs, {
+    // NVML energy covers the measured region only, so EDP uses that region's time too.
+    delaySeconds: r =>
+      r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
+  })
+  const imageEnv = Object.fromEntries(
+    config.arms.flatMap(a => {
+      const facts = a.kind === 'container' && a.image ? pre.images.get(a.image) : undefined
+      return facts ? [[a.label, facts.env]] : []
+    })
+  )
   return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
@@ -209,21 +223,32 @@ function assembleSummary(
     arms: config.arms,
     // The GPU the check ran on (its first, when several): not simply the host's first GPU.
     fingerprints: Object.fromEntries(
-      config.arms.map(a => [a.label, fingerprintFor(a, config, pre, state.lanes?.[0] ?? null)])
+      config.arms.map(a => [
+        a.label,
+        {
+          ...fingerprintFor(a, config, pre, state.lanes?.[0] ?? null),
+          stack: armStackDigest(exec.runs, a.label)
+        }
+      ])
     ),
     preflight: pre.results,
     analysis,
     latency: latencyPercentiles(exec.samples),
-    telemetry: summarizeTelemetry(exec.runs, {
-      // NVML energy covers the measured region only, so EDP uses that region's time too.
-      delaySeconds: r =>
-        r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
-    }),
+    telemetry,
     baseline: state.baseline,
     runs: exec.runs,
     series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
     ...(state.multiGpu ? { multi_gpu: state.multiGpu } : {}),
     ...(state.power ? { power: powerSummary(state.power, exec.runs) } : {}),
+    stacks: armStacks(exec.stacks ?? []),
+    image_env: imageEnv,
+    explanation: explainCheck({
+      analysis,
+      device: config.device,
+      stacks: exec.stacks ?? [],
+      telemetry,
+      imageEnv
+    }),
     not_measured: state.notMeasured,
     warnings: state.warnings,
     paths: { ...paths }
@@ -479,6 +504,10 @@ async function measure(
       exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms, gpu_index: r.gpu }))
     )
     exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
+    // And over the measured region the workload marked: start-up must not dilute it.
+    exec.runs = exec.runs.map(r =>
+      r.regions?.length ? { ...r, region: regionTelemetry(telemetry, r.regions, r.gpu) } : r
+    )
     const runKey = (r: {
       workload: string
       environment: string

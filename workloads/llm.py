@@ -23,7 +23,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+import _gpu_memory  # noqa: E402
 import _protocol as P  # noqa: E402
+import _stack  # noqa: E402
 
 PRESETS = {
     "tiny": {"dim": 64, "layers": 2, "heads": 4, "kv_heads": 2, "ffn": 172, "vocab": 256, "rope_theta": 10000.0},
@@ -94,6 +96,16 @@ def configs(args):
         {"batch_size": b, "prompt_len": p, "output_len": o, "config": "b%d_p%d_o%d" % (b, p, o)}
         for b, p, o in itertools.product(args.batch_sizes, args.prompt_lens, args.output_lens)
     ]
+
+
+def dtype_bytes(torch, dtype):
+    return torch.empty((), dtype=dtype).element_size()
+
+
+def kv_bytes_per_token(cfg, itemsize):
+    """KV-cache bytes one token costs: K and V, every layer, every KV head."""
+    head_dim = cfg["dim"] // cfg["heads"]
+    return 2 * cfg["layers"] * cfg["kv_heads"] * head_dim * itemsize
 
 
 def param_count(cfg):
@@ -507,18 +519,24 @@ def run_torch(proto, args, torch, t_imports):
                 }
             )
             proto.env(env)
+            proto.stack(_stack.collect(torch, dev))
             env_sent = True
+            if gpu:
+                # After the first configuration's warm-up, its KV cache still allocated.
+                proto.memory(_gpu_memory.collect(torch, dev, env.get("device_uuid"), kv_bytes_per_token(args.cfg, dtype_bytes(torch, dtype))))
 
         prompts = [prompt() for _ in range(args.iters)]
         rec.begin(conf)
         P.sync(torch, dev)
         e0 = energy.read_mj() if energy else None
+        proto.region("start")
         t_meas = time.perf_counter()
         for p_host in prompts:
             t0, stamps = request(p_host, use_graph)
             rec.request(t0, stamps)
         P.sync(torch, dev)
         measured_s = time.perf_counter() - t_meas
+        proto.region("end")
         e1 = energy.read_mj() if energy else None
         energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
         rec.end(measured_s, energy_j, {"decode_mode": mode, "graph_verified": verified, "energy_unavailable_reason": energy_why})
@@ -582,6 +600,7 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
     reason = "transformers model: eager decode"
     env.update({"backend": "transformers", "transformers": sys.modules["transformers"].__version__, "decode_mode": "eager", "decode_mode_reason": reason, "timer": "perf_counter_after_sync"})
     proto.env(env)
+    proto.stack(_stack.collect(torch, dev))
     energy = P.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
     gen = torch.Generator()
     gen.manual_seed(args.seed + 1)
@@ -615,11 +634,13 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
         prompts = [prompt() for _ in range(args.iters)]
         rec.begin(conf)
         e0 = energy.read_mj() if energy else None
+        proto.region("start")
         t_meas = time.perf_counter()
         for p_host in prompts:
             t0, stamps = request(p_host)
             rec.request(t0, stamps)
         measured_s = time.perf_counter() - t_meas
+        proto.region("end")
         e1 = energy.read_mj() if energy else None
         energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
         rec.end(measured_s, energy_j, {"decode_mode": "eager", "energy_unavailable_reason": energy_why})
@@ -760,6 +781,7 @@ def run_numpy(proto, args, t_imports):
     logits = model.forward(np.zeros((1, probe_len), dtype=np.int64), NumpySession(np, model, 1, probe_len), 0)
     proto.phase("first_kernel", t, time.perf_counter())
     proto.env({"backend": "numpy", "numpy": np.__version__, "torch": None, "cuda": None, "device_name": "cpu", "decode_mode": "eager", "decode_mode_reason": reason, "timer": "perf_counter"})
+    proto.stack(_stack.collect(np=np))
     rng = np.random.default_rng(args.seed + 1)
     rec = Recorder(proto)
     for conf in confs:
@@ -779,11 +801,14 @@ def run_numpy(proto, args, t_imports):
             request(rng.integers(0, args.cfg["vocab"], (B, Pl)))
         prompts = [rng.integers(0, args.cfg["vocab"], (B, Pl)) for _ in range(args.iters)]
         rec.begin(conf)
+        proto.region("start")
         t_meas = time.perf_counter()
         for prompt in prompts:
             t0, stamps = request(prompt)
             rec.request(t0, stamps)
-        rec.end(time.perf_counter() - t_meas, None, {"decode_mode": "eager", "energy_unavailable_reason": "cpu"})
+        measured_s = time.perf_counter() - t_meas
+        proto.region("end")
+        rec.end(measured_s, None, {"decode_mode": "eager", "energy_unavailable_reason": "cpu"})
     facts = rec.summary_facts()
     facts.update(
         {

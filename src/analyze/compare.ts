@@ -30,7 +30,7 @@ const LOWER_UNITS = new Set(['ms', 's', 'us', 'µs', 'ns', 'min', 'sec', 'second
 const HIGHER_UNITS = new Set(['%', '% of peak', 'tflop/s', 'gflop/s', 'tflops', 'gflops'])
 // Throughput names first: `mb_s` ends in `_s` like the time metrics do.
 const HIGHER_NAME =
-  /(^|_)(per_s|per_sec|mb_s|mib_s|gb_s|gib_s|tflops|gflops|tflop_s|throughput|tokens_s|samples_s|ops_s|bandwidth)($|_)/
+  /(^|_)(per_s|per_sec|mb_s|mib_s|gb_s|gib_s|tflops|gflops|tflop_s|throughput|tokens_s|samples_s|ops_s|bandwidth|tokens_fit)($|_)/
 const LOWER_NAME = /(_ms|_s|_us|_ns|_sec|_seconds)$/
 
 /** Which way is better for a metric: from the unit when it is known, else from the name. */
@@ -55,7 +55,7 @@ export type FingerprintMode = 'arms' | 'baseline'
 
 const FIELDS_BY_MODE: Record<FingerprintMode, (keyof PartialFingerprint)[]> = {
   arms: ['device', 'gpu_name', 'gpu_uuid', 'driver'],
-  baseline: ['device', 'gpu_name', 'gpu_uuid', 'driver', 'image_digest', 'gpu_access']
+  baseline: ['device', 'gpu_name', 'gpu_uuid', 'driver', 'image_digest', 'gpu_access', 'stack']
 }
 
 /** Fields that differ between two fingerprints; unknown (null/absent) values never count as different. */

@@ -2,12 +2,7 @@
  * GPU memory per process, from the workload's `memory` event (after warm-up), as per-process sample
  * records: compared between arms like any metric, informational unless the check gates on memory.
  */
-import type { SampleRecord } from '../types.js'
-
-export interface MemoryEvent {
-  event: 'memory'
-  [key: string]: unknown
-}
+import type { MemoryEvent, SampleRecord } from '../types/index.js'
 
 const MIB = 1024 * 1024
 

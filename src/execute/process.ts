@@ -32,7 +32,17 @@ export interface ProcessResult {
   spawnError: string | null
 }
 
-const KNOWN_EVENTS = new Set(['start', 'env', 'phase', 'sample', 'summary', 'error'])
+const KNOWN_EVENTS = new Set([
+  'start',
+  'env',
+  'phase',
+  'sample',
+  'summary',
+  'error',
+  'stack',
+  'memory',
+  'region'
+])
 const STDERR_TAIL = 4000
 
 export function parseEventLine(line: string): WorkloadEvent | null {

@@ -4,33 +4,13 @@
  * would otherwise dilute utilisation, clocks and power. Several regions per process (the LLM measures
  * one per configuration) are combined sample-weighted; energy is the sum over the windows.
  */
-import type { TelemetrySample } from '../types.js'
+import type { RegionEvent, RegionTelemetry, TelemetrySample } from '../types/index.js'
 import { attribute, type WindowTelemetry } from './telemetry-attribute.js'
 import { THROTTLE_MASK, reasonNames } from './telemetry-parse.js'
-
-export interface RegionEvent {
-  event: 'region'
-  edge: 'start' | 'end'
-  epoch_s: number
-}
 
 export interface RegionWindow {
   start_ms: number
   end_ms: number
-}
-
-/** Telemetry over a process's measured region(s). */
-export interface RegionTelemetry {
-  seconds: number
-  samples: number
-  util_pct: number | null
-  sm_clock_mhz: number | null
-  power_w: number | null
-  /** Integrated power over the windows; null when power does not cover them. */
-  energy_j: number | null
-  throttled_samples: number
-  /** Throttle reasons seen in the windows (names of clocks_event_reasons bits). */
-  reasons: string[]
 }
 
 /** Bounded: a workload marks a handful of regions; more is a broken or hostile stream. */
@@ -64,7 +44,10 @@ export function regionWindows(events: readonly unknown[]): RegionWindow[] {
   return out
 }
 
-function weighted(parts: readonly WindowTelemetry[], pick: (w: WindowTelemetry) => number | null): number | null {
+function weighted(
+  parts: readonly WindowTelemetry[],
+  pick: (w: WindowTelemetry) => number | null
+): number | null {
   let sum = 0
   let n = 0
   for (const w of parts) {

@@ -8,13 +8,17 @@ import type {
   Fingerprint,
   RunRecord,
   SampleRecord,
+  StackRecord,
   StartEvent,
   Workload,
   WorkloadEvent
 } from '../types/index.js'
 import type { Logger } from '../util/log.js'
 import { laneLabel, type Lane } from '../plan/lanes.js'
+import { memoryRecords } from './memory.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
+import { regionWindows } from './region.js'
+import { stackDigest } from './stack/digest.js'
 import type { PlannedRun } from '../plan/schedule.js'
 import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
 import type { ResultsWriter } from '../results/store.js'
@@ -35,11 +39,15 @@ export interface ExecuteContext {
   signal?: AbortSignal
   /** Prefix of progress lines, e.g. `cap 500 W`. */
   label?: string
+  /** GPU memory metrics gate (scope steady) instead of being informational. */
+  gateMemory?: boolean
 }
 
 export interface ExecuteResult {
   samples: SampleRecord[]
   runs: RunRecord[]
+  /** The stack each measured process recorded (`stack` event), in run order. */
+  stacks?: StackRecord[]
   complete: boolean
   incompleteReason: string | null
 }
@@ -108,7 +116,8 @@ async function runOnLane(
   lane: Lane | null,
   run: number,
   ctx: ExecuteContext,
-  samples: SampleRecord[]
+  samples: SampleRecord[],
+  stacks: StackRecord[]
 ): Promise<LaneOutcome> {
   const { arm, workload } = planned
   const params = ctx.paramsFor(workload)
@@ -123,8 +132,23 @@ async function runOnLane(
     fingerprint: ctx.fingerprintFor(arm, lane)
   }
   const live: SampleRecord[] = []
+  let stack: StackRecord | null = null
   const onEvent = (event: WorkloadEvent, epochMs: number): void => {
-    if (planned.warmup || event.event !== 'sample') return
+    if (event.event === 'stack' && stack === null) {
+      const { event: _kind, ...facts } = event
+      stack = { environment: arm.label, workload, run, facts }
+      // Every record after this carries the stack it was measured on.
+      base.fingerprint = { ...base.fingerprint, stack: stackDigest(facts) }
+      return
+    }
+    if (planned.warmup) return
+    if (event.event === 'memory') {
+      const records = memoryRecords(event, base, new Date(epochMs).toISOString(), ctx.gateMemory === true)
+      live.push(...records)
+      ctx.writer.appendSamples(records)
+      return
+    }
+    if (event.event !== 'sample') return
     const record: SampleRecord = {
       ...base,
       iteration: event.iteration,
@@ -165,8 +189,11 @@ async function runOnLane(
     throttled_samples: 0,
     telemetry_samples: 0,
     ...gpu,
-    params
+    params,
+    regions: regionWindows(proc.events),
+    stack: base.fingerprint.stack ?? null
   }
+  if (!planned.warmup && stack) stacks.push(stack)
   if (!planned.warmup) {
     const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
     ctx.writer.appendSamples(startup)
@@ -179,6 +206,7 @@ async function runOnLane(
 export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Promise<ExecuteResult> {
   const samples: SampleRecord[] = []
   const runs: RunRecord[] = []
+  const stacks: StackRecord[] = []
   const lanes = ctx.lanes?.length ? ctx.lanes : [null]
   const failedWorkloads = new Map<Workload, string>()
   let cancelled = false
@@ -197,7 +225,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     const L = lanes.length
     // Every lane at once: both arms meet the same neighbours on a shared host.
     const outcomes = await Promise.all(
-      lanes.map((lane, k) => runOnLane(planned, lane, (planned.run - 1) * L + k + 1, ctx, samples))
+      lanes.map((lane, k) => runOnLane(planned, lane, (planned.run - 1) * L + k + 1, ctx, samples, stacks))
     )
     for (const o of outcomes) runs.push(o.run)
 
@@ -235,6 +263,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   return {
     samples,
     runs,
+    stacks,
     complete: reasons.length === 0,
     incompleteReason: reasons.length ? reasons.join('; ') : null
   }

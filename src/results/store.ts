@@ -24,7 +24,8 @@ export const SAMPLE_CSV_COLUMNS = [
   'image_digest',
   'gpu_access',
   'gpu',
-  'power_cap_w'
+  'power_cap_w',
+  'stack'
 ] as const
 
 export function csvField(value: string | number | boolean | null | undefined): string {
@@ -51,7 +52,8 @@ export function sampleCsvRow(r: SampleRecord): string {
     f.image_digest,
     f.gpu_access,
     r.gpu,
-    typeof r.params.power_cap_w === 'number' ? r.params.power_cap_w : null
+    typeof r.params.power_cap_w === 'number' ? r.params.power_cap_w : null,
+    f.stack ?? null
   ]
     .map(csvField)
     .join(',')

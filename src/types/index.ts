@@ -2,6 +2,9 @@
  * Shared contracts between pipeline stages. Each stage takes and returns these types;
  * only main.ts / cli.ts wire stages together.
  */
+import type { ArmStack, Explanation, RegionTelemetry } from './explain.js'
+
+export * from './explain.js'
 
 export const DEVICES = ['gpu', 'cpu'] as const
 export type Device = (typeof DEVICES)[number]
@@ -63,6 +66,12 @@ export interface Fingerprint {
   mig_mode: string | null
   persistence_mode: string | null
   clocks: string | null
+  /**
+   * Digest of the software stack the arm's processes recorded (workloads/_stack.py): interpreter,
+   * libraries loaded, BLAS, precision flags, performance-relevant environment. Checks on different
+   * stacks are never pooled or compared against one baseline. Absent before the first process ran.
+   */
+  stack?: string | null
 }
 
 /** An arm: one environment compared in a check. Labels are unique within a check. */
@@ -113,7 +122,32 @@ export interface ErrorEvent {
   type: string
   message: string
 }
-export type WorkloadEvent = StartEvent | EnvEvent | PhaseEvent | SampleEvent | SummaryEvent | ErrorEvent
+/** The software stack in effect (workloads/_stack.py); free-form facts compared by the explainer. */
+export interface StackEvent {
+  event: 'stack'
+  [key: string]: unknown
+}
+/** GPU memory after warm-up (workloads/_gpu_memory.py). */
+export interface MemoryEvent {
+  event: 'memory'
+  [key: string]: unknown
+}
+/** Start or end of the measured region; telemetry is attributed to it. */
+export interface RegionEvent {
+  event: 'region'
+  edge: 'start' | 'end'
+  epoch_s: number
+}
+export type WorkloadEvent =
+  | StartEvent
+  | EnvEvent
+  | PhaseEvent
+  | SampleEvent
+  | SummaryEvent
+  | ErrorEvent
+  | StackEvent
+  | MemoryEvent
+  | RegionEvent
 
 /** Start-up phase names in order, as metrics (seconds). `launch` is measured by the runner. */
 export const STARTUP_PHASES = ['launch', 'interpreter', 'imports', 'device_init', 'first_kernel'] as const
@@ -188,6 +222,12 @@ export interface RunRecord {
   /** nvidia-smi index of the GPU the process was pinned to. */
   gpu?: number
   params: Record<string, unknown>
+  /** Measured regions the workload marked (epoch ms); the mean_* fields above cover the whole process. */
+  regions?: { start_ms: number; end_ms: number }[]
+  /** Telemetry over the measured regions; null when none was marked or nothing was sampled. */
+  region?: RegionTelemetry | null
+  /** Digest of the stack this process recorded (Fingerprint.stack). */
+  stack?: string | null
 }
 
 // ---- Analysis ----
@@ -326,6 +366,19 @@ export interface TelemetrySummary {
   /** Energy-delay product per run: joules x seconds. */
   edp_js: number | null
   throttled_samples: number
+  /**
+   * The same over the workloads' measured regions only (start-up excluded); the fields above cover
+   * the whole process. Null when no run marked a region or no sample fell inside one.
+   */
+  region?: {
+    samples: number
+    util_pct: number | null
+    sm_clock_mhz: number | null
+    power_w: number | null
+    energy_j_per_run: number | null
+    throttled_samples: number
+    reasons: string[]
+  } | null
 }
 
 export interface BaselineResult {
@@ -462,6 +515,12 @@ export interface CheckSummary {
   multi_gpu?: MultiGpuSummary
   /** Present when power caps were asked for. */
   power?: PowerCapSummary
+  /** Each arm's software stack per workload, as its processes recorded it. */
+  stacks?: ArmStack[]
+  /** Declared ENV of each container arm's image (docker image inspect), by arm label. */
+  image_env?: Record<string, Record<string, string>>
+  /** "Why the arms differ": ranked findings; null when there was nothing to compare. */
+  explanation?: Explanation | null
   not_measured: { what: string; why: string }[]
   warnings: string[]
   paths: { out: string; results: string; samples: string; telemetry: string; report: string; summary: string }

@@ -5,19 +5,16 @@
  * measured, then by how strongly such a difference changes speed. Knowledge lives in knowledge.ts;
  * nothing here names a particular variable.
  */
-import type { Comparison } from '../../types.js'
-import { DOMAINS, FACT_RULES, UNKNOWN_FACT, envKnowledge, type Domain, type Knowledge } from '../../execute/stack/knowledge.js'
+import type { Analysis, Comparison, StackRecord, TelemetrySummary } from '../../types/index.js'
+import { FACT_RULES, UNKNOWN_FACT, envKnowledge, type Knowledge } from '../../execute/index.js'
+import type { Domain } from '../../types/index.js'
 import { MEMORY_METRIC, describeDifference, isMeasuredDifference, measuredDifferences } from './measured.js'
-import { diffFlat, envOf, flatten, type Flat } from '../../execute/stack/flatten.js'
+import { GPU_SELECTION_ENV, armStacks, diffFlat, envOf, flatten, type Flat } from '../../execute/index.js'
 import { startupFindings } from './startup.js'
 import { telemetryFindings, type ArmTelemetry } from './telemetry.js'
-import type { ArmStack } from '../../execute/stack/types.js'
-import type { Explanation, Finding, FindingKind, MeasuredDifference } from './types.js'
+import type { ArmStack, Explanation, Finding, FindingKind, MeasuredDifference } from '../../types/index.js'
 
 export type { ArmTelemetry } from './telemetry.js'
-export type * from './types.js'
-export { DOMAINS, ENV_KNOWLEDGE, envKnowledge } from '../../execute/stack/knowledge.js'
-export { armStacks, flatten } from '../../execute/stack/flatten.js'
 
 export interface ExplainInput {
   baselineEnv: string
@@ -26,20 +23,33 @@ export interface ExplainInput {
   alpha: number
   stacks: readonly ArmStack[]
   /** Declared ENV of each container arm's image (docker image inspect), by arm label. */
-  imageEnv: Readonly<Record<string, readonly string[] | null>>
+  imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>
   comparisons: readonly Comparison[]
   telemetry: readonly ArmTelemetry[]
 }
 
 /** Causes (configuration) before the conditions they produce (clocks, power, utilisation). */
-const KIND_ORDER: readonly FindingKind[] = ['env', 'stack', 'throttling', 'clocks', 'memory', 'startup', 'power', 'utilization']
+const KIND_ORDER: readonly FindingKind[] = [
+  'env',
+  'stack',
+  'throttling',
+  'clocks',
+  'memory',
+  'startup',
+  'power',
+  'utilization'
+]
 
 function overlaps(a: readonly Domain[], b: readonly Domain[]): boolean {
   return a.some(d => b.includes(d))
 }
 
 /** The measured differences a finding of these domains can explain, as text. */
-function explained(domains: readonly Domain[], measured: readonly MeasuredDifference[], workloads: readonly string[]): string[] {
+function explained(
+  domains: readonly Domain[],
+  measured: readonly MeasuredDifference[],
+  workloads: readonly string[]
+): string[] {
   return measured
     .filter(m => overlaps(domains, m.domains) && (workloads.length === 0 || workloads.includes(m.workload)))
     .map(describeDifference)
@@ -64,8 +74,10 @@ function explainsOf(f: Finding, measured: readonly MeasuredDifference[]): string
 }
 
 const MEMORY_MEANING: Readonly<Record<string, string>> = {
-  gpu_mem_process_mib: 'device memory the driver charges the process (NVML): context, kernel images, library workspaces and the allocator pool',
-  gpu_mem_non_torch_mib: 'device memory outside torch’s pool: CUDA context, loaded kernel images (EAGER module loading), cuBLAS/cuDNN workspaces',
+  gpu_mem_process_mib:
+    'device memory the driver charges the process (NVML): context, kernel images, library workspaces and the allocator pool',
+  gpu_mem_non_torch_mib:
+    'device memory outside torch’s pool: CUDA context, loaded kernel images (EAGER module loading), cuBLAS/cuDNN workspaces',
   gpu_mem_reserved_mib: 'memory torch’s caching allocator holds',
   gpu_mem_peak_allocated_mib: 'peak memory of live tensors',
   kv_cache_tokens_fit: 'KV-cache tokens that still fit on the device after warm-up'
@@ -91,7 +103,11 @@ function memoryFindings(comparisons: readonly Comparison[], alpha: number): Find
     }))
 }
 
-function ruleFor(key: string, base: Flat, cand: Flat): { ignore: boolean; label: string; knowledge: Knowledge } {
+function ruleFor(
+  key: string,
+  base: Flat,
+  cand: Flat
+): { ignore: boolean; label: string; knowledge: Knowledge } {
   const rule = FACT_RULES.find(r => r.pattern.test(key))
   if (rule?.ignore) return { ignore: true, label: key, knowledge: UNKNOWN_FACT }
   const knowledge = rule?.knowledge ?? UNKNOWN_FACT
@@ -99,17 +115,14 @@ function ruleFor(key: string, base: Flat, cand: Flat): { ignore: boolean; label:
   return {
     ignore: false,
     label: rule?.label ?? key,
-    knowledge: matters ? knowledge : { ...knowledge, impact: 0, meaning: `${knowledge.meaning} (not used here)` }
+    knowledge: matters
+      ? knowledge
+      : { ...knowledge, impact: 0, meaning: `${knowledge.meaning} (not used here)` }
   }
 }
 
-function imageEnvMap(lines: readonly string[] | null | undefined): Map<string, string> {
-  const m = new Map<string, string>()
-  for (const line of lines ?? []) {
-    const i = line.indexOf('=')
-    if (i > 0) m.set(line.slice(0, i), line.slice(i + 1))
-  }
-  return m
+function imageEnvMap(env: Readonly<Record<string, string>> | undefined): Map<string, string> {
+  return new Map(Object.entries(env ?? {}))
 }
 
 /** Findings of one workload's pair of stacks; merged across workloads by key afterwards. */
@@ -118,27 +131,48 @@ function stackFindings(base: ArmStack, cand: ArmStack, image: Map<string, string
   const varies = new Set([...base.varies, ...cand.varies])
   const bf = flatten(base.facts)
   const cf = flatten(cand.facts)
+  // Facts of one kind (every numpy.blas.* key, say) make one finding, shown by its most general
+  // key (the shortest: numpy.blas.name before numpy.blas.build.version); the others are listed.
+  const groups = new Map<
+    string,
+    {
+      rule: ReturnType<typeof ruleFor>
+      diffs: { key: string; baseline: string | null; candidate: string | null }[]
+    }
+  >()
   for (const d of diffFlat(bf, cf)) {
     const rule = ruleFor(d.key, bf, cf)
     if (rule.ignore || varies.has(d.key)) continue
+    const label = rule.label === d.key ? d.key : rule.label
+    const g = groups.get(label) ?? { rule, diffs: [] }
+    g.diffs.push(d)
+    groups.set(label, g)
+  }
+  for (const [label, { rule, diffs }] of groups) {
+    const [main, ...rest] = [...diffs].sort(
+      (a, b) => a.key.length - b.key.length || a.key.localeCompare(b.key)
+    )
     out.push({
       kind: 'stack',
-      key: d.key,
-      label: rule.label === d.key ? d.key : `${rule.label} (${d.key})`,
-      baseline: d.baseline,
-      candidate: d.candidate,
-      impact: rule.knowledge.impact,
+      key: main!.key,
+      label: label === main!.key ? label : `${label} (${main!.key})`,
+      baseline: main!.baseline,
+      candidate: main!.candidate,
+      impact: Math.max(...diffs.map(d => ruleFor(d.key, bf, cf).knowledge.impact)) as Finding['impact'],
       domains: [...rule.knowledge.domains],
       explains: [],
       workloads: [base.workload],
       meaning: rule.knowledge.meaning,
       fix: rule.knowledge.fix,
-      relevant: false
+      relevant: false,
+      ...(rest.length ? { also: rest.map(d => d.key) } : {})
     })
   }
   const be = envOf(base.facts)
   const ce = envOf(cand.facts)
   for (const name of [...new Set([...be.keys(), ...ce.keys()])].sort()) {
+    // GPU selection: this tool sets it for the native arm; the container gets it by device flags.
+    if ((GPU_SELECTION_ENV as readonly string[]).includes(name)) continue
     const x = be.get(name) ?? null
     const y = ce.get(name) ?? null
     if (x === y) continue
@@ -204,11 +238,17 @@ export function explain(input: ExplainInput): Explanation {
     if (cand) raw.push(...stackFindings(base, cand, image))
   }
   raw.push(...telemetryFindings(input.telemetry, input.baselineEnv, input.candidateEnv))
-  raw.push(...startupFindings(input.comparisons, input.stacks, input.baselineEnv, input.candidateEnv, input.alpha))
+  raw.push(
+    ...startupFindings(input.comparisons, input.stacks, input.baselineEnv, input.candidateEnv, input.alpha)
+  )
   raw.push(...memoryFindings(input.comparisons, input.alpha))
   const findings = merge(raw).map(f => {
     const explains = explainsOf(f, measured)
-    return { ...f, explains, relevant: f.impact >= RELEVANT_IMPACT && explains.length > 0 && f.kind !== 'memory' }
+    return {
+      ...f,
+      explains,
+      relevant: f.impact >= RELEVANT_IMPACT && explains.length > 0 && f.kind !== 'memory'
+    }
   })
   const ranked = rank(findings)
   return {
@@ -220,4 +260,45 @@ export function explain(input: ExplainInput): Explanation {
   }
 }
 
-export const ALL_DOMAINS = DOMAINS
+/** Telemetry rows for the explainer: measured-region figures where the workloads marked a region. */
+export function armTelemetry(rows: readonly TelemetrySummary[]): ArmTelemetry[] {
+  return rows.map(t => {
+    const r = t.region
+    const samples = r?.samples ?? t.samples
+    const throttled = r ? r.throttled_samples : t.throttled_samples
+    return {
+      workload: t.workload,
+      environment: t.environment,
+      samples,
+      util_pct: r ? r.util_pct : t.mean_util_pct,
+      sm_clock_mhz: r ? r.sm_clock_mhz : t.mean_sm_clock_mhz,
+      power_w: r ? r.power_w : t.mean_power_w,
+      throttled_fraction: samples > 0 ? throttled / samples : null,
+      ...(r ? { reasons: r.reasons } : {})
+    }
+  })
+}
+
+export interface CheckExplainInput {
+  analysis: Analysis | null
+  device: 'gpu' | 'cpu'
+  stacks: readonly StackRecord[]
+  telemetry: readonly TelemetrySummary[]
+  imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>
+}
+
+/** The explanation of a check's primary pair of arms; null when nothing was compared. */
+export function explainCheck(input: CheckExplainInput): Explanation | null {
+  const a = input.analysis
+  if (!a?.baseline_env || !a.candidate_env) return null
+  return explain({
+    baselineEnv: a.baseline_env,
+    candidateEnv: a.candidate_env,
+    device: input.device,
+    alpha: a.alpha,
+    stacks: armStacks(input.stacks),
+    imageEnv: input.imageEnv,
+    comparisons: a.comparisons,
+    telemetry: armTelemetry(input.telemetry)
+  })
+}

@@ -3,9 +3,9 @@
  * a gated metric that regressed or stayed undecided, or any metric (gated, start-up, memory) that
  * shifted significantly and by more than noise — in either direction.
  */
-import type { Comparison } from '../../types.js'
-import type { Domain } from '../../execute/stack/knowledge.js'
-import type { MeasuredDifference } from './types.js'
+import type { Comparison } from '../../types/index.js'
+import type { Domain } from '../../types/index.js'
+import type { MeasuredDifference } from '../../types/index.js'
 
 /** Below these a significant shift is too small to be worth a cause. */
 export const STEADY_FLOOR_PCT = 1
@@ -23,7 +23,10 @@ export const MEMORY_METRIC = /^(gpu_mem_|kv_cache_)/
  */
 export const EXPLAINED_PHASES = new Set(['interpreter_s', 'imports_s', 'device_init_s', 'first_kernel_s'])
 
-export function comparisonDomains(c: Pick<Comparison, 'workload' | 'metric' | 'scope'>, device: 'gpu' | 'cpu'): Domain[] {
+export function comparisonDomains(
+  c: Pick<Comparison, 'workload' | 'metric' | 'scope'>,
+  device: 'gpu' | 'cpu'
+): Domain[] {
   if (c.scope === 'startup') return ['startup']
   if (MEMORY_METRIC.test(c.metric)) return ['memory']
   if (c.workload === 'io') return ['io']
@@ -39,11 +42,20 @@ function significant(c: Comparison, alpha: number): boolean {
 
 export function isMeasuredDifference(c: Comparison, alpha: number): boolean {
   if (c.verdict === 'incomparable') return false
-  if (c.scope === 'steady' && (c.verdict === 'regression' || c.verdict === 'inconclusive')) return true
+  if (c.scope === 'steady' && c.verdict === 'regression') return true
+  // Undecided with a point estimate near zero is noise: no stack difference explains that.
+  if (c.scope === 'steady' && c.verdict === 'inconclusive')
+    return Math.abs(c.overhead_pct) >= STEADY_FLOOR_PCT
   if (!significant(c, alpha)) return false
   const pct = Math.abs(c.overhead_pct)
   if (c.scope === 'startup')
-    return EXPLAINED_PHASES.has(c.metric) && pct >= STARTUP_FLOOR_PCT && Math.abs(c.mean_candidate - c.mean_baseline) >= STARTUP_FLOOR_S
+    return (
+      EXPLAINED_PHASES.has(c.metric) &&
+      pct >= STARTUP_FLOOR_PCT &&
+      Math.abs(c.mean_candidate - c.mean_baseline) >= STARTUP_FLOOR_S
+    )
+  // Other informational metrics are the writable layer's own cost (OverlayFS), not the stack's.
+  if (c.scope === 'info' && !MEMORY_METRIC.test(c.metric)) return false
   if (MEMORY_METRIC.test(c.metric)) {
     const mib = c.unit === 'MiB' ? Math.abs(c.mean_candidate - c.mean_baseline) : Infinity
     return pct >= MEMORY_FLOOR_PCT && mib >= MEMORY_FLOOR_MIB

@@ -3,11 +3,11 @@
  * against the facts the processes recorded (SASS for the GPU in the build, the CUDA JIT cache, module
  * loading). A cause a recorded fact supports is said plainly; otherwise it is labelled unverified.
  */
-import type { Comparison } from '../../types.js'
+import type { Comparison } from '../../types/index.js'
 import { EXPLAINED_PHASES, isMeasuredDifference } from './measured.js'
-import { flatten } from '../../execute/stack/flatten.js'
-import type { ArmStack } from '../../execute/stack/types.js'
-import type { Finding } from './types.js'
+import { flatten } from '../../execute/index.js'
+import type { ArmStack } from '../../types/index.js'
+import type { Finding } from '../../types/index.js'
 
 interface PhaseCause {
   likely: string
@@ -16,19 +16,23 @@ interface PhaseCause {
 
 const PHASE_CAUSES: Readonly<Record<string, PhaseCause>> = {
   interpreter_s: {
-    likely: 'the interpreter and its start-up files are read from the image’s layered file system (cold page cache in a fresh image)',
+    likely:
+      'the interpreter and its start-up files are read from the image’s layered file system (cold page cache in a fresh image)',
     fix: 'nothing to fix in steady state; keep the image on local disk'
   },
   imports_s: {
-    likely: 'torch/NumPy and their shared libraries (GBs) are read from the image’s layers with a cold page cache, or another Python/torch version imports more',
+    likely:
+      'torch/NumPy and their shared libraries (GBs) are read from the image’s layers with a cold page cache, or another Python/torch version imports more',
     fix: 'compare the Python and torch rows; a warm page cache (a second run) removes the file-system part'
   },
   device_init_s: {
-    likely: 'CUDA context creation loads the driver libraries through the container’s mounts; EAGER module loading loads every kernel now',
+    likely:
+      'CUDA context creation loads the driver libraries through the container’s mounts; EAGER module loading loads every kernel now',
     fix: 'use CUDA_MODULE_LOADING=LAZY (the default) in both arms; enable persistence mode on the host'
   },
   first_kernel_s: {
-    likely: 'first kernels load from the image’s library files (cold page cache), and kernels without SASS for this GPU are JIT-compiled from PTX with a cache that starts empty in every fresh container',
+    likely:
+      'first kernels load from the image’s library files (cold page cache), and kernels without SASS for this GPU are JIT-compiled from PTX with a cache that starts empty in every fresh container',
     fix: 'ship SASS for the GPU (TORCH_CUDA_ARCH_LIST), or mount a persistent volume at CUDA_CACHE_PATH'
   }
 }
@@ -50,7 +54,8 @@ function evidence(phase: string, slow: ArmStack | undefined, fast: ArmStack | un
         out.push(`its JIT cache held ${sb} B against ${fb} B in the faster arm`)
     }
     if (fact(slow, 'env.CUDA_CACHE_DISABLE') === '1') out.push('CUDA_CACHE_DISABLE=1: the JIT cache is off')
-    if (fact(slow, 'env.CUDA_FORCE_PTX_JIT') === '1') out.push('CUDA_FORCE_PTX_JIT=1: every kernel is JIT-compiled')
+    if (fact(slow, 'env.CUDA_FORCE_PTX_JIT') === '1')
+      out.push('CUDA_FORCE_PTX_JIT=1: every kernel is JIT-compiled')
   }
   if (phase === 'device_init_s' || phase === 'first_kernel_s') {
     const ml = fact(slow, 'torch.cuda.module_loading')
@@ -81,7 +86,8 @@ export function startupFindings(
     if (!cause) continue
     const slowEnv = c.overhead_pct >= 0 ? candEnv : baseEnv
     const fastEnv = slowEnv === candEnv ? baseEnv : candEnv
-    const find = (env: string): ArmStack | undefined => stacks.find(s => s.environment === env && s.workload === c.workload)
+    const find = (env: string): ArmStack | undefined =>
+      stacks.find(s => s.environment === env && s.workload === c.workload)
     const ev = evidence(c.metric, find(slowEnv), find(fastEnv))
     const meaning = ev.length
       ? `${slowEnv} is slower in this phase; recorded: ${ev.join('; ')}`

@@ -28,6 +28,29 @@ export function stackIdentity(facts: Record<string, unknown>): [string, string][
 }
 
 export function stackDigest(facts: Record<string, unknown>): string {
-  const hash = createHash('sha256').update(JSON.stringify(stackIdentity(facts))).digest('hex')
+  const hash = createHash('sha256')
+    .update(JSON.stringify(stackIdentity(facts)))
+    .digest('hex')
   return STACK_DIGEST_PREFIX + hash.slice(0, DIGEST_HEX)
+}
+
+/**
+ * One digest per arm for its fingerprint: the stacks of all its workloads (io imports no torch, so
+ * its stack differs from matmul's), each workload's first measured process. Null before any ran.
+ */
+export function armStackDigest(
+  runs: readonly { environment: string; workload: string; warmup: boolean; stack?: string | null }[],
+  environment: string
+): string | null {
+  const byWorkload = new Map<string, string>()
+  for (const r of runs)
+    if (r.environment === environment && !r.warmup && r.stack && !byWorkload.has(r.workload))
+      byWorkload.set(r.workload, r.stack)
+  if (byWorkload.size === 0) return null
+  if (byWorkload.size === 1) return [...byWorkload.values()][0]!
+  const joined = [...byWorkload.entries()]
+    .sort()
+    .map(([w, d]) => `${w}=${d}`)
+    .join(';')
+  return STACK_DIGEST_PREFIX + createHash('sha256').update(joined).digest('hex').slice(0, DIGEST_HEX)
 }

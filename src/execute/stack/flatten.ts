@@ -3,7 +3,7 @@
  * compared by file name (the same library sits under /lib or /usr/lib depending on the root file
  * system's layout); environment variables are compared separately, by name.
  */
-import type { ArmStack } from './types.js'
+import type { ArmStack } from '../../types/index.js'
 
 export type Flat = Map<string, string>
 
@@ -28,15 +28,19 @@ export function flatten(facts: Record<string, unknown>): Flat {
   const walk = (prefix: string, v: unknown, depth: number): void => {
     if (out.size >= MAX_KEYS) return
     if (Array.isArray(v)) {
-      const items = v.map(x => (typeof x === 'string' && prefix.startsWith('libraries.') ? baseName(x) : scalar(x)))
+      const items = v.map(x =>
+        typeof x === 'string' && prefix.startsWith('libraries.') ? baseName(x) : scalar(x)
+      )
       out.set(prefix, [...new Set(items)].sort().join(', '))
       return
     }
     if (v !== null && typeof v === 'object' && depth < MAX_DEPTH) {
-      for (const [k, child] of Object.entries(v as Record<string, unknown>)) walk(prefix ? `${prefix}.${k}` : k, child, depth + 1)
+      for (const [k, child] of Object.entries(v as Record<string, unknown>))
+        walk(prefix ? `${prefix}.${k}` : k, child, depth + 1)
       return
     }
-    out.set(prefix, scalar(v))
+    // A library's directory depends on the root file system's layout; its file name is its identity.
+    out.set(prefix, typeof v === 'string' && prefix.endsWith('.library') ? baseName(v) : scalar(v))
   }
   walk('', facts, 0)
   return out
@@ -81,7 +85,7 @@ export function varyingKeys(stacks: readonly Record<string, unknown>[]): string[
 
 /** One ArmStack per (environment, workload) from the stacks its measured processes recorded, in run order. */
 export function armStacks(
-  recorded: readonly { environment: string; workload: string; facts: Record<string, unknown> }[]
+  recorded: readonly { environment: string; workload: string; run?: number; facts: Record<string, unknown> }[]
 ): ArmStack[] {
   const groups = new Map<string, { environment: string; workload: string; list: Record<string, unknown>[] }>()
   for (const r of recorded) {

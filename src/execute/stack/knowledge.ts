@@ -3,14 +3,11 @@
  * environment variables (one-line meaning + fix each), rules for whole families of variables, and
  * rules for the stack facts the workloads record (workloads/_stack.py). The explainer ranks by these
  * fields only — no variable is special-cased in code, so an unknown one still ranks by its family.
+ * Long by nature (a data table, one entry per variable); the code is the last 30 lines.
  */
+import { DOMAINS, type Domain, type Impact } from '../../types/index.js'
 
-/** What a fact can move: GPU math, CPU math, kernel launches, start-up, memory, multi-GPU comms. */
-export const DOMAINS = ['gpu-compute', 'cpu-compute', 'launch', 'startup', 'memory', 'comm', 'io'] as const
-export type Domain = (typeof DOMAINS)[number]
-
-/** 3: changes the math or the algorithm of the hot path; 2: can change speed; 1: rarely; 0: declarative only. */
-export type Impact = 0 | 1 | 2 | 3
+export { DOMAINS, type Domain, type Impact }
 
 export interface Knowledge {
   impact: Impact
@@ -31,13 +28,15 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   NVIDIA_TF32_OVERRIDE: {
     impact: 3,
     domains: GPU,
-    meaning: 'NVIDIA_TF32_OVERRIDE=0 turns TF32 off inside cuBLAS/cuDNN for the whole process, whatever the framework asks: fp32 products that were allowed to use TF32 tensor cores run as full fp32 (several times slower)',
+    meaning:
+      'NVIDIA_TF32_OVERRIDE=0 turns TF32 off inside cuBLAS/cuDNN for the whole process, whatever the framework asks: fp32 products that were allowed to use TF32 tensor cores run as full fp32 (several times slower)',
     fix: `remove NVIDIA_TF32_OVERRIDE from the image (NGC images do not set it) or ${SAME_ENV}`
   },
   TORCH_ALLOW_TF32_CUBLAS_OVERRIDE: {
     impact: 3,
     domains: GPU,
-    meaning: 'forces torch.backends.cuda.matmul.allow_tf32 on: fp32 matrix products run as TF32 (faster, ~10-bit mantissa)',
+    meaning:
+      'forces torch.backends.cuda.matmul.allow_tf32 on: fp32 matrix products run as TF32 (faster, ~10-bit mantissa)',
     fix: `remove it, or ${SAME_ENV}; set the precision in code (torch.set_float32_matmul_precision)`
   },
   TORCH_BLAS_PREFER_CUBLASLT: {
@@ -49,13 +48,15 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   CUBLAS_WORKSPACE_CONFIG: {
     impact: 3,
     domains: GPU,
-    meaning: 'sets the size and count of cuBLAS workspaces (e.g. :4096:8 or :16:8 for deterministic runs); small workspaces rule out the fastest split-K algorithms',
+    meaning:
+      'sets the size and count of cuBLAS workspaces (e.g. :4096:8 or :16:8 for deterministic runs); small workspaces rule out the fastest split-K algorithms',
     fix: `${SAME_ENV}; unset it unless you need bit-wise determinism`
   },
   CUBLASLT_WORKSPACE_SIZE: {
     impact: 3,
     domains: GPU,
-    meaning: "size (KiB) of the cuBLASLt workspace torch allocates; a smaller one rules out some of cuBLASLt's algorithms",
+    meaning:
+      "size (KiB) of the cuBLASLt workspace torch allocates; a smaller one rules out some of cuBLASLt's algorithms",
     fix: SAME_ENV
   },
   CUBLAS_LOGINFO_DBG: {
@@ -85,13 +86,15 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   CUDA_LAUNCH_BLOCKING: {
     impact: 3,
     domains: ['gpu-compute', 'launch'],
-    meaning: 'CUDA_LAUNCH_BLOCKING=1 makes every kernel launch wait for the kernel: the CPU can no longer queue work ahead, so launch-bound work (decode) slows a lot',
+    meaning:
+      'CUDA_LAUNCH_BLOCKING=1 makes every kernel launch wait for the kernel: the CPU can no longer queue work ahead, so launch-bound work (decode) slows a lot',
     fix: 'unset it outside debugging'
   },
   CUDA_DEVICE_MAX_CONNECTIONS: {
     impact: 2,
     domains: ['gpu-compute', 'launch'],
-    meaning: 'number of hardware work queues a context uses; 1 serialises streams (Megatron sets it on purpose)',
+    meaning:
+      'number of hardware work queues a context uses; 1 serialises streams (Megatron sets it on purpose)',
     fix: SAME_ENV
   },
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: {
@@ -109,19 +112,22 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   CUDA_MODULE_LOADING: {
     impact: 2,
     domains: ['startup', 'memory'],
-    meaning: 'LAZY (default since CUDA 12.2) loads kernels at first use; EAGER loads every kernel of every library at start-up (slower start, hundreds of MiB more device memory)',
+    meaning:
+      'LAZY (default since CUDA 12.2) loads kernels at first use; EAGER loads every kernel of every library at start-up (slower start, hundreds of MiB more device memory)',
     fix: `${SAME_ENV}; LAZY unless a kernel must not load mid-run`
   },
   CUDA_CACHE_DISABLE: {
     impact: 2,
     domains: ['startup'],
-    meaning: 'CUDA_CACHE_DISABLE=1 turns off the PTX JIT cache: kernels without SASS for this GPU are compiled again in every process',
+    meaning:
+      'CUDA_CACHE_DISABLE=1 turns off the PTX JIT cache: kernels without SASS for this GPU are compiled again in every process',
     fix: 'unset it'
   },
   CUDA_CACHE_PATH: {
     impact: 1,
     domains: ['startup'],
-    meaning: 'where the PTX JIT cache lives; a path on the container writable layer starts empty in every container',
+    meaning:
+      'where the PTX JIT cache lives; a path on the container writable layer starts empty in every container',
     fix: 'mount a persistent volume at this path in the container, or ship SASS for the GPU in the image'
   },
   CUDA_CACHE_MAXSIZE: {
@@ -157,7 +163,8 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   PYTORCH_CUDA_ALLOC_CONF: {
     impact: 2,
     domains: ['memory', 'gpu-compute'],
-    meaning: "configures torch's caching allocator (expandable_segments, max_split_size_mb, garbage_collection_threshold): changes fragmentation, memory held and allocation cost",
+    meaning:
+      "configures torch's caching allocator (expandable_segments, max_split_size_mb, garbage_collection_threshold): changes fragmentation, memory held and allocation cost",
     fix: SAME_ENV
   },
   PYTORCH_ALLOC_CONF: {
@@ -169,7 +176,8 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   PYTORCH_NO_CUDA_MEMORY_CACHING: {
     impact: 3,
     domains: ['memory', 'gpu-compute', 'launch'],
-    meaning: 'PYTORCH_NO_CUDA_MEMORY_CACHING=1 disables the caching allocator: every tensor is a cudaMalloc/cudaFree (synchronising, slow)',
+    meaning:
+      'PYTORCH_NO_CUDA_MEMORY_CACHING=1 disables the caching allocator: every tensor is a cudaMalloc/cudaFree (synchronising, slow)',
     fix: 'unset it outside memory debugging'
   },
   TORCH_CUDNN_V8_API_DISABLED: {
@@ -193,7 +201,8 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   OMP_NUM_THREADS: {
     impact: 3,
     domains: CPU,
-    meaning: 'number of OpenMP threads (torch intra-op, OpenBLAS/MKL built with OpenMP): fewer threads, slower CPU math',
+    meaning:
+      'number of OpenMP threads (torch intra-op, OpenBLAS/MKL built with OpenMP): fewer threads, slower CPU math',
     fix: `${SAME_ENV}; the default is one per CPU in the affinity mask`
   },
   MKL_NUM_THREADS: {
@@ -210,29 +219,40 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   },
   GOTO_NUM_THREADS: { impact: 3, domains: CPU, meaning: 'threads OpenBLAS uses (old name)', fix: SAME_ENV },
   BLIS_NUM_THREADS: { impact: 3, domains: CPU, meaning: 'threads BLIS uses', fix: SAME_ENV },
-  VECLIB_MAXIMUM_THREADS: { impact: 2, domains: CPU, meaning: 'threads Apple Accelerate uses', fix: SAME_ENV },
+  VECLIB_MAXIMUM_THREADS: {
+    impact: 2,
+    domains: CPU,
+    meaning: 'threads Apple Accelerate uses',
+    fix: SAME_ENV
+  },
   NUMEXPR_NUM_THREADS: { impact: 1, domains: CPU, meaning: 'threads numexpr uses', fix: SAME_ENV },
   OPENBLAS_CORETYPE: {
-    impact: 3,
+    impact: 2,
     domains: CPU,
-    meaning: 'forces the kernels of one CPU family in OpenBLAS instead of the detected one (e.g. Haswell kernels on an AVX-512 CPU)',
+    meaning:
+      'forces the kernels of one CPU family in OpenBLAS instead of the detected one (e.g. Haswell kernels on an AVX-512 CPU)',
     fix: `${SAME_ENV}; leave it unset to use the kernels detected for this CPU`
   },
-  OPENBLAS_VERBOSE: { impact: 0, domains: [], meaning: 'prints the kernels OpenBLAS picked', fix: 'none needed' },
+  OPENBLAS_VERBOSE: {
+    impact: 0,
+    domains: [],
+    meaning: 'prints the kernels OpenBLAS picked',
+    fix: 'none needed'
+  },
   MKL_CBWR: {
-    impact: 3,
+    impact: 2,
     domains: CPU,
     meaning: 'conditional numerical reproducibility: MKL uses one fixed (often slower) code path',
     fix: SAME_ENV
   },
   MKL_ENABLE_INSTRUCTIONS: {
-    impact: 3,
+    impact: 2,
     domains: CPU,
     meaning: 'caps the instruction set MKL may use (e.g. AVX2 on an AVX-512 CPU)',
     fix: SAME_ENV
   },
   MKL_DEBUG_CPU_TYPE: {
-    impact: 3,
+    impact: 2,
     domains: CPU,
     meaning: "forces MKL's code path for a CPU type",
     fix: SAME_ENV
@@ -252,29 +272,56 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
     meaning: 'ACTIVE threads spin between parallel regions, PASSIVE threads sleep (latency vs CPU use)',
     fix: SAME_ENV
   },
-  KMP_BLOCKTIME: { impact: 2, domains: CPU, meaning: 'how long Intel OpenMP threads spin before sleeping', fix: SAME_ENV },
-  GOMP_SPINCOUNT: { impact: 2, domains: CPU, meaning: 'how long GNU OpenMP threads spin before sleeping', fix: SAME_ENV },
-  OMP_DYNAMIC: { impact: 2, domains: CPU, meaning: 'lets OpenMP use fewer threads than asked', fix: SAME_ENV },
+  KMP_BLOCKTIME: {
+    impact: 2,
+    domains: CPU,
+    meaning: 'how long Intel OpenMP threads spin before sleeping',
+    fix: SAME_ENV
+  },
+  GOMP_SPINCOUNT: {
+    impact: 2,
+    domains: CPU,
+    meaning: 'how long GNU OpenMP threads spin before sleeping',
+    fix: SAME_ENV
+  },
+  OMP_DYNAMIC: {
+    impact: 2,
+    domains: CPU,
+    meaning: 'lets OpenMP use fewer threads than asked',
+    fix: SAME_ENV
+  },
   LD_PRELOAD: {
     impact: 3,
     domains: ALL,
-    meaning: 'injects libraries into the process (another malloc, a profiler, a shim) ahead of everything else',
+    meaning:
+      'injects libraries into the process (another malloc, a profiler, a shim) ahead of everything else',
     fix: SAME_ENV
   },
   LD_LIBRARY_PATH: {
     impact: 1,
     domains: ALL,
-    meaning: 'where shared libraries are looked up first; the libraries actually loaded are compared separately',
+    meaning:
+      'where shared libraries are looked up first; the libraries actually loaded are compared separately',
     fix: 'compare the loaded libraries below; make the image find the same ones'
   },
-  LD_BIND_NOW: { impact: 1, domains: ['startup'], meaning: 'resolves every symbol at load time (slower start)', fix: SAME_ENV },
+  LD_BIND_NOW: {
+    impact: 1,
+    domains: ['startup'],
+    meaning: 'resolves every symbol at load time (slower start)',
+    fix: SAME_ENV
+  },
   GLIBC_TUNABLES: {
     impact: 2,
     domains: ['cpu-compute', 'memory'],
     meaning: 'glibc tunables (malloc arenas, thresholds, CPU feature masks)',
     fix: SAME_ENV
   },
-  MALLOC_ARENA_MAX: { impact: 1, domains: ['cpu-compute', 'memory'], meaning: 'glibc malloc arena count', fix: SAME_ENV },
+  MALLOC_ARENA_MAX: {
+    impact: 1,
+    domains: ['cpu-compute', 'memory'],
+    meaning: 'glibc malloc arena count',
+    fix: SAME_ENV
+  },
   PYTHONMALLOC: {
     impact: 2,
     domains: ['cpu-compute', 'launch'],
@@ -282,43 +329,113 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
     fix: SAME_ENV
   },
   PYTHONHASHSEED: { impact: 0, domains: [], meaning: 'hash randomisation seed', fix: 'none needed' },
-  NCCL_P2P_DISABLE: { impact: 3, domains: ['comm'], meaning: 'turns off peer-to-peer (NVLink/PCIe) transfers between GPUs', fix: SAME_ENV },
-  NCCL_SHM_DISABLE: { impact: 3, domains: ['comm'], meaning: 'turns off shared-memory transport between processes', fix: SAME_ENV },
+  NCCL_P2P_DISABLE: {
+    impact: 3,
+    domains: ['comm'],
+    meaning: 'turns off peer-to-peer (NVLink/PCIe) transfers between GPUs',
+    fix: SAME_ENV
+  },
+  NCCL_SHM_DISABLE: {
+    impact: 3,
+    domains: ['comm'],
+    meaning: 'turns off shared-memory transport between processes',
+    fix: SAME_ENV
+  },
   NCCL_IB_DISABLE: { impact: 3, domains: ['comm'], meaning: 'turns off InfiniBand/RoCE', fix: SAME_ENV },
-  NCCL_NVLS_ENABLE: { impact: 2, domains: ['comm'], meaning: 'NVLink SHARP (multicast) on or off', fix: SAME_ENV },
+  NCCL_NVLS_ENABLE: {
+    impact: 2,
+    domains: ['comm'],
+    meaning: 'NVLink SHARP (multicast) on or off',
+    fix: SAME_ENV
+  },
   NCCL_ALGO: { impact: 2, domains: ['comm'], meaning: 'forces the collective algorithm', fix: SAME_ENV },
   NCCL_PROTO: { impact: 2, domains: ['comm'], meaning: 'forces the collective protocol', fix: SAME_ENV },
   NCCL_DEBUG: { impact: 1, domains: ['comm'], meaning: 'NCCL logging', fix: 'unset it outside debugging' },
   // Declarations images carry for tools (the container toolkit, humans); the process ignores them.
-  CUDA_VERSION: { impact: 0, domains: [], meaning: "the image's declared CUDA toolkit version (a label; the loaded libraries are what count)", fix: 'none needed' },
-  CUDA_DRIVER_VERSION: { impact: 0, domains: [], meaning: "the driver the image was built for (a label)", fix: 'none needed' },
-  CUDA_HOME: { impact: 0, domains: [], meaning: 'where build tools look for the CUDA toolkit', fix: 'none needed' },
-  CUDA_PATH: { impact: 0, domains: [], meaning: 'where build tools look for the CUDA toolkit', fix: 'none needed' },
-  NVIDIA_REQUIRE_CUDA: { impact: 0, domains: [], meaning: 'driver requirement checked by the NVIDIA container toolkit at start', fix: 'none needed' },
-  NVIDIA_VISIBLE_DEVICES: { impact: 0, domains: [], meaning: 'GPUs the NVIDIA container toolkit exposes (CUDA_VISIBLE_DEVICES is what the process uses)', fix: 'none needed' },
-  NVIDIA_DRIVER_CAPABILITIES: { impact: 0, domains: [], meaning: 'driver libraries the NVIDIA container toolkit mounts', fix: 'none needed' },
+  CUDA_VERSION: {
+    impact: 0,
+    domains: [],
+    meaning: "the image's declared CUDA toolkit version (a label; the loaded libraries are what count)",
+    fix: 'none needed'
+  },
+  CUDA_DRIVER_VERSION: {
+    impact: 0,
+    domains: [],
+    meaning: 'the driver the image was built for (a label)',
+    fix: 'none needed'
+  },
+  CUDA_HOME: {
+    impact: 0,
+    domains: [],
+    meaning: 'where build tools look for the CUDA toolkit',
+    fix: 'none needed'
+  },
+  CUDA_PATH: {
+    impact: 0,
+    domains: [],
+    meaning: 'where build tools look for the CUDA toolkit',
+    fix: 'none needed'
+  },
+  NVIDIA_REQUIRE_CUDA: {
+    impact: 0,
+    domains: [],
+    meaning: 'driver requirement checked by the NVIDIA container toolkit at start',
+    fix: 'none needed'
+  },
+  NVIDIA_VISIBLE_DEVICES: {
+    impact: 0,
+    domains: [],
+    meaning: 'GPUs the NVIDIA container toolkit exposes (CUDA_VISIBLE_DEVICES is what the process uses)',
+    fix: 'none needed'
+  },
+  NVIDIA_DRIVER_CAPABILITIES: {
+    impact: 0,
+    domains: [],
+    meaning: 'driver libraries the NVIDIA container toolkit mounts',
+    fix: 'none needed'
+  },
   NVIDIA_PRODUCT_NAME: { impact: 0, domains: [], meaning: 'image label', fix: 'none needed' },
   NVIDIA_BUILD_ID: { impact: 0, domains: [], meaning: 'image label', fix: 'none needed' },
   NVIDIA_PYTORCH_VERSION: { impact: 0, domains: [], meaning: 'image label', fix: 'none needed' },
-  PYTORCH_VERSION: { impact: 0, domains: [], meaning: 'image label (the imported torch version is compared separately)', fix: 'none needed' },
+  PYTORCH_VERSION: {
+    impact: 0,
+    domains: [],
+    meaning: 'image label (the imported torch version is compared separately)',
+    fix: 'none needed'
+  },
   PYTORCH_BUILD_VERSION: { impact: 0, domains: [], meaning: 'image label', fix: 'none needed' },
   PYTORCH_BUILD_NUMBER: { impact: 0, domains: [], meaning: 'image label', fix: 'none needed' },
   PYTORCH_HOME: { impact: 0, domains: [], meaning: 'where torch.hub caches downloads', fix: 'none needed' }
 }
 
 /** Families: an unknown variable of one of these is assumed to matter where the family works. */
-export const ENV_FAMILIES: readonly { prefix: string; impact: Impact; domains: readonly Domain[]; what: string }[] = [
+export const ENV_FAMILIES: readonly {
+  prefix: string
+  impact: Impact
+  domains: readonly Domain[]
+  what: string
+}[] = [
   { prefix: 'CUBLASLT_', impact: 2, domains: GPU, what: 'a cuBLASLt setting' },
   { prefix: 'CUBLAS_', impact: 2, domains: GPU, what: 'a cuBLAS setting' },
   { prefix: 'CUDNN_', impact: 2, domains: GPU, what: 'a cuDNN setting' },
   { prefix: 'CUFFT_', impact: 2, domains: GPU, what: 'a cuFFT setting' },
   { prefix: 'CURAND_', impact: 1, domains: GPU, what: 'a cuRAND setting' },
   { prefix: 'CUSPARSE_', impact: 2, domains: GPU, what: 'a cuSPARSE setting' },
-  { prefix: 'CUDA_', impact: 2, domains: ['gpu-compute', 'launch', 'startup', 'memory'], what: 'a CUDA driver/runtime setting' },
+  {
+    prefix: 'CUDA_',
+    impact: 2,
+    domains: ['gpu-compute', 'launch', 'startup', 'memory'],
+    what: 'a CUDA driver/runtime setting'
+  },
   { prefix: 'NCCL_', impact: 2, domains: ['comm'], what: 'an NCCL setting' },
   { prefix: 'NVIDIA_', impact: 2, domains: GPU, what: 'an NVIDIA driver or container setting' },
   { prefix: 'NVTE_', impact: 2, domains: GPU, what: 'a TransformerEngine setting' },
-  { prefix: 'TORCHINDUCTOR_', impact: 2, domains: ['gpu-compute', 'startup'], what: 'a torch.compile (Inductor) setting' },
+  {
+    prefix: 'TORCHINDUCTOR_',
+    impact: 2,
+    domains: ['gpu-compute', 'startup'],
+    what: 'a torch.compile (Inductor) setting'
+  },
   { prefix: 'TORCH_', impact: 2, domains: COMPUTE, what: 'a PyTorch setting' },
   { prefix: 'PYTORCH_', impact: 2, domains: [...COMPUTE, 'memory'], what: 'a PyTorch setting' },
   { prefix: 'TRITON_', impact: 2, domains: ['gpu-compute', 'startup'], what: 'a Triton setting' },
@@ -365,12 +482,13 @@ export interface FactRule {
   knowledge?: Knowledge
 }
 
-const LIB_FIX = 'build the image from the same library versions as the host, or accept the difference as the image\'s own'
+const LIB_FIX =
+  "build the image from the same library versions as the host, or accept the difference as the image's own"
 
 export const FACT_RULES: readonly FactRule[] = [
   { pattern: /^(python\.executable|python\.compiler|os\.kernel|cpu\.model|cpu\.governor)$/, ignore: true },
   { pattern: /^torch\.cuda\.jit_cache\.(path|exists|files)$/, ignore: true },
-  { pattern: /^numpy\.blas\.(loaded|threadpoolctl)\./, ignore: true },
+  { pattern: /^numpy\.blas\.(loaded|threadpoolctl)(\.|$)/, ignore: true },
   { pattern: /^env\./, ignore: true }, // environment variables get their own findings (envKnowledge)
   {
     pattern: /^torch\.precision\./,
@@ -378,7 +496,8 @@ export const FACT_RULES: readonly FactRule[] = [
     knowledge: {
       impact: 3,
       domains: GPU,
-      meaning: 'a torch precision switch in effect differs: fp32 products/convolutions may run as TF32 or with reduced-precision reductions in one arm only',
+      meaning:
+        'a torch precision switch in effect differs: fp32 products/convolutions may run as TF32 or with reduced-precision reductions in one arm only',
       fix: 'set the precision in code (torch.set_float32_matmul_precision, torch.backends.*.allow_tf32) so it does not depend on the image'
     }
   },
@@ -388,7 +507,8 @@ export const FACT_RULES: readonly FactRule[] = [
     knowledge: {
       impact: 3,
       domains: ['gpu-compute'],
-      meaning: 'the scaled-dot-product-attention backends enabled differ: attention runs another kernel (flash, memory-efficient, cuDNN or math)',
+      meaning:
+        'the scaled-dot-product-attention backends enabled differ: attention runs another kernel (flash, memory-efficient, cuDNN or math)',
       fix: 'enable the same SDPA backends in both arms (torch.nn.attention.sdpa_kernel)'
     }
   },
@@ -398,7 +518,8 @@ export const FACT_RULES: readonly FactRule[] = [
     knowledge: {
       impact: 3,
       domains: CPU,
-      meaning: "NumPy's products run in another BLAS (reference BLAS is unblocked and single-threaded: many times slower than OpenBLAS/MKL)",
+      meaning:
+        "NumPy's products run in another BLAS (reference BLAS is unblocked and single-threaded: many times slower than OpenBLAS/MKL)",
       fix: 'install the same BLAS in the image (e.g. libopenblas0-pthread, or NumPy wheels from PyPI that bundle OpenBLAS)'
     }
   },
@@ -418,14 +539,20 @@ export const FACT_RULES: readonly FactRule[] = [
     knowledge: {
       impact: 3,
       domains: ['cpu-compute', 'launch'],
-      meaning: 'the arms may run on different CPUs or under a different CPU quota (container --cpus/--cpuset-cpus)',
+      meaning:
+        'the arms may run on different CPUs or under a different CPU quota (container --cpus/--cpuset-cpus)',
       fix: 'give the container the same CPUs as the native run, or pin both arms to the same cpuset'
     }
   },
   {
     pattern: /^cpu\.cgroup_memory_max$/,
     label: 'memory limit',
-    knowledge: { impact: 1, domains: ['memory', 'io'], meaning: 'a cgroup memory limit applies in one arm (page cache and host memory are capped)', fix: 'give the container the memory the job needs (--memory)' }
+    knowledge: {
+      impact: 1,
+      domains: ['memory', 'io'],
+      meaning: 'a cgroup memory limit applies in one arm (page cache and host memory are capped)',
+      fix: 'give the container the memory the job needs (--memory)'
+    }
   },
   {
     pattern: /^torch\.cuda\.sass_for_device$/,
@@ -433,7 +560,8 @@ export const FACT_RULES: readonly FactRule[] = [
     knowledge: {
       impact: 3,
       domains: ['startup', 'gpu-compute'],
-      meaning: "the torch build has no SASS for this GPU's architecture in one arm: every kernel is JIT-compiled from PTX at first use (slow first kernels; cached only when the JIT cache persists)",
+      meaning:
+        "the torch build has no SASS for this GPU's architecture in one arm: every kernel is JIT-compiled from PTX at first use (slow first kernels; cached only when the JIT cache persists)",
       fix: 'use a torch build whose arch list includes this GPU (TORCH_CUDA_ARCH_LIST), or keep CUDA_CACHE_PATH on a persistent volume'
     }
   },
@@ -446,7 +574,8 @@ export const FACT_RULES: readonly FactRule[] = [
     knowledge: {
       impact: 1,
       domains: ['startup'],
-      meaning: 'the PTX JIT cache holds different amounts: a fresh container starts with an empty cache, so PTX kernels are compiled again in every container',
+      meaning:
+        'the PTX JIT cache holds different amounts: a fresh container starts with an empty cache, so PTX kernels are compiled again in every container',
       fix: 'mount a persistent volume at CUDA_CACHE_PATH (default ~/.nv/ComputeCache), or ship SASS for the GPU'
     }
   },
@@ -458,17 +587,34 @@ export const FACT_RULES: readonly FactRule[] = [
   {
     pattern: /^torch\.cuda\.(driver|driver_api)$/,
     label: 'driver',
-    knowledge: { impact: 2, domains: ALL, meaning: 'the arms talk to different driver versions (a compat package in the image overrides the host driver)', fix: 'remove the cuda-compat libraries from the image or match the host driver' }
+    knowledge: {
+      impact: 2,
+      domains: ALL,
+      meaning:
+        'the arms talk to different driver versions (a compat package in the image overrides the host driver)',
+      fix: 'remove the cuda-compat libraries from the image or match the host driver'
+    }
   },
   {
-    pattern: /^torch\.cuda\.(runtime|cublas|cublaslt|cudnn|nccl)$|^libraries\.(cudart|cublas|cublaslt|cudnn|nccl|nvrtc|nvjitlink|cusparselt)\./,
+    pattern:
+      /^torch\.cuda\.(runtime|cublas|cublaslt|cudnn|nccl)$|^libraries\.(cudart|cublas|cublaslt|cudnn|nccl|nvrtc|nvjitlink|cusparselt)$/,
     label: 'CUDA library',
-    knowledge: { impact: 3, domains: ['gpu-compute', 'startup', 'memory', 'comm'], meaning: 'another version/build of a CUDA library runs the hot path (other kernels and heuristics)', fix: LIB_FIX }
+    knowledge: {
+      impact: 3,
+      domains: ['gpu-compute', 'startup', 'memory', 'comm'],
+      meaning: 'another version/build of a CUDA library runs the hot path (other kernels and heuristics)',
+      fix: LIB_FIX
+    }
   },
   {
     pattern: /^torch\.(version|git_version|cuda_build|cuda\.arch_list)/,
     label: 'torch build',
-    knowledge: { impact: 3, domains: ['gpu-compute', 'cpu-compute', 'launch', 'startup', 'memory'], meaning: 'another torch build runs the workload', fix: LIB_FIX }
+    knowledge: {
+      impact: 3,
+      domains: ['gpu-compute', 'cpu-compute', 'launch', 'startup', 'memory'],
+      meaning: 'another torch build runs the workload',
+      fix: LIB_FIX
+    }
   },
   {
     pattern: /^numpy\.version$/,
@@ -476,24 +622,44 @@ export const FACT_RULES: readonly FactRule[] = [
     knowledge: { impact: 2, domains: CPU, meaning: 'another NumPy version runs the CPU math', fix: LIB_FIX }
   },
   {
-    pattern: /^libraries\.(blas|lapack)\./,
-    label: 'BLAS library',
-    knowledge: { impact: 3, domains: CPU, meaning: 'another BLAS/LAPACK library is loaded', fix: 'install the same BLAS in the image' }
+    pattern: /^libraries\.(blas|lapack)$/,
+    label: 'BLAS/LAPACK files loaded',
+    knowledge: {
+      impact: 2,
+      domains: CPU,
+      meaning: 'another BLAS/LAPACK library is loaded',
+      fix: 'install the same BLAS in the image'
+    }
   },
   {
-    pattern: /^libraries\.(openmp|malloc)\./,
+    pattern: /^libraries\.(openmp|malloc)$/,
     label: 'runtime library',
-    knowledge: { impact: 2, domains: ['cpu-compute', 'launch', 'memory'], meaning: 'another OpenMP runtime or malloc is loaded', fix: LIB_FIX }
+    knowledge: {
+      impact: 2,
+      domains: ['cpu-compute', 'launch', 'memory'],
+      meaning: 'another OpenMP runtime or malloc is loaded',
+      fix: LIB_FIX
+    }
   },
   {
     pattern: /^python\.(version|implementation)$/,
     label: 'Python',
-    knowledge: { impact: 2, domains: ['launch', 'startup', 'cpu-compute', 'io'], meaning: 'another Python interpreter runs the workload (interpreter speed, import time)', fix: 'use the same Python version in the image as natively (the `python` input picks the native one)' }
+    knowledge: {
+      impact: 2,
+      domains: ['launch', 'startup', 'cpu-compute', 'io'],
+      meaning: 'another Python interpreter runs the workload (interpreter speed, import time)',
+      fix: 'use the same Python version in the image as natively (the `python` input picks the native one)'
+    }
   },
   {
-    pattern: /^(os\.libc|libraries\.libc\.)/,
+    pattern: /^(os\.libc|libraries\.libc)$/,
     label: 'C library',
-    knowledge: { impact: 1, domains: ['cpu-compute', 'startup', 'io'], meaning: 'another C library (memcpy, malloc, math functions)', fix: LIB_FIX }
+    knowledge: {
+      impact: 1,
+      domains: ['cpu-compute', 'startup', 'io'],
+      meaning: 'another C library (memcpy, malloc, math functions)',
+      fix: LIB_FIX
+    }
   },
   {
     pattern: /^libraries\./,
