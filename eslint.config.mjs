@@ -1,6 +1,85 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+/**
+ * The pipeline's direction (issue 15): a stage imports only stages before it — through their index.ts —
+ * plus types/, util/ and tools/. fleet/ merges finished checks (any stage); check.ts wires the stages;
+ * entry/ may import anything. Nothing below report/ talks to GitHub or reads action inputs.
+ */
+const STAGES = ['config', 'preflight', 'plan', 'execute', 'results', 'analyze', 'report', 'gate']
+const LAYERS = [...STAGES, 'fleet']
+const UP = '^(?:\\.\\./)+'
+const alt = names => `(?:${names.join('|')})`
+const ORDER_HINT = `${STAGES.join(' → ')}; a stage may import only earlier stages, types/, util/ and tools/`
+
+function stageRules(name, earlier, later) {
+  const patterns = [
+    {
+      regex: `${UP}${alt([...later, 'entry', 'check\\.js$'])}(?:/|$)`,
+      message: `${name}/ may not import a later stage or an entry point (${ORDER_HINT}).`
+    }
+  ]
+  if (earlier.length)
+    patterns.push({
+      regex: `${UP}${alt(earlier)}/(?!index\\.js$)`,
+      message: 'Import another stage only through its index.ts (its public face).'
+    })
+  const paths = name === 'report' || name === 'gate' || name === 'fleet' ? [] : GITHUB_ONLY
+  return {
+    files: [`src/${name}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns, paths }] }
+  }
+}
+
+const GITHUB_ONLY = ['@actions/core', '@actions/artifact', '@actions/github'].map(name => ({
+  name,
+  message: 'Only report/ (and the entry points) talk to GitHub; log through util/log.ts.'
+}))
+
+const BASE_RULES = [
+  { dir: 'types', may: [] },
+  { dir: 'util', may: ['types'] },
+  { dir: 'tools', may: ['types', 'util'] }
+].map(({ dir, may }) => ({
+  files: [`src/${dir}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `${UP}${alt([...LAYERS, 'entry', 'types', 'util', 'tools', 'check\\.js$'].filter(d => d !== dir && !may.includes(d)))}(?:/|$)`,
+            message: `${dir}/ is below every stage: it may import only ${may.length ? may.join(', ') : 'libraries'}.`
+          }
+        ],
+        paths: dir === 'util' ? [] : GITHUB_ONLY
+      }
+    ]
+  }
+}))
+
+export const DIRECTION_RULES = [
+  ...LAYERS.map((name, i) => stageRules(name, LAYERS.slice(0, i), LAYERS.slice(i + 1))),
+  ...BASE_RULES,
+  {
+    files: ['src/check.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\./(?:entry|fleet)(?:/|$)', message: 'check.ts wires stages; entry points call it.' },
+            {
+              regex: `^\\./${alt(STAGES)}/(?!index\\.js$)`,
+              message: 'Import a stage only through its index.ts.'
+            }
+          ]
+        }
+      ]
+    }
+  }
+]
+
 export default tseslint.config(
   {
     ignores: [
@@ -26,6 +105,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error'
     }
   },
+  ...DIRECTION_RULES,
   {
     files: ['test/**/*.ts'],
     rules: {

@@ -7,30 +7,50 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { analyzeRecords } from './analyze/compare.js'
-import { compareWithBaseline } from './analyze/baseline.js'
-import { multiGpuSummary, multiGpuWarnings, pooledRows } from './analyze/multi-gpu.js'
-import { capOf, edpOptimal, powerCapRows } from './analyze/power.js'
-import type { Config } from './config/config.js'
+import {
+  analyzeRecords,
+  compareWithBaseline,
+  multiGpuSummary,
+  multiGpuWarnings,
+  pooledRows,
+  capOf,
+  edpOptimal,
+  powerCapRows,
+  checkVerdict,
+  headline,
+  latencyPercentiles,
+  runSeries,
+  explainCheck
+} from './analyze/index.js'
+import type { Config } from './config/index.js'
 import { EnvironmentError, ExitCode } from './util/errors.js'
-import { containerSpec, killCheckContainers } from './execute/container.js'
-import { containerGpuArgs, nativeGpuEnv } from './execute/gpu-args.js'
-import { prepareIoFolders, type IoFolders } from './execute/io-data.js'
-import { laneLabel, resolveLanes, type Lane } from './plan/lanes.js'
-import { POWER_RESTORE_FILE, restoreFromFile, validateCaps } from './execute/power-caps.js'
-import { sweepPowerCaps, type SweepOutcome } from './execute/power-sweep.js'
-import { nativeSpec } from './execute/native.js'
-import { buildPlan, type PlannedRun } from './plan/schedule.js'
-import { ResultsWriter } from './results/store.js'
-import { executePlan, type ExecuteResult } from './execute/runner.js'
-import { TelemetrySampler, attribute, summarizeTelemetry, withTelemetry } from './execute/telemetry.js'
-import { regionTelemetry } from './execute/region.js'
-import { armStackDigest, armStacks } from './execute/index.js'
-import { explainCheck } from './analyze/index.js'
-import { workloadArgs, workloadParams } from './execute/workload-args.js'
-import { preflightStage, type PreflightOutcome } from './preflight/stage.js'
-import { buildReport } from './report/markdown.js'
-import { checkVerdict, headline, latencyPercentiles, runSeries } from './analyze/summary.js'
+import {
+  containerSpec,
+  killCheckContainers,
+  prepareIoFolders,
+  type IoFolders,
+  POWER_RESTORE_FILE,
+  restoreFromFile,
+  validateCaps,
+  sweepPowerCaps,
+  type SweepOutcome,
+  nativeSpec,
+  executePlan,
+  type ExecuteResult,
+  TelemetrySampler,
+  attribute,
+  summarizeTelemetry,
+  withTelemetry,
+  workloadArgs,
+  workloadParams,
+  regionTelemetry,
+  armStackDigest,
+  armStacks
+} from './execute/index.js'
+import { laneLabel, resolveLanes, type Lane, buildPlan, type PlannedRun } from './plan/index.js'
+import { ResultsWriter } from './results/index.js'
+import { preflightStage, type PreflightOutcome } from './preflight/index.js'
+import { buildReport } from './report/index.js'
 import type {
   Arm,
   CheckSummary,
@@ -39,6 +59,7 @@ import type {
   PowerCapSummary,
   TelemetrySample
 } from './types/index.js'
+import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
 
@@ -343,7 +364,9 @@ export async function runCheck(
         save: config.saveBaseline && exec.complete && !gateFailed,
         maxOverheadPct: config.maxOverheadPct,
         alpha: config.alpha,
-        seed: config.seed
+        seed: config.seed,
+        // The trend history records which commit each accepted check ran on.
+        commit: process.env.GITHUB_SHA ?? null
       })
     : null
   if (state.baseline && state.baseline.status === 'corrupt') state.warnings.push(state.baseline.message)

@@ -22,6 +22,7 @@ import type { ArmSeries, PartialFingerprint, RawRow, Scope } from './run-values.
 import { FINGERPRINT_FIELDS, aggregateRows } from './run-values.js'
 import { decide, fingerprintDifferences, measureComparison } from './compare.js'
 import type { BootstrapOptions } from './stats.js'
+import { appendHistory, HistorySchema } from './history.js'
 
 export const BASELINE_SCHEMA = 'gpu-overhead/baseline@1'
 export const DEFAULT_BASELINE_PATH = '.github/gpu-overhead/baseline.json'
@@ -64,7 +65,9 @@ const StoredEntry = z.object({
 const BaselineFileSchema = z.object({
   schema: z.literal(BASELINE_SCHEMA),
   updated_at: z.string(),
-  entries: z.record(z.string(), StoredEntry)
+  entries: z.record(z.string(), StoredEntry),
+  /** Every accepted check's summary per series, for `gpu-overhead trend` (see history.ts). */
+  history: HistorySchema.optional()
 })
 
 export type BaselineFile = z.infer<typeof BaselineFileSchema>
@@ -116,6 +119,8 @@ export interface CurrentResults {
   check_id: string
   /** ISO time of the check (default: now). */
   time?: string
+  /** The commit the check ran on (GITHUB_SHA), recorded in the trend history. */
+  commit?: string | null
   series: readonly ArmSeries[]
   fingerprints: Record<string, PartialFingerprint | undefined>
   /** Stack digest per environment and workload (Fingerprint.stack). */
@@ -144,6 +149,8 @@ export interface AppendOptions {
   overwriteCorrupt?: boolean
   /** Arms to store (default: every arm in `series`). */
   environments?: readonly string[]
+  /** Points kept per series in the trend history (default 200). */
+  historyKeep?: number
 }
 
 export interface AppendResult {
@@ -342,6 +349,12 @@ export function appendToBaseline(
     if (entry.checks.length > keep) entry.checks = entry.checks.slice(entry.checks.length - keep)
     touched++
   }
+  // The same accepted check, as one point per series of the (longer) trend history.
+  appendHistory(
+    (data.history ??= {}),
+    { ...current, time, commit: current.commit ?? null },
+    { keep: options.historyKeep, environments: options.environments }
+  )
   data.updated_at = new Date().toISOString()
   return { data, entries: touched }
 }
@@ -485,6 +498,8 @@ export interface BaselineCheckOptions {
   environments?: readonly string[]
   /** Another backend; default: the JSON file at `path`. */
   store?: BaselineStore
+  /** The commit the check ran on, for the trend history. */
+  commit?: string | null
 }
 
 /**
@@ -507,6 +522,7 @@ export async function compareWithBaseline(
   const agg = aggregateRows(rows)
   const current: CurrentResults = {
     check_id: rows.find(r => r.check_id !== undefined)?.check_id ?? new Date().toISOString(),
+    commit: opts.commit ?? null,
     series: agg.series(),
     fingerprints: agg.fingerprints,
     stacks: agg.stacks

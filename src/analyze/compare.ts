@@ -10,6 +10,7 @@
  */
 import type { Analysis, Comparison, Direction, MetricScope, MetricVerdict } from '../types/index.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from './run-values.js'
+import { describeModes, findModes } from './modality.js'
 import { aggregateRows, isStartupMetric } from './run-values.js'
 import type { BootstrapOptions, Interval } from './stats.js'
 import {
@@ -155,7 +156,7 @@ function widerInterval(
  * Bounds on mean(candidate) − mean(baseline) that correspond exactly to overhead ∈ (−m, +m) in the
  * metric's natural direction: ±m·b for lower-is-better; b/(1+m) − b … b/(1−m) − b for higher-is-better.
  */
-function equivalenceBounds(meanBase: number, marginPct: number, direction: Direction): Interval {
+export function equivalenceBounds(meanBase: number, marginPct: number, direction: Direction): Interval {
   const m = marginPct / 100
   if (direction === 'lower') return { low: -m * meanBase, high: m * meanBase }
   return { low: meanBase / (1 + m) - meanBase, high: m >= 1 ? Infinity : meanBase / (1 - m) - meanBase }
@@ -431,16 +432,27 @@ export function measureSeries(
       notes.push(`${b.workload}/${b.metric} was measured in ${opts.baselineEnv} only; not compared.`)
       continue
     }
-    comparisons.push(
-      measureComparison(b, c, {
-        baselineEnv: opts.baselineEnv,
-        candidateEnv: opts.candidateEnv,
-        maxOverheadPct: opts.maxOverheadPct,
-        alpha: opts.alpha,
-        incomparable,
-        bootstrap: opts.seed === undefined ? opts.bootstrap : { ...opts.bootstrap, seed: String(opts.seed) }
-      })
-    )
+    const comparison = measureComparison(b, c, {
+      baselineEnv: opts.baselineEnv,
+      candidateEnv: opts.candidateEnv,
+      maxOverheadPct: opts.maxOverheadPct,
+      alpha: opts.alpha,
+      incomparable,
+      bootstrap: opts.seed === undefined ? opts.bootstrap : { ...opts.bootstrap, seed: String(opts.seed) }
+    })
+    if (comparison.scope === 'steady') {
+      const what = `${b.workload}/${b.metric}${b.params === '' ? '' : ` (${b.params})`}`
+      for (const [arm, series] of [
+        [opts.baselineEnv, b],
+        [opts.candidateEnv, c]
+      ] as const) {
+        const modes = findModes(series.values)
+        if (modes === null) continue
+        ;(comparison.multimodal_arms ??= []).push(arm)
+        notes.push(describeModes(what, arm, modes, series.unit))
+      }
+    }
+    comparisons.push(comparison)
   }
   for (const [k, c] of cand)
     if (!base.has(k))

@@ -6,7 +6,12 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { parse as parseYaml } from 'yaml'
-import { DEFAULT_BASELINE_PATH, DEFAULT_CONFIG_FILE, Inputs } from '../types/inputs.js'
+import {
+  DEFAULT_BASELINE_BRANCH,
+  DEFAULT_BASELINE_PATH,
+  DEFAULT_CONFIG_FILE,
+  Inputs
+} from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 import {
   COMMENT_MODES,
@@ -25,7 +30,7 @@ import {
   type Schedule,
   type Workload
 } from '../types/index.js'
-import { validateImageRef } from '../preflight/image.js'
+import { validateImageRef } from './image-ref.js'
 
 export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
 export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
@@ -54,10 +59,14 @@ export interface Config {
   alpha: number
   baselinePath: string
   saveBaseline: boolean
+  /** Branch that stores the baseline between action runs; null = the file in the workspace only. */
+  baselineBranch: string | null
   data: MountSpec | null
   checkpoint: MountSpec | null
   githubToken: string | null
   comment: CommentMode
+  /** Name of the GitHub Check run that carries the verdict; null = none. */
+  checkRun: string | null
   failOnRegression: boolean
   allowForkPrs: boolean
   out: string
@@ -98,10 +107,12 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Alpha]: '0.05',
   [Inputs.BaselinePath]: DEFAULT_BASELINE_PATH,
   [Inputs.SaveBaseline]: 'false',
+  [Inputs.BaselineBranch]: DEFAULT_BASELINE_BRANCH,
   [Inputs.DataPath]: '',
   [Inputs.CheckpointPath]: '',
   [Inputs.GithubToken]: '',
   [Inputs.Comment]: 'always',
+  [Inputs.CheckRun]: 'GPU overhead',
   [Inputs.FailOnRegression]: 'true',
   [Inputs.AllowForkPrs]: 'false',
   [Inputs.Out]: 'gpu-overhead-results',
@@ -120,17 +131,53 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.ContainerMemory]: '',
   [Inputs.PowerCaps]: '',
   [Inputs.Mode]: 'check',
-  [Inputs.AggregateDirs]: ''
+  [Inputs.AggregateDirs]: '',
+  [Inputs.TrendMetrics]: '',
+  [Inputs.TrendIssues]: 'false'
 }
 
 /** Keys a config file may hold: every input but the file itself, the token and the aggregate-only ones. */
 const FILE_KEYS = new Set<string>(
   Object.values(Inputs).filter(
-    k => k !== Inputs.Config && k !== Inputs.GithubToken && k !== Inputs.Mode && k !== Inputs.AggregateDirs
+    k =>
+      k !== Inputs.Config &&
+      k !== Inputs.GithubToken &&
+      k !== Inputs.Mode &&
+      k !== Inputs.AggregateDirs &&
+      k !== Inputs.TrendMetrics &&
+      k !== Inputs.TrendIssues
   )
 )
 
 // ---- validators (each throws InputError naming the input) ----
+
+/** A git branch name (a safe subset of git's rules); empty = no branch store. */
+function branchName(raw: string): string | null {
+  const v = raw.trim()
+  if (v === '') return null
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/.test(v) || /\.\.|\/\/|\.lock$|\/$|@\{/.test(v))
+    throw new InputError(
+      Inputs.BaselineBranch,
+      raw,
+      'a branch name such as gpu-overhead-baseline, or empty for none'
+    )
+  return v
+}
+
+/** GitHub shows check names in one line and caps them; empty turns the check run off. */
+const MAX_CHECK_NAME = 100
+function checkRunName(raw: string): string | null {
+  const v = raw.trim()
+  if (v === '') return null
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (v.length > MAX_CHECK_NAME || /[\0-\x1f]/.test(v))
+    throw new InputError(
+      Inputs.CheckRun,
+      raw,
+      `a one-line name of at most ${MAX_CHECK_NAME} characters, or empty for none`
+    )
+  return v
+}
 
 function oneOf<T extends string>(input: string, raw: string, allowed: readonly T[]): T {
   const v = raw.trim().toLowerCase()
@@ -184,9 +231,13 @@ function safePath(input: string, raw: string, base: string): string {
   return path.resolve(base, raw.trim())
 }
 
-/** Output paths must stay inside the workspace (no `..` escapes through the config). */
-function workspacePath(input: string, raw: string, workspace: string): string {
+/**
+ * Output paths stay inside the workspace in the action (no `..` escapes through a config file on a shared
+ * runner); the CLI writes wherever its user says (`anywhere`), relative paths still resolving against the cwd.
+ */
+function workspacePath(input: string, raw: string, workspace: string, anywhere = false): string {
   const p = safePath(input, raw, workspace)
+  if (anywhere) return p
   const rel = path.relative(workspace, p)
   if (rel.startsWith('..') || path.isAbsolute(rel))
     throw new InputError(input, raw, `a path inside the workspace ${workspace}`)
@@ -280,8 +331,10 @@ export function readConfigFile(file: string): RawInputs {
 export interface ConfigSources {
   flags?: RawInputs
   inputs?: RawInputs
-  /** Directory that relative paths resolve against, and outputs must stay inside. */
+  /** Directory that relative paths resolve against, and (unless `outputsAnywhere`) outputs must stay inside. */
   workspace: string
+  /** The CLI: `out` and `baseline-path` may be anywhere the user names. The action leaves this unset. */
+  outputsAnywhere?: boolean
 }
 
 function given(v: string | undefined): v is string {
@@ -338,7 +391,12 @@ export function loadConfig(sources: ConfigSources): Config {
     arms: parseArms(get(Inputs.Arms), image),
     maxOverheadPct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
     alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
-    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace),
+    baselinePath: workspacePath(
+      Inputs.BaselinePath,
+      get(Inputs.BaselinePath),
+      workspace,
+      sources.outputsAnywhere
+    ),
     saveBaseline: bool(Inputs.SaveBaseline, get(Inputs.SaveBaseline)),
     data: given(get(Inputs.DataPath))
       ? mountSpec(Inputs.DataPath, get(Inputs.DataPath), workspace, '/data', true)
@@ -348,9 +406,11 @@ export function loadConfig(sources: ConfigSources): Config {
       : null,
     githubToken: given(get(Inputs.GithubToken)) ? get(Inputs.GithubToken) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
+    checkRun: checkRunName(get(Inputs.CheckRun)),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
-    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace, sources.outputsAnywhere),
     configFile,
     schedule: oneOf(Inputs.Schedule, get(Inputs.Schedule), SCHEDULES),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
@@ -389,7 +449,7 @@ export function loadConfig(sources: ConfigSources): Config {
     (!config.data || !config.checkpoint) &&
     MOUNT_SPLITTERS.test(config.out)
   )
-    throw new InputError(Inputs.Out, get(Inputs.Out), `a folder inside the workspace, ${NO_SPLITTERS}`)
+    throw new InputError(Inputs.Out, get(Inputs.Out), `a folder path with ${NO_SPLITTERS}`)
   if (config.driverMount && MOUNT_SPLITTERS.test(config.driverMount))
     throw new InputError(
       Inputs.DriverMount,
@@ -503,6 +563,40 @@ export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
     maxOverheadPct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
     alpha: fraction(Inputs.Alpha, get(Inputs.Alpha), 0, 0.5),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+  }
+}
+
+export interface TrendConfig {
+  /** Baseline file whose history is analysed. */
+  baselinePath: string
+  /** Metrics to analyse (empty: every steady-state metric). */
+  metrics: string[]
+  /** Smallest change reported, percent: the max-overhead limit. */
+  minChangePct: number
+  /** Open and close GitHub issues for change points (needs a token with issues: write). */
+  issues: boolean
+  token: string | null
+  failOnRegression: boolean
+}
+
+/** `mode: trend`: change points over the baseline file's history; runs no workload. */
+export function loadTrendConfig(sources: ConfigSources): TrendConfig {
+  const get = (name: Inputs): string => {
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    return DEFAULTS[name]
+  }
+  const metrics = get(Inputs.TrendMetrics)
+  const issues = bool(Inputs.TrendIssues, get(Inputs.TrendIssues))
+  const token = get(Inputs.GithubToken)
+  if (issues && !given(token))
+    throw new InputError(Inputs.GithubToken, '', 'a token with issues: write (trend-issues is true)')
+  return {
+    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), sources.workspace),
+    metrics: given(metrics.trim()) ? list(Inputs.TrendMetrics, metrics) : [],
+    minChangePct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
+    issues,
+    token: given(token) ? token : null,
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
   }
 }

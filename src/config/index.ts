@@ -1,2 +1,3 @@
 /** The config stage's public face: other stages and the entry points import from here. */
 export * from './config.js'
+export * from './image-ref.js'

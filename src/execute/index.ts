@@ -1,6 +1,5 @@
 /** The execute stage's public face: other stages and the entry points import from here. */
 export * from './container.js'
-export * from './gpu-args.js'
 export * from './io-data.js'
 export * from './metrics.js'
 export * from './native.js'

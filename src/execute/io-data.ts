@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import type { MountSpec } from '../config/config.js'
+import type { MountSpec } from '../config/index.js'
 
 export interface IoFolders {
   data: MountSpec

@@ -9,10 +9,10 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError, getErrorMessage } from '../util/errors.js'
-import type { GpuFacts } from '../preflight/gpu.js'
+import type { GpuFacts } from '../preflight/index.js'
 import { execCapture } from '../util/exec.js'
 import { firstLine } from '../util/text.js'
-import type { Lane } from '../plan/lanes.js'
+import type { Lane } from '../plan/index.js'
 
 export const POWER_RESTORE_FILE = 'power-restore.json'
 

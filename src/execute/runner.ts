@@ -6,6 +6,7 @@
 import type {
   Arm,
   Fingerprint,
+  RecordSink,
   RunRecord,
   SampleRecord,
   StackRecord,
@@ -14,14 +15,13 @@ import type {
   WorkloadEvent
 } from '../types/index.js'
 import type { Logger } from '../util/log.js'
-import { laneLabel, type Lane } from '../plan/lanes.js'
+import { laneLabel, type Lane } from '../plan/index.js'
 import { memoryRecords } from './memory.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
 import { regionWindows } from './region.js'
 import { stackDigest } from './stack/digest.js'
-import type { PlannedRun } from '../plan/schedule.js'
+import type { PlannedRun } from '../plan/index.js'
 import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
-import type { ResultsWriter } from '../results/store.js'
 
 export interface ExecuteContext {
   checkId: string
@@ -34,7 +34,7 @@ export interface ExecuteContext {
   specFor(run: PlannedRun, lane: Lane | null): ProcessSpec
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
   paramsFor(workload: Workload): Record<string, unknown>
-  writer: ResultsWriter
+  writer: RecordSink
   logger: Logger
   signal?: AbortSignal
   /** Prefix of progress lines, e.g. `cap 500 W`. */

@@ -1,5 +1,5 @@
 /** The workload command line, the same for every arm; only paths differ between host and container. */
-import type { Config } from '../config/config.js'
+import type { Config } from '../config/index.js'
 import type { Workload } from '../types/index.js'
 
 export type WorkloadSettings = Pick<

@@ -1,6 +1,6 @@
 /** aggregate.md: a verdict line first, the groups, why they were not pooled, side by side, one table per group. Pure. */
 import { markdownTable } from 'markdown-table'
-import { cell, code, fmtP, fmtPctCi, fmtPlain, fmtValue, inline, redact } from '../report/format.js'
+import { cell, code, fmtP, fmtPctCi, fmtPlain, fmtValue, inline, redact } from '../report/index.js'
 import type { Comparison } from '../types/index.js'
 import type { AggregateGroup, AggregateReport } from './types.js'
 

@@ -3,9 +3,7 @@
  * Groups are never pooled with each other: a fleet of H100s and H200s gives two answers side by side,
  * not one average that belongs to neither.
  */
-import { blockScaled } from '../analyze/blocking.js'
-import { analyzeRecords } from '../analyze/compare.js'
-import { checkVerdict } from '../analyze/summary.js'
+import { blockScaled, analyzeRecords, checkVerdict } from '../analyze/index.js'
 import type { CheckVerdict, PreflightResult, SampleRecord } from '../types/index.js'
 import { VERSION } from '../util/version.js'
 import { groupKeyDifferences, groupKeyOf, groupKeyString, KEY_FIELDS } from './group-key.js'

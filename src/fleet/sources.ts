@@ -2,7 +2,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { InputError } from '../util/errors.js'
-import { readResults, resultPaths } from '../results/store.js'
+import { readResults, resultPaths } from '../results/index.js'
 import type { CheckSummary, SampleRecord } from '../types/index.js'
 import { ARM_KEY_FIELDS, HOST_KEY_FIELDS } from './group-key.js'
 import type { ResultSource } from './types.js'

@@ -8,16 +8,10 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
-import type { GpuFacts } from '../preflight/gpu.js'
+import type { GpuFacts } from '../preflight/index.js'
+import type { Lane } from '../types/index.js'
 
-export interface Lane {
-  /** nvidia-smi (NVML) index: the per-GPU form of `--gpus device=N` and CDI `nvidia.com/gpu=N`. */
-  index: number
-  uuid: string | null
-  name: string | null
-  /** Device node minor number (`/dev/nvidiaN`) for gpu-access: devices; null when unknown. */
-  minor: number | null
-}
+export type { Lane } from '../types/index.js'
 
 const DRIVER_PROC = '/proc/driver/nvidia/gpus'
 

@@ -3,18 +3,10 @@ import { gate } from './driver-gate.js'
 import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
 import { allDatacenter, readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
-import { inspectImage, validateImageRef } from './image.js'
+import { validateImageRef } from '../config/index.js'
+import { inspectImage } from './image.js'
 import type { ImageFacts } from './image.js'
 import { checkMounts, parseMountSpec } from './mounts.js'
-
-export { gate } from './driver-gate.js'
-export type { DriverGateResult, GateInput } from './driver-gate.js'
-export { readGpuFacts } from './gpu.js'
-export type { GpuFacts, GpuReport } from './gpu.js'
-export { inspectImage, validateImageRef } from './image.js'
-export type { ImageFacts } from './image.js'
-export { checkMounts, ioCheckCommand, mountArgs, parseMountSpec } from './mounts.js'
-export type { MountSpec } from './mounts.js'
 
 /** What preflight needs; a small explicit slice of the run configuration. */
 export interface PreflightInput {

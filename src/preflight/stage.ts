@@ -3,9 +3,11 @@
  * mount checks with the folders the io workload will really get. Bad input and a broken environment
  * throw (exit 2); check outcomes come back as results.
  */
-import type { Config, MountSpec } from '../config/config.js'
-import { containerGpuArgs } from '../execute/gpu-args.js'
-import { runPreflight, type GpuReport, type ImageFacts } from './run.js'
+import type { Config, MountSpec } from '../config/index.js'
+import { containerGpuArgs } from '../tools/gpu-access.js'
+import type { GpuReport } from './gpu.js'
+import type { ImageFacts } from './image.js'
+import { runPreflight } from './run.js'
 import type { PreflightResult } from '../types/index.js'
 import { execCapture } from '../util/exec.js'
 

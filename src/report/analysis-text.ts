@@ -1,7 +1,7 @@
 /** Text output of `gpu-overhead analyze`: a markdown table (verdict line first) or JSON. */
 import { markdownTable } from 'markdown-table'
 import type { Analysis, Comparison } from '../types/index.js'
-import { formatOverhead, formatP } from '../analyze/compare.js'
+import { formatOverhead, formatP } from '../analyze/index.js'
 
 /** 4 significant digits, no exponent for ordinary magnitudes. */
 function num(x: number): string {

@@ -1,6 +1,7 @@
 /** One PR comment per workflow/job, found by its hidden marker and updated in place. */
 import { readFileSync } from 'node:fs'
-import type { GitHubClient } from './http.js'
+import { z } from 'zod'
+import { paginate, type GitHubApi } from '../tools/github.js'
 
 export interface IssueComment {
   id: number
@@ -47,10 +48,24 @@ export function repository(
   return m ? { owner: m[1]!, repo: m[2]! } : null
 }
 
-/** Page through the issue's comments for the first one carrying the marker. */
-export async function findComment(client: GitHubClient, t: CommentTarget): Promise<IssueComment | null> {
-  const path = `/repos/${encodeURIComponent(t.owner)}/${encodeURIComponent(t.repo)}/issues/${t.issue}/comments`
-  for await (const page of client.paginate<IssueComment>(path)) {
+/** What a created or updated comment must look like; anything else (a proxy's HTML page) is named, not trusted. */
+const CommentAnswer = z.object({ id: z.number().int(), html_url: z.string().min(1) })
+
+function commentFrom(call: string, data: unknown): { id: number; html_url: string } {
+  const parsed = CommentAnswer.safeParse(data)
+  if (parsed.success) return parsed.data
+  const shown = typeof data === 'string' ? data.slice(0, 80) : JSON.stringify(data)?.slice(0, 80)
+  throw new Error(`${call} answered without a comment (id, html_url): ${shown ?? 'nothing'}`)
+}
+
+/** Page through the issue's comments (bounded: tools/github paginate) for the first one carrying the marker. */
+export async function findComment(api: GitHubApi, t: CommentTarget): Promise<IssueComment | null> {
+  const pages = paginate<IssueComment>(api, 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+    owner: t.owner,
+    repo: t.repo,
+    issue_number: t.issue
+  })
+  for await (const page of pages) {
     const hit = page.find(c => typeof c.body === 'string' && c.body.includes(t.marker))
     if (hit) return hit
   }
@@ -62,23 +77,27 @@ export async function findComment(client: GitHubClient, t: CommentTarget): Promi
  * comment mode is on-regression and this run is fine: an old comment is still corrected, none is added).
  */
 export async function upsertComment(
-  client: GitHubClient,
+  api: GitHubApi,
   t: CommentTarget,
   body: string,
   create = true
 ): Promise<UpsertResult> {
   const full = body.includes(t.marker) ? body : `${t.marker}\n${body}`
-  const existing = await findComment(client, t)
-  const repoPath = `/repos/${encodeURIComponent(t.owner)}/${encodeURIComponent(t.repo)}`
+  const existing = await findComment(api, t)
   if (existing) {
-    const res = await client.request<IssueComment>('PATCH', `${repoPath}/issues/comments/${existing.id}`, {
+    const route = 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}'
+    const res = await api.request(route, {
+      owner: t.owner,
+      repo: t.repo,
+      comment_id: existing.id,
       body: full
     })
-    return { action: 'updated', url: res.data.html_url, id: res.data.id }
+    const c = commentFrom(route, res.data)
+    return { action: 'updated', url: c.html_url, id: c.id }
   }
   if (!create) return { action: 'skipped', url: null, id: null }
-  const res = await client.request<IssueComment>('POST', `${repoPath}/issues/${t.issue}/comments`, {
-    body: full
-  })
-  return { action: 'created', url: res.data.html_url, id: res.data.id }
+  const route = 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments'
+  const res = await api.request(route, { owner: t.owner, repo: t.repo, issue_number: t.issue, body: full })
+  const c = commentFrom(route, res.data)
+  return { action: 'created', url: c.html_url, id: c.id }
 }

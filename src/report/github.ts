@@ -4,14 +4,17 @@
  * the job summary.
  */
 import * as core from '@actions/core'
+import { readFileSync } from 'node:fs'
 import type { CheckSummary, CommentMode, TelemetrySample } from '../types/index.js'
 import { Outputs } from '../types/inputs.js'
+import { apiStatus, createGitHubApi, describeApiError } from '../tools/github.js'
 import { getErrorMessage } from '../util/errors.js'
 import { uploadArtifact, writePaperCsvs } from './artifacts.js'
 import { pullRequestNumber, repository, upsertComment } from './comment.js'
 import { fmtP, redact } from './format.js'
-import { GitHubApiError, GitHubClient } from './http.js'
-import { DEFAULT_MAX_CHARS, buildReport, reportMarker } from './markdown.js'
+import { checkRunRequest, createCheckRun, headSha } from './check-run.js'
+import { buildComment, runLinks, type CommentLinks } from './comment-body.js'
+import { buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
 
 export { decideFailure } from './verdict.js'
@@ -19,12 +22,16 @@ export { decideFailure } from './verdict.js'
 /** GitHub rejects comment bodies longer than this. */
 const COMMENT_LIMIT = 65536
 
+const CHECKS_HINT = "give the workflow `permissions: checks: write`, or set `check-run: ''` to create none"
+
 const PERMISSION_HINT =
   'give the workflow `permissions: pull-requests: write` (for comments on issues, `issues: write`)'
 
 export interface PublishOptions {
   token: string | null
   comment: CommentMode
+  /** Name of the Check run to create; null = none. */
+  checkRun?: string | null
   failOnRegression: boolean
   /** Default: gpu-overhead-<job>-<check id>. */
   artifactName?: string
@@ -39,6 +46,7 @@ export interface PublishOptions {
 
 export interface PublishResult {
   commentUrl: string | null
+  checkRunUrl: string | null
   /** Not yet logged: the caller emits each with core.warning. */
   warnings: string[]
   /** Why the step should fail (decideFailure), or null when it passes. */
@@ -93,19 +101,19 @@ function isFailing(summary: CheckSummary): boolean {
   return summary.verdict === 'regression' || failedPreflight(summary).length > 0
 }
 
+/** One line: which call failed, what came back, and for permission answers which permission to grant. */
 function apiProblem(error: unknown, issue: number): string {
-  if (error instanceof GitHubApiError) {
-    if (error.status === 401) return `could not comment on PR #${issue}: the token was rejected (401)`
-    if (error.status === 403 || error.status === 404)
-      return `could not comment on PR #${issue}: GitHub API returned ${error.status}${error.apiMessage ? ` (${error.apiMessage})` : ''}; ${PERMISSION_HINT}. Forked PRs get a read-only token.`
-    return `could not comment on PR #${issue}: ${error.message}`
-  }
-  return `could not comment on PR #${issue}: ${getErrorMessage(error)}`
+  const what = `could not comment on PR #${issue}: ${describeApiError(error)}`
+  const status = apiStatus(error)
+  if (status === 401) return `${what}; the token was rejected`
+  if (status === 403 || status === 404)
+    return `${what}; ${PERMISSION_HINT}. Forked PRs get a read-only token.`
+  return what
 }
 
 async function comment(
   summary: CheckSummary,
-  markdown: string,
+  links: CommentLinks,
   opts: PublishOptions,
   warn: (m: string) => void
 ): Promise<string | null> {
@@ -127,13 +135,13 @@ async function comment(
   const create = opts.comment === 'always' || isFailing(summary)
   const job = [process.env.GITHUB_JOB ?? 'job', opts.commentKey].filter(Boolean).join('/')
   const marker = reportMarker(process.env.GITHUB_WORKFLOW ?? 'workflow', job)
-  let body = `${marker}\n${markdown}`
+  // The compact comment; the job summary and the artifact keep the full report.
+  let body = `${marker}\n${buildComment(summary, links, [opts.token])}`
   if (body.length > COMMENT_LIMIT)
-    body = `${marker}\n${buildReport(summary, { maxChars: Math.min(DEFAULT_MAX_CHARS, COMMENT_LIMIT - marker.length - 1) })}`
-  body = redact(body, [opts.token])
+    body = `${marker}\n${buildReport(summary, { maxChars: COMMENT_LIMIT - marker.length - 1, secrets: [opts.token] })}`
   try {
     const res = await upsertComment(
-      GitHubClient.create({ token: opts.token }),
+      createGitHubApi({ token: opts.token, log: core.info }),
       { ...repo, issue, marker },
       body,
       create
@@ -148,11 +156,12 @@ async function comment(
   }
 }
 
+/** Uploads the results artifact; its id (for the comment's link), or null when it did not upload. */
 async function artifact(
   summary: CheckSummary,
   opts: PublishOptions,
   warn: (m: string) => void
-): Promise<void> {
+): Promise<number | null> {
   const files = [...opts.files]
   try {
     files.push(...writePaperCsvs(summary, opts.rootDir, opts.telemetry))
@@ -165,6 +174,56 @@ async function artifact(
     warn(`artifact: ${res.missing.length} file(s) not found, left out: ${res.missing.join(', ')}`)
   if (res.error) warn(`artifact upload failed (results stay in ${opts.rootDir}): ${res.error}`)
   else core.info(`artifact ${name} uploaded (${res.uploaded.length} files)`)
+  return res.id
+}
+
+/** The event payload of this run (for the PR's head commit); null outside Actions or when unreadable. */
+function eventPayload(): unknown {
+  const file = process.env.GITHUB_EVENT_PATH
+  if (!file) return null
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown
+  } catch {
+    return null
+  }
+}
+
+async function checkRun(
+  summary: CheckSummary,
+  report: { compact: string; full: string; links: CommentLinks },
+  opts: PublishOptions,
+  warn: (m: string) => void
+): Promise<string | null> {
+  if (!opts.checkRun || process.env.GITHUB_ACTIONS !== 'true') return null
+  const repo = repository()
+  const sha = headSha(eventPayload(), process.env)
+  if (!repo || !sha) {
+    warn('check run skipped: GITHUB_REPOSITORY or GITHUB_SHA is not set')
+    return null
+  }
+  if (!opts.token) {
+    warn(`check run skipped: no GitHub token; pass \`github-token\` and ${CHECKS_HINT}`)
+    return null
+  }
+  const request = checkRunRequest({
+    name: [opts.checkRun, opts.commentKey].filter(Boolean).join(' / '),
+    headSha: sha,
+    summary,
+    compact: report.compact,
+    full: report.full,
+    detailsUrl: report.links.summaryUrl,
+    env: process.env
+  })
+  try {
+    const url = await createCheckRun(createGitHubApi({ token: opts.token, log: core.info }), repo, request)
+    core.info(`check run "${request.name}" (${request.conclusion}): ${url}`)
+    return url
+  } catch (error) {
+    const status = apiStatus(error)
+    const hint = status === 403 || status === 404 ? `; ${CHECKS_HINT}` : ''
+    warn(`could not create the check run: ${describeApiError(error)}${hint}`)
+    return null
+  }
 }
 
 /**
@@ -186,8 +245,12 @@ export async function publish(
   if (notWritten) warn(notWritten)
   annotate(summary)
 
-  const commentUrl = await comment(summary, safe, opts, warn)
-  await artifact(summary, opts, warn)
+  // The artifact first: the comment links to it.
+  const artifactId = await artifact(summary, opts, warn)
+  const links = runLinks(process.env, artifactId)
+  const commentUrl = await comment(summary, links, opts, warn)
+  const compact = buildComment(summary, links, opts.token ? [opts.token] : [])
+  const checkRunUrl = await checkRun(summary, { compact, full: safe, links }, opts, warn)
 
-  return { commentUrl, warnings, failure: decideFailure(summary, opts.failOnRegression) }
+  return { commentUrl, checkRunUrl, warnings, failure: decideFailure(summary, opts.failOnRegression) }
 }

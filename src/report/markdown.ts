@@ -78,14 +78,8 @@ function shorten(section: Section, overflow: number): Section | null {
   return { ...section, body: section.body.slice(0, cut) + marker }
 }
 
-/**
- * Build the report. Everything from `summary` is rendered as text, with token-shaped strings blanked.
- * Over `maxChars`, raw tables go first, then charts, then the tails of the later sections; the verdict
- * always stays, and a note says what was trimmed.
- */
-export function buildReport(summary: CheckSummary, opts: ReportOptions = {}): string {
-  const maxChars = opts.maxChars ?? DEFAULT_MAX_CHARS
-  const secrets = opts.secrets ?? []
+/** Every section of the full report, in order, empty ones left out (job summary and report.md show them all). */
+export function reportSections(summary: CheckSummary): Section[] {
   const candidates: (Section | null)[] = [
     verdictSection(summary),
     warningsSection(summary),
@@ -105,9 +99,18 @@ export function buildReport(summary: CheckSummary, opts: ReportOptions = {}): st
     definitionsSection(summary),
     ...rawSections(summary)
   ]
-  let sections = candidates
-    .filter((s): s is Section => s !== null)
-    .map(s => ({ ...s, body: redact(s.body, secrets) }))
+  return candidates.filter((s): s is Section => s !== null)
+}
+
+/**
+ * Build the report. Everything from `summary` is rendered as text, with token-shaped strings blanked.
+ * Over `maxChars`, raw tables go first, then charts, then the tails of the later sections; the verdict
+ * always stays, and a note says what was trimmed.
+ */
+export function buildReport(summary: CheckSummary, opts: ReportOptions = {}): string {
+  const maxChars = opts.maxChars ?? DEFAULT_MAX_CHARS
+  const secrets = opts.secrets ?? []
+  let sections = reportSections(summary).map(s => ({ ...s, body: redact(s.body, secrets) }))
 
   let full = render(sections, null)
   if (full.length <= maxChars) return full

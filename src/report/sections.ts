@@ -36,6 +36,11 @@ export interface Section {
   title: string
   group?: string
   body: string
+  /**
+   * A few lines for the compact PR comment (report/comment-body.ts), when the section has something a reviewer
+   * must see there (e.g. the explainer's "why the arms differ"). Sections without one stay in the job summary.
+   */
+  short?: string
 }
 
 /** `TTFT (ms)`, but `Output tokens/s` rather than `Output tokens/s (tokens/s)`. */
@@ -302,6 +307,7 @@ export function telemetrySection(summary: CheckSummary): Section | null {
     ])
   }
   // Telemetry off still leaves energy (NVML counter): drop the columns it did not fill.
+  const labels = perGpu ? 3 : 2
   const shown = dropEmptyColumns(rows, [
     'l',
     'l',
@@ -314,6 +320,8 @@ export function telemetrySection(summary: CheckSummary): Section | null {
     'r',
     'r'
   ])
+  // Nothing measured (device cpu, telemetry off, no NVML): no section rather than a table of labels.
+  if ((shown.rows[0]?.length ?? 0) <= labels) return null
   const window =
     regions === ordered.length
       ? 'Util, SM clock, power and throttling: means over the measured region each workload marked (warm-ups and start-up excluded); the last column is the whole process, start-up included.'

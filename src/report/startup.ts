@@ -204,3 +204,24 @@ export function startupSection(summary: CheckSummary): Section | null {
     .join('\n\n')
   return { id: 'startup', kind: 'core', title: 'Start-up vs steady state', body }
 }
+
+/**
+ * The one start-up line of the compact PR comment: the pair whose start-up total (else whole process) grew most,
+ * as medians. Null when no start-up was compared.
+ */
+export function worstStartupLine(summary: CheckSummary): string | null {
+  const startup = summary.analysis?.comparisons.filter(c => c.scope === 'startup') ?? []
+  const pick = (metric: string): Comparison[] => startup.filter(c => phaseName(c.metric) === metric)
+  const [rows, span] = pick(TOTAL).length
+    ? [pick(TOTAL), 'spawn → first kernel']
+    : [pick(WALL), 'whole process']
+  const delta = (c: Comparison): number => (c.median_candidate - c.median_baseline) * (SECONDS[c.unit] ?? NaN)
+  const worst = rows.filter(c => Number.isFinite(delta(c))).sort((a, b) => delta(b) - delta(a))[0]
+  if (!worst) return null
+  const scale = SECONDS[worst.unit] ?? 1
+  const medians = `${fmtValue(worst.median_baseline * scale, 's')} → ${fmtValue(worst.median_candidate * scale, 's')}`
+  return (
+    `Start-up (reported, not gated): worst ${code(worst.workload)} ${code(worst.candidate_env)} vs ` +
+    `${code(worst.baseline_env)} ${fmtDelta(delta(worst), 's')} (${medians} median, ${span}).`
+  )
+}

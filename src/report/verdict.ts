@@ -1,6 +1,6 @@
 /** The one-line verdict and the fail/pass decision. Pure. */
+import { capOfParams } from '../analyze/index.js'
 import { WHY_ANCHOR } from './why.js'
-import { capOfParams } from '../analyze/power.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
 

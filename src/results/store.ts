@@ -5,7 +5,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { EnvironmentError } from '../util/errors.js'
-import type { RunRecord, SampleRecord } from '../types/index.js'
+import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
 
 export const SAMPLE_CSV_COLUMNS = [
   'workload',
@@ -116,7 +116,7 @@ function makeFolder(dir: string): void {
   if (!fs.statSync(dir).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' })
 }
 
-export class ResultsWriter {
+export class ResultsWriter implements RecordSink {
   /** The first write that failed: later appends are skipped and the runner stops the check. */
   private failure: string | null = null
 

@@ -22,7 +22,7 @@ export const WORKLOADS = ['matmul', 'llm', 'io'] as const
 export type Workload = (typeof WORKLOADS)[number]
 
 /** `check` measures on this runner; `aggregate` merges result folders of many runners into one report. */
-export const MODES = ['check', 'aggregate'] as const
+export const MODES = ['check', 'aggregate', 'trend'] as const
 export type Mode = (typeof MODES)[number]
 
 export const SCHEDULES = ['abba', 'random'] as const
@@ -307,6 +307,8 @@ export interface Comparison {
   undefined_stats?: string[]
   /** Fingerprint differences that make this comparison incomparable, e.g. `driver: 570.86 vs 580.95`. */
   incomparable_fields?: string[]
+  /** Arms whose per-run values split into two separated groups (analyze/modality.ts); named in the notes. */
+  multimodal_arms?: string[]
 }
 
 export interface Analysis {
@@ -524,4 +526,26 @@ export interface CheckSummary {
   not_measured: { what: string; why: string }[]
   warnings: string[]
   paths: { out: string; results: string; samples: string; telemetry: string; report: string; summary: string }
+}
+
+/** One selected GPU of a check: every planned run starts one process per lane (see plan/lanes.ts). */
+export interface Lane {
+  /** nvidia-smi (NVML) index: the per-GPU form of `--gpus device=N` and CDI `nvidia.com/gpu=N`. */
+  index: number
+  uuid: string | null
+  name: string | null
+  /** Device node minor number (`/dev/nvidiaN`) for gpu-access: devices; null when unknown. */
+  minor: number | null
+}
+
+/**
+ * Where the execute stage appends records the moment they are measured (results/ implements it), so a
+ * crash loses nothing already measured.
+ */
+export interface RecordSink {
+  appendSamples(records: SampleRecord[]): void
+  appendRun(run: RunRecord): void
+  /** The first write failure (full disk, …) as one clause; null while writes succeed. */
+  readonly writeError: string | null
+  readonly paths: { readonly results: string }
 }

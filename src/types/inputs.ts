@@ -13,10 +13,12 @@ export enum Inputs {
   Alpha = 'alpha',
   BaselinePath = 'baseline-path',
   SaveBaseline = 'save-baseline',
+  BaselineBranch = 'baseline-branch',
   DataPath = 'data-path',
   CheckpointPath = 'checkpoint-path',
   GithubToken = 'github-token',
   Comment = 'comment',
+  CheckRun = 'check-run',
   FailOnRegression = 'fail-on-regression',
   AllowForkPrs = 'allow-fork-prs',
   Out = 'out',
@@ -35,7 +37,9 @@ export enum Inputs {
   ContainerMemory = 'container-memory',
   PowerCaps = 'power-caps',
   Mode = 'mode',
-  AggregateDirs = 'aggregate-dirs'
+  AggregateDirs = 'aggregate-dirs',
+  TrendMetrics = 'trend-metrics',
+  TrendIssues = 'trend-issues'
 }
 
 export enum Outputs {
@@ -56,4 +60,6 @@ export enum State {
 export const CONTAINER_WORKLOADS_DIR = '/gpu-overhead/workloads'
 export const DEFAULT_CONFIG_FILE = 'gpu-overhead.yml'
 export const DEFAULT_BASELINE_PATH = '.github/gpu-overhead/baseline.json'
+/** The action's baseline store between runs (entry/action/baseline-branch.ts). */
+export const DEFAULT_BASELINE_BRANCH = 'gpu-overhead-baseline'
 export const RUN_LABEL = 'gpu-overhead-action.check'

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { containerGpuArgs, nativeGpuEnv } from '../../src/execute/gpu-args.js'
+import { containerGpuArgs, nativeGpuEnv } from '../../src/tools/gpu-access.js'
 import { readDeviceMinors, resolveLanes, type Lane } from '../../src/plan/lanes.js'
 import { buildPlan } from '../../src/plan/schedule.js'
 import { ResultsWriter } from '../../src/results/store.js'

@@ -1,15 +1,13 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { EnvironmentError, InputError } from '../../src/util/errors.js'
+import { normalizeRepository, pickRepoDigest, validateImageRef } from '../../src/config/image-ref.js'
 import {
   forwardCompatBranches,
   inspectImage,
-  normalizeRepository,
   parseImageInspect,
   parseRequireCuda,
-  pickRepoDigest,
-  requiredCudaOf,
-  validateImageRef
+  requiredCudaOf
 } from '../../src/preflight/image.js'
 import { execCapture } from '../../src/util/exec.js'
 

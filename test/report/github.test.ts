@@ -11,7 +11,7 @@ import path from 'node:path'
 import { findComment, pullRequestNumber, upsertComment } from '../../src/report/comment.js'
 import { publish } from '../../src/report/github.js'
 import type { PublishOptions } from '../../src/report/github.js'
-import { GitHubClient } from '../../src/report/http.js'
+import { createGitHubApi } from '../../src/tools/github.js'
 import { REPORT_MARKER, buildReport, reportMarker } from '../../src/report/markdown.js'
 import { pass, regression } from '../__fixtures__/summaries/index.js'
 
@@ -32,6 +32,13 @@ class FakeGitHub {
   comments: Comment[] = []
   requests: Seen[] = []
   failWith: number | null = null
+  /** A 201 whose body is not JSON (as a misbehaving proxy answers). */
+  postRaw: string | null = null
+  checkRuns: Record<string, unknown>[] = []
+  /** Status of POST /check-runs when not 201 (e.g. 403: the token lacks checks: write). */
+  checkRunStatus = 201
+  /** Says whether this POST fails with a 502 (the retry test). */
+  failOnce: () => boolean = () => false
   nextLink: string | null = null
   private server = http.createServer((req, res) => void this.handle(req, res))
   private nextId = 1000
@@ -50,6 +57,10 @@ class FakeGitHub {
     this.comments = []
     this.requests = []
     this.failWith = null
+    this.postRaw = null
+    this.failOnce = () => false
+    this.checkRuns = []
+    this.checkRunStatus = 201
     this.nextLink = null
   }
   add(body: string): Comment {
@@ -77,6 +88,13 @@ class FakeGitHub {
       res.end(JSON.stringify(data))
     }
     if (this.failWith) return send(this.failWith, { message: 'Resource not accessible by integration' })
+    if (req.method === 'POST' && this.failOnce()) return send(502, { message: 'Bad Gateway' })
+    if (url.pathname === '/repos/o/r/check-runs' && req.method === 'POST') {
+      if (this.checkRunStatus !== 201)
+        return send(this.checkRunStatus, { message: 'Resource not accessible by integration' })
+      this.checkRuns.push(JSON.parse(raw) as Record<string, unknown>)
+      return send(201, { id: 1, html_url: 'https://github.com/o/r/runs/1' })
+    }
     const list = /^\/repos\/o\/r\/issues\/7\/comments$/.exec(url.pathname)
     const one = /^\/repos\/o\/r\/issues\/comments\/(\d+)$/.exec(url.pathname)
     if (list && req.method === 'GET') {
@@ -91,6 +109,11 @@ class FakeGitHub {
         slice,
         more ? { link: `<${link}>; rel="next", <${this.base}/x?page=9>; rel="last"` } : {}
       )
+    }
+    if (list && req.method === 'POST' && this.postRaw !== null) {
+      res.writeHead(201, { 'content-type': 'text/html' })
+      res.end(this.postRaw)
+      return
     }
     if (list && req.method === 'POST')
       return send(201, this.add(raw ? (JSON.parse(raw) as { body: string }).body : ''))
@@ -204,8 +227,8 @@ describe('PR comment upsert', () => {
     expect(gh.comments[0]!.body.split(REPORT_MARKER)).toHaveLength(2)
     const order = gh.requests.map(r => r.method).filter(m => m !== 'GET')
     expect(order).toEqual(['POST', 'PATCH'])
-    // Bearer token to the API, never in a body.
-    expect(gh.requests.every(r => r.auth === `Bearer ${TOKEN}`)).toBe(true)
+    // The token to the API in the header, never in a body.
+    expect(gh.requests.every(r => r.auth === `token ${TOKEN}`)).toBe(true)
     expect(gh.requests.some(r => JSON.stringify(r.body ?? '').includes(TOKEN))).toBe(false)
     expect(stdout.join('')).toContain(`::add-mask::${TOKEN}`)
   })
@@ -216,7 +239,7 @@ describe('PR comment upsert', () => {
     const ours = gh.add(`${marker}\nold report`)
     for (let i = 0; i < 5; i++) gh.add(`later ${i}`)
     const res = await upsertComment(
-      GitHubClient.create({ token: TOKEN }),
+      createGitHubApi({ token: TOKEN }),
       { owner: 'o', repo: 'r', issue: 7, marker },
       'new report'
     )
@@ -299,12 +322,93 @@ describe('PR comment upsert', () => {
     expect(gh.comments[0]!.body).toContain('**PASS**')
   })
 
+  test('a 201 that is not a comment is a warning naming the call, never "created: undefined"', async () => {
+    gh.postRaw = '<html>proxy says hi</html>'
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(res.commentUrl).toBeNull()
+    expect(res.warnings).toContainEqual(
+      expect.stringMatching(
+        /^could not comment on PR #7: POST \/repos\/\{owner\}\/\{repo\}\/issues\/\{issue_number\}\/comments answered without a comment \(id, html_url\): <html>proxy says hi/
+      )
+    )
+    expect(stdout.join('')).not.toContain('undefined')
+  })
+
+  test('a 502 is retried and the comment still lands', async () => {
+    let failed = 0
+    gh.failOnce = () => failed++ === 0
+    const res = await publish(pass, buildReport(pass), opts())
+    expect(res.commentUrl).toBe(gh.comments[0]!.html_url)
+    expect(gh.count('POST')).toBe(2)
+  })
+
   test('a Link header to another host is not followed with the token', async () => {
     for (let i = 0; i < 120; i++) gh.add(`comment ${i}`)
     gh.nextLink = 'http://127.0.0.2:9/steal'
     const res = await publish(pass, buildReport(pass), opts())
     expect(res.commentUrl).toBeNull()
-    expect(res.warnings.some(w => w.includes('refusing to follow http://127.0.0.2:9'))).toBe(true)
+    expect(
+      res.warnings.some(w => w.includes('http://127.0.0.2:9/steal: refusing to send the token outside'))
+    ).toBe(true)
+  })
+})
+
+describe('check run', () => {
+  const HEAD = 'a'.repeat(40)
+  beforeEach(() =>
+    env({
+      GITHUB_ACTIONS: 'true',
+      GITHUB_SHA: 'b'.repeat(40),
+      GITHUB_WORKFLOW_REF: 'o/r/.github/workflows/gpu.yml@refs/pull/7/merge',
+      GITHUB_EVENT_PATH: event({ pull_request: { number: 7, head: { sha: HEAD } } })
+    })
+  )
+
+  test('carries the verdict even when the step does not fail (fail-on-regression: false)', async () => {
+    const res = await publish(
+      regression,
+      buildReport(regression),
+      opts({ checkRun: 'GPU overhead', failOnRegression: false })
+    )
+    expect(res.failure).toBeNull()
+    expect(res.checkRunUrl).toBe('https://github.com/o/r/runs/1')
+    const run = gh.checkRuns[0] as {
+      name: string
+      head_sha: string
+      conclusion: string
+      output: { title: string; summary: string; annotations: { path: string; annotation_level: string }[] }
+    }
+    expect(run.name).toBe('GPU overhead')
+    expect(run.head_sha).toBe(HEAD) // the PR's head, not the merge commit
+    expect(run.conclusion).toBe('failure')
+    expect(run.output.title).toMatch(/^REGRESSION — matmul kernel_ms/)
+    expect(run.output.summary).toContain('### Steady-state overhead (gated)')
+    expect(run.output.annotations[0]).toMatchObject({
+      path: '.github/workflows/gpu.yml',
+      annotation_level: 'failure'
+    })
+  })
+
+  test('a passing check is a success', async () => {
+    await publish(pass, buildReport(pass), opts({ checkRun: 'GPU overhead' }))
+    expect((gh.checkRuns[0] as { conclusion: string }).conclusion).toBe('success')
+  })
+
+  test('403 (no checks: write) is a warning naming the call; the comment still lands', async () => {
+    gh.checkRunStatus = 403
+    const res = await publish(pass, buildReport(pass), opts({ checkRun: 'GPU overhead' }))
+    expect(res.commentUrl).not.toBeNull()
+    expect(res.checkRunUrl).toBeNull()
+    expect(res.warnings).toContainEqual(
+      expect.stringMatching(
+        /^could not create the check run: POST \/repos\/o\/r\/check-runs returned 403 .*checks: write/
+      )
+    )
+  })
+
+  test('check-run empty: none is created', async () => {
+    await publish(pass, buildReport(pass), opts({ checkRun: null }))
+    expect(gh.checkRuns).toEqual([])
   })
 })
 
@@ -373,7 +477,7 @@ describe('event parsing', () => {
   test('findComment returns null when no comment carries the marker', async () => {
     gh.add('unrelated')
     expect(
-      await findComment(GitHubClient.create({ token: TOKEN }), { owner: 'o', repo: 'r', issue: 7, marker })
+      await findComment(createGitHubApi({ token: TOKEN }), { owner: 'o', repo: 'r', issue: 7, marker })
     ).toBeNull()
   })
 })

@@ -4,13 +4,11 @@
  * aggregate.md/json, and fails the step on a regression (fail-on-regression) or when nothing could be vouched for.
  */
 import * as core from '@actions/core'
-import type { AggregateConfig } from '../../config/config.js'
+import type { AggregateConfig } from '../../config/index.js'
 import { Outputs } from '../../types/inputs.js'
 import { CheckFailedError, EnvironmentError, ExitCode } from '../../util/errors.js'
-import { uploadArtifact } from '../../report/artifacts.js'
-import { redact } from '../../report/format.js'
-import { numberOutput, writeJobSummary } from '../../report/github.js'
-import { headlineOf } from '../../analyze/summary.js'
+import { uploadArtifact, redact, numberOutput, writeJobSummary } from '../../report/index.js'
+import { headlineOf } from '../../analyze/index.js'
 import { aggregateCommand } from '../cli/aggregate.js'
 
 export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {

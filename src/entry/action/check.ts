@@ -1,14 +1,46 @@
-/** The action's side of a check: run it, then publish (job summary, outputs, PR comment, artifacts). */
+/** The action's side of a check: fetch the stored baseline, run, publish, push the baseline back, fail if asked. */
 import * as core from '@actions/core'
 import * as fs from 'node:fs'
 import type { Config } from '../../config/config.js'
 import { CheckFailedError } from '../../util/errors.js'
 import { runCheck } from '../../check.js'
-import { publish } from '../../report/github.js'
+import { publish, repository } from '../../report/index.js'
+import { createGitHubApi, describeApiError } from '../../tools/github.js'
 import type { Logger } from '../../util/log.js'
+import { fetchBaseline, mayWriteStore, saveBaseline, storePath, type BranchStore } from './baseline-branch.js'
 
-/** Action: run, then publish (summary, outputs, comment, artifacts); fail the step when asked. */
-export async function runCheckAction(config: Config, logger: Logger): Promise<void> {
+/** The branch store for this run, or null (with the reason logged) when it cannot be used. */
+function branchStore(config: Config, workspace: string, logger: Logger): BranchStore | null {
+  if (!config.baselineBranch) return null
+  const repo = repository()
+  if (!repo || !config.githubToken) {
+    logger.info(`baseline branch ${config.baselineBranch} not used: no GITHUB_REPOSITORY or github-token`)
+    return null
+  }
+  return {
+    api: createGitHubApi({ token: config.githubToken, log: m => logger.info(m) }),
+    ...repo,
+    branch: config.baselineBranch,
+    file: storePath(config.baselinePath, workspace)
+  }
+}
+
+/** Action: run, then publish (summary, outputs, comment, check run, artifacts); fail the step when asked. */
+export async function runCheckAction(config: Config, logger: Logger, workspace: string): Promise<void> {
+  // Side channels (the store, the comment, the check run) warn on failure; they never fail the check.
+  const store = branchStore(config, workspace, logger)
+  if (store) {
+    try {
+      const found = await fetchBaseline(store, config.baselinePath, workspace)
+      logger.info(
+        found
+          ? `baseline fetched from branch ${store.branch} (${store.file})`
+          : `no baseline on branch ${store.branch} yet (${store.file}); a push/schedule run with save-baseline: true stores one`
+      )
+    } catch (error) {
+      logger.warn(`baseline not fetched from branch ${store.branch}: ${describeApiError(error)}`)
+    }
+  }
   const { summary, markdown } = await runCheck(config, logger)
   const files = [
     summary.paths.results,
@@ -20,10 +52,30 @@ export async function runCheckAction(config: Config, logger: Logger): Promise<vo
   const result = await publish(summary, markdown, {
     token: config.githubToken,
     comment: config.comment,
+    checkRun: config.checkRun,
     failOnRegression: config.failOnRegression,
     files,
     rootDir: config.out
   })
   for (const w of result.warnings) core.warning(w)
+  if (store && config.saveBaseline && fs.existsSync(config.baselinePath)) {
+    if (!mayWriteStore(process.env.GITHUB_EVENT_NAME))
+      logger.info(
+        `baseline not pushed: ${process.env.GITHUB_EVENT_NAME ?? 'this'} event never writes the store`
+      )
+    else
+      try {
+        const pushed = await saveBaseline(
+          store,
+          config.baselinePath,
+          `gpu-overhead baseline: check ${summary.check_id}`
+        )
+        logger.info(
+          pushed ? `baseline pushed to branch ${store.branch}` : 'baseline on the branch already up to date'
+        )
+      } catch (error) {
+        logger.warn(`baseline not pushed to branch ${store.branch}: ${describeApiError(error)}`)
+      }
+  }
   if (result.failure) throw new CheckFailedError(result.failure)
 }

@@ -4,10 +4,16 @@
  */
 import * as core from '@actions/core'
 import * as path from 'node:path'
-import { loadAggregateConfig, loadConfig, modeOf, type RawInputs } from '../../config/config.js'
+import {
+  loadAggregateConfig,
+  loadConfig,
+  loadTrendConfig,
+  modeOf,
+  type RawInputs
+} from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
-import { POWER_RESTORE_FILE, restoreFromFile } from '../../execute/power-caps.js'
+import { POWER_RESTORE_FILE, restoreFromFile } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger } from '../../util/log.js'
 
@@ -51,6 +57,19 @@ export async function run(): Promise<void> {
       await runAggregateAction(loadAggregateConfig({ inputs, workspace }))
       return
     }
+    if (modeOf(inputs) === 'trend') {
+      // Reads the baseline file's history and runs no workload; the fork rule still applies (it may open issues).
+      const cfg = loadTrendConfig({ inputs, workspace })
+      const trust = checkEventTrust(process.env, false)
+      if (trust.refuse) {
+        core.setOutput(Outputs.Verdict, 'error')
+        core.setFailed(trust.refuse)
+        return
+      }
+      const { runTrendAction } = await import('./trend.js')
+      await runTrendAction(cfg)
+      return
+    }
     const config = loadConfig({ inputs, workspace })
     if (config.powerCaps.length)
       core.saveState(State.PowerRestoreFile, path.join(config.out, POWER_RESTORE_FILE))
@@ -62,7 +81,7 @@ export async function run(): Promise<void> {
       return
     }
     const { runCheckAction } = await import('./check.js')
-    await runCheckAction(config, actionsLogger)
+    await runCheckAction(config, actionsLogger, workspace)
   } catch (error) {
     // A failed check already set its verdict (regression, gate failure); anything else is an error.
     if (!(error instanceof CheckFailedError)) core.setOutput(Outputs.Verdict, 'error')

@@ -6,10 +6,8 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { ExitCode, InputError } from '../../util/errors.js'
-import { renderAggregateMarkdown } from '../../fleet/markdown.js'
-import { aggregate } from '../../fleet/pool.js'
-import { readSources } from '../../fleet/sources.js'
-import type { AggregateReport } from '../../fleet/types.js'
+import { renderAggregateMarkdown, aggregate, readSources } from '../../fleet/index.js'
+import type { AggregateReport } from '../../fleet/index.js'
 
 export interface AggregateCommandOptions {
   dirs: string[]

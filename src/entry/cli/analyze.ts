@@ -4,10 +4,14 @@
  */
 import { InputError } from '../../util/errors.js'
 import type { Analysis } from '../../types/index.js'
-import { JsonFileBaselineStore } from '../../analyze/baseline.js'
-import { decide, measureSeries, overallVerdict } from '../../analyze/compare.js'
-import { readResultsCsv } from '../../analyze/csv.js'
-import { renderJson, renderMarkdown } from '../../report/analysis-text.js'
+import {
+  JsonFileBaselineStore,
+  decide,
+  measureSeries,
+  overallVerdict,
+  readResultsCsv
+} from '../../analyze/index.js'
+import { renderJson, renderMarkdown } from '../../report/index.js'
 
 export interface AnalyzeCommandOptions {
   input: string

@@ -1,10 +1,10 @@
 /** The CLI's small commands: validate flags, call the stage, print, return the exit code. */
 import { aggregateCommand } from './aggregate.js'
 import { analyzeCommand } from './analyze.js'
-import { percent } from '../../config/config.js'
+import { percent } from '../../config/index.js'
 import { InputError } from '../../util/errors.js'
 import { gateCommand } from './gate.js'
-import { ioCheckCommand } from '../../preflight/mounts.js'
+import { ioCheckCommand } from '../../preflight/index.js'
 import { CONTAINER_RUNTIMES, type ContainerRuntime } from '../../types/index.js'
 
 function runtimeOf(raw: unknown): ContainerRuntime {

@@ -1,10 +1,15 @@
 import type { ContainerRuntime } from '../../types/index.js'
 import { EnvironmentError, InputError } from '../../util/errors.js'
-import { gate, validateCudaVersion, validateDriverVersion } from '../../preflight/driver-gate.js'
-import type { DriverGateResult } from '../../preflight/driver-gate.js'
-import { allDatacenter, readGpuFacts } from '../../preflight/gpu.js'
-import { inspectImage, validateImageRef } from '../../preflight/image.js'
-import type { ImageFacts } from '../../preflight/image.js'
+import {
+  gate,
+  validateCudaVersion,
+  validateDriverVersion,
+  allDatacenter,
+  readGpuFacts,
+  inspectImage
+} from '../../preflight/index.js'
+import { validateImageRef } from '../../config/index.js'
+import type { DriverGateResult, ImageFacts } from '../../preflight/index.js'
 
 export interface GateCommandOptions {
   driver?: string

@@ -3,9 +3,9 @@
  * 1 check failed, 2 bad input or environment error — always with one line saying what and how to fix.
  */
 import { Command, CommanderError, Option } from 'commander'
-import { loadConfig, type RawInputs } from '../../config/config.js'
+import { DEFAULTS, loadConfig, type RawInputs } from '../../config/config.js'
 import { Inputs } from '../../types/inputs.js'
-import { exitCodeOf, ExitCode, getErrorMessage } from '../../util/errors.js'
+import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
 import { consoleLogger } from '../../util/log.js'
 import { VERSION } from '../../util/version.js'
 
@@ -22,9 +22,36 @@ const BOOLEAN_INPUTS = new Set<Inputs>([
 export const ACTION_ONLY: readonly Inputs[] = [
   Inputs.GithubToken,
   Inputs.Comment,
+  Inputs.CheckRun,
+  Inputs.BaselineBranch,
   Inputs.Mode,
-  Inputs.AggregateDirs
+  Inputs.AggregateDirs,
+  Inputs.TrendMetrics,
+  Inputs.TrendIssues
 ]
+
+/** What to do instead, for a user who passes an action-only input to `run` (hidden flags, refused by name). */
+const ACTION_ONLY_INSTEAD: Record<string, string> = {
+  [Inputs.GithubToken]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
+  [Inputs.Comment]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
+  [Inputs.CheckRun]:
+    'the CLI publishes nothing to GitHub: its exit code is the verdict (0 pass, 1 failed, 2 error)',
+  [Inputs.BaselineBranch]: 'the CLI reads and writes --baseline-path itself (a file anywhere you name)',
+  [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
+  [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command',
+  [Inputs.TrendMetrics]: 'use `gpu-overhead trend --baseline FILE --metric NAME`',
+  [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points'
+}
+
+/** The help line of a `run` flag, with the default it takes when neither flag, input nor config file sets it. */
+export function runFlagHelp(name: Inputs): string {
+  const help = INPUT_HELP[name] ?? name
+  const fallback = DEFAULTS[name]
+  if (/\bdefault\b/.test(help)) return help
+  return `${help} (default: ${fallback === '' ? 'none' : fallback})`
+}
+
+const DEFAULT_CONFIG_HINT = 'the --config file (default gpu-overhead.yml if present)'
 
 export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Image]: 'container image to compare, pinned by digest (repo:tag@sha256:…)',
@@ -56,7 +83,7 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.MatmulSize]: 'matrix size N (N×N); default 10000 on gpu, 512 on cpu',
   [Inputs.MatmulDtype]: 'fp32 | tf32 | bf16 | fp16',
   [Inputs.LlmPreset]: 'tiny | 1b | 8b (default 1b on gpu, tiny on cpu)',
-  [Inputs.CheckpointMb]: 'checkpoint size for the io workload, MiB',
+  [Inputs.CheckpointMb]: 'checkpoint size for the io workload, MiB (default 256 on gpu, 64 on cpu)',
   [Inputs.Python]: 'python interpreter for the native arm',
   [Inputs.ContainerMemory]: 'memory limit per container, e.g. 16g (empty: no limit)',
   [Inputs.PowerCaps]: 'watts to sweep, e.g. 400,550,700 (nvidia-smi -pl as root; limits always restored)'
@@ -82,7 +109,17 @@ function rawFlags(opts: Record<string, unknown>): RawInputs {
 }
 
 async function runCommand(opts: Record<string, unknown>): Promise<number> {
-  const config = loadConfig({ flags: rawFlags(opts), workspace: process.cwd() })
+  for (const name of ACTION_ONLY) {
+    const v = opts[camel(name)]
+    if (v !== undefined)
+      throw new InputError(
+        name,
+        v,
+        `nothing here: --${name} is an action input; ${ACTION_ONLY_INSTEAD[name]}`
+      )
+  }
+  // The user's own shell picks where results go: --out /tmp/x is fine (the action keeps them in the workspace).
+  const config = loadConfig({ flags: rawFlags(opts), workspace: process.cwd(), outputsAnywhere: true })
   const { runCheckCli } = await import('../../check.js')
   return runCheckCli(config, consoleLogger())
 }
@@ -101,10 +138,13 @@ export function buildProgram(): Command {
     .command('run')
     .description('run the workloads natively and in the container, analyse, report and gate')
   for (const name of Object.values(Inputs)) {
-    if (ACTION_ONLY.includes(name)) continue
-    const help = INPUT_HELP[name] ?? name
-    run.option(BOOLEAN_INPUTS.has(name) ? `--${name} [bool]` : `--${name} <value>`, help)
+    if (ACTION_ONLY.includes(name)) run.addOption(new Option(`--${name} <value>`).hideHelp())
+    else run.option(BOOLEAN_INPUTS.has(name) ? `--${name} [bool]` : `--${name} <value>`, runFlagHelp(name))
   }
+  run.addHelpText(
+    'after',
+    `\nPrecedence: flags > ${DEFAULT_CONFIG_HINT} > defaults. --out may be any folder; the action keeps it in the workspace.`
+  )
   run.action(async (opts: Record<string, unknown>) => {
     process.exitCode = await runCommand(opts)
   })
@@ -163,6 +203,24 @@ export function buildProgram(): Command {
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       const { aggregateCli } = await import('./commands.js')
       process.exitCode = await aggregateCli(dirs, opts)
+    })
+  program
+    .command('trend')
+    .description(
+      'change points (e-divisive means, t-test) over the accepted checks kept in the baseline file'
+    )
+    .requiredOption('--baseline <file>', 'baseline JSON file whose history to analyse')
+    .option(
+      '--metric <names...>',
+      'metrics to analyse, comma or space separated (default: every steady-state metric)'
+    )
+    .option('--window <n>', 'sliding window of the split step', '50')
+    .option('--max-p <p>', 'largest p of a reported change point (corrected for the split search)', '0.001')
+    .option('--min-change <pct>', 'smallest change reported', '2%')
+    .addOption(formatOption())
+    .action(async (opts: Record<string, unknown>) => {
+      const { trendCli } = await import('./trend.js')
+      process.exitCode = await trendCli(opts)
     })
   return program
 }

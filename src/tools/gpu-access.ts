@@ -2,8 +2,7 @@
 import * as fs from 'node:fs'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
-import type { Device, GpuAccess } from '../types/index.js'
-import type { Lane } from '../plan/lanes.js'
+import type { Device, GpuAccess, Lane } from '../types/index.js'
 
 export interface GpuArgsInput {
   device: Device

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { containerGpuArgs, nativeGpuEnv } from '../../src/execute/gpu-args.js'
+import { containerGpuArgs, nativeGpuEnv } from '../../src/tools/gpu-access.js'
 
 describe('containerGpuArgs', () => {
   const base = { device: 'gpu' as const, driverMount: null }

@@ -1,0 +1,194 @@
+/**
+ * Sequential stopping: after each interleaved pair of runs (from a minimum per arm), is every gated metric of
+ * a workload decided — `equivalent` (TOST within ±max-overhead) or `regression` (overhead above max-overhead,
+ * one-sided)? The check stops a workload as soon as it is, or when its run or time budget is spent.
+ *
+ * Looking after every pair would inflate both error rates if each look used the fixed-n alpha. We spend
+ * alpha instead (Lan & DeMets 1983): the look at n runs per arm, information fraction t = n / max-runs, may
+ * use only the increment α*(t_n) − α*(t_{n−1}) of a spending function α*, with α*(1) = α. Each look's test
+ * runs at its own increment, so by the union bound (Bonferroni over looks) the chance of ever making a false
+ * claim stays ≤ α whatever the correlation between looks and whatever the per-run distribution — slightly
+ * conservative against exact group-sequential boundaries, which assume normal data and would not hold for the
+ * bimodal and heavy-tailed per-run values seen on real GPUs. scripts/simulate-sequential.ts measures the
+ * error rates and stop points (docs/sequential.md).
+ *
+ * Two claims, two budgets: a false regression spends `alphaRegression` (one-sided, like the fixed-n rule's
+ * 95% CI lower end; Holm across the workload's gated metrics); a false equivalence spends `alphaEquivalence`
+ * (TOST's level; an intersection–union test, so "all equivalent" needs no multiplicity correction).
+ */
+import jStat from 'jstat'
+import { mean as ssMean } from 'simple-statistics'
+import type { Direction } from '../types/index.js'
+import { equivalenceBounds } from './compare.js'
+import { holm, tost, variance } from './stats.js'
+
+/** Pocock-type spends much of α early (decides easy metrics at the first looks); O'Brien–Fleming-type little. */
+export type SpendingFunction = 'pocock' | 'obrien-fleming'
+export const SPENDING_FUNCTIONS: readonly SpendingFunction[] = ['pocock', 'obrien-fleming']
+
+export type SequentialState = 'equivalent' | 'regression' | 'undecided'
+
+/** Cumulative alpha spent by information fraction t ∈ [0, 1] (Lan–DeMets forms). */
+export function spentAlpha(kind: SpendingFunction, alpha: number, t: number): number {
+  if (t <= 0) return 0
+  const f = Math.min(1, t)
+  if (kind === 'pocock') return alpha * Math.log(1 + (Math.E - 1) * f)
+  // Two-sided O'Brien–Fleming form 2 − 2Φ(z_{1−α/2}/√t), which spends exactly α at t = 1.
+  const z = jStat.normal.inv(1 - alpha / 2, 0, 1)
+  return 2 - 2 * jStat.normal.cdf(z / Math.sqrt(f), 0, 1)
+}
+
+/**
+ * The alpha one look may use: the increment of the spending function between n − 1 and n runs per arm
+ * (the whole α*(nMin/nMax) at the first look). Depends on n only, so a skipped look (a failed run) simply
+ * leaves its share unspent.
+ */
+export function lookAlpha(
+  kind: SpendingFunction,
+  alpha: number,
+  n: number,
+  nMin: number,
+  nMax: number
+): number {
+  if (n < nMin || n > nMax || nMax < 1) return 0
+  const at = (k: number): number => spentAlpha(kind, alpha, k / nMax)
+  return n === nMin ? at(nMin) : at(n) - at(n - 1)
+}
+
+export interface SequentialOptions {
+  maxOverheadPct: number
+  /** Budget for a false regression claim (one-sided). */
+  alphaRegression: number
+  /** Budget for a false equivalence claim (TOST). */
+  alphaEquivalence: number
+  minRuns: number
+  maxRuns: number
+  /** Spending of the regression budget: O'Brien–Fleming keeps most of it for the later, better-powered looks. */
+  spendingRegression: SpendingFunction
+  /** Spending of the equivalence budget: Pocock lets a quiet metric be cleared at the first looks. */
+  spendingEquivalence: SpendingFunction
+}
+
+/** One gated metric's per-run values (one value per process, as the analysis uses them). */
+export interface SequentialSeries {
+  metric: string
+  direction: Direction
+  baseline: readonly number[]
+  candidate: readonly number[]
+}
+
+export interface MetricLook {
+  metric: string
+  state: SequentialState
+  /** TOST p (max of the two one-sided p values). */
+  pEquivalence: number
+  /** One-sided p of "overhead ≤ max-overhead", Holm-adjusted within the look. */
+  pRegression: number
+  /** Runs per arm this metric would need to be decided at its current spread and effect (null: never). */
+  runsToDecide: number | null
+}
+
+export interface LookResult {
+  /** Runs per arm this look used (the smaller arm). */
+  n: number
+  alphaRegression: number
+  alphaEquivalence: number
+  metrics: MetricLook[]
+  /** Every gated metric is decided. */
+  decided: boolean
+}
+
+const MAX_RUNS_SEARCH = 10_000
+
+/**
+ * Runs per arm at which a Welch one-sided test at the final look's level would clear `distance` (in the
+ * metric's units) given the per-run sd of both arms — what an undecided metric would need.
+ */
+export function runsToClear(
+  distance: number,
+  sdB: number,
+  sdC: number,
+  opts: SequentialOptions,
+  claim: { alpha: number; spending: SpendingFunction }
+): number | null {
+  if (!(distance > 0)) return null
+  const s2 = sdB * sdB + sdC * sdC
+  if (s2 === 0) return opts.minRuns
+  for (let n = Math.max(2, opts.minRuns); n <= MAX_RUNS_SEARCH; n = n < 64 ? n + 1 : Math.ceil(n * 1.1)) {
+    const level = lookAlpha(claim.spending, claim.alpha, n, opts.minRuns, Math.max(n, opts.maxRuns))
+    const crit = jStat.studentt.inv(1 - level, 2 * n - 2)
+    if (distance / Math.sqrt(s2 / n) >= crit) return n
+  }
+  return null
+}
+
+function sd(xs: readonly number[]): number {
+  return Math.sqrt(variance(xs))
+}
+
+/** Decide what this look allows, metric by metric, for one workload's gated metrics. */
+export function sequentialLook(series: readonly SequentialSeries[], opts: SequentialOptions): LookResult {
+  const n = Math.min(...series.map(s => Math.min(s.baseline.length, s.candidate.length)))
+  const aReg = lookAlpha(opts.spendingRegression, opts.alphaRegression, n, opts.minRuns, opts.maxRuns)
+  const aEq = lookAlpha(opts.spendingEquivalence, opts.alphaEquivalence, n, opts.minRuns, opts.maxRuns)
+  const raw = series.map(s => {
+    const b = s.baseline
+    const c = s.candidate
+    if (b.length < 2 || c.length < 2) return { pEq: 1, pReg: 1, bounds: null }
+    const bounds = equivalenceBounds(ssMean([...b]), opts.maxOverheadPct, s.direction)
+    const t = tost([...c], [...b], bounds.low, bounds.high)
+    // Worse is a larger value for lower-is-better metrics and a smaller one for higher-is-better ones.
+    const pReg = s.direction === 'lower' ? 1 - t.pUpper : 1 - t.pLower
+    return { pEq: t.p, pReg, bounds }
+  })
+  const pRegAdj = holm(raw.map(r => r.pReg))
+  const metrics = series.map((s, i): MetricLook => {
+    const r = raw[i]!
+    const pReg = pRegAdj[i]!
+    const state: SequentialState =
+      n >= opts.minRuns && aReg > 0 && pReg < aReg
+        ? 'regression'
+        : n >= opts.minRuns && aEq > 0 && r.pEq < aEq
+          ? 'equivalent'
+          : 'undecided'
+    let need: number | null = null
+    if (state === 'undecided' && r.bounds !== null) {
+      const diff = ssMean([...s.candidate]) - ssMean([...s.baseline])
+      const worse = s.direction === 'lower' ? r.bounds.high : r.bounds.low
+      // Distance from the effect to the nearer decision: past the threshold (regression) or inside it.
+      const toRegression = Math.abs(diff - worse)
+      const toEquivalence = Math.min(diff - r.bounds.low, r.bounds.high - diff)
+      const sdB = sd(s.baseline)
+      const sdC = sd(s.candidate)
+      const beyond = s.direction === 'lower' ? diff > worse : diff < worse
+      need = beyond
+        ? runsToClear(toRegression, sdB, sdC, opts, {
+            alpha: opts.alphaRegression / series.length,
+            spending: opts.spendingRegression
+          })
+        : runsToClear(toEquivalence, sdB, sdC, opts, {
+            alpha: opts.alphaEquivalence,
+            spending: opts.spendingEquivalence
+          })
+    }
+    return { metric: s.metric, state, pEquivalence: r.pEq, pRegression: pReg, runsToDecide: need }
+  })
+  return {
+    n,
+    alphaRegression: aReg,
+    alphaEquivalence: aEq,
+    metrics,
+    decided: metrics.length > 0 && metrics.every(m => m.state !== 'undecided')
+  }
+}
+
+/** "tpot_ms undecided (~14 runs per arm would decide it)" lines for the report and the log. */
+export function describeUndecided(look: LookResult): string[] {
+  return look.metrics
+    .filter(m => m.state === 'undecided')
+    .map(m =>
+      m.runsToDecide === null
+        ? `${m.metric}: undecided (its effect sits on the ±threshold: no number of runs decides it)`
+        : `${m.metric}: undecided (~${m.runsToDecide} runs per arm would decide it)`
+    )
+}

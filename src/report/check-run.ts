@@ -1,0 +1,131 @@
+/**
+ * A GitHub Check run that carries the verdict: conclusion, the compact report as its summary, the full report as
+ * its text, and annotations for what failed. A branch protection rule can require it, so a repository can gate
+ * on the verdict while the job itself runs with `fail-on-regression: false`. Building the request is pure;
+ * sending it goes through tools/github.
+ */
+import type { CheckSummary } from '../types/index.js'
+import type { GitHubApi } from '../tools/github.js'
+import { describeComparison, failedPreflight, gatingComparisons, decideFailure } from './verdict.js'
+
+/** GitHub's limits on a check run's output. */
+const MAX_OUTPUT_CHARS = 65_535
+const MAX_ANNOTATIONS = 50
+const MAX_TITLE_CHARS = 255
+const TRIMMED = '\n\n_… trimmed: the full report is in the job summary and the results artifact._\n'
+
+export type CheckConclusion = 'success' | 'failure' | 'neutral'
+
+export interface CheckAnnotation {
+  path: string
+  start_line: number
+  end_line: number
+  annotation_level: 'failure' | 'warning' | 'notice'
+  title: string
+  message: string
+}
+
+export interface CheckRunRequest {
+  name: string
+  head_sha: string
+  status: 'completed'
+  conclusion: CheckConclusion
+  details_url?: string
+  output: { title: string; summary: string; text: string; annotations: CheckAnnotation[] }
+}
+
+/** The same rule as the step's failure (regression or failed preflight), plus: nothing measured never passes. */
+export function checkConclusion(summary: CheckSummary): CheckConclusion {
+  if (decideFailure(summary, true) !== null || summary.verdict === 'error') return 'failure'
+  if (summary.verdict === 'incomparable') return 'neutral'
+  return 'success'
+}
+
+/** The workflow file, where annotations point (`owner/repo/.github/workflows/x.yml@refs/…` → its path). */
+export function workflowPath(env: NodeJS.ProcessEnv): string {
+  const m = /^[^/]+\/[^/]+\/([^@]+)@/.exec(env.GITHUB_WORKFLOW_REF ?? '')
+  return m?.[1] ?? '.github'
+}
+
+function clip(text: string, max: number, tail = ''): string {
+  return text.length <= max ? text : `${text.slice(0, max - tail.length)}${tail}`
+}
+
+export function annotations(summary: CheckSummary, path: string): CheckAnnotation[] {
+  const at = { path, start_line: 1, end_line: 1 }
+  const limit = summary.analysis?.max_overhead_pct ?? summary.config.max_overhead_pct
+  const list: CheckAnnotation[] = [
+    ...gatingComparisons(summary)
+      .filter(c => c.verdict === 'regression')
+      .map(c => ({
+        ...at,
+        annotation_level: 'failure' as const,
+        title: `Container overhead regression: ${c.workload} ${c.metric}`,
+        message: `${describeComparison(c)} is over the ${limit}% limit (${c.candidate_env} vs ${c.baseline_env}). ${c.reason}`
+      })),
+    ...failedPreflight(summary).map(p => ({
+      ...at,
+      annotation_level: 'failure' as const,
+      title: `Preflight failed: ${p.name}`,
+      message: `${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
+    })),
+    ...summary.preflight
+      .filter(p => p.status === 'warn')
+      .map(p => ({
+        ...at,
+        annotation_level: 'warning' as const,
+        title: `Preflight warning: ${p.name}`,
+        message: `${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
+      }))
+  ]
+  return list.slice(0, MAX_ANNOTATIONS).map(a => ({ ...a, title: clip(a.title, MAX_TITLE_CHARS) }))
+}
+
+/** The first line of the verdict, without markdown emphasis: the check's title. */
+function title(compact: string): string {
+  return clip((compact.split('\n')[0] ?? '').replace(/\*\*/g, ''), MAX_TITLE_CHARS, '…')
+}
+
+export function checkRunRequest(args: {
+  name: string
+  headSha: string
+  summary: CheckSummary
+  compact: string
+  full: string
+  detailsUrl: string | null
+  env: NodeJS.ProcessEnv
+}): CheckRunRequest {
+  return {
+    name: args.name,
+    head_sha: args.headSha,
+    status: 'completed',
+    conclusion: checkConclusion(args.summary),
+    ...(args.detailsUrl ? { details_url: args.detailsUrl } : {}),
+    output: {
+      title: title(args.compact),
+      summary: clip(args.compact, MAX_OUTPUT_CHARS, TRIMMED),
+      text: clip(args.full, MAX_OUTPUT_CHARS, TRIMMED),
+      annotations: annotations(args.summary, workflowPath(args.env))
+    }
+  }
+}
+
+/** The commit the check belongs to: a PR's head (GITHUB_SHA is the merge commit there), else GITHUB_SHA. */
+export function headSha(event: unknown, env: NodeJS.ProcessEnv): string | null {
+  const head = (event as { pull_request?: { head?: { sha?: unknown } } } | null)?.pull_request?.head?.sha
+  const sha = typeof head === 'string' ? head : env.GITHUB_SHA
+  return sha && /^[0-9a-f]{40}$/i.test(sha) ? sha : null
+}
+
+/** POSTs the check run; returns its page. Throws what tools/github throws (the caller turns it into a warning). */
+export async function createCheckRun(
+  api: GitHubApi,
+  repo: { owner: string; repo: string },
+  request: CheckRunRequest
+): Promise<string> {
+  const route = 'POST /repos/{owner}/{repo}/check-runs'
+  const res = await api.request(route, { ...repo, ...request })
+  const url = (res.data as { html_url?: unknown }).html_url
+  if (typeof url !== 'string' || !url) throw new Error(`${route} answered without a check run (html_url)`)
+  return url
+}

@@ -1,0 +1,51 @@
+/**
+ * The environment a native workload gets: an allow-list, never the runner's whole environment (which holds
+ * INPUT_GITHUB-TOKEN, GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN and any secret
+ * a workflow put in `env:`). Containers get only what the tool passes with `-e`.
+ */
+
+/** Variables passed through by exact name: the process basics a Python + CUDA program needs. */
+const PASS_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'TERM',
+  'LD_LIBRARY_PATH',
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'VIRTUAL_ENV',
+  'CONDA_PREFIX',
+  'OMP_NUM_THREADS',
+  'MKL_NUM_THREADS',
+  'OPENBLAS_NUM_THREADS',
+  'HF_HOME',
+  'TORCH_HOME',
+  'XDG_CACHE_HOME'
+])
+
+/** Prefixes passed through: locale, the CUDA/NVIDIA runtime knobs, PyTorch's allocator settings, the tool's own. */
+const PASS_PREFIXES = ['LC_', 'CUDA_', 'NVIDIA_', 'NCCL_', 'PYTORCH_', 'GPU_OVERHEAD_']
+
+/** Never passed, whatever the lists above say (belt and braces: a token under an allowed prefix). */
+const DENY = /(^INPUT_)|(^ACTIONS_)|(^GITHUB_)|(^RUNNER_)|TOKEN|SECRET|PASSWORD|CREDENTIAL|_KEY$/i
+
+export function isPassedToWorkloads(name: string): boolean {
+  if (DENY.test(name)) return false
+  return PASS_NAMES.has(name) || PASS_PREFIXES.some(p => name.startsWith(p))
+}
+
+/** The allow-listed part of `base`, plus `extra` (the tool's own settings, which win). */
+export function scrubbedEnv(
+  base: NodeJS.ProcessEnv,
+  extra: Record<string, string> = {}
+): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && isPassedToWorkloads(k)) env[k] = v
+  return { ...env, ...extra }
+}

@@ -1,0 +1,51 @@
+import { describeModes, findModes } from '../../src/analyze/modality.js'
+import { seededRandom } from '../../src/plan/schedule.js'
+
+function normal(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(Math.max(rand(), 1e-12))) * Math.cos(2 * Math.PI * rand())
+}
+
+describe('findModes', () => {
+  it('finds the two decode modes recorded on an H200 (GPU 0 native, docs/evidence/2026-11-22-h200x2)', () => {
+    const tpot = [2.6556, 2.6634, 2.6608, 2.9722]
+    const modes = findModes(tpot)
+    expect(modes).not.toBeNull()
+    expect(modes!.low).toEqual([2.6556, 2.6634, 2.6608])
+    expect(modes!.high).toEqual([2.9722])
+    expect(modes!.gapRel).toBeGreaterThan(0.1)
+    expect(describeModes('llm/tpot_ms', 'native', modes!, 'ms')).toMatch(
+      /^llm\/tpot_ms: the native arm is multi-modal — 3 runs near 2.66 ms, 1 run near 2.97 ms \(gap 11\.6% of the median/
+    )
+  })
+
+  it('leaves one-mode arms alone: the same GPU container arm and matmul', () => {
+    expect(findModes([2.9703, 2.9689, 2.9652, 2.9744])).toBeNull()
+    expect(findModes([40.91, 40.92, 40.9, 40.93, 40.91])).toBeNull()
+    expect(findModes([2.66, 2.97, 2.8])).toBeNull() // too few runs to say
+  })
+
+  it('rarely calls normal per-run values multi-modal (CV 0.5%, 4 to 20 runs)', () => {
+    const rand = seededRandom(7)
+    let hits = 0
+    const trials = 3000
+    for (let t = 0; t < trials; t++) {
+      const n = 4 + (t % 17)
+      const xs = Array.from({ length: n }, () => 100 * (1 + 0.005 * normal(rand)))
+      if (findModes(xs) !== null) hits++
+    }
+    expect(hits / trials).toBeLessThan(0.01)
+  })
+
+  it('finds a 30/70 mode split in 10 runs most of the time', () => {
+    const rand = seededRandom(9)
+    let hits = 0
+    for (let t = 0; t < 1000; t++) {
+      const xs = Array.from(
+        { length: 10 },
+        (_, i) => 100 * (1 + 0.003 * normal(rand)) * (i % 3 === 0 ? 1.1 : 1)
+      )
+      if (findModes(xs) !== null) hits++
+    }
+    expect(hits).toBeGreaterThan(950)
+  })
+})

@@ -1,0 +1,114 @@
+import {
+  describeUndecided,
+  lookAlpha,
+  sequentialLook,
+  spentAlpha,
+  type SequentialOptions,
+  type SequentialSeries
+} from '../../src/analyze/sequential.js'
+
+const OPTS: SequentialOptions = {
+  maxOverheadPct: 2,
+  alphaRegression: 0.025,
+  alphaEquivalence: 0.05,
+  minRuns: 3,
+  maxRuns: 12,
+  spendingRegression: 'obrien-fleming',
+  spendingEquivalence: 'pocock'
+}
+
+const series = (
+  metric: string,
+  baseline: number[],
+  candidate: number[],
+  direction: 'lower' | 'higher' = 'lower'
+): SequentialSeries => ({
+  metric,
+  direction,
+  baseline,
+  candidate
+})
+
+describe('alpha spending', () => {
+  it('spends exactly alpha by the last look and nothing before the first', () => {
+    for (const kind of ['pocock', 'obrien-fleming'] as const) {
+      expect(spentAlpha(kind, 0.05, 0)).toBe(0)
+      expect(spentAlpha(kind, 0.05, 1)).toBeCloseTo(0.05, 12)
+      let total = 0
+      for (let n = 3; n <= 12; n++) total += lookAlpha(kind, 0.05, n, 3, 12)
+      expect(total).toBeCloseTo(0.05, 12)
+    }
+  })
+
+  it('matches the Lan–DeMets forms at t = 0.5', () => {
+    // O'Brien–Fleming: 2 − 2Φ(1.959964/√0.5) = 2 − 2Φ(2.771808) = 0.005575; Pocock: 0.05·ln(1 + (e − 1)/2).
+    expect(spentAlpha('obrien-fleming', 0.05, 0.5)).toBeCloseTo(0.005575, 5)
+    expect(spentAlpha('pocock', 0.05, 0.5)).toBeCloseTo(0.05 * Math.log(1 + (Math.E - 1) / 2), 12)
+  })
+
+  it('gives no alpha outside min..max runs', () => {
+    expect(lookAlpha('pocock', 0.05, 2, 3, 12)).toBe(0)
+    expect(lookAlpha('pocock', 0.05, 13, 3, 12)).toBe(0)
+  })
+})
+
+describe('sequentialLook', () => {
+  const quiet = [100.0, 100.05, 99.95]
+  it('decides a quiet A/A pair equivalent at the minimum', () => {
+    const r = sequentialLook([series('kernel_ms', quiet, [100.02, 99.97, 100.01])], OPTS)
+    expect(r.n).toBe(3)
+    expect(r.decided).toBe(true)
+    expect(r.metrics[0]!.state).toBe('equivalent')
+  })
+
+  it('flags a clear slowdown, and a throughput drop, as regression', () => {
+    const slow = sequentialLook([series('kernel_ms', quiet, [110.0, 110.05, 109.97])], OPTS)
+    expect(slow.metrics[0]!.state).toBe('regression')
+    const fewer = sequentialLook(
+      [series('tokens_per_s', [2500, 2501, 2499], [2250, 2251, 2249], 'higher')],
+      OPTS
+    )
+    expect(fewer.metrics[0]!.state).toBe('regression')
+  })
+
+  it('does not flag a throughput gain as regression', () => {
+    const more = sequentialLook(
+      [series('tokens_per_s', [2500, 2501, 2499], [2750, 2751, 2749], 'higher')],
+      OPTS
+    )
+    expect(more.metrics[0]!.state).toBe('undecided')
+  })
+
+  it('decides nothing before the minimum number of runs', () => {
+    const r = sequentialLook([series('kernel_ms', [100, 100.01], [100, 100.01])], OPTS)
+    expect(r.decided).toBe(false)
+    expect(r.metrics[0]!.state).toBe('undecided')
+  })
+
+  it('keeps a noisy metric undecided and says how many runs would decide it', () => {
+    const r = sequentialLook(
+      [
+        series('kernel_ms', quiet, [100, 100.01, 99.99]),
+        series('tpot_ms', [2.66, 2.96, 2.67], [2.97, 2.66, 2.96])
+      ],
+      OPTS
+    )
+    expect(r.decided).toBe(false)
+    expect(r.metrics.map(m => m.state)).toEqual(['equivalent', 'undecided'])
+    const need = r.metrics[1]!.runsToDecide
+    expect(need).not.toBeNull()
+    expect(need!).toBeGreaterThan(3)
+    expect(describeUndecided(r)).toEqual([`tpot_ms: undecided (~${need} runs per arm would decide it)`])
+  })
+
+  it('uses less alpha per look than a fixed-n test: a borderline fixed-n equivalence waits', () => {
+    // TOST p ≈ 0.02 at n = 3: equivalent at α = 0.05 in one look, not at the first look's share.
+    const b = [100, 101, 99]
+    const c = [100.2, 101.1, 99.3]
+    const fixed = sequentialLook([series('m', b, c)], { ...OPTS, minRuns: 3, maxRuns: 3 })
+    const seq = sequentialLook([series('m', b, c)], OPTS)
+    expect(fixed.metrics[0]!.pEquivalence).toBeLessThan(0.05)
+    expect(fixed.metrics[0]!.state).toBe('equivalent')
+    expect(seq.metrics[0]!.state).toBe('undecided')
+  })
+})

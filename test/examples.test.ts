@@ -1,0 +1,48 @@
+/** The example workflows use only inputs the action declares, and each baseline store's permissions fit it. */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { parse } from 'yaml'
+
+interface Step {
+  uses?: string
+  with?: Record<string, unknown>
+}
+interface Workflow {
+  on: Record<string, unknown>
+  permissions?: Record<string, string>
+  jobs: Record<string, { steps: Step[]; permissions?: Record<string, string> }>
+}
+
+const DIR = 'examples/workflows'
+const inputs = Object.keys((parse(fs.readFileSync('action.yml', 'utf8')) as { inputs: object }).inputs)
+const workflows = fs
+  .readdirSync(DIR)
+  .filter(f => f.endsWith('.yml'))
+  .map(f => [f, parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as Workflow] as const)
+const actionSteps = (w: Workflow): Step[] =>
+  Object.values(w.jobs).flatMap(j => j.steps.filter(s => s.uses?.startsWith('org/gpu-overhead-action')))
+
+describe('example workflows', () => {
+  it.each(workflows)('%s uses only declared inputs', (_f, w) => {
+    const used = actionSteps(w).flatMap(s => Object.keys(s.with ?? {}))
+    expect(used.filter(i => !inputs.includes(i))).toEqual([])
+  })
+
+  it('the branch store: PR runs read it (contents: read), the main-branch run writes it', () => {
+    const byName = Object.fromEntries(workflows)
+    const pr = byName['pr-gate.yml']!
+    const update = byName['baseline-update.yml']!
+    expect(Object.keys(pr.on)).toEqual(['pull_request'])
+    expect(pr.permissions?.contents).toBe('read')
+    expect(Object.keys(update.on)).not.toContain('pull_request')
+    expect(update.permissions?.contents).toBe('write')
+    const saving = actionSteps(update)[0]?.with ?? {}
+    expect(saving['save-baseline']).toBe(true)
+    expect(saving['baseline-branch']).toBe(actionSteps(pr)[0]?.with?.['baseline-branch'])
+  })
+
+  it('the file store turns the branch off', () => {
+    const file = Object.fromEntries(workflows)['pr-gate-file-baseline.yml']!
+    expect(actionSteps(file)[0]?.with?.['baseline-branch']).toBe('')
+  })
+})

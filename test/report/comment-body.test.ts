@@ -1,0 +1,97 @@
+/**
+ * The compact PR comment over real checks (the committed H200 evidence): small, verdict first, the gated table,
+ * one start-up line, links to the full report; the full report's long sections stay in the job summary.
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { buildComment, runLinks } from '../../src/report/comment-body.js'
+import { buildReport, reportMarker, reportSections } from '../../src/report/markdown.js'
+import type { CheckSummary } from '../../src/types/index.js'
+
+/** The issue's bound for the H200 evidence; GitHub's own limit is 65,536. */
+const MAX_COMMENT_BYTES = 6 * 1024
+const EVIDENCE = 'docs/evidence'
+
+function evidenceSummaries(): string[] {
+  return fs
+    .readdirSync(EVIDENCE)
+    .filter(d => d.startsWith('2026-11-22-h200') && fs.statSync(path.join(EVIDENCE, d)).isDirectory())
+    .flatMap(d =>
+      fs
+        .readdirSync(path.join(EVIDENCE, d))
+        .map(run => path.join(EVIDENCE, d, run, 'summary.json'))
+        .filter(f => fs.existsSync(f))
+    )
+}
+
+const load = (file: string): CheckSummary => JSON.parse(fs.readFileSync(file, 'utf8')) as CheckSummary
+const env = {
+  GITHUB_SERVER_URL: 'https://github.com',
+  GITHUB_REPOSITORY: 'org/repo',
+  GITHUB_RUN_ID: '123456789',
+  GITHUB_RUN_ATTEMPT: '2'
+}
+const marker = reportMarker('GPU overhead', 'check')
+
+describe('compact PR comment on the committed H200 evidence', () => {
+  const files = evidenceSummaries()
+  it('finds the evidence', () => expect(files.length).toBeGreaterThanOrEqual(5))
+
+  it.each(files)('%s: under 6 KB, verdict first, gated table, links', file => {
+    const summary = load(file)
+    const body = `${marker}\n${buildComment(summary, runLinks(env, 42))}`
+    expect(Buffer.byteLength(body, 'utf8')).toBeLessThan(MAX_COMMENT_BYTES)
+    expect(body.split('\n')[1]).toMatch(
+      /^\*\*(PASS|REGRESSION|INCONCLUSIVE|INCOMPLETE|INCOMPARABLE|ERROR|PREFLIGHT FAILED)\*\*/
+    )
+    expect(body).toContain('### Steady-state overhead (gated)')
+    expect(body).toContain('[job summary](https://github.com/org/repo/actions/runs/123456789/attempts/2)')
+    expect(body).toContain(
+      '[results artifact](https://github.com/org/repo/actions/runs/123456789/artifacts/42)'
+    )
+    // The long sections stay in the job summary.
+    for (const heading of ['How to read this', 'Environment', 'Raw samples', 'Start-up vs steady state'])
+      expect(body).not.toContain(`## ${heading}`)
+    // Smaller than the full report it summarises, which keeps everything.
+    expect(body.length * 3).toBeLessThan(buildReport(summary).length)
+  })
+
+  it('says the worst start-up delta in one line (reported, not gated)', () => {
+    const summary = load(path.join(EVIDENCE, '2026-11-22-h200', 'default-check-1', 'summary.json'))
+    const lines = buildComment(summary, runLinks(env, null))
+      .split('\n')
+      .filter(l => l.startsWith('Start-up'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^Start-up \(reported, not gated\): worst `\w+` `[^`]+` vs `[^`]+` \+\d/)
+  })
+})
+
+describe('comment parts', () => {
+  const summary = load(path.join(EVIDENCE, '2026-11-22-h200', 'default-check-1', 'summary.json'))
+
+  it('shows the short form of a section that has one (the slot for "Why the arms differ")', () => {
+    const why = {
+      id: 'why',
+      kind: 'core' as const,
+      title: 'Why the arms differ',
+      body: '## Why the arms differ\n\nlong table …',
+      short: '## Why the arms differ\n\nThe container runs PyTorch 2.5, native 2.11.'
+    }
+    const body = buildComment(summary, runLinks(env, null), [], [...reportSections(summary), why])
+    expect(body).toContain('### Why the arms differ\n\nThe container runs PyTorch 2.5, native 2.11.')
+    expect(body).not.toContain('long table')
+    expect(body.indexOf('Why the arms differ')).toBeGreaterThan(body.indexOf('Steady-state overhead'))
+  })
+
+  it('outside Actions (no run id) points at report.md, with no dead links', () => {
+    const body = buildComment(summary, runLinks({}, 7))
+    expect(body).toContain('`report.md` in the results folder')
+    expect(body).not.toContain('](')
+  })
+
+  it('blanks secrets', () => {
+    const secret = 'ghs_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'
+    const leaky = { ...summary, warnings: [...summary.warnings, `token ${secret}`] }
+    expect(buildComment(leaky, runLinks(env, 1), [secret])).not.toContain(secret)
+  })
+})
