@@ -20,7 +20,10 @@ import {
   headline,
   latencyPercentiles,
   runSeries,
-  explainCheck
+  explainCheck,
+  measuredWork,
+  measuredWorkNote,
+  SequentialController
 } from './analyze/index.js'
 import type { Config } from './config/index.js'
 import { EnvironmentError, ExitCode } from './util/errors.js'
@@ -36,6 +39,7 @@ import {
   type SweepOutcome,
   nativeSpec,
   executePlan,
+  type BlockDone,
   type ExecuteResult,
   TelemetrySampler,
   attribute,
@@ -116,7 +120,8 @@ function processSpec(
   dir: string,
   io: IoFolders | null,
   pre: PreflightOutcome,
-  lane: Lane | null
+  lane: Lane | null,
+  hold: boolean
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
   const gpuInput = {
@@ -135,7 +140,8 @@ function processSpec(
       workload: planned.workload,
       args: workloadArgs(planned.workload, config, ioPaths),
       env: nativeGpuEnv(gpuInput, lane),
-      timeoutMs
+      timeoutMs,
+      hold
     })
   }
   const image = planned.arm.image ?? ''
@@ -164,7 +170,8 @@ function processSpec(
     gpuArgs: containerGpuArgs(gpuInput, lane),
     env: {},
     timeoutMs,
-    memory: config.containerMemory
+    memory: config.containerMemory,
+    hold
   })
 }
 
@@ -198,6 +205,8 @@ interface CheckState {
   lanes: Lane[] | null
   power: SweepOutcome | null
   multiGpu: MultiGpuSummary | null
+  /** Sequential stopping (null: a fixed count, e.g. a power-cap sweep). */
+  sequential: SequentialController | null
 }
 
 function assembleSummary(
@@ -270,6 +279,8 @@ function assembleSummary(
       telemetry,
       imageEnv
     }),
+    ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
+    measured_work: measuredWork(exec.runs),
     not_measured: state.notMeasured,
     warnings: state.warnings,
     paths: { ...paths }
@@ -314,7 +325,8 @@ export async function runCheck(
     notMeasured: [],
     lanes: null,
     power: null,
-    multiGpu: null
+    multiGpu: null,
+    sequential: null
   }
   // Until the check writes its own report, the folder says it is unfinished: a kill -9, a crash or a full
   // disk leaves this INCOMPLETE report and summary behind, never a stale or torn one.
@@ -348,7 +360,10 @@ export async function runCheck(
   const multi = state.lanes !== null && state.lanes.length > 1 ? state.lanes : null
   // Several GPUs: the headline pools every GPU's processes (each its own run); each GPU is analysed too.
   const rows = multi ? pooledRows(exec.samples) : exec.samples
-  state.analysis = exec.samples.length ? analyzeRecords(rows, analyzeOpts) : null
+  const fixed = exec.samples.length ? analyzeRecords(rows, analyzeOpts) : null
+  state.analysis = fixed && state.sequential ? state.sequential.applyTo(fixed) : fixed
+  if (state.analysis && exec.runs.length)
+    state.analysis.notes = [...(state.analysis.notes ?? []), measuredWorkNote(measuredWork(exec.runs))]
   if (multi && exec.samples.length) {
     state.multiGpu = multiGpuSummary(
       exec.samples,
@@ -438,14 +453,33 @@ async function measure(
   const restoreFile = path.join(config.out, POWER_RESTORE_FILE)
   if (config.device === 'gpu') await restoreLeftoverCaps(restoreFile, logger, warnings)
   if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
-  const plan = buildPlan({ ...config, workloads: config.workloads })
+  // Sequential stopping plans up to max-runs and stops each workload once decided; a power-cap sweep keeps
+  // a fixed count (one controller per cap would be needed to look per cap).
+  const sequential =
+    !config.powerCaps.length && (config.maxRuns > config.runs || config.timeBudgetS !== null)
+      ? new SequentialController({
+          minRuns: config.runs,
+          maxRuns: config.maxRuns,
+          timeBudgetS: config.timeBudgetS,
+          maxOverheadPct: config.maxOverheadPct,
+          alpha: config.alpha,
+          baselineEnv: config.arms[0]?.label ?? 'native',
+          candidateEnvs: config.arms.slice(1).map(a => a.label),
+          gatedWorkloads: Math.max(
+            1,
+            config.workloads.filter(w => w !== 'io' || config.gateIoThroughput).length
+          )
+        })
+      : null
+  state.sequential = sequential
+  const plan = buildPlan({ ...config, runs: sequential ? config.maxRuns : config.runs })
   const multi = lanes && lanes.length > 1 ? lanes : null
   const processes = multi
     ? `${plan.length * multi.length} processes (${plan.length} slots × ${multi.length} GPUs at once: ${multi.map(laneLabel).join(', ')})`
     : `${plan.length} processes`
   const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
   logger.info(
-    `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${config.runs} runs + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
+    `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${sequential ? `${config.runs} to ${config.maxRuns} runs, stopping when decided${config.timeBudgetS === null ? '' : ` or at ${config.timeBudgetS} s`}` : `${config.runs} runs`} + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
   )
   let sampler: TelemetrySampler | null = null
   if (config.telemetry && config.device === 'gpu') {
@@ -472,7 +506,8 @@ async function measure(
     executePlan(plan, {
       checkId,
       lanes: lanes ?? [null],
-      specFor: (planned, lane) => processSpec(planned, config, checkId, dir, io, pre, lane),
+      specFor: (planned, lane, hold) => processSpec(planned, config, checkId, dir, io, pre, lane, hold),
+      prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
       paramsFor: w =>
@@ -480,7 +515,9 @@ async function measure(
       writer,
       logger,
       signal,
-      label: cap === null ? undefined : `${cap} W`
+      label: cap === null ? undefined : `${cap} W`,
+      gateIoThroughput: config.gateIoThroughput,
+      ...(sequential ? { afterBlock: (d: BlockDone) => sequential.afterBlock(d) } : {})
     })
   let exec: ExecuteResult
   try {

@@ -41,6 +41,15 @@ describe('example workflows', () => {
     expect(saving['baseline-branch']).toBe(actionSteps(pr)[0]?.with?.['baseline-branch'])
   })
 
+  it('the nightly saves accepted nights and runs the trend with issues it may write', () => {
+    const nightly = Object.fromEntries(workflows)['nightly-image-bump.yml']!
+    const [check, trend] = actionSteps(nightly)
+    expect(Object.keys(nightly.on)).not.toContain('pull_request')
+    expect(check?.with?.['save-baseline']).toBe(true)
+    expect(trend?.with).toMatchObject({ mode: 'trend', 'trend-issues': true })
+    expect(nightly.permissions).toMatchObject({ contents: 'write', issues: 'write' })
+  })
+
   it('the file store turns the branch off', () => {
     const file = Object.fromEntries(workflows)['pr-gate-file-baseline.yml']!
     expect(actionSteps(file)[0]?.with?.['baseline-branch']).toBe('')

@@ -2,7 +2,8 @@
 
 Every line on stdout is one JSON object:
   start   {workload, proc_start_epoch_s, epoch_s, params}            always the first line
-  phase   {name, duration_s, end_epoch_s}   name in interpreter | imports | device_init | first_kernel
+  phase   {name, duration_s, end_epoch_s}   name in interpreter | imports | held | device_init | first_kernel
+          (held: only with GPU_OVERHEAD_HOLD=stdin, the wait for "go" on stdin after the imports)
   env     {python, torch, cuda, device_name, ...}                    free-form facts
   stack   {python, torch, numpy, cpu, libraries, env}                the software stack in effect (_stack.py)
   memory  {nvml_process_used_bytes, torch_reserved_bytes, ...}        GPU memory after warm-up (_gpu_memory.py)
@@ -31,6 +32,10 @@ sys.dont_write_bytecode = True
 # Exit codes: 2 = the input or the environment is wrong, 1 = the workload failed.
 ERROR_EXIT = {"bad_args": 2, "missing_backend": 2, "no_gpu": 2, "oom": 1, "runtime": 1}
 STARTUP_PHASES = ("interpreter", "imports", "device_init", "first_kernel")
+# Prestart (see Protocol.hold): the variable that asks for the hold, and the exit code of a process the
+# runner released without "go" (it was started for a run that the check no longer needs).
+HOLD_ENV = "GPU_OVERHEAD_HOLD"
+HELD_EXIT = 3
 
 
 class WorkloadError(Exception):
@@ -177,6 +182,21 @@ class Protocol:
                 "end_epoch_s": self.epoch(t_end_perf),
             }
         )
+        if name == "imports":
+            self.hold()
+
+    def hold(self):
+        """Prestart: with GPU_OVERHEAD_HOLD=stdin the runner started this process early, while the previous
+        one measures. Interpreter start and imports (CPU only) are done; wait here, before any CUDA call,
+        until the runner writes "go" on stdin (the GPU is free). End of input = not needed: leave quietly.
+        Reported as the phase `held`, which the runner takes out of the start-up totals."""
+        if os.environ.get(HOLD_ENV) != "stdin":
+            return
+        t = time.perf_counter()
+        line = sys.stdin.readline()
+        if line.strip() != "go":
+            os._exit(HELD_EXIT)
+        self.phase("held", t, time.perf_counter())
 
     def env(self, facts):
         ev = {"event": "env"}

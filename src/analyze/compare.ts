@@ -375,7 +375,7 @@ export function decide(comparisons: readonly Comparison[], opts: DecideOptions):
       c.scope === 'startup'
         ? `Start-up phase, reported and never gating: ${reason}`
         : c.scope === 'info'
-          ? `Reported for information (container writable layer), never gating: ${reason}`
+          ? `Reported for information (${/^(data_read_mb_s|ckpt_write_mb_s)$/.test(c.metric) ? 'bind-mounted data path: the same file system in both arms' : 'container writable layer'}), never gating: ${reason}`
           : reason
   }
   return out

@@ -47,7 +47,12 @@ export interface MountSpec {
 export interface Config {
   image: string | null
   workloads: Workload[]
+  /** Runs per arm before the first sequential look (and the whole count when maxRuns equals it). */
   runs: number
+  /** Most runs per arm: the check goes on pair by pair until every gated metric is decided or this is reached. */
+  maxRuns: number
+  /** Seconds the runs may take in all; no new pair starts that would overrun it (null: no budget). */
+  timeBudgetS: number | null
   warmupRuns: number
   device: Device
   gpuAccess: GpuAccess
@@ -82,6 +87,16 @@ export interface Config {
   matmulDtype: MatmulDtype
   llmPreset: LlmPreset
   checkpointMb: number
+  /**
+   * io's bind-mount MB/s gate like steady-state GPU work. Off by default: both arms read and write the same
+   * file system through the mount, so the difference is disk noise; io's rule (mounts, copy-up) gates instead.
+   */
+  gateIoThroughput: boolean
+  /**
+   * Hide start-up: start the next workload process (interpreter, imports; no CUDA) while the current one
+   * measures, and release it when the GPU is free. Each run is still its own fresh process.
+   */
+  prestart: boolean
   /** Python interpreter for the native arm. */
   python: string
   /** Memory limit of each workload container (`--memory`/`--memory-swap`, e.g. `8g`); null = no limit. */
@@ -96,7 +111,9 @@ export type RawInputs = Partial<Record<Inputs, string>>
 export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Image]: '',
   [Inputs.Workloads]: 'matmul,llm,io',
-  [Inputs.Runs]: '5',
+  [Inputs.Runs]: '3',
+  [Inputs.MaxRuns]: '12',
+  [Inputs.TimeBudget]: '0',
   [Inputs.WarmupRuns]: '1',
   [Inputs.Device]: 'gpu',
   [Inputs.GpuAccess]: 'gpus',
@@ -127,6 +144,8 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.MatmulDtype]: 'fp32',
   [Inputs.LlmPreset]: '1b',
   [Inputs.CheckpointMb]: '256',
+  [Inputs.GateIoThroughput]: 'false',
+  [Inputs.Prestart]: 'true',
   [Inputs.Python]: 'python3',
   [Inputs.ContainerMemory]: '',
   [Inputs.PowerCaps]: '',
@@ -190,6 +209,29 @@ function integer(input: string, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
     throw new InputError(input, raw, `a whole number from ${min} to ${max}`)
   return Number(v)
+}
+
+/** max-runs: at least runs; when not given, the default or runs, whichever is larger (a fixed count stays fixed). */
+function maxRunsOf(runs: number, raw: string | null): number {
+  if (raw === null) return Math.max(runs, Number(DEFAULTS[Inputs.MaxRuns]))
+  const max = integer(Inputs.MaxRuns, raw, 2, 1000)
+  if (max < runs)
+    throw new InputError(
+      Inputs.MaxRuns,
+      raw,
+      `a whole number ≥ runs (${runs}); set both to the same value for a fixed count`
+    )
+  return max
+}
+
+/** time-budget: seconds (`150`, `150s`) or minutes (`2.5m`); 0 = no budget. */
+function timeBudget(raw: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m)?\s*$/i.exec(raw)
+  if (!m)
+    throw new InputError(Inputs.TimeBudget, raw, 'seconds (150 or 150s) or minutes (2.5m); 0 = no budget')
+  const s = Number(m[1]) * (m[2]?.toLowerCase() === 'm' ? 60 : 1)
+  if (s > 7 * 86400) throw new InputError(Inputs.TimeBudget, raw, 'at most 7 days')
+  return s === 0 ? null : s
 }
 
 function bool(input: string, raw: string): boolean {
@@ -379,10 +421,13 @@ export function loadConfig(sources: ConfigSources): Config {
   const ckptDefault = device === 'cpu' ? '64' : DEFAULTS[Inputs.CheckpointMb]
   const matmulDefault = device === 'cpu' ? '512' : DEFAULTS[Inputs.MatmulSize]
 
+  const runs = integer(Inputs.Runs, get(Inputs.Runs), 2, 1000)
   const config: Config = {
     image,
     workloads,
-    runs: integer(Inputs.Runs, get(Inputs.Runs), 2, 1000),
+    runs,
+    maxRuns: maxRunsOf(runs, isSet(Inputs.MaxRuns) ? get(Inputs.MaxRuns) : null),
+    timeBudgetS: timeBudget(get(Inputs.TimeBudget)),
     warmupRuns: integer(Inputs.WarmupRuns, get(Inputs.WarmupRuns), 0, 100),
     device,
     gpuAccess: oneOf(Inputs.GpuAccess, get(Inputs.GpuAccess), GPU_ACCESS_MODES),
@@ -432,6 +477,8 @@ export function loadConfig(sources: ConfigSources): Config {
       isSet(Inputs.LlmPreset) ? get(Inputs.LlmPreset) : llmDefault,
       LLM_PRESETS
     ),
+    gateIoThroughput: bool(Inputs.GateIoThroughput, get(Inputs.GateIoThroughput)),
+    prestart: bool(Inputs.Prestart, get(Inputs.Prestart)),
     checkpointMb: integer(
       Inputs.CheckpointMb,
       isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault,
@@ -578,6 +625,10 @@ export interface TrendConfig {
   issues: boolean
   token: string | null
   failOnRegression: boolean
+  /** Where the file is fetched from when the workspace has none (entry/action/baseline-branch.ts). */
+  baselineBranch: string | null
+  /** Folder for trend.md and trend.json. */
+  out: string
 }
 
 /** `mode: trend`: change points over the baseline file's history; runs no workload. */
@@ -597,7 +648,9 @@ export function loadTrendConfig(sources: ConfigSources): TrendConfig {
     minChangePct: percent(Inputs.MaxOverhead, get(Inputs.MaxOverhead), 100),
     issues,
     token: given(token) ? token : null,
-    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
   }
 }
 

@@ -5,7 +5,7 @@
 import { CONTAINER_WORKLOADS_DIR, RUN_LABEL } from '../types/inputs.js'
 import type { ContainerRuntime, Workload } from '../types/index.js'
 import { execCapture } from '../util/exec.js'
-import { WORKLOAD_ENV } from './native.js'
+import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
 
 export interface BindMount {
@@ -29,6 +29,8 @@ export interface ContainerRunInput {
   timeoutMs: number
   /** `--memory` limit (swap included, so the limit is real); null/absent = none. */
   memory?: string | null
+  /** Prestart: `-i` keeps stdin open into the container, where the workload waits for "go" after its imports. */
+  hold?: boolean
 }
 
 export function containerArgs(input: ContainerRunInput): string[] {
@@ -48,8 +50,10 @@ export function containerArgs(input: ContainerRunInput): string[] {
   ]
   // --memory-swap equal to --memory: no swap on top, so going over it is an OOM kill, not a slow crawl.
   if (input.memory) args.push('--memory', input.memory, '--memory-swap', input.memory)
+  if (input.hold) args.push('-i')
   for (const m of input.mounts) args.push('-v', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`)
-  for (const [k, v] of Object.entries({ ...WORKLOAD_ENV, ...input.env })) args.push('-e', `${k}=${v}`)
+  const env = { ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env }
+  for (const [k, v] of Object.entries(env)) args.push('-e', `${k}=${v}`)
   args.push(...input.gpuArgs)
   args.push(input.imageRef, 'python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args)
   return args
@@ -60,6 +64,7 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
     command: input.runtime,
     args: containerArgs(input),
     timeoutMs: input.timeoutMs,
+    ...(input.hold ? { hold: true } : {}),
     // Killing the client does not stop the container: kill it by name too.
     onKill: async () => {
       await execCapture(input.runtime, ['kill', input.name])

@@ -10,16 +10,21 @@ export interface NativeRunInput {
   args: string[]
   env: Record<string, string>
   timeoutMs: number
+  /** Prestart: the workload imports, then waits for "go" on stdin before any device work. */
+  hold?: boolean
 }
 
 /** Environment every workload process gets: unbuffered JSON lines, nothing written next to the scripts. */
 export const WORKLOAD_ENV = { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' } as const
+/** What asks a workload to hold after its imports (workloads/_protocol.py, Protocol.hold). */
+export const HOLD_ENV = { GPU_OVERHEAD_HOLD: 'stdin' } as const
 
 export function nativeSpec(input: NativeRunInput): ProcessSpec {
   return {
     command: input.python,
     args: [path.join(input.workloadsDir, `${input.workload}.py`), ...input.args],
-    env: { ...process.env, ...WORKLOAD_ENV, ...input.env },
-    timeoutMs: input.timeoutMs
+    env: { ...process.env, ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env },
+    timeoutMs: input.timeoutMs,
+    ...(input.hold ? { hold: true } : {})
   }
 }

@@ -14,6 +14,12 @@ export interface ProcessSpec {
   timeoutMs: number
   /** Called (best effort) after a timeout or cancel, e.g. `docker kill <name>`. */
   onKill?: () => Promise<void>
+  /**
+   * Prestart: the process gets a stdin pipe (and GPU_OVERHEAD_HOLD=stdin from the spec's env), imports, and
+   * waits for `release()`; timeoutMs counts from the release. `holdTimeoutMs` bounds the wait itself.
+   */
+  hold?: boolean
+  holdTimeoutMs?: number
 }
 
 export interface ProcessResult {
@@ -21,6 +27,10 @@ export interface ProcessResult {
   signal: NodeJS.Signals | null
   /** Epoch ms just before spawn. */
   spawnEpochMs: number
+  /** Epoch ms of the release (a held process), else the spawn time. */
+  releaseEpochMs: number
+  /** A held process that was never released (its run was no longer needed). */
+  abandoned: boolean
   endEpochMs: number
   events: WorkloadEvent[]
   /** Lines on stdout that were not protocol events (the protocol forbids them). */
@@ -63,15 +73,37 @@ export function parseEventLine(line: string): WorkloadEvent | null {
   }
 }
 
+/** A started process: release a held one, or abandon it (end of input, then a kill if it lingers). */
+export interface ProcessHandle {
+  release(): void
+  abandon(): void
+  done: Promise<ProcessResult>
+}
+
+const GO = 'go\n'
+const ABANDON_GRACE_MS = 5000
+
 export async function runProcess(
   spec: ProcessSpec,
   onEvent: (event: WorkloadEvent, epochMs: number) => void,
   signal?: AbortSignal
 ): Promise<ProcessResult> {
+  const handle = startProcess(spec, onEvent, signal)
+  handle.release()
+  return handle.done
+}
+
+export function startProcess(
+  spec: ProcessSpec,
+  onEvent: (event: WorkloadEvent, epochMs: number) => void,
+  signal?: AbortSignal
+): ProcessHandle {
   const result: ProcessResult = {
     exitCode: null,
     signal: null,
     spawnEpochMs: Date.now(),
+    releaseEpochMs: 0,
+    abandoned: false,
     endEpochMs: 0,
     events: [],
     badLines: [],
@@ -80,15 +112,21 @@ export async function runProcess(
     cancelled: false,
     spawnError: null
   }
-  return new Promise<ProcessResult>(resolve => {
+  let release: () => void = () => undefined
+  let abandon: () => void = () => undefined
+  const done = new Promise<ProcessResult>(resolve => {
     result.spawnEpochMs = Date.now()
     const child = spawn(spec.command, spec.args, {
       env: spec.env ?? process.env,
       cwd: spec.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       shell: false
     })
+    // A workload that died while held makes the write fail (EPIPE): its exit code tells the story.
+    child.stdin.on('error', () => undefined)
+    // Not held: stdin is at its end from the start, as /dev/null would be.
+    if (!spec.hold) child.stdin.end()
     let buffer = ''
     let killed = false
     const kill = (why: 'timeout' | 'cancel'): void => {
@@ -108,8 +146,28 @@ export async function runProcess(
       void spec.onKill?.().catch(() => undefined)
       setTimeout(() => killGroup('SIGKILL'), 3000).unref()
     }
-    const timer = setTimeout(() => kill('timeout'), spec.timeoutMs)
-    timer.unref()
+    let timer: NodeJS.Timeout | null = null
+    const startClock = (ms: number): void => {
+      if (timer) clearTimeout(timer)
+      timer = setTimeout(() => kill('timeout'), ms)
+      timer.unref()
+    }
+    let released = false
+    release = () => {
+      if (released) return
+      released = true
+      result.releaseEpochMs = Date.now()
+      startClock(spec.timeoutMs)
+      if (spec.hold) child.stdin.end(GO)
+    }
+    abandon = () => {
+      if (released) return
+      released = true
+      result.abandoned = true
+      child.stdin.end()
+      startClock(ABANDON_GRACE_MS)
+    }
+    if (spec.hold) startClock(spec.holdTimeoutMs ?? spec.timeoutMs)
     const onAbort = (): void => kill('cancel')
     if (signal?.aborted) onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
@@ -140,13 +198,15 @@ export async function runProcess(
       result.spawnError = error.message
     })
     child.on('close', (code, sig) => {
-      clearTimeout(timer)
+      if (timer) clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
       if (buffer.trim() !== '') handleLine(buffer)
       result.exitCode = code
       result.signal = sig
       result.endEpochMs = Date.now()
+      if (result.releaseEpochMs === 0) result.releaseEpochMs = result.spawnEpochMs
       resolve(result)
     })
   })
+  return { release: () => release(), abandon: () => abandon(), done }
 }

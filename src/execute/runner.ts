@@ -10,7 +10,6 @@ import type {
   RunRecord,
   SampleRecord,
   StackRecord,
-  StartEvent,
   Workload,
   WorkloadEvent
 } from '../types/index.js'
@@ -18,10 +17,11 @@ import type { Logger } from '../util/log.js'
 import { laneLabel, type Lane } from '../plan/index.js'
 import { memoryRecords } from './memory.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
-import { regionWindows } from './region.js'
 import { stackDigest } from './stack/digest.js'
 import type { PlannedRun } from '../plan/index.js'
-import { runProcess, type ProcessResult, type ProcessSpec } from './process.js'
+import { startProcess, type ProcessHandle, type ProcessResult, type ProcessSpec } from './process.js'
+import { PlanEta } from './progress.js'
+import { recordRun, type LaneOutcome } from './run-record.js'
 
 export interface ExecuteContext {
   checkId: string
@@ -30,8 +30,13 @@ export interface ExecuteContext {
    * the r-th repetition on lane k is run (r − 1)·L + k + 1: every process stays its own run, in time order.
    */
   lanes?: readonly (Lane | null)[]
-  /** Builds the process for a planned run (native or container) on a lane. */
-  specFor(run: PlannedRun, lane: Lane | null): ProcessSpec
+  /** Builds the process for a planned run (native or container) on a lane; `hold`: started early, held. */
+  specFor(run: PlannedRun, lane: Lane | null, hold: boolean): ProcessSpec
+  /**
+   * Hide start-up: while one process measures, the next one (a fresh process, as always) is started and
+   * held after its imports — CPU only, before any CUDA call — and released when the GPU is free. One lane only.
+   */
+  prestart?: boolean
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
   paramsFor(workload: Workload): Record<string, unknown>
   writer: RecordSink
@@ -39,8 +44,35 @@ export interface ExecuteContext {
   signal?: AbortSignal
   /** Prefix of progress lines, e.g. `cap 500 W`. */
   label?: string
+  /**
+   * Asked after each completed block of a workload (every arm ran once more): a reason stops that workload
+   * (sequential stopping: decided, max-runs, time budget); null goes on. Absent: the whole plan runs.
+   */
+  afterBlock?: (done: BlockDone) => string | null
+  /** io's bind-mount MB/s gate (otherwise informational). */
+  gateIoThroughput?: boolean
   /** GPU memory metrics gate (scope steady) instead of being informational. */
   gateMemory?: boolean
+}
+
+export interface BlockDone {
+  workload: Workload
+  /** Runs per arm of this workload so far (blocks × lanes). */
+  run: number
+  /** Every measured (non-warm-up) sample of the check so far. */
+  samples: readonly SampleRecord[]
+  elapsedMs: number
+  blockMs: number
+}
+
+/** The block ends at `i` when the next slot belongs to another workload, block or kind. */
+function endsBlock(plan: readonly PlannedRun[], i: number): boolean {
+  const p = plan[i]!
+  const next = plan[i + 1]
+  return (
+    p.warmup === false &&
+    (next === undefined || next.workload !== p.workload || next.run !== p.run || next.warmup)
+  )
 }
 
 export interface ExecuteResult {
@@ -52,73 +84,30 @@ export interface ExecuteResult {
   incompleteReason: string | null
 }
 
-const PHASE_UNIT = 's'
-
-/** Start-up records of one process: launch (spawn → process exists), the workload's phases, and totals. */
-export function startupRecords(
-  proc: Pick<ProcessResult, 'spawnEpochMs' | 'endEpochMs' | 'events'>,
-  base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
-  time: string
-): SampleRecord[] {
-  const out: SampleRecord[] = []
-  const rec = (metric: string, value: number): void => {
-    if (Number.isFinite(value) && value >= 0)
-      out.push({ ...base, metric, value, unit: PHASE_UNIT, scope: 'startup', iteration: 0, time })
-  }
-  const spawnS = proc.spawnEpochMs / 1000
-  const start = proc.events.find((e): e is StartEvent => e.event === 'start')
-  // proc_start_epoch_s comes from /proc/self/stat (10 ms ticks); in a container it is when the runtime
-  // exec'd the entrypoint, so launch_s is the container start-up (create, namespaces, mounts). Natively it
-  // is a fork+exec, which can read a tick *before* our spawn timestamp: clamp that tick's jitter to 0.
-  if (start?.proc_start_epoch_s) {
-    const launch = start.proc_start_epoch_s - spawnS
-    rec('launch_s', launch < 0 && launch > -0.02 ? 0 : launch)
-  }
-  let lastEnd: number | null = null
-  for (const e of proc.events) {
-    if (e.event !== 'phase') continue
-    rec(`${e.name}_s`, e.duration_s)
-    lastEnd = e.end_epoch_s
-  }
-  if (lastEnd !== null) rec('total_startup_s', lastEnd - spawnS)
-  if (proc.endEpochMs > 0) rec('process_wall_s', (proc.endEpochMs - proc.spawnEpochMs) / 1000)
-  return out
-}
-
 function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000)
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`
 }
 
-function describeFailure(proc: ProcessResult): string {
-  if (proc.spawnError) return `could not start: ${proc.spawnError}`
-  if (proc.timedOut) return 'timed out (killed with its process tree/container)'
-  if (proc.cancelled) return 'cancelled'
-  const err = proc.events.find(e => e.event === 'error')
-  if (err && err.event === 'error') return `${err.type}: ${err.message}`
-  const exit = proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.exitCode}`
-  if (proc.exitCode === 137) return `${exit} (out of memory or killed)`
-  const tail = proc.stderrTail.trim().split('\n').slice(-3).join(' | ')
-  const bad = proc.badLines.length > 0 ? `; non-protocol output: ${proc.badLines[0]}` : ''
-  return `${exit}${tail ? `: ${tail}` : ''}${bad}`
+interface Launched {
+  planned: PlannedRun
+  handle: ProcessHandle
+  finish(): Promise<LaneOutcome>
 }
 
-interface LaneOutcome {
-  proc: ProcessResult
-  run: RunRecord
-  ok: boolean
-  samples: number
-}
-
-/** One process of a planned run on one lane; its samples are written the moment they arrive. */
-async function runOnLane(
+/**
+ * Starts one process of a planned run on one lane (held when `hold`); its samples are written the moment
+ * they arrive. `finish` waits for it and records the run.
+ */
+function launchOnLane(
   planned: PlannedRun,
   lane: Lane | null,
   run: number,
   ctx: ExecuteContext,
   samples: SampleRecord[],
-  stacks: StackRecord[]
-): Promise<LaneOutcome> {
+  stacks: StackRecord[],
+  hold: boolean
+): Launched {
   const { arm, workload } = planned
   const params = ctx.paramsFor(workload)
   const gpu = lane === null ? {} : { gpu: lane.index }
@@ -139,6 +128,7 @@ async function runOnLane(
       stack = { environment: arm.label, workload, run, facts }
       // Every record after this carries the stack it was measured on.
       base.fingerprint = { ...base.fingerprint, stack: stackDigest(facts) }
+      if (!planned.warmup) stacks.push(stack)
       return
     }
     if (planned.warmup) return
@@ -155,53 +145,19 @@ async function runOnLane(
       metric: sampleMetricName(event),
       value: event.value,
       unit: event.unit,
-      scope: sampleScope(event.metric),
+      scope: sampleScope(event.metric, ctx.gateIoThroughput),
       time: new Date(epochMs).toISOString()
     }
     live.push(record)
     ctx.writer.appendSamples([record])
   }
-  const proc = await runProcess(ctx.specFor(planned, lane), onEvent, ctx.signal)
-  const ok =
-    proc.exitCode === 0 &&
-    !proc.timedOut &&
-    !proc.cancelled &&
-    proc.spawnError === null &&
-    proc.badLines.length === 0
-  const summary = proc.events.find(e => e.event === 'summary')
-  const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
-  const record: RunRecord = {
-    workload,
-    environment: arm.label,
-    run,
-    warmup: planned.warmup,
-    start_ms: proc.spawnEpochMs,
-    end_ms: proc.endEpochMs,
-    exit_code: proc.exitCode,
-    status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
-    error: ok ? null : describeFailure(proc),
-    energy_j: energy,
-    energy_source: energy === null ? null : 'nvml',
-    measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,
-    mean_util_pct: null,
-    mean_sm_clock_mhz: null,
-    mean_power_w: null,
-    throttled_samples: 0,
-    telemetry_samples: 0,
-    ...gpu,
-    params,
-    regions: regionWindows(proc.events),
-    stack: base.fingerprint.stack ?? null
-  }
-  if (!planned.warmup && stack) stacks.push(stack)
-  if (!planned.warmup) {
-    const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
-    ctx.writer.appendSamples(startup)
-    samples.push(...live, ...startup)
-  }
-  ctx.writer.appendRun(record)
-  return { proc, run: record, ok, samples: live.length }
+  const handle = startProcess(ctx.specFor(planned, lane, hold), onEvent, ctx.signal)
+  const finish = async (): Promise<LaneOutcome> =>
+    recordRun(planned, await handle.done, base, live, ctx, samples)
+  return { planned, handle, finish }
 }
+
+export { startupRecords } from './run-record.js'
 
 export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Promise<ExecuteResult> {
   const samples: SampleRecord[] = []
@@ -211,33 +167,75 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   const failedWorkloads = new Map<Workload, string>()
   let cancelled = false
   let writeStop: string | null = null
+  const stoppedWorkloads = new Set<Workload>()
   const t0 = Date.now()
   let done = 0
   const prefix = ctx.label ? `${ctx.label} ` : ''
+  const eta = new PlanEta()
+  let blockStart = t0
+  // Prestart (one lane): the next slot's process, started and held while this one measures.
+  const prestart = ctx.prestart === true && lanes.length === 1
+  let pending: Launched[] | null = null
+  const abandoned: Promise<ProcessResult>[] = []
+  const abandon = (ls: Launched[]): void => {
+    for (const l of ls) {
+      l.handle.abandon()
+      abandoned.push(l.handle.done)
+    }
+  }
 
-  for (const planned of plan) {
+  for (const [index, planned] of plan.entries()) {
     if (ctx.signal?.aborted) {
       cancelled = true
       break
     }
-    if (failedWorkloads.has(planned.workload)) continue
+    if (failedWorkloads.has(planned.workload) || stoppedWorkloads.has(planned.workload)) continue
     const { arm, workload } = planned
-    const L = lanes.length
-    // Every lane at once: both arms meet the same neighbours on a shared host.
-    const outcomes = await Promise.all(
-      lanes.map((lane, k) => runOnLane(planned, lane, (planned.run - 1) * L + k + 1, ctx, samples, stacks))
+    const slotStart = Date.now()
+    const previous = plan[index - 1]
+    if (
+      previous === undefined ||
+      previous.workload !== workload ||
+      previous.run !== planned.run ||
+      previous.warmup
     )
+      blockStart = slotStart
+    const L = lanes.length
+    const launch = (p: PlannedRun): Launched[] =>
+      lanes.map((lane, k) => launchOnLane(p, lane, (p.run - 1) * L + k + 1, ctx, samples, stacks, prestart))
+    let launched: Launched[]
+    if (pending !== null && pending[0]!.planned === planned) launched = pending
+    else {
+      if (pending !== null) abandon(pending)
+      launched = launch(planned)
+    }
+    pending = null
+    // Every lane at once: both arms meet the same neighbours on a shared host.
+    for (const l of launched) l.handle.release()
+    if (prestart) {
+      const next = plan
+        .slice(index + 1)
+        .find(p => !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload))
+      if (next !== undefined) pending = launch(next)
+    }
+    const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)
 
     done++
-    const eta = ((Date.now() - t0) / done) * (plan.length - done)
+    eta.record(planned, Date.now() - slotStart)
+    const left = plan
+      .slice(index + 1)
+      .filter(p => !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload))
     const what = `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
     const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.spawnEpochMs) / 1000).toFixed(1)
     const how =
       L === 1
         ? `${outcomes[0]!.run.status} in ${secs(outcomes[0]!)} s${outcomes[0]!.samples ? `, ${outcomes[0]!.samples} samples` : ''}`
         : outcomes.map((o, k) => `${laneLabel(lanes[k]!)} ${o.run.status} ${secs(o)} s`).join(', ')
-    ctx.logger.info(`${prefix}[${done}/${plan.length}] ${what}: ${how} — ETA ${formatDuration(eta)}`)
+    const bound = ctx.afterBlock ? '≤' : ''
+    ctx.logger.info(
+      `${prefix}[${done}/${done + left.length}] ${what}: ${how} — ETA ${bound}${formatDuration(eta.remainingMs(left))}`
+    )
     if (outcomes.some(o => o.proc.cancelled)) {
       cancelled = true
       break
@@ -255,8 +253,25 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       const error = outcomes[bad]!.run.error ?? 'unknown'
       failedWorkloads.set(workload, `${prefix}${what}${where} failed: ${error}`)
       ctx.logger.warn(`${workload}: ${what}${where} failed (${error}); skipping the rest of ${workload}`)
+      continue
+    }
+    if (ctx.afterBlock && endsBlock(plan, index)) {
+      const now = Date.now()
+      const stop = ctx.afterBlock({
+        workload,
+        run: planned.run * L,
+        samples,
+        elapsedMs: now - t0,
+        blockMs: now - blockStart
+      })
+      if (stop !== null) {
+        stoppedWorkloads.add(workload)
+        ctx.logger.info(`${prefix}${workload}: stopping after ${planned.run * L} run(s) per arm (${stop})`)
+      }
     }
   }
+  if (pending !== null) abandon(pending)
+  await Promise.all(abandoned)
   const reasons = [...failedWorkloads.values()]
   if (writeStop) reasons.unshift(writeStop)
   if (cancelled) reasons.unshift('the check was cancelled')

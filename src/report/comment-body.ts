@@ -34,18 +34,28 @@ function demote(markdown: string): string {
   return markdown.replace(/^(#{2,5}) /gm, '#$1 ')
 }
 
-function footer(summary: CheckSummary, links: CommentLinks): string {
+/** Sections shown in the comment itself; every other one is named in the footer as "in the full report". */
+const IN_COMMENT = new Set(['verdict', 'overhead'])
+
+function footer(summary: CheckSummary, sections: readonly Section[], links: CommentLinks): string {
   const where = [
     links.summaryUrl ? `[job summary](${links.summaryUrl})` : null,
     links.artifactUrl ? `[results artifact](${links.artifactUrl})` : null
   ].filter((x): x is string => x !== null)
-  const warnings = summary.warnings.length
-    ? `${summary.warnings.length} warning${summary.warnings.length === 1 ? '' : 's'}, `
-    : ''
-  const what = `${warnings}start-up phases, latency percentiles, telemetry, preflight, environment and raw data`
+  // Only what this report holds: a CPU check has no telemetry or latency to point at.
+  const titles = [
+    ...new Set(
+      sections
+        .filter(s => !IN_COMMENT.has(s.id) && s.kind === 'core' && !s.short)
+        .map(s => s.title.replace(/\s*\(.*\)$/, ''))
+    )
+  ]
+  const raw = sections.some(s => s.kind === 'raw' || s.kind === 'chart') ? ['per-run data'] : []
+  const what = [...titles, ...raw].join(', ')
+  const full = what ? `Full report (${what})` : 'Full report'
   return where.length
-    ? `<sub>Full report (${what}): ${where.join(' · ')}.</sub>`
-    : `<sub>Full report (${what}): \`report.md\` in the results folder.</sub>`
+    ? `<sub>${full}: ${where.join(' · ')}.</sub>`
+    : `<sub>${full}: \`report.md\` in the results folder.</sub>`
 }
 
 export function buildComment(
@@ -60,7 +70,7 @@ export function buildComment(
     demote(overheadSection(summary).body),
     ...shorts,
     worstStartupLine(summary),
-    footer(summary, links)
+    footer(summary, sections, links)
   ].filter((x): x is string => !!x)
   return redact(`${parts.join('\n\n')}\n`, secrets)
 }

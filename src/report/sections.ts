@@ -451,6 +451,8 @@ export function environmentSection(summary: CheckSummary): Section {
           v === null ? '–' : ['image', 'image_digest', 'gpu_uuid'].includes(f.key) ? code(v) : cell(v)
         return mismatch ? `**${text}**` : text
       }
+      // Recorded by no arm (GPU fields on device cpu): a row of dashes says nothing.
+      if (values.every(v => v === null)) continue
       // With many arms, a value repeated in every column hides the ones that differ: say it once.
       if (envs.length > 2 && distinct === 1) {
         if (values[0] !== null) same.push(`${f.label} ${show(values[0]!)}`)

@@ -480,6 +480,22 @@ export interface PowerCapSummary {
 
 export interface CheckSummary {
   schema: 'gpu-overhead/summary@1'
+  /** Where each workload stopped under sequential stopping and why (absent: a fixed count). */
+  sequential?: {
+    workload: string
+    runs_per_arm: number
+    reason: string
+    metrics: { candidate: string; key: string; state: string; runs_to_decide: number | null }[]
+    undecided: string[]
+  }[]
+  /** Measured regions over run time (analyze/measured-work.ts). */
+  measured_work?: {
+    processes: number
+    wall_s: number
+    measured_s: number
+    fraction: number
+    per_workload: { workload: string; processes: number; process_s: number; measured_s: number }[]
+  }
   check_id: string
   tool_version: string
   started_at: string

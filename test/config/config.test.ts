@@ -23,11 +23,35 @@ function inputError(fn: () => unknown): InputError {
   throw new Error('expected an InputError')
 }
 
+describe('sequential stopping inputs', () => {
+  it('keeps a fixed count fixed: runs above the default max-runs raise max-runs to runs', () => {
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.Runs]: '20' }).maxRuns).toBe(20)
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.Runs]: '5', [Inputs.MaxRuns]: '5' }).maxRuns).toBe(5)
+  })
+
+  it('refuses max-runs below runs, naming both', () => {
+    expect(() => load({ [Inputs.Image]: IMAGE, [Inputs.Runs]: '6', [Inputs.MaxRuns]: '4' })).toThrow(
+      /max-runs.*≥ runs \(6\)/
+    )
+  })
+
+  it('reads time-budget in seconds or minutes; 0 is no budget', () => {
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.TimeBudget]: '150' }).timeBudgetS).toBe(150)
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.TimeBudget]: '150s' }).timeBudgetS).toBe(150)
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.TimeBudget]: '2.5m' }).timeBudgetS).toBe(150)
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.TimeBudget]: '0' }).timeBudgetS).toBeNull()
+    expect(() => load({ [Inputs.Image]: IMAGE, [Inputs.TimeBudget]: 'soon' })).toThrow(/time-budget/)
+  })
+})
+
 describe('defaults', () => {
   it('gives a complete GPU config', () => {
     const c = load({ [Inputs.Image]: IMAGE })
     expect(c.workloads).toEqual(['matmul', 'llm', 'io'])
-    expect(c.runs).toBe(5)
+    expect(c.runs).toBe(3)
+    expect(c.maxRuns).toBe(12)
+    expect(c.timeBudgetS).toBeNull()
+    expect(c.gateIoThroughput).toBe(false)
     expect(c.device).toBe('gpu')
     expect(c.maxOverheadPct).toBe(2)
     expect(c.alpha).toBe(0.05)

@@ -37,7 +37,10 @@ describe('run --help', () => {
       expect(help).toContain(`--${name}`)
       if (DEFAULTS[name] !== '') expect(runFlagHelp(name)).toMatch(/\bdefault\b/)
     }
-    expect(help).toContain('--runs <value> measured processes per arm and workload (default: 5)')
+    expect(help).toContain(
+      '--runs <value> measured processes per arm and workload before the first sequential look (the minimum) (default: 3)'
+    )
+    expect(help).toContain('(default: 12)')
     expect(help).toContain('(default: 2%)')
   })
 

@@ -1,8 +1,8 @@
 /**
  * A small local test image with python3 + NumPy, built with `docker import` from the host's own
- * files (nothing can be pulled here): Debian's /usr/bin/python3.11, its standard library, Debian's
- * NumPy (/usr/lib/python3/dist-packages/numpy) with OpenBLAS, dash as /bin/sh, a few coreutils, and
- * every shared library `ldd` lists for them. Idempotent and cached by tag; concurrent callers
+ * files (nothing can be pulled here): Debian's python3 (whatever version /usr/bin/python3 is: the one
+ * python3-numpy is built for, not a pyenv or venv shim on PATH), its standard library, Debian's NumPy with OpenBLAS, dash as /bin/sh, a few coreutils, and every shared library
+ * `ldd` lists for them. Idempotent and cached by tag; concurrent callers
  * (jest workers) wait on a lock directory instead of building twice.
  *
  *   const tag = await ensurePythonImage()            // local/gpu-overhead-test:py
@@ -33,12 +33,39 @@ const OPENBLAS_DIR = '/usr/lib/x86_64-linux-gnu/openblas-pthread'
 const OPENBLAS_FILES = ['libblas.so.3', 'liblapack.so.3', 'libopenblas.so.0'] as const
 /** Bump when the image content changes; an image with another marker is rebuilt. */
 const MARKER_ENV = 'GPU_OVERHEAD_TEST_IMAGE'
-const IMAGE_MARKER = 'py-v1'
-const markerOf = (blas: BlasChoice): string => (blas === 'host' ? IMAGE_MARKER : `${IMAGE_MARKER}-${blas}`)
+const MARKER_BASE = 'py-v2'
 
-const PYTHON = '/usr/bin/python3.11'
-const STDLIB = '/usr/lib/python3.11'
-const NUMPY = '/usr/lib/python3/dist-packages/numpy'
+/** Where the host's python3 keeps what the image needs; asked from python3 itself, never assumed. */
+interface HostPython {
+  /** The interpreter binary, links resolved (e.g. /usr/bin/python3.11). */
+  exe: string
+  stdlib: string
+  numpy: string
+  /** `3.11`: part of the image marker, so a host upgrade rebuilds the image. */
+  version: string
+}
+
+const PROBE =
+  'import os, sys, sysconfig, numpy; ' +
+  'print(os.path.realpath(sys.executable)); print(sysconfig.get_paths()["stdlib"]); ' +
+  'print(os.path.dirname(numpy.__file__)); print("%d.%d" % sys.version_info[:2])'
+
+/** The distribution's interpreter, the one `apt-get install python3 python3-numpy` provides. */
+const SYSTEM_PYTHON = '/usr/bin/python3'
+
+async function hostPython(): Promise<HostPython> {
+  const res = await execCapture(SYSTEM_PYTHON, ['-c', PROBE])
+  const [exe, stdlib, numpy, version] = res.stdout.trim().split('\n')
+  if (res.exitCode !== 0 || !exe || !stdlib || !numpy || !version)
+    throw new Error(
+      `cannot build the test image: python3 with NumPy is needed on this host (apt-get install python3 python3-numpy): ${res.stderr.trim().slice(-300)}`
+    )
+  return { exe, stdlib, numpy, version }
+}
+
+async function marker(blas: BlasChoice = 'host'): Promise<string> {
+  return `${MARKER_BASE}-${(await hostPython()).version}${blas === 'host' ? '' : `-${blas}`}`
+}
 const TOOLS = [
   'cat',
   'ls',
@@ -104,6 +131,8 @@ function imagePath(hostPath: string): string {
 }
 
 async function buildPythonImage(tag: string, runtime: string, blas: BlasChoice): Promise<void> {
+  const { exe: PYTHON, stdlib: STDLIB, numpy: NUMPY } = await hostPython()
+  const MARKER = await marker(blas)
   const openblas = blas === 'openblas' ? OPENBLAS_FILES.map(f => path.join(OPENBLAS_DIR, f)) : []
   for (const p of [PYTHON, STDLIB, NUMPY, '/usr/bin/dash', ...openblas]) {
     if (!existsSync(p))
@@ -135,8 +164,9 @@ async function buildPythonImage(tag: string, runtime: string, blas: BlasChoice):
 
     const binaries = [PYTHON, '/usr/bin/dash', ...TOOLS.map(t => `/usr/bin/${t}`).filter(existsSync)]
     for (const b of binaries) copyFileSync(b, path.join(root, 'usr/bin', path.basename(b)))
-    symlinkSync('python3.11', path.join(root, 'usr/bin/python3'))
-    symlinkSync('python3.11', path.join(root, 'usr/bin/python'))
+    const exeName = path.basename(PYTHON)
+    if (exeName !== 'python3') symlinkSync(exeName, path.join(root, 'usr/bin/python3'))
+    symlinkSync(exeName, path.join(root, 'usr/bin/python'))
     symlinkSync('dash', path.join(root, 'usr/bin/sh'))
 
     const elfs = [...binaries, ...openblas]
@@ -161,25 +191,23 @@ async function buildPythonImage(tag: string, runtime: string, blas: BlasChoice):
     await run('tar', [
       '-cf',
       tar,
-      '--exclude=usr/lib/python3.11/test',
-      '--exclude=usr/lib/python3.11/idlelib',
-      '--exclude=usr/lib/python3.11/tkinter',
-      '--exclude=usr/lib/python3.11/turtledemo',
-      '--exclude=usr/lib/python3.11/ensurepip',
-      '--exclude=usr/lib/python3.11/lib2to3/tests',
-      '--exclude=usr/lib/python3/dist-packages/numpy/*/tests',
+      ...['test', 'idlelib', 'tkinter', 'turtledemo', 'ensurepip', 'lib2to3/tests'].map(
+        d => `--exclude=${STDLIB.slice(1)}/${d}`
+      ),
+      `--exclude=${NUMPY.slice(1)}/*/tests`,
       '-C',
       root,
       '.',
       '-C',
       '/',
       STDLIB.slice(1),
-      NUMPY.slice(1)
+      // NumPy inside the standard library's tree (site-packages) is in the archive already.
+      ...(NUMPY.startsWith(`${STDLIB}/`) ? [] : [NUMPY.slice(1)])
     ])
     await run(runtime, [
       'import',
       '-c',
-      `ENV ${MARKER_ENV}=${markerOf(blas)}`,
+      `ENV ${MARKER_ENV}=${MARKER}`,
       '-c',
       'ENV PATH=/usr/local/bin:/usr/bin:/bin',
       '-c',
@@ -219,7 +247,7 @@ export async function ensurePythonImage(
   runtime = 'docker',
   blas: BlasChoice = 'host'
 ): Promise<string> {
-  const MARKER = markerOf(blas)
+  const MARKER = await marker(blas)
   if ((await imageMarker(tag, runtime)) === MARKER) return tag
   const lock = path.join(tmpdir(), `gpu-overhead-image-${tag.replace(/[^a-zA-Z0-9]+/g, '_')}.lock`)
   const deadline = Date.now() + 10 * 60_000

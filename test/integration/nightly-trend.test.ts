@@ -79,6 +79,10 @@ describe('nightly trend against a local GitHub issues API', () => {
     expect(r.stdout).toContain('trend issues: 0 opened, 0 closed, 0 already tracked')
     expect(r.summary).toContain('No open change point.')
     expect(api.issues).toHaveLength(0)
+    const out = path.join(ws, 'gpu-overhead-results')
+    expect(fs.readFileSync(path.join(out, 'trend.md'), 'utf8')).toBe(r.summary)
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'trend.json'), 'utf8')) as { series: unknown[] }
+    expect(json.series).toHaveLength(2)
   })
 
   it('opens one issue for a planted step, none again on a re-run, and closes it on the revert', async () => {

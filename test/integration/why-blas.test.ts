@@ -25,10 +25,6 @@ beforeAll(async () => {
   image = await ensurePythonImage(OPENBLAS_IMAGE_TAG, 'docker', 'openblas')
 }, 300_000)
 
-afterAll(() => {
-  spawnSync('docker', ['image', 'rm', '-f', OPENBLAS_IMAGE_TAG])
-})
-
 test('native reference BLAS vs an OpenBLAS image: the report names the BLAS', () => {
   // The premise, checked rather than assumed: otherwise both arms run the same BLAS.
   expect(hostBlas()).toBe('reference')

@@ -189,3 +189,52 @@ class ReadOnlyTest(WorkloadTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HoldTest(unittest.TestCase):
+    """Prestart: a held workload stops after its imports and waits for "go" on stdin before any device work."""
+
+    def _start(self, script, args):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GPU_OVERHEAD_HOLD="stdin")
+        return subprocess.Popen(
+            [python(), os.path.join(WORKLOADS, script)] + args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+
+    def _read_until_imports(self, proc):
+        seen = []
+        while True:
+            line = proc.stdout.readline().decode()
+            self.assertTrue(line, "the workload ended before its imports phase: %r" % seen)
+            ev = json.loads(line)
+            seen.append(ev)
+            if ev.get("event") == "phase" and ev.get("name") == "imports":
+                return seen
+
+    def test_waits_for_go_then_reports_the_wait_as_held(self):
+        for script, args in (("matmul.py", ["--device", "cpu", "--iters", "2", "--warmup", "1"]), ("io.py", ["--only", "scratch", "--scratch-mb", "1", "--iters", "1", "--warmup", "0"])):
+            with self.subTest(script=script):
+                proc = self._start(script, args)
+                before = self._read_until_imports(proc)
+                self.assertFalse(any(e.get("name") == "device_init" for e in before))
+                time.sleep(0.3)  # held: nothing more may happen until "go"
+                self.assertIsNone(proc.poll())
+                out, err = proc.communicate(b"go\n", timeout=120)
+                self.assertEqual(proc.returncode, 0, err.decode()[-500:])
+                events = parse_lines(out.decode())
+                phases = [e["name"] for e in events if e["event"] == "phase"]
+                self.assertEqual(phases[:1], ["held"])
+                self.assertIn("device_init", phases)
+                held = next(e for e in events if e.get("name") == "held")
+                self.assertGreaterEqual(held["duration_s"], 0.25)
+                self.assertTrue(any(e["event"] == "summary" for e in events))
+
+    def test_end_of_input_without_go_leaves_quietly(self):
+        proc = self._start("matmul.py", ["--device", "cpu", "--iters", "2"])
+        self._read_until_imports(proc)
+        out, _ = proc.communicate(b"", timeout=60)
+        self.assertEqual(proc.returncode, P.HELD_EXIT)
+        self.assertEqual(out, b"")

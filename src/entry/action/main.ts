@@ -67,7 +67,7 @@ export async function run(): Promise<void> {
         return
       }
       const { runTrendAction } = await import('./trend.js')
-      await runTrendAction(cfg)
+      await runTrendAction(cfg, workspace)
       return
     }
     const config = loadConfig({ inputs, workspace })

@@ -1,12 +1,12 @@
 /**
  * `mode: trend`: change points over the accepted checks kept in the baseline file (no workload runs).
- * Writes the report to the job summary and OUT-less outputs (verdict, report-path), opens/closes the
+ * Writes OUT/trend.md and OUT/trend.json, the job summary and the outputs (verdict, report-path), opens/closes the
  * tracking issues when `trend-issues` is on, and fails the step on an open change point
  * (fail-on-regression) — or when the issues asked for could not be written: the issue is the
  * notification, so losing it silently is worse than a red nightly.
  */
 import * as core from '@actions/core'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { TrendConfig } from '../../config/config.js'
 import { repository } from '../../report/index.js'
@@ -15,8 +15,10 @@ import { writeJobSummary } from '../../report/index.js'
 import { syncTrendIssues } from '../../report/index.js'
 import { createGitHubApi, describeApiError, type GitHubApi } from '../../tools/github.js'
 import { Outputs } from '../../types/inputs.js'
+import { safeReplace } from '../../util/safe-fs.js'
 import { CheckFailedError, EnvironmentError } from '../../util/errors.js'
 import { trendCommand } from '../cli/trend.js'
+import { fetchBaseline, storePath } from './baseline-branch.js'
 
 export interface TrendActionDeps {
   /** The GitHub client (tests pass one pointed at a local fake API). */
@@ -29,17 +31,48 @@ function runUrl(env: NodeJS.ProcessEnv): string | null {
   return server && repo && run ? `${server}/${repo}/actions/runs/${run}` : null
 }
 
-export async function runTrendAction(cfg: TrendConfig, deps: TrendActionDeps = {}): Promise<void> {
+/**
+ * The history a check step of this job left in the workspace is the newest; without one (a separate
+ * job), fetch the file from the baseline branch when there is a token to read it with.
+ */
+async function fetchWhenMissing(cfg: TrendConfig, api: GitHubApi | null, workspace: string): Promise<void> {
+  const repo = repository()
+  if (existsSync(cfg.baselinePath) || !cfg.baselineBranch || api === null || repo === null) return
+  const store = { api, ...repo, branch: cfg.baselineBranch, file: storePath(cfg.baselinePath, workspace) }
+  try {
+    const found = await fetchBaseline(store, cfg.baselinePath, workspace)
+    core.info(
+      found
+        ? `baseline fetched from branch ${store.branch} (${store.file})`
+        : `no baseline on branch ${store.branch} (${store.file})`
+    )
+  } catch (error) {
+    core.warning(`baseline not fetched from branch ${store.branch}: ${describeApiError(error)}`)
+  }
+}
+
+export async function runTrendAction(
+  cfg: TrendConfig,
+  workspace: string,
+  deps: TrendActionDeps = {}
+): Promise<void> {
   const env = deps.env ?? process.env
+  const api = cfg.token
+    ? (deps.api ?? (token => createGitHubApi({ token, log: core.info, env })))(cfg.token)
+    : null
+  await fetchWhenMissing(cfg, api, workspace)
   const result = await trendCommand({
     baseline: cfg.baselinePath,
     metrics: cfg.metrics,
     format: 'md',
     minChangePct: cfg.minChangePct
   })
-  const reportPath = path.join(path.dirname(cfg.baselinePath), 'trend.md')
-  mkdirSync(path.dirname(reportPath), { recursive: true })
-  writeFileSync(reportPath, result.text)
+  const reportPath = path.join(cfg.out, 'trend.md')
+  // The workspace is the trusted root: no link is followed on the way to, or at, the files.
+  safeReplace(reportPath, result.text, { root: workspace })
+  safeReplace(path.join(cfg.out, 'trend.json'), JSON.stringify(result.report, null, 2) + '\n', {
+    root: workspace
+  })
   core.setOutput(Outputs.Verdict, result.exitCode === 0 ? 'pass' : 'regression')
   core.setOutput(Outputs.ReportPath, reportPath)
   const notWritten = await writeJobSummary(redact(result.text, cfg.token ? [cfg.token] : []))
@@ -51,9 +84,8 @@ export async function runTrendAction(cfg: TrendConfig, deps: TrendActionDeps = {
       throw new EnvironmentError(
         'trend-issues: GITHUB_REPOSITORY is not owner/name; run inside GitHub Actions'
       )
-    const api = (deps.api ?? (token => createGitHubApi({ token, log: core.info, env })))(cfg.token!)
     try {
-      const synced = await syncTrendIssues(api, repo, result.report, { runUrl: runUrl(env) })
+      const synced = await syncTrendIssues(api!, repo, result.report, { runUrl: runUrl(env) })
       for (const o of synced.opened) core.info(`trend issue opened: #${o.number} ${o.url} (${o.change})`)
       for (const c of synced.closed) core.info(`trend issue closed (reverted): #${c.number} ${c.url}`)
       core.info(

@@ -56,8 +56,14 @@ const DEFAULT_CONFIG_HINT = 'the --config file (default gpu-overhead.yml if pres
 export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Image]: 'container image to compare, pinned by digest (repo:tag@sha256:…)',
   [Inputs.Workloads]: 'comma list of matmul, llm, io',
-  [Inputs.Runs]: 'measured processes per arm and workload',
+  [Inputs.Runs]: 'measured processes per arm and workload before the first sequential look (the minimum)',
+  [Inputs.MaxRuns]:
+    'most measured processes per arm: pairs go on until every gated metric is decided (= runs: fixed count)',
+  [Inputs.TimeBudget]: 'seconds (or 2.5m) the runs may take; no pair starts that would overrun it (0 = none)',
   [Inputs.WarmupRuns]: 'warm-up processes per arm (not analysed)',
+  [Inputs.Prestart]:
+    'start the next process (imports, no CUDA) while one measures; release it when the GPU is free',
+  [Inputs.GateIoThroughput]: 'let io bind-mount MB/s gate (default: informational; io mount rule gates)',
   [Inputs.Device]: 'gpu | cpu (cpu runs the same pipeline without a GPU)',
   [Inputs.GpuAccess]: 'how the container gets the GPU: gpus | cdi | devices',
   [Inputs.Gpus]: 'all, or GPU indices/UUIDs; several run one process per GPU at once (per-GPU + pooled)',

@@ -1,0 +1,11 @@
+// jest globalTeardown: remove the test images this run built (local/gpu-overhead-test:*, local/ngc-style-*,
+// local/nvidia-cuda-style-*); images that existed before the run are left alone. Set KEEP_TEST_IMAGES=1 to keep
+// them (faster reruns while developing).
+import { listTestImages, removeImages } from './images.mjs'
+
+export default async function teardown() {
+  if (process.env.KEEP_TEST_IMAGES === '1') return
+  const before = globalThis.__gpuOverheadImagesBefore ?? new Set()
+  const built = (await listTestImages()).filter(i => !before.has(i))
+  await removeImages(built)
+}

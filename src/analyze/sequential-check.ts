@@ -1,0 +1,179 @@
+/**
+ * The sequential rule applied to a running check: after each completed block of a workload (every arm has
+ * run once more), look at its gated metrics (per-run medians, as the analysis uses them) and say whether to
+ * stop that workload — decided, max-runs reached, or the time budget would be overrun by another block.
+ * Afterwards it keeps the fixed-n analysis honest: a gated verdict stands only where the sequential rule
+ * reached the same decision; anything else is inconclusive, so looking after every pair never buys a claim
+ * the corrected levels did not allow. The executor receives `afterBlock` as an injected callback.
+ */
+import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
+import { metricDirection, overallVerdict } from './compare.js'
+import { aggregateRows } from './run-values.js'
+import {
+  describeUndecided,
+  sequentialLook,
+  type LookResult,
+  type SequentialOptions,
+  type SequentialSeries
+} from './sequential.js'
+
+export type StopReason = 'decided' | 'max-runs' | 'time-budget' | 'nothing-gated'
+
+export interface SequentialCheckConfig {
+  minRuns: number
+  maxRuns: number
+  /** Seconds the measuring may take in all (null: no budget). */
+  timeBudgetS: number | null
+  maxOverheadPct: number
+  alpha: number
+  baselineEnv: string
+  candidateEnvs: readonly string[]
+  /** Workloads that have gated metrics: the regression budget is split between them (Bonferroni). */
+  gatedWorkloads: number
+}
+
+export interface BlockDone {
+  workload: string
+  /** Runs per arm completed for this workload (1-based block number). */
+  run: number
+  /** Every non-warm-up sample of the check so far. */
+  samples: readonly SampleRecord[]
+  /** Since the first process of the check started. */
+  elapsedMs: number
+  /** Wall time of the block just finished (all arms). */
+  blockMs: number
+}
+
+export interface WorkloadStop {
+  workload: string
+  runs_per_arm: number
+  reason: StopReason
+  /** Last look: one entry per (candidate arm, params, metric). */
+  metrics: { candidate: string; key: string; state: string; runs_to_decide: number | null }[]
+  undecided: string[]
+}
+
+const seriesKey = (params: string, metric: string): string =>
+  params === '' ? metric : `${metric} (${params})`
+
+export class SequentialController {
+  private readonly stops = new Map<string, WorkloadStop>()
+  private readonly opts: SequentialOptions
+
+  constructor(private readonly cfg: SequentialCheckConfig) {
+    this.opts = {
+      maxOverheadPct: cfg.maxOverheadPct,
+      // One-sided regression budget, like the fixed-n rule's 95% CI lower end; split between workloads.
+      alphaRegression: cfg.alpha / 2 / Math.max(1, cfg.gatedWorkloads),
+      alphaEquivalence: cfg.alpha,
+      minRuns: cfg.minRuns,
+      maxRuns: cfg.maxRuns,
+      spendingRegression: 'obrien-fleming',
+      spendingEquivalence: 'pocock'
+    }
+  }
+
+  /** The looks of one workload now: one LookResult per candidate arm. */
+  look(workload: string, samples: readonly SampleRecord[]): { candidate: string; look: LookResult }[] {
+    const series = aggregateRows(
+      samples.filter(s => s.workload === workload && s.scope === 'steady')
+    ).series()
+    const out: { candidate: string; look: LookResult }[] = []
+    for (const candidate of this.cfg.candidateEnvs) {
+      const pairs: SequentialSeries[] = []
+      for (const b of series) {
+        if (b.environment !== this.cfg.baselineEnv) continue
+        const c = series.find(
+          s => s.environment === candidate && s.metric === b.metric && s.params === b.params
+        )
+        if (c === undefined) continue
+        pairs.push({
+          metric: seriesKey(b.params, b.metric),
+          direction: metricDirection(b.metric, b.unit || c.unit).direction,
+          baseline: b.values,
+          candidate: c.values
+        })
+      }
+      if (pairs.length > 0) out.push({ candidate, look: sequentialLook(pairs, this.opts) })
+    }
+    return out
+  }
+
+  /** Called by the executor after each block; a reason stops the workload, null goes on. */
+  afterBlock(done: BlockDone): StopReason | null {
+    const looks = this.look(done.workload, done.samples)
+    let reason: StopReason | null = null
+    if (looks.length === 0) reason = done.run >= this.cfg.minRuns ? 'nothing-gated' : null
+    else if (looks.every(l => l.look.decided)) reason = 'decided'
+    else if (done.run >= this.cfg.maxRuns) reason = 'max-runs'
+    else if (
+      this.cfg.timeBudgetS !== null &&
+      done.run >= this.cfg.minRuns &&
+      done.elapsedMs + done.blockMs > this.cfg.timeBudgetS * 1000
+    )
+      reason = 'time-budget'
+    this.record(done.workload, done.run, reason ?? 'max-runs', looks)
+    return reason
+  }
+
+  private record(
+    workload: string,
+    run: number,
+    reason: StopReason,
+    looks: { candidate: string; look: LookResult }[]
+  ): void {
+    this.stops.set(workload, {
+      workload,
+      runs_per_arm: run,
+      reason,
+      metrics: looks.flatMap(({ candidate, look }) =>
+        look.metrics.map(m => ({ candidate, key: m.metric, state: m.state, runs_to_decide: m.runsToDecide }))
+      ),
+      undecided: looks.flatMap(({ candidate, look }) =>
+        describeUndecided(look).map(line => (looks.length > 1 ? `${candidate}: ${line}` : line))
+      )
+    })
+  }
+
+  /** Where each workload stopped and why, in the order they ran. */
+  summary(): WorkloadStop[] {
+    return [...this.stops.values()]
+  }
+
+  /**
+   * The analysis with every gated verdict that the sequential rule did not reach turned inconclusive, and one
+   * note per workload saying where it stopped and what stays undecided.
+   */
+  applyTo(analysis: Analysis): Analysis {
+    const state = new Map<string, string>()
+    for (const s of this.stops.values())
+      for (const m of s.metrics) state.set(`${s.workload}\u0000${m.candidate}\u0000${m.key}`, m.state)
+    const comparisons = analysis.comparisons.map((c): Comparison => {
+      if (c.scope !== 'steady' || !this.stops.has(c.workload)) return c
+      if (c.verdict !== 'equivalent' && c.verdict !== 'regression') return c
+      const key = seriesKey(c.params ?? '', c.metric)
+      const seq = state.get(`${c.workload}\u0000${c.candidate_env}\u0000${key}`)
+      if (seq === c.verdict) return c
+      return {
+        ...c,
+        verdict: 'inconclusive',
+        reason: `${c.reason} Not decided by the sequential rule at its last look (alpha spent over the looks), so: inconclusive.`
+      }
+    })
+    const notes = [...(analysis.notes ?? [])]
+    for (const s of this.stops.values()) notes.push(stopNote(s))
+    return { ...analysis, comparisons, verdict: overallVerdict(comparisons), notes }
+  }
+}
+
+const WHY: Record<StopReason, string> = {
+  decided: 'every gated metric decided',
+  'max-runs': 'max-runs reached',
+  'time-budget': 'another pair would overrun time-budget',
+  'nothing-gated': 'no gated metric'
+}
+
+export function stopNote(s: WorkloadStop): string {
+  const tail = s.undecided.length > 0 ? `; still undecided: ${s.undecided.join('; ')}` : ''
+  return `Sequential stop: ${s.workload} stopped after ${s.runs_per_arm} run(s) per arm (${WHY[s.reason]})${tail}.`
+}

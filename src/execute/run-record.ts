@@ -1,0 +1,120 @@
+/**
+ * What one finished workload process leaves behind: its run record (status, failure reason, energy,
+ * measured region) and its start-up records (launch, phases, totals — a prestart hold taken out).
+ */
+import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
+import type { PlannedRun } from '../plan/index.js'
+import type { ExecuteContext } from './runner.js'
+import type { ProcessResult } from './process.js'
+import { regionWindows } from './region.js'
+
+const PHASE_UNIT = 's'
+const HELD_PHASE = 'held'
+
+/** Start-up records of one process: launch (spawn → process exists), the workload's phases, and totals. */
+export function startupRecords(
+  proc: Pick<ProcessResult, 'spawnEpochMs' | 'endEpochMs' | 'events'>,
+  base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
+  time: string
+): SampleRecord[] {
+  const out: SampleRecord[] = []
+  const rec = (metric: string, value: number): void => {
+    if (Number.isFinite(value) && value >= 0)
+      out.push({ ...base, metric, value, unit: PHASE_UNIT, scope: 'startup', iteration: 0, time })
+  }
+  const spawnS = proc.spawnEpochMs / 1000
+  const start = proc.events.find((e): e is StartEvent => e.event === 'start')
+  // proc_start_epoch_s comes from /proc/self/stat (10 ms ticks); in a container it is when the runtime
+  // exec'd the entrypoint, so launch_s is the container start-up (create, namespaces, mounts). Natively it
+  // is a fork+exec, which can read a tick *before* our spawn timestamp: clamp that tick's jitter to 0.
+  if (start?.proc_start_epoch_s) {
+    const launch = start.proc_start_epoch_s - spawnS
+    rec('launch_s', launch < 0 && launch > -0.02 ? 0 : launch)
+  }
+  let lastEnd: number | null = null
+  // A prestarted process waited for the GPU after its imports (the `held` phase): that wait is neither
+  // start-up nor work, so it is left out of the phases and taken out of the totals — the same columns
+  // mean the same thing with and without prestart.
+  let held = 0
+  for (const e of proc.events) {
+    if (e.event !== 'phase') continue
+    if (e.name === HELD_PHASE) held += e.duration_s
+    else rec(`${e.name}_s`, e.duration_s)
+    lastEnd = e.end_epoch_s
+  }
+  if (lastEnd !== null) rec('total_startup_s', lastEnd - spawnS - held)
+  if (proc.endEpochMs > 0) rec('process_wall_s', (proc.endEpochMs - proc.spawnEpochMs) / 1000 - held)
+  return out
+}
+
+export function describeFailure(proc: ProcessResult): string {
+  if (proc.spawnError) return `could not start: ${proc.spawnError}`
+  if (proc.timedOut) return 'timed out (killed with its process tree/container)'
+  if (proc.cancelled) return 'cancelled'
+  const err = proc.events.find(e => e.event === 'error')
+  if (err && err.event === 'error') return `${err.type}: ${err.message}`
+  const exit = proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.exitCode}`
+  if (proc.exitCode === 137) return `${exit} (out of memory or killed)`
+  const tail = proc.stderrTail.trim().split('\n').slice(-3).join(' | ')
+  const bad = proc.badLines.length > 0 ? `; non-protocol output: ${proc.badLines[0]}` : ''
+  return `${exit}${tail ? `: ${tail}` : ''}${bad}`
+}
+
+export interface LaneOutcome {
+  proc: ProcessResult
+  run: RunRecord
+  ok: boolean
+  samples: number
+}
+
+export function recordRun(
+  planned: PlannedRun,
+  proc: ProcessResult,
+  base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
+  live: SampleRecord[],
+  ctx: ExecuteContext,
+  samples: SampleRecord[]
+): LaneOutcome {
+  const { arm, workload } = planned
+  const { run, params } = base
+  const gpu = base.gpu === undefined ? {} : { gpu: base.gpu }
+  const ok =
+    proc.exitCode === 0 &&
+    !proc.timedOut &&
+    !proc.cancelled &&
+    proc.spawnError === null &&
+    proc.badLines.length === 0
+  const summary = proc.events.find(e => e.event === 'summary')
+  const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
+  const record: RunRecord = {
+    workload,
+    environment: arm.label,
+    run,
+    warmup: planned.warmup,
+    // From the release: a held process did no work before it (and telemetry windows must not overlap).
+    start_ms: proc.releaseEpochMs,
+    end_ms: proc.endEpochMs,
+    exit_code: proc.exitCode,
+    status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
+    error: ok ? null : describeFailure(proc),
+    energy_j: energy,
+    energy_source: energy === null ? null : 'nvml',
+    measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,
+    mean_util_pct: null,
+    mean_sm_clock_mhz: null,
+    mean_power_w: null,
+    throttled_samples: 0,
+    telemetry_samples: 0,
+    ...gpu,
+    params,
+    regions: regionWindows(proc.events),
+    stack: base.fingerprint.stack ?? null
+  }
+  if (!planned.warmup) {
+    const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
+    ctx.writer.appendSamples(startup)
+    samples.push(...live, ...startup)
+  }
+  ctx.writer.appendRun(record)
+  return { proc, run: record, ok, samples: live.length }
+}
