@@ -16,8 +16,6 @@ import {
   capOf,
   edpOptimal,
   powerCapRows,
-  checkVerdict,
-  headline,
   latencyPercentiles,
   runSeries,
   explainCheck,
@@ -26,7 +24,7 @@ import {
   SequentialController
 } from './analyze/index.js'
 import type { Config } from './config/index.js'
-import { EnvironmentError, ExitCode } from './util/errors.js'
+import { EnvironmentError } from './util/errors.js'
 import {
   containerSpec,
   killCheckContainers,
@@ -64,6 +62,7 @@ import type {
   TelemetrySample
 } from './types/index.js'
 import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
+import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
 
@@ -145,7 +144,12 @@ function processSpec(
     })
   }
   const image = planned.arm.image ?? ''
-  const facts = pre.images.get(image)
+  const imageId = pre.images.get(image)?.id
+  // Run exactly what was inspected: the ID, never a tag that could move during the check.
+  if (!imageId)
+    throw new EnvironmentError(
+      `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
+    )
   const ioPaths = io
     ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
     : { data: '', checkpoint: '' }
@@ -159,8 +163,7 @@ function processSpec(
       : []
   return containerSpec({
     runtime: config.containerRuntime,
-    // Run exactly what was inspected: the digest/ID, never a tag that could move during the check.
-    imageRef: facts?.id ?? image,
+    imageRef: imageId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,
     workloadsDir: dir,
@@ -229,6 +232,8 @@ function assembleSummary(
       return facts ? [[a.label, facts.env]] : []
     })
   )
+  // Nothing measured is never a pass: say why first, so the verdict line names it.
+  const nothing = exec.complete ? nothingMeasuredReason(analysis, config.workloads) : null
   return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
@@ -238,7 +243,7 @@ function assembleSummary(
     wall_s: (finished.getTime() - started.getTime()) / 1000,
     complete: exec.complete,
     incomplete_reason: exec.incompleteReason,
-    verdict: checkVerdict(analysis, pre.results, exec.complete),
+    verdict: checkVerdict(analysis, pre.results, exec.complete, config.workloads),
     ...headline(analysis),
     config: {
       image: config.image,
@@ -282,7 +287,7 @@ function assembleSummary(
     ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
     measured_work: measuredWork(exec.runs),
     not_measured: state.notMeasured,
-    warnings: state.warnings,
+    warnings: nothing === null ? state.warnings : [nothing, ...state.warnings],
     paths: { ...paths }
   }
 }
@@ -422,7 +427,7 @@ async function measure(
     ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
     : null
   const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
-    preflightStage(config, hasContainer ? io : null)
+    preflightStage(config, hasContainer ? io : null, checkId)
   )
   state.pre = pre
   for (const p of pre.results) {
@@ -590,22 +595,4 @@ async function restoreLeftoverCaps(file: string, logger: Logger, warnings: strin
     )
   for (const f of r.failures)
     warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
-}
-
-/** CLI: run, print where things are and the verdict line, return the exit code. */
-export async function runCheckCli(config: Config, logger: Logger): Promise<number> {
-  const { summary, markdown } = await runCheck(config, logger)
-  process.stdout.write(`${markdown.split('\n').find(l => l.trim() !== '') ?? ''}\n`)
-  process.stdout.write(`report: ${summary.paths.report}\nresults: ${summary.paths.out}\n`)
-  switch (summary.verdict) {
-    case 'pass':
-    case 'incomparable':
-      return ExitCode.Pass
-    case 'regression':
-      return config.failOnRegression ? ExitCode.CheckFailed : ExitCode.Pass
-    case 'error':
-      return summary.preflight.some(p => p.status === 'fail')
-        ? ExitCode.CheckFailed
-        : ExitCode.UsageOrEnvironment
-  }
 }

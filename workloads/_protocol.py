@@ -27,6 +27,9 @@ import platform
 import sys
 import time
 
+# Which way is better for a sample; declared by every workload (never guessed from the name).
+BETTER = ("lower", "higher")
+
 sys.dont_write_bytecode = True
 
 # Exit codes: 2 = the input or the environment is wrong, 1 = the workload failed.
@@ -220,8 +223,15 @@ class Protocol:
         """Marks the start or the end of the measured region: the runner attributes telemetry to it."""
         self.emit({"event": "region", "edge": edge, "epoch_s": time.time()})
 
-    def sample(self, metric, value, unit, iteration, **fields):
-        ev = {"event": "sample", "metric": metric, "value": value, "unit": unit, "iteration": iteration}
+    def sample(self, metric, value, unit, iteration, better, derived_from=None, **fields):
+        """One measured value. `better` ("lower" | "higher") is required: the analysis never guesses a
+        metric's direction from its name. `derived_from` names the primary metric this one is a function of
+        (TFLOP/s from kernel time, tokens/s from E2E): it is reported but not tested a second time."""
+        if better not in BETTER:
+            raise ValueError("sample %r: better must be one of %s, got %r" % (metric, "/".join(BETTER), better))
+        ev = {"event": "sample", "metric": metric, "value": value, "unit": unit, "iteration": iteration, "better": better}
+        if derived_from is not None:
+            ev["derived_from"] = derived_from
         ev.update(fields)
         self.emit(ev)
 

@@ -466,7 +466,7 @@ def main(proto, argv):
                 if value is None:
                     continue
                 unit = "ops/s" if metric == "small_files_ops_s" else "MB/s"
-                proto.sample(metric, value, unit, i, **fields)
+                proto.sample(metric, value, unit, i, "higher", **fields)
                 results[metric].append(value)
         measured_s = time.perf_counter() - t_meas
         proto.region("end")
@@ -558,6 +558,7 @@ def run_copyup(proto, args, mode, block):
             ms,
             "ms",
             1,
+            "lower",
             size_mb=round(pick["size"] / MIB, 3),
             size_class=pick["size_class"],
             mode=used,

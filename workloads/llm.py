@@ -140,14 +140,15 @@ class Recorder:
         tpot = (e2e - ttft) / (out - 1)
         tps = c["batch_size"] * out / (e2e / 1e3)
         fields = {"config": c["config"], "batch_size": c["batch_size"], "prompt_len": c["prompt_len"], "output_len": out}
-        self.proto.sample("ttft_ms", ttft, "ms", it, **fields)
-        self.proto.sample("tpot_ms", tpot, "ms", it, **fields)
-        self.proto.sample("e2e_ms", e2e, "ms", it, **fields)
-        self.proto.sample("tokens_per_s", tps, "tokens/s", it, **fields)
+        # TTFT and TPOT are the gated questions; E2E = TTFT + TPOT·(n−1), tokens/s and ITL follow from them.
+        self.proto.sample("ttft_ms", ttft, "ms", it, "lower", **fields)
+        self.proto.sample("tpot_ms", tpot, "ms", it, "lower", **fields)
+        self.proto.sample("e2e_ms", e2e, "ms", it, "lower", derived_from="ttft_ms,tpot_ms", **fields)
+        self.proto.sample("tokens_per_s", tps, "tokens/s", it, "higher", derived_from="e2e_ms", **fields)
         for i in range(1, len(stamps)):
             gap = (stamps[i] - stamps[i - 1]) * 1e3
             self.cur["itl"].append(gap)
-            self.proto.sample("itl_ms", gap, "ms", it, token=i + 1, **fields)
+            self.proto.sample("itl_ms", gap, "ms", it, "lower", derived_from="tpot_ms", token=i + 1, **fields)
         self.cur["ttft"].append(ttft)
         self.cur["tpot"].append(tpot)
         self.cur["e2e"].append(e2e)

@@ -114,14 +114,14 @@ def emit_results(proto, args, times_ms, timer, device_name, energy_j, measured_s
     peak = peak_tflops(device_name, args.dtype) if args.device == "gpu" else None
     tflops = []
     for i, ms in enumerate(times_ms, 1):
-        proto.sample("kernel_ms", ms, "ms", i)
+        proto.sample("kernel_ms", ms, "ms", i, "lower")
         tf = flops / (ms * 1e-3) / 1e12 if ms > 0 else None
         if tf is None:
             continue
         tflops.append(tf)
-        proto.sample("tflops", tf, "TFLOP/s", i)
+        proto.sample("tflops", tf, "TFLOP/s", i, "higher", derived_from="kernel_ms")
         if peak:
-            proto.sample("pct_of_peak", 100.0 * tf / peak, "%", i)
+            proto.sample("pct_of_peak", 100.0 * tf / peak, "%", i, "higher", derived_from="kernel_ms")
     d = P.describe(times_ms)
     med_tf = flops / (d["median"] * 1e-3) / 1e12 if d.get("median") else None
     facts = {

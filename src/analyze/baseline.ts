@@ -1,7 +1,13 @@
 /**
- * The baseline store: per-run values of the last N accepted checks, keyed by fingerprint + workload
- * config, so a check can ask "did this arm change since the baseline?" with the same tests as
- * native-vs-container (stored = baseline, current = candidate).
+ * The baseline store: the last N accepted checks, each as its own record (date, commit, image digest,
+ * fingerprint, and per metric: n, mean, sd, median and the per-run values), keyed by fingerprint +
+ * workload config. A new check is compared with the history CHECK BY CHECK (history.ts: prediction
+ * interval over check means), never by pooling runs of different days into one sample.
+ *
+ * Format `gpu-overhead/baseline@2` (docs/baseline-format.md): `entries[key].checks` is oldest first and
+ * bounded by `keep`, so each (entry, metric) is a time series a trend or change-point reader can use
+ * as is: `checks[i].time`, `.commit`, `.metrics[metric].mean/sd/n`. Files of `@1` (per-run values only)
+ * are read and upgraded on the next save.
  *
  * `BaselineStore` is the interface; `JsonFileBaselineStore` keeps a JSON file in the repository
  * (default .github/gpu-overhead/baseline.json). Another backend (e.g. an artifact of the default
@@ -18,13 +24,18 @@ import { basename, dirname, join } from 'node:path'
 import lockfile from 'proper-lockfile'
 import { z } from 'zod'
 import type { BaselineResult, Comparison } from '../types/index.js'
-import type { ArmSeries, PartialFingerprint, RawRow, Scope } from './run-values.js'
+import type { ArmSeries, PartialFingerprint, RawRow } from './run-values.js'
 import { FINGERPRINT_FIELDS, aggregateRows } from './run-values.js'
-import { decide, fingerprintDifferences, measureComparison } from './compare.js'
+import { decide, fingerprintDifferences, metricDirection } from './compare.js'
+import type { CheckMetricSummary } from './history-compare.js'
+import { compareWithHistory, summarizeCheck } from './history-compare.js'
 import type { BootstrapOptions } from './stats.js'
+import { METRIC_SCOPES } from '../types/index.js'
 import { appendHistory, HistorySchema } from './history.js'
 
-export const BASELINE_SCHEMA = 'gpu-overhead/baseline@1'
+export const BASELINE_SCHEMA = 'gpu-overhead/baseline@2'
+/** The previous format (per-run values only), still read. */
+export const BASELINE_SCHEMA_V1 = 'gpu-overhead/baseline@1'
 export const DEFAULT_BASELINE_PATH = '.github/gpu-overhead/baseline.json'
 /** Accepted checks kept per entry. */
 export const DEFAULT_KEEP_CHECKS = 5
@@ -40,14 +51,27 @@ const FingerprintFacts = z.object(
 
 const StoredMetric = z.object({
   unit: z.string(),
-  scope: z.enum(['steady', 'startup', 'info']),
-  /** One value per process run (the per-run median over iterations). */
+  better: z.enum(['lower', 'higher']).optional(),
+  scope: z.enum(METRIC_SCOPES),
+  /** Summary of the check's runs (absent in @1 files: computed from `values` on read). */
+  n: z.number().int().nonnegative().optional(),
+  mean: z.number().optional(),
+  sd: z.number().nonnegative().optional(),
+  median: z.number().optional(),
+  /** One value per process run (the per-run median over iterations), bounded by the check's runs. */
   values: z.array(z.number())
 })
 
 const StoredCheck = z.object({
   check_id: z.string().min(1),
+  /** ISO time the check ran. */
   time: z.string(),
+  /** Commit the check measured (GITHUB_SHA), when known. */
+  commit: z.string().nullable().optional(),
+  /** Image digest of the container arm, when it had one. */
+  image_digest: z.string().nullable().optional(),
+  /** The check's own fingerprint facts (the entry's may have been refreshed since). */
+  fingerprint: FingerprintFacts.optional(),
   metrics: z.record(z.string(), StoredMetric)
 })
 
@@ -63,8 +87,10 @@ const StoredEntry = z.object({
 })
 
 const BaselineFileSchema = z.object({
-  schema: z.literal(BASELINE_SCHEMA),
+  schema: z.union([z.literal(BASELINE_SCHEMA), z.literal(BASELINE_SCHEMA_V1)]),
   updated_at: z.string(),
+  /** Checks kept per entry. */
+  keep: z.number().int().positive().optional(),
   entries: z.record(z.string(), StoredEntry),
   /** Every accepted check's summary per series, for `gpu-overhead trend` (see history.ts). */
   history: HistorySchema.optional()
@@ -119,7 +145,7 @@ export interface CurrentResults {
   check_id: string
   /** ISO time of the check (default: now). */
   time?: string
-  /** The commit the check ran on (GITHUB_SHA), recorded in the trend history. */
+  /** The commit the check ran on (GITHUB_SHA): stored with the check and in the trend history. */
   commit?: string | null
   series: readonly ArmSeries[]
   fingerprints: Record<string, PartialFingerprint | undefined>
@@ -177,9 +203,24 @@ function emptyFile(): BaselineFile {
   return { schema: BASELINE_SCHEMA, updated_at: new Date().toISOString(), entries: {} }
 }
 
+/** A stored metric's summary; @1 files stored values only, so the summary is computed from them. */
+function metricSummary(
+  m: BaselineFile['entries'][string]['checks'][number]['metrics'][string]
+): CheckMetricSummary {
+  if (m.n !== undefined && m.mean !== undefined && m.sd !== undefined && m.median !== undefined)
+    return { n: m.n, mean: m.mean, sd: m.sd, median: m.median, values: m.values }
+  return summarizeCheck(m.values)
+}
+
 /** Validate parsed JSON as a baseline file; a reason when it is not one. */
 export function parseBaseline(json: unknown): { data: BaselineFile } | { error: string } {
-  if (json !== null && typeof json === 'object' && 'schema' in json && json.schema !== BASELINE_SCHEMA)
+  if (
+    json !== null &&
+    typeof json === 'object' &&
+    'schema' in json &&
+    json.schema !== BASELINE_SCHEMA &&
+    json.schema !== BASELINE_SCHEMA_V1
+  )
     return { error: `it has schema ${JSON.stringify(json.schema)}, expected '${BASELINE_SCHEMA}'` }
   const parsed = BaselineFileSchema.safeParse(json)
   if (!parsed.success) {
@@ -212,34 +253,20 @@ function groupSeries(
   return groups
 }
 
-/** Stored per-run values of one metric over the kept checks, as a baseline series. */
-function storedSeries(entry: BaselineEntry, metric: string): ArmSeries | undefined {
-  const runs: string[] = []
-  const values: number[] = []
-  let unit = ''
-  let scope: Scope = 'steady'
+/** The stored checks that measured `metric`, oldest first, as summaries; and what they declared. */
+function storedHistory(
+  entry: BaselineEntry,
+  metric: string
+): { history: CheckMetricSummary[]; better?: 'lower' | 'higher' } | undefined {
+  const history: CheckMetricSummary[] = []
+  let better: 'lower' | 'higher' | undefined
   for (const check of entry.checks) {
     const m = check.metrics[metric]
-    if (m === undefined) continue
-    unit = m.unit
-    scope = m.scope
-    m.values.forEach((v, i) => {
-      runs.push(`${check.check_id}#${i + 1}`)
-      values.push(v)
-    })
+    if (m === undefined || m.values.length === 0) continue
+    history.push(metricSummary(m))
+    better = m.better ?? better
   }
-  if (values.length === 0) return undefined
-  return {
-    workload: entry.workload,
-    params: entry.params,
-    metric,
-    environment: entry.environment,
-    unit,
-    scope,
-    runs,
-    values,
-    iterations: values.map(() => 1)
-  }
+  return history.length === 0 ? undefined : { history, ...(better ? { better } : {}) }
 }
 
 /**
@@ -281,16 +308,25 @@ export function compareWithStored(
         )
     } else differences = fingerprintDifferences(entry.fingerprint, facts, 'baseline')
     for (const cand of g.series) {
-      const base = storedSeries(entry, cand.metric)
-      if (base === undefined) continue
+      const stored = storedHistory(entry, cand.metric)
+      if (stored === undefined) continue
+      const { direction, source } = metricDirection(cand, { better: stored.better })
       measured.push(
-        measureComparison(base, cand, {
+        compareWithHistory({
+          workload: cand.workload,
+          metric: cand.metric,
+          unit: cand.unit,
+          direction,
+          directionSource: source,
+          scope: cand.scope,
+          params: cand.params,
           baselineEnv: `${g.environment}@baseline`,
           candidateEnv: g.environment,
+          history: stored.history,
+          current: cand.values,
           maxOverheadPct: options.maxOverheadPct,
           alpha: options.alpha,
-          incomparable: differences,
-          bootstrap: options.bootstrap
+          incomparable: differences
         })
       )
     }
@@ -340,12 +376,29 @@ export function appendToBaseline(
     entry.fingerprint = fingerprint
     const metrics: BaselineFile['entries'][string]['checks'][number]['metrics'] = {}
     for (const s of g.series) {
-      const values = s.values.filter(v => Number.isFinite(v))
-      if (values.length > 0) metrics[s.metric] = { unit: s.unit, scope: s.scope, values }
+      const sum = summarizeCheck(s.values)
+      if (sum.n > 0)
+        metrics[s.metric] = {
+          unit: s.unit,
+          ...(s.better ? { better: s.better } : {}),
+          scope: s.scope,
+          n: sum.n,
+          mean: sum.mean,
+          sd: sum.sd,
+          median: sum.median,
+          values: sum.values
+        }
     }
     // Re-saving the same check replaces it rather than counting it twice.
     entry.checks = entry.checks.filter(c => c.check_id !== current.check_id)
-    entry.checks.push({ check_id: current.check_id, time, metrics })
+    entry.checks.push({
+      check_id: current.check_id,
+      time,
+      commit: current.commit ?? null,
+      image_digest: fingerprint.image_digest ?? null,
+      fingerprint,
+      metrics
+    })
     if (entry.checks.length > keep) entry.checks = entry.checks.slice(entry.checks.length - keep)
     touched++
   }
@@ -355,6 +408,8 @@ export function appendToBaseline(
     { ...current, time, commit: current.commit ?? null },
     { keep: options.historyKeep, environments: options.environments }
   )
+  data.schema = BASELINE_SCHEMA
+  data.keep = keep
   data.updated_at = new Date().toISOString()
   return { data, entries: touched }
 }
@@ -498,7 +553,7 @@ export interface BaselineCheckOptions {
   environments?: readonly string[]
   /** Another backend; default: the JSON file at `path`. */
   store?: BaselineStore
-  /** The commit the check ran on, for the trend history. */
+  /** The commit the check ran on (GITHUB_SHA): stored with the check and in the trend history. */
   commit?: string | null
 }
 

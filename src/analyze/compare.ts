@@ -9,6 +9,8 @@
  *   overallVerdict    — one verdict for the report.
  */
 import type { Analysis, Comparison, Direction, MetricScope, MetricVerdict } from '../types/index.js'
+import { InputError } from '../util/errors.js'
+import { knownMetric } from './known-metrics.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from './run-values.js'
 import { describeModes, findModes } from './modality.js'
 import { aggregateRows, isStartupMetric } from './run-values.js'
@@ -27,26 +29,39 @@ import {
 
 // ---- direction ----
 
-const LOWER_UNITS = new Set(['ms', 's', 'us', 'µs', 'ns', 'min', 'sec', 'seconds'])
-const HIGHER_UNITS = new Set(['%', '% of peak', 'tflop/s', 'gflop/s', 'tflops', 'gflops'])
-// Throughput names first: `mb_s` ends in `_s` like the time metrics do.
-const HIGHER_NAME =
-  /(^|_)(per_s|per_sec|mb_s|mib_s|gb_s|gib_s|tflops|gflops|tflop_s|throughput|tokens_s|samples_s|ops_s|bandwidth|tokens_fit)($|_)/
-const LOWER_NAME = /(_ms|_s|_us|_ns|_sec|_seconds)$/
+/** Time units: a duration is lower-is-better, the one direction a unit states by itself. */
+const TIME_UNITS = new Set(['ns', 'us', 'µs', 'ms', 's', 'sec', 'seconds', 'min'])
 
-/** Which way is better for a metric: from the unit when it is known, else from the name. */
+/** How to declare a direction, for the error that refuses an undeclared one. */
+export const DECLARE_DIRECTION =
+  'a declared direction: a \'better\' column (lower|higher) in the CSV, or "better" on each workload sample; ' +
+  'only time units (ms, s, us, ns) imply lower'
+
+/**
+ * Which way is better for a metric: as declared (`better` on the samples or the CSV), else lower for a
+ * time unit. Never guessed from the metric's name: anything else is refused with a named error, so a
+ * throughput is never silently treated as a time.
+ */
 export function metricDirection(
-  metric: string,
-  unit: string
-): { direction: Direction; source: 'unit' | 'name' | 'default' } {
-  const u = unit.trim().toLowerCase()
-  if (LOWER_UNITS.has(u)) return { direction: 'lower', source: 'unit' }
-  if (HIGHER_UNITS.has(u) || /\/s$/.test(u)) return { direction: 'higher', source: 'unit' }
-  // `copyup_ms@128MiB`: the size class after '@' says nothing about direction.
-  const name = (metric.split('@')[0] ?? metric).toLowerCase()
-  if (HIGHER_NAME.test(name)) return { direction: 'higher', source: 'name' }
-  if (LOWER_NAME.test(name)) return { direction: 'lower', source: 'name' }
-  return { direction: 'lower', source: 'default' }
+  series: Pick<ArmSeries, 'workload' | 'metric' | 'unit' | 'better'>,
+  other?: Pick<ArmSeries, 'better'>
+): { direction: Direction; source: 'declared' | 'unit' } {
+  const declared = series.better ?? other?.better
+  if (other?.better !== undefined && series.better !== undefined && other.better !== series.better)
+    throw new InputError(
+      `better (${series.workload}/${series.metric})`,
+      `${other.better} and ${series.better}`,
+      'one direction for both arms'
+    )
+  if (declared !== undefined) return { direction: declared, source: 'declared' }
+  const known = knownMetric(series.workload, series.metric)
+  if (known !== undefined) return { direction: known.better, source: 'declared' }
+  if (TIME_UNITS.has(series.unit.trim().toLowerCase())) return { direction: 'lower', source: 'unit' }
+  throw new InputError(
+    `better (${series.workload}/${series.metric}, unit '${series.unit}')`,
+    '',
+    DECLARE_DIRECTION
+  )
 }
 
 // ---- fingerprints ----
@@ -170,11 +185,22 @@ function runNumbers(series: ArmSeries, indices: number[]): number[] {
   })
 }
 
-/** Start-up phases and info metrics (writable-layer I/O) are reported only; everything else gates. */
+/** Start-up phases, info metrics (writable-layer I/O) and derived metrics are reported only; the rest gates. */
 function comparisonScope(base: ArmSeries, cand: ArmSeries): MetricScope {
   if (cand.scope === 'startup' || base.scope === 'startup' || isStartupMetric(cand.metric)) return 'startup'
   if (cand.scope === 'info' || base.scope === 'info') return 'info'
+  if (cand.scope === 'derived' || base.scope === 'derived') return 'derived'
   return 'steady'
+}
+
+/** Both arms constant: a zero-width CI that says more about the timer's resolution than about the arms. */
+function constantArmsWarning(db: { n: number; sd: number }, dc: { n: number; sd: number }): string | null {
+  if (db.n < 2 || dc.n < 2 || db.sd !== 0 || dc.sd !== 0) return null
+  return (
+    `every run of both arms gave the same value (zero spread at ${db.n}+${dc.n} runs): the interval has no ` +
+    'width, which usually means the timer resolution is coarser than the run-to-run variation; not a ' +
+    'regression on its own — time with a finer clock or longer iterations'
+  )
 }
 
 /** Every statistic for one pair of series; p_adjusted is the unadjusted gating p until `decide` runs. */
@@ -183,7 +209,7 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
   const c = cand.values
   const db = describe(b)
   const dc = describe(c)
-  const { direction, source } = metricDirection(cand.metric, cand.unit || base.unit)
+  const { direction, source } = metricDirection({ ...cand, unit: cand.unit || base.unit }, base)
   const undefinedStats: string[] = []
   const enough = b.length >= 2 && c.length >= 2
 
@@ -277,6 +303,8 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
   if (ciBoot !== undefined && finiteInterval(ciBoot)) comparison.ci95_bootstrap = ciBoot
   if (ciT !== undefined && finiteInterval(ciT)) comparison.ci95_t_delta = ciT
   if (cand.params !== '') comparison.params = cand.params
+  const constant = constantArmsWarning(db, dc)
+  if (constant !== null) comparison.warnings = [constant]
   if (undefinedStats.length > 0) comparison.undefined_stats = [...new Set(undefinedStats)]
   if (opts.incomparable !== undefined && opts.incomparable.length > 0)
     comparison.incomparable_fields = opts.incomparable
@@ -290,11 +318,25 @@ export interface DecideOptions {
   maxOverheadPct: number
 }
 
-/** Runs per arm at which an effect of max-overhead becomes detectable (alpha two-sided, power 0.8). */
+/**
+ * Runs per arm at which an effect of max-overhead becomes detectable (alpha two-sided, power 0.8); null
+ * when no number of runs would (too noisy) or when the arms already have that many (the estimate then
+ * sits near the limit and more runs of the same kind are not the remedy).
+ */
 function runsToDetect(c: Comparison, opts: DecideOptions): number | null {
   const bounds = equivalenceBounds(c.mean_baseline, opts.maxOverheadPct, c.direction)
   const target = Math.min(Math.abs(bounds.low), Math.abs(bounds.high))
-  return runsNeeded(c.sd_baseline, c.sd_candidate, target, opts.alpha)
+  const n = runsNeeded(c.sd_baseline, c.sd_candidate, target, opts.alpha)
+  return n !== null && n > Math.max(c.n_baseline, c.n_candidate) ? n : null
+}
+
+/** The power advice of an inconclusive verdict, never "2 runs would detect" at 2 runs. */
+function powerAdvice(c: Comparison, max: number): string {
+  if (c.runs_needed !== null)
+    return `MDE ${formatPct(c.mde_pct)}; ${c.runs_needed} runs per arm would detect ${max}%`
+  if (c.mde_pct > 0 && c.mde_pct <= max)
+    return `MDE ${formatPct(c.mde_pct)} is already below ${max}%: the estimate sits near the limit`
+  return `MDE ${formatPct(c.mde_pct)}`
 }
 
 function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: MetricVerdict; reason: string } {
@@ -306,7 +348,12 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       verdict: 'incomparable',
       reason: `Fingerprints differ (${c.incomparable_fields.join('; ')}), so ${effect} is not a like-for-like difference: incomparable.`
     }
-  if (c.n_baseline < 2 || c.n_candidate < 2)
+  if (c.history !== undefined && c.history.checks < 2)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect} against ${c.history.checks} stored check: the day-to-day spread between checks is unknown until at least 2 (better 5) are stored, so nothing is decided: inconclusive.`
+    }
+  if (c.history === undefined && (c.n_baseline < 2 || c.n_candidate < 2))
     return {
       verdict: 'inconclusive',
       reason: `Only ${c.n_baseline} baseline and ${c.n_candidate} candidate run(s); at least 2 runs per arm are needed to test anything: inconclusive.`
@@ -319,11 +366,19 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
   const pText =
     c.p_source === 'mann-whitney'
       ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
-      : c.scope !== 'steady'
-        ? `Welch p=${formatP(c.p_adjusted)}`
-        : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
+      : c.p_source === 'prediction-interval'
+        ? `prediction interval over ${c.n_baseline} stored check means, ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
+        : c.scope !== 'steady'
+          ? `Welch p=${formatP(c.p_adjusted)}`
+          : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
   const identical = c.welch.defined === false && c.p_gate === 1
   const significant = c.p_adjusted < opts.alpha
+  const constant = c.n_baseline >= 2 && c.sd_baseline === 0 && c.sd_candidate === 0
+  if (significant && c.ci95.low > max && constant)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect} is significant (${pText}) but both arms are constant, so the interval has no width: likely timer resolution, not a regression on its own: inconclusive.`
+    }
   if (significant && c.ci95.low > max)
     return {
       verdict: 'regression',
@@ -336,10 +391,12 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
         ? `${effect}: both arms are identical (zero variance, Welch's t undefined, p=1) and within ±${max}%: equivalent.`
         : `${effect} is within ±${max}%: equivalent (TOST p=${formatP(c.tost.p)}).`
     }
-  const power =
-    c.runs_needed === null
-      ? `MDE ${formatPct(c.mde_pct)}`
-      : `MDE ${formatPct(c.mde_pct)}; ${c.runs_needed} runs per arm would detect ${max}%`
+  if (significant && c.ci95.high < 0)
+    return {
+      verdict: 'improvement',
+      reason: `${effect}: the candidate is significantly better (${pText}) and the whole CI is below 0, beyond what equivalence within ±${max}% covers: improvement.`
+    }
+  const power = powerAdvice(c, max)
   if (significant)
     return {
       verdict: 'inconclusive',
@@ -366,7 +423,12 @@ export function decide(comparisons: readonly Comparison[], opts: DecideOptions):
     const enough = c.n_baseline >= 2 && c.n_candidate >= 2
     c.runs_needed = null
     let { verdict, reason } = verdictAndReason(c, opts)
-    if (verdict === 'inconclusive' && enough && !(c.undefined_stats ?? []).includes('overhead_pct')) {
+    if (
+      verdict === 'inconclusive' &&
+      enough &&
+      c.history === undefined &&
+      !(c.undefined_stats ?? []).includes('overhead_pct')
+    ) {
       c.runs_needed = runsToDetect(c, opts)
       ;({ verdict, reason } = verdictAndReason(c, opts))
     }
@@ -376,20 +438,23 @@ export function decide(comparisons: readonly Comparison[], opts: DecideOptions):
         ? `Start-up phase, reported and never gating: ${reason}`
         : c.scope === 'info'
           ? `Reported for information (${/^(data_read_mb_s|ckpt_write_mb_s)$/.test(c.metric) ? 'bind-mounted data path: the same file system in both arms' : 'container writable layer'}), never gating: ${reason}`
-          : reason
+          : c.scope === 'derived'
+            ? `Derived from a gated metric, shown and not tested again: ${reason}`
+            : reason
   }
   return out
 }
 
 /**
  * regression if any gating comparison regressed; else incomparable if any comparison is; else equivalent
- * if every gating comparison is (and there is at least one); else inconclusive.
+ * if every gating comparison is equivalent or an improvement (and there is at least one); else inconclusive.
  */
 export function overallVerdict(comparisons: readonly Comparison[]): MetricVerdict {
   const gating = comparisons.filter(c => c.scope === 'steady')
   if (gating.some(c => c.verdict === 'regression')) return 'regression'
   if (comparisons.some(c => c.verdict === 'incomparable')) return 'incomparable'
-  if (gating.length > 0 && gating.every(c => c.verdict === 'equivalent')) return 'equivalent'
+  if (gating.length > 0 && gating.every(c => c.verdict === 'equivalent' || c.verdict === 'improvement'))
+    return 'equivalent'
   return 'inconclusive'
 }
 
@@ -517,7 +582,7 @@ export function analyzeRecords(rows: Iterable<RawRow>, opts: AnalyzeRecordsOptio
   if (opts.candidateEnvs.length === 1) analysis.candidate_env = opts.candidateEnvs[0]!
   notes.push(...agg.fingerprintConflicts)
   if (agg.skippedNonFinite > 0)
-    notes.push(`${agg.skippedNonFinite} row(s) with a non-finite value were skipped.`)
+    notes.push(`${agg.skippedNonFinite} row(s) with a negative or non-finite value were skipped.`)
   if (notes.length > 0) analysis.notes = notes
   return analysis
 }

@@ -15,12 +15,20 @@ import { access, constants } from 'node:fs/promises'
 import { StringDecoder } from 'node:string_decoder'
 import { CsvError, parse } from 'csv-parse'
 import type { Options as CsvOptions } from 'csv-parse'
+import { METRIC_SCOPES } from '../types/index.js'
 import { InputError } from '../util/errors.js'
+import { describeRule, parseNumber } from '../util/number.js'
 import type { ArmSeries, PartialFingerprint } from './run-values.js'
 import { FINGERPRINT_FIELDS, RowConflictError, RunAggregator, canonicalParams } from './run-values.js'
 
 export const REQUIRED_COLUMNS = ['workload', 'environment', 'run', 'metric', 'value'] as const
-const KNOWN_OPTIONAL = ['iteration', 'unit', 'scope', 'params', 'power_cap_w'] as const
+const KNOWN_OPTIONAL = ['iteration', 'unit', 'scope', 'params', 'power_cap_w', 'better'] as const
+/** Values: strict decimals (util/number), never negative: durations, rates and counts, and the overhead is a ratio. */
+const VALUE_RULE = { kind: 'real', min: 0 } as const
+const VALUE_ALLOWED = `${describeRule(VALUE_RULE)} (a duration, rate or count; the overhead is a ratio of them)`
+const ITERATION_RULE = { kind: 'integer', min: 0 } as const
+const SCOPES_ALLOWED = `${METRIC_SCOPES.map(x => `'${x}'`).join(', ')} or empty`
+const BETTER_ALLOWED = `'lower', 'higher' or empty`
 
 export interface CsvResults {
   file: string
@@ -194,6 +202,7 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
   let iS = -1
   let iP = -1
   let iC = -1
+  let iB = -1
 
   const onHeader = (rec: string[], line: number | null): void => {
     columns = rec.map(c => c.trim())
@@ -205,7 +214,8 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
         columns.join(','),
         `a header with columns ${REQUIRED_COLUMNS.join(',')} (missing: ${missing.join(',')}); optional: ${KNOWN_OPTIONAL.join(',')}`
       )
-    ;[iW, iE, iR, iM, iV, iI, iU, iS, iP, iC] = [...REQUIRED_COLUMNS, ...KNOWN_OPTIONAL].map(at) as [
+    ;[iW, iE, iR, iM, iV, iI, iU, iS, iP, iC, iB] = [...REQUIRED_COLUMNS, ...KNOWN_OPTIONAL].map(at) as [
+      number,
       number,
       number,
       number,
@@ -230,10 +240,9 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
 
   const onRow = (rec: string[], line: number | null): void => {
     const raw = rec[iV]!
-    const value = Number(raw)
-    // Number('') and Number('  ') are 0: an empty cell is missing, not zero.
-    if (!Number.isFinite(value) || (value === 0 && raw.trim() === ''))
-      throw new BadRow(record, line, 'value', raw, 'a finite number')
+    const parsed = parseNumber(raw, VALUE_RULE)
+    if (!parsed.ok) throw new BadRow(record, line, 'value', raw, VALUE_ALLOWED)
+    const value = parsed.value
     const run = rec[iR]!
     if (run === '') throw new BadRow(record, line, 'run', run, 'a run number (each process run of an arm)')
     const workload = rec[iW]!
@@ -244,12 +253,15 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
     if (metric === '') throw new BadRow(record, line, 'metric', metric, 'a metric name')
     if (iI >= 0) {
       const it = rec[iI]!
-      if (it !== '' && !Number.isFinite(Number(it)))
-        throw new BadRow(record, line, 'iteration', it, 'a number or empty')
+      if (it !== '' && !parseNumber(it, ITERATION_RULE).ok)
+        throw new BadRow(record, line, 'iteration', it, `${describeRule(ITERATION_RULE)} or empty`)
     }
     const scope = iS >= 0 ? rec[iS]! : ''
-    if (scope !== '' && scope !== 'steady' && scope !== 'startup' && scope !== 'info')
-      throw new BadRow(record, line, 'scope', scope, "'steady', 'startup', 'info' or empty")
+    if (scope !== '' && !(METRIC_SCOPES as readonly string[]).includes(scope))
+      throw new BadRow(record, line, 'scope', scope, SCOPES_ALLOWED)
+    const better = iB >= 0 ? rec[iB]!.trim() : ''
+    if (better !== '' && better !== 'lower' && better !== 'higher')
+      throw new BadRow(record, line, 'better', better, BETTER_ALLOWED)
     let isNew: boolean
     try {
       isNew = agg.add(
@@ -260,7 +272,8 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
         value,
         iU >= 0 ? rec[iU]! : '',
         scope,
-        paramsOf(iP >= 0 ? rec[iP]!.trim() : '', iC >= 0 ? rec[iC]!.trim() : '')
+        paramsOf(iP >= 0 ? rec[iP]!.trim() : '', iC >= 0 ? rec[iC]!.trim() : ''),
+        better
       )
     } catch (error) {
       if (error instanceof RowConflictError)
@@ -307,7 +320,7 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
   const onPlainLine = (text: string, start: number, end: number, index: number, line: number): void => {
     if (index === 0) {
       onRecord(text.slice(start, end).split(','), index, line)
-      keyColumns = [iW, iE, iR, iM, iP, iC, iU, iS].filter(i => i >= 0)
+      keyColumns = [iW, iE, iR, iM, iP, iC, iU, iS, iB].filter(i => i >= 0)
       ends = new Int32Array(columns.length)
       return
     }
@@ -338,18 +351,17 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
       return
     }
     const raw = text.slice(iV === 0 ? start : ends[iV - 1]! + 1, ends[iV])
-    const value = Number(raw)
-    if (!Number.isFinite(value) || (value === 0 && raw.trim() === ''))
-      throw new BadRow(record, line, 'value', raw, 'a finite number')
+    const parsed = parseNumber(raw, VALUE_RULE)
+    if (!parsed.ok) throw new BadRow(record, line, 'value', raw, VALUE_ALLOWED)
     if (iI >= 0) {
       const from = iI === 0 ? start : ends[iI - 1]! + 1
       if (!allDigits(text, from, ends[iI]!)) {
         const it = text.slice(from, ends[iI])
-        if (it !== '' && !Number.isFinite(Number(it)))
-          throw new BadRow(record, line, 'iteration', it, 'a number or empty')
+        if (it !== '' && !parseNumber(it, ITERATION_RULE).ok)
+          throw new BadRow(record, line, 'iteration', it, `${describeRule(ITERATION_RULE)} or empty`)
       }
     }
-    agg.addToLast(value)
+    agg.addToLast(parsed.value)
   }
 
   try {
@@ -398,7 +410,8 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
  */
 function paramsOf(params: string, cap: string): string {
   if (cap === '') return params
-  const w = Number(cap)
+  const parsedCap = parseNumber(cap, { kind: 'real', min: 0 })
+  const w = parsedCap.ok ? parsedCap.value : Number.NaN
   if (!Number.isFinite(w)) return `${params}${params ? ';' : ''}power_cap_w=${cap}`
   if (params === '') return canonicalParams({ power_cap_w: w })
   try {

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { Direction } from '../types/index.js'
+import { METRIC_SCOPES } from '../types/index.js'
 import type { ArmSeries, PartialFingerprint } from './run-values.js'
 
 /** Points kept per series (oldest dropped first): four windows of 50 at the default window. */
@@ -41,7 +42,7 @@ const Facts = <T extends readonly string[]>(fields: T) =>
 
 const PointMetric = z.object({
   unit: z.string(),
-  scope: z.enum(['steady', 'startup', 'info']),
+  scope: z.enum(METRIC_SCOPES),
   better: z.enum(['lower', 'higher']).optional(),
   /** Runs behind the point and their mean, median, sd (n − 1), min and max. */
   n: z.number().int().positive(),

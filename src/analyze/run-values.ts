@@ -9,7 +9,9 @@
  * before any test; tests then see n = number of runs per arm.
  */
 import { median } from 'simple-statistics'
-import type { Fingerprint, MetricScope } from '../types/index.js'
+import type { Direction, Fingerprint, MetricScope } from '../types/index.js'
+import { canonicalParams } from '../util/params.js'
+import { knownMetric } from './known-metrics.js'
 
 /** `steady` gates; `startup` (start-up phases) and `info` (writable-layer I/O) are reported only. */
 export type Scope = MetricScope
@@ -22,6 +24,8 @@ export interface ArmSeries {
   metric: string
   environment: string
   unit: string
+  /** Which way is better, as declared on the rows (`better`); undefined when no row declared it. */
+  better?: Direction
   scope: Scope
   /** Run labels in run order (numeric order when all are numbers). */
   runs: string[]
@@ -80,6 +84,7 @@ interface Group {
   metric: string
   unit: string
   scope: string
+  better: string
   values: number[]
 }
 
@@ -95,23 +100,7 @@ export class RowConflictError extends Error {
   }
 }
 
-/** Canonical JSON (sorted keys) so equal params always give the same string. */
-export function canonicalParams(params: unknown): string {
-  if (params === undefined || params === null || params === '') return ''
-  if (typeof params === 'string') return params
-  const sortKeys = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sortKeys)
-    if (v !== null && typeof v === 'object')
-      return Object.fromEntries(
-        Object.keys(v)
-          .sort()
-          .map(k => [k, sortKeys((v as Record<string, unknown>)[k])])
-      )
-    return v
-  }
-  const json = JSON.stringify(sortKeys(params))
-  return json === '{}' ? '' : json
-}
+export { canonicalParams }
 
 /**
  * Streaming aggregator: `add` one row at a time (only the numbers are kept, grouped per run), then
@@ -129,7 +118,10 @@ export class RunAggregator {
   /** Fingerprint fields that took different values within one environment. */
   readonly fingerprintConflicts: string[] = []
   rows = 0
-  /** Rows dropped because their value was not a finite number (in-memory rows only; CSV rejects them). */
+  /**
+   * Rows dropped because their value was not a finite number ≥ 0 (in-memory rows only; the CSV reader
+   * refuses them): every metric is a duration, a rate or a count, and the overhead is a ratio of them.
+   */
   skippedNonFinite = 0
 
   /**
@@ -144,7 +136,8 @@ export class RunAggregator {
     value: number,
     unit = '',
     scope = '',
-    params = ''
+    params = '',
+    better = ''
   ): boolean {
     this.rows++
     let g = this.last
@@ -160,7 +153,7 @@ export class RunAggregator {
       const key = `${workload}\u0000${params}\u0000${environment}\u0000${run}\u0000${metric}`
       g = this.groups.get(key)
       if (g === undefined) {
-        g = { workload, params, environment, run, metric, unit, scope, values: [] }
+        g = { workload, params, environment, run, metric, unit, scope, better, values: [] }
         this.groups.set(key, g)
         if (!this.environments.includes(environment)) this.environments.push(environment)
         isNew = true
@@ -176,6 +169,11 @@ export class RunAggregator {
       if (g.scope === '') g.scope = scope
       else if (scope !== '')
         throw new RowConflictError('scope', scope, `'${g.scope}' as in earlier rows of this run`)
+    }
+    if (better !== g.better) {
+      if (g.better === '') g.better = better
+      else if (better !== '')
+        throw new RowConflictError('better', better, `'${g.better}' as in earlier rows of this run`)
     }
     g.values.push(value)
     return isNew
@@ -231,15 +229,28 @@ export class RunAggregator {
           units.join(' and '),
           `one unit per metric (${first.workload}/${first.metric} in ${first.environment})`
         )
+      const betters = [...new Set(groups.map(g => g.better).filter(b => b !== ''))]
+      if (betters.length > 1)
+        throw new RowConflictError(
+          'better',
+          betters.join(' and '),
+          `one direction per metric (${first.workload}/${first.metric} in ${first.environment})`
+        )
       const startup = isStartupMetric(first.metric) || groups.some(g => g.scope === 'startup')
       const info = groups.some(g => g.scope === 'info')
+      // Records made before samples declared `derived_from` still mark our own derived metrics.
+      const derived =
+        groups.some(g => g.scope === 'derived') ||
+        (groups.every(g => g.scope === '' || g.scope === 'steady') &&
+          knownMetric(first.workload, first.metric)?.derived_from !== undefined)
       out.push({
         workload: first.workload,
         params: first.params,
         metric: first.metric,
         environment: first.environment,
         unit: units[0] ?? '',
-        scope: startup ? 'startup' : info ? 'info' : 'steady',
+        ...(betters[0] === 'lower' || betters[0] === 'higher' ? { better: betters[0] } : {}),
+        scope: startup ? 'startup' : info ? 'info' : derived ? 'derived' : 'steady',
         runs: groups.map(g => g.run),
         values: groups.map(g => (g.values.length === 1 ? g.values[0]! : median(g.values))),
         iterations: groups.map(g => g.values.length)
@@ -258,6 +269,7 @@ export interface RawRow {
   value: number
   iteration?: number
   unit?: string
+  better?: string
   scope?: string
   params?: Record<string, unknown> | string
   fingerprint?: Partial<Fingerprint> | PartialFingerprint
@@ -270,7 +282,7 @@ export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
   const agg = new RunAggregator()
   for (const row of rows) {
     if (row.warmup === true) continue
-    if (!Number.isFinite(row.value)) {
+    if (!Number.isFinite(row.value) || row.value < 0) {
       agg.skippedNonFinite++
       continue
     }
@@ -282,7 +294,8 @@ export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
       row.value,
       row.unit ?? '',
       row.scope ?? '',
-      canonicalParams(row.params)
+      canonicalParams(row.params),
+      row.better ?? ''
     )
     if (isNew && row.fingerprint !== undefined)
       agg.noteFingerprint(row.environment, row.fingerprint, row.workload)

@@ -89,7 +89,7 @@ export class SequentialController {
         if (c === undefined) continue
         pairs.push({
           metric: seriesKey(b.params, b.metric),
-          direction: metricDirection(b.metric, b.unit || c.unit).direction,
+          direction: metricDirection({ ...b, unit: b.unit || c.unit }, c).direction,
           baseline: b.values,
           candidate: c.values
         })

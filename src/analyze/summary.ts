@@ -1,14 +1,6 @@
 /** Pure assembly of the check summary's derived parts from measured records. */
 import { quantileSorted } from 'simple-statistics'
-import type {
-  Analysis,
-  CheckVerdict,
-  Comparison,
-  LatencyPercentiles,
-  PreflightResult,
-  RunSeries,
-  SampleRecord
-} from '../types/index.js'
+import type { LatencyPercentiles, RunSeries, SampleRecord } from '../types/index.js'
 
 /** LLM latency metrics reported at p50/p90/p99, in this order. */
 export const LATENCY_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'tokens_per_s'] as const
@@ -77,36 +69,4 @@ export function runSeries(samples: readonly SampleRecord[]): RunSeries[] {
     })
   }
   return out
-}
-
-/**
- * The action's verdict. A failed preflight gate or an incomplete check without a regression is `error`
- * (the check could not vouch for anything); a regression found before a fault still counts.
- */
-export function checkVerdict(
-  analysis: Analysis | null,
-  preflight: readonly PreflightResult[],
-  complete: boolean
-): CheckVerdict {
-  if (preflight.some(p => p.status === 'fail')) return 'error'
-  if (analysis?.verdict === 'regression') return 'regression'
-  if (!complete || !analysis) return 'error'
-  if (analysis.verdict === 'incomparable') return 'incomparable'
-  return 'pass'
-}
-
-/** Headline figures: the worst gated steady-state comparison. */
-export function headline(analysis: Analysis | null): { overhead_pct: number | null; p_value: number | null } {
-  return headlineOf(analysis?.comparisons ?? [])
-}
-
-/** The worst gated (steady-state) comparison of any list, e.g. every group of a fleet report. */
-export function headlineOf(comparisons: readonly Comparison[]): {
-  overhead_pct: number | null
-  p_value: number | null
-} {
-  const gated = comparisons.filter(c => c.scope === 'steady')
-  if (gated.length === 0) return { overhead_pct: null, p_value: null }
-  const worst = gated.reduce((a, b) => (b.overhead_pct > a.overhead_pct ? b : a))
-  return { overhead_pct: worst.overhead_pct, p_value: worst.p_adjusted }
 }

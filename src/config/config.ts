@@ -13,6 +13,7 @@ import {
   Inputs
 } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
+import { parseNumber } from '../util/number.js'
 import {
   COMMENT_MODES,
   CONTAINER_RUNTIMES,
@@ -204,11 +205,11 @@ function oneOf<T extends string>(input: string, raw: string, allowed: readonly T
   return v as T
 }
 
+/** Strict numbers (util/number.ts): no hex, no exponent or `5.0` where a whole number is meant. */
 function integer(input: string, raw: string, min: number, max: number): number {
-  const v = raw.trim()
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw new InputError(input, raw, `a whole number from ${min} to ${max}`)
-  return Number(v)
+  const n = parseNumber(raw, { kind: 'integer', min, max })
+  if (!n.ok) throw new InputError(input, raw, `a whole number from ${min} to ${max} (digits only)`)
+  return n.value
 }
 
 /** max-runs: at least runs; when not given, the default or runs, whichever is larger (a fixed count stays fixed). */
@@ -243,19 +244,15 @@ function bool(input: string, raw: string): boolean {
 
 /** `2%`, `2`, `0.5%` → percent. */
 export function percent(input: string, raw: string, max = 100): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(raw)
-  const v = m ? Number(m[1]) : NaN
-  if (!m || !(v > 0) || v > max)
-    throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
-  return v
+  const n = parseNumber(raw.trim().replace(/\s*%$/, ''), { kind: 'real', min: 0, minExclusive: true, max })
+  if (!n.ok) throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
+  return n.value
 }
 
 function fraction(input: string, raw: string, min: number, max: number): number {
-  const v = raw.trim()
-  const n = Number(v)
-  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(v) || !(n > min) || n > max)
-    throw new InputError(input, raw, `a number above ${min} and at most ${max}, e.g. 0.05`)
-  return n
+  const n = parseNumber(raw, { kind: 'real', min, minExclusive: true, max })
+  if (!n.ok) throw new InputError(input, raw, `a number above ${min} and at most ${max}, e.g. 0.05`)
+  return n.value
 }
 
 function list(input: string, raw: string): string[] {
@@ -346,7 +343,9 @@ export function readConfigFile(file: string): RawInputs {
   }
   let doc: unknown
   try {
-    doc = parseYaml(text)
+    // Failsafe schema: every scalar stays the text that was written, so `runs: 0x10` or `runs: 5.0` reach
+    // the same strict number parser as flags and inputs instead of being turned into 16 and 5 by YAML.
+    doc = parseYaml(text, { schema: 'failsafe' })
   } catch (error) {
     throw new InputError(Inputs.Config, file, `valid YAML (${(error as Error).message.split('\n')[0]})`)
   }
@@ -533,9 +532,9 @@ function containerMemory(raw: string): string {
 function powerCaps(raw: string, device: Device): number[] {
   const allowed = 'a comma list of power limits in watts, e.g. 400,550,700 (each from 50 to 2000, each once)'
   const caps = list(Inputs.PowerCaps, raw).map(v => {
-    const w = Number(v)
-    if (!/^\d+(\.\d+)?$/.test(v) || w < 50 || w > 2000) throw new InputError(Inputs.PowerCaps, v, allowed)
-    return w
+    const w = parseNumber(v, { kind: 'real', min: 50, max: 2000 })
+    if (!w.ok) throw new InputError(Inputs.PowerCaps, v, allowed)
+    return w.value
   })
   if (new Set(caps).size !== caps.length) throw new InputError(Inputs.PowerCaps, raw, allowed)
   if (device !== 'gpu')

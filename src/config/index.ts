@@ -1,3 +1,4 @@
 /** The config stage's public face: other stages and the entry points import from here. */
 export * from './config.js'
 export * from './image-ref.js'
+export * from './mount-policy.js'

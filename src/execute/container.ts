@@ -1,18 +1,13 @@
 /**
- * The container arm: `docker run --rm --network none` (or podman) with the workloads folder read-only,
- * the data/checkpoint bind mounts, the image by digest/ID, a run label, and the GPU per access mode.
+ * The container arm: a workload process in the image (by its inspected ID), with the workloads folder
+ * read-only, the data/checkpoint bind mounts and the GPU per access mode. tools/docker.ts builds the argv.
  */
-import { CONTAINER_WORKLOADS_DIR, RUN_LABEL } from '../types/inputs.js'
-import type { ContainerRuntime, Workload } from '../types/index.js'
-import { execCapture } from '../util/exec.js'
+import { CONTAINER_WORKLOADS_DIR, killContainer, removeLabelled, runArgs } from '../tools/docker.js'
+import type { BindMount, ContainerRuntime, Workload } from '../types/index.js'
 import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
 
-export interface BindMount {
-  host: string
-  container: string
-  readOnly: boolean
-}
+export type { BindMount } from '../types/index.js'
 
 export interface ContainerRunInput {
   runtime: ContainerRuntime
@@ -34,29 +29,20 @@ export interface ContainerRunInput {
 }
 
 export function containerArgs(input: ContainerRunInput): string[] {
-  const args = [
-    'run',
-    '--rm',
-    '--network',
-    'none',
-    '--name',
-    input.name,
-    '--label',
-    `${RUN_LABEL}=${input.checkId}`,
-    '--security-opt',
-    'no-new-privileges',
-    '-v',
-    `${input.workloadsDir}:${CONTAINER_WORKLOADS_DIR}:ro`
-  ]
-  // --memory-swap equal to --memory: no swap on top, so going over it is an OOM kill, not a slow crawl.
-  if (input.memory) args.push('--memory', input.memory, '--memory-swap', input.memory)
-  if (input.hold) args.push('-i')
-  for (const m of input.mounts) args.push('-v', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`)
-  const env = { ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env }
-  for (const [k, v] of Object.entries(env)) args.push('-e', `${k}=${v}`)
-  args.push(...input.gpuArgs)
-  args.push(input.imageRef, 'python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args)
-  return args
+  return runArgs({
+    image: input.imageRef,
+    label: input.checkId,
+    name: input.name,
+    mounts: [
+      { host: input.workloadsDir, container: CONTAINER_WORKLOADS_DIR, readOnly: true },
+      ...input.mounts
+    ],
+    env: { ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env },
+    interactive: input.hold === true,
+    memory: input.memory ?? null,
+    gpuArgs: input.gpuArgs,
+    command: ['python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args]
+  })
 }
 
 export function containerSpec(input: ContainerRunInput): ProcessSpec {
@@ -66,16 +52,11 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
     timeoutMs: input.timeoutMs,
     ...(input.hold ? { hold: true } : {}),
     // Killing the client does not stop the container: kill it by name too.
-    onKill: async () => {
-      await execCapture(input.runtime, ['kill', input.name])
-    }
+    onKill: () => killContainer(input.runtime, input.name)
   }
 }
 
 /** Removes every container this check started that is still around (cancel, crash). */
-export async function killCheckContainers(runtime: ContainerRuntime, checkId: string): Promise<number> {
-  const ps = await execCapture(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${checkId}`])
-  const ids = ps.stdout.split('\n').filter(Boolean)
-  if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids])
-  return ids.length
+export function killCheckContainers(runtime: ContainerRuntime, checkId: string): Promise<number> {
+  return removeLabelled(runtime, checkId)
 }

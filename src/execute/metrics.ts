@@ -14,10 +14,18 @@ const INFO_METRICS = new Set(['scratch_write_mb_s', 'scratch_read_mb_s', 'small_
  */
 export const IO_THROUGHPUT_METRICS = new Set(['ckpt_write_mb_s', 'data_read_mb_s'])
 
-export function sampleScope(metric: string, gateIoThroughput = false): SampleRecord['scope'] {
-  const name = metric.split('@')[0] ?? metric
+/**
+ * A metric the workload marks as a function of another (`derived_from`) is shown, never tested again;
+ * writable-layer metrics, and I/O throughput unless asked to gate it, are informational.
+ */
+export function sampleScope(
+  event: Pick<SampleEvent, 'metric' | 'derived_from'>,
+  gateIoThroughput = false
+): SampleRecord['scope'] {
+  const name = event.metric.split('@')[0] ?? event.metric
   if (INFO_METRICS.has(name)) return 'info'
-  return IO_THROUGHPUT_METRICS.has(name) && !gateIoThroughput ? 'info' : 'steady'
+  if (IO_THROUGHPUT_METRICS.has(name) && !gateIoThroughput) return 'info'
+  return typeof event.derived_from === 'string' && event.derived_from !== '' ? 'derived' : 'steady'
 }
 
 /** Copy-up samples of different file sizes are different metrics: `copyup_ms@128MiB`. */

@@ -10,7 +10,7 @@ import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError, getErrorMessage } from '../util/errors.js'
 import type { GpuFacts } from '../preflight/index.js'
-import { execCapture } from '../util/exec.js'
+import { queryGpuArgs, runNvidiaSmi, setPowerLimitArgs } from '../tools/nvidia-smi.js'
 import { firstLine } from '../util/text.js'
 import type { Lane } from '../plan/index.js'
 
@@ -63,12 +63,7 @@ function gpuSelector(l: { gpu: number; uuid: string | null }): string {
 }
 
 async function readLimit(tool: string, selector: string): Promise<number | null> {
-  const r = await execCapture(tool, [
-    '-i',
-    selector,
-    '--query-gpu=power.limit',
-    '--format=csv,noheader,nounits'
-  ])
+  const r = await runNvidiaSmi(tool, queryGpuArgs(['power.limit'], { select: selector }))
   const v = Number.parseFloat(r.stdout.trim())
   return r.exitCode === 0 && Number.isFinite(v) ? v : null
 }
@@ -79,7 +74,7 @@ async function setLimit(
   l: { gpu: number; uuid: string | null },
   watts: number
 ): Promise<string | null> {
-  const r = await execCapture(tool, ['-i', gpuSelector(l), '-pl', String(watts)])
+  const r = await runNvidiaSmi(tool, setPowerLimitArgs(gpuSelector(l), watts))
   if (r.exitCode !== 0)
     return `nvidia-smi -i ${gpuSelector(l)} -pl ${watts} failed (exit ${r.exitCode}): ${firstLine(r.stdout + r.stderr) || 'no output'}`
   const now = await readLimit(tool, gpuSelector(l))

@@ -63,9 +63,11 @@ export function parseEventLine(line: string): WorkloadEvent | null {
     const ev = (obj as { event?: unknown }).event
     if (typeof ev !== 'string' || !KNOWN_EVENTS.has(ev)) return null
     if (ev === 'sample') {
-      const s = obj as { metric?: unknown; value?: unknown }
+      // A sample must declare its direction: the analysis never guesses it from the metric's name.
+      const s = obj as { metric?: unknown; value?: unknown; better?: unknown }
       if (typeof s.metric !== 'string' || typeof s.value !== 'number' || !Number.isFinite(s.value))
         return null
+      if (s.better !== 'lower' && s.better !== 'higher') return null
     }
     return obj as WorkloadEvent
   } catch {

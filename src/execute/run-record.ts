@@ -20,7 +20,16 @@ export function startupRecords(
   const out: SampleRecord[] = []
   const rec = (metric: string, value: number): void => {
     if (Number.isFinite(value) && value >= 0)
-      out.push({ ...base, metric, value, unit: PHASE_UNIT, scope: 'startup', iteration: 0, time })
+      out.push({
+        ...base,
+        metric,
+        value,
+        unit: PHASE_UNIT,
+        better: 'lower',
+        scope: 'startup',
+        iteration: 0,
+        time
+      })
   }
   const spawnS = proc.spawnEpochMs / 1000
   const start = proc.events.find((e): e is StartEvent => e.event === 'start')

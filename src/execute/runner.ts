@@ -145,7 +145,8 @@ function launchOnLane(
       metric: sampleMetricName(event),
       value: event.value,
       unit: event.unit,
-      scope: sampleScope(event.metric, ctx.gateIoThroughput),
+      better: event.better,
+      scope: sampleScope(event, ctx.gateIoThroughput),
       time: new Date(epochMs).toISOString()
     }
     live.push(record)

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process'
 import * as fs from 'node:fs'
 import type { Device, TelemetrySample } from '../types/index.js'
 import { InputError } from '../util/errors.js'
-import { execCapture } from '../util/exec.js'
+import { queryGpuArgs, runNvidiaSmi } from '../tools/nvidia-smi.js'
 import { firstLine } from '../util/text.js'
 import {
   DEFAULT_TELEMETRY_FIELDS,
@@ -58,7 +58,6 @@ export interface SamplerStatus {
   warnings: string[]
 }
 
-const FORMAT = '--format=csv,noheader,nounits'
 const INVALID_FIELD_RE = /Field "([^"]+)" is not a valid field to query/i
 const OLD_REASONS = 'clocks_throttle_reasons.active'
 const NEW_REASONS = 'clocks_event_reasons.active'
@@ -80,7 +79,7 @@ function validate(opts: TelemetryOptions): { interval: number; fields: string[];
   return { interval, fields, ids }
 }
 
-type Probe = { ok: true; fields: string[]; idArgs: string[] } | { ok: false; reason: string }
+type Probe = { ok: true; fields: string[]; ids: number[] | null } | { ok: false; reason: string }
 
 /**
  * One-shot query with the same fields before the loop starts: older drivers reject fields they do
@@ -94,10 +93,10 @@ async function probe(
   ids: number[] | null,
   warn: (m: string) => void
 ): Promise<Probe> {
-  let idArgs = ids ? [`--id=${ids.join(',')}`] : []
   const current = [...fields]
+  let byId = ids
   for (let attempt = 0; attempt <= fields.length + 2; attempt++) {
-    const r = await execCapture(smi, [`--query-gpu=${current.join(',')}`, FORMAT, ...idArgs])
+    const r = await runNvidiaSmi(smi, queryGpuArgs(current, { ids: byId }))
     const text = `${r.stdout}\n${r.stderr}`
     if (r.exitCode === 127 && !INVALID_FIELD_RE.test(text))
       return { ok: false, reason: `nvidia-smi not found (${smi}): no GPU telemetry` }
@@ -115,12 +114,12 @@ async function probe(
       }
       continue
     }
-    if (r.exitCode !== 0 && idArgs.length > 0 && invalid === undefined) {
+    if (r.exitCode !== 0 && byId !== null && invalid === undefined) {
       // Some builds refuse a list after --id; sample every GPU and filter here instead.
       warn(
-        `telemetry: nvidia-smi refused ${idArgs[0]} (${firstLine(text, 200)}); sampling every GPU, keeping the ones asked for`
+        `telemetry: nvidia-smi refused --id=${byId.join(',')} (${firstLine(text, 200)}); sampling every GPU, keeping the ones asked for`
       )
-      idArgs = []
+      byId = null
       continue
     }
     if (r.exitCode !== 0)
@@ -159,7 +158,7 @@ async function probe(
       if (raws.every(v => v.startsWith('[') || v === '' || v === 'N/A'))
         warn(`telemetry: '${field}' reads ${raws[0] || 'empty'} on every GPU here; it will be empty`)
     }
-    return { ok: true, fields: current, idArgs }
+    return { ok: true, fields: current, ids: byId }
   }
   return { ok: false, reason: 'nvidia-smi kept rejecting the telemetry fields; no GPU telemetry' }
 }
@@ -239,7 +238,7 @@ export class TelemetrySampler {
     if (!probed.ok) return { sampler: null, reason: probed.reason, warnings }
     const child = spawn(
       smi,
-      [`--query-gpu=${probed.fields.join(',')}`, FORMAT, '-lms', String(interval), ...probed.idArgs],
+      queryGpuArgs(probed.fields, { ids: probed.ids, loopMs: interval }),
       // Own process group: a cancel (SIGINT/SIGTERM to the job's group) must not kill the sampler before
       // stop() collects it; stop() and the exit hook end it.
       { stdio: ['ignore', 'pipe', 'pipe'], detached: true }

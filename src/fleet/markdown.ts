@@ -1,6 +1,18 @@
 /** aggregate.md: a verdict line first, the groups, why they were not pooled, side by side, one table per group. Pure. */
 import { markdownTable } from 'markdown-table'
-import { cell, code, fmtP, fmtPctCi, fmtPlain, fmtValue, inline, redact } from '../report/index.js'
+import {
+  SCOPE_WORD,
+  cell,
+  code,
+  fmtOverheadCi,
+  fmtP,
+  fmtPctCi,
+  fmtPlain,
+  fmtValue,
+  inline,
+  metricLabel,
+  redact
+} from '../report/index.js'
 import type { Comparison } from '../types/index.js'
 import type { AggregateGroup, AggregateReport } from './types.js'
 
@@ -13,6 +25,7 @@ const VERDICT_WORD: Record<AggregateGroup['verdict'], string> = {
 
 const METRIC_WORD: Record<Comparison['verdict'], string> = {
   regression: '**regression**',
+  improvement: 'improvement',
   equivalent: 'equivalent',
   inconclusive: 'inconclusive',
   incomparable: 'incomparable'
@@ -215,8 +228,8 @@ function comparisonsTable(g: AggregateGroup): string {
       'Workload',
       'Metric',
       'n (base/cand)',
-      `${cell(g.baseline_env)} (median)`,
-      'Arm (median)',
+      `${cell(g.baseline_env)} (mean)`,
+      'Arm (mean)',
       'Overhead [95% CI]',
       'p (Holm)',
       'Verdict'
@@ -227,15 +240,13 @@ function comparisonsTable(g: AggregateGroup): string {
     rows.push([
       cell(c.candidate_env),
       cell(showParams && c.params ? `${c.workload} ${c.params}` : c.workload),
-      cell(c.metric),
+      cell(metricLabel(c)),
       `${c.n_baseline}/${c.n_candidate}`,
-      fmtValue(c.median_baseline, c.unit),
-      fmtValue(c.median_candidate, c.unit),
-      fmtPctCi(c.overhead_pct, c.ci95),
+      fmtValue(c.mean_baseline, c.unit),
+      fmtValue(c.mean_candidate, c.unit),
+      fmtOverheadCi(c),
       steady ? fmtP(c.p_adjusted) : '–',
-      steady
-        ? METRIC_WORD[c.verdict]
-        : `${c.verdict} (${c.scope === 'startup' ? 'start-up' : 'info'}, not gated)`
+      steady ? METRIC_WORD[c.verdict] : `${c.verdict} (${SCOPE_WORD[c.scope]}, not gated)`
     ])
   }
   return markdownTable(rows, { align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'] })

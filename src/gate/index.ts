@@ -1,8 +1,5 @@
-/**
- * The gate's public face: an analysis → verdict, failure reason and exit code. Issue 15 step 2 moves the
- * decisions here; until then this re-exports them from where they live, so callers can import from gate/.
- */
-export { checkVerdict } from '../analyze/index.js'
-export { decideFailure } from '../report/index.js'
-export { ExitCode, exitCodeOf } from '../util/errors.js'
-export { trendVerdict, type TrendVerdict } from './trend.js'
+/** The gate's public face: an outcome → exit code and failure reason, one mapping for every command. */
+export * from './outcome.js'
+export * from './verdict.js'
+export * from './trend.js'
+export { ExitCode } from '../util/errors.js'

@@ -3,7 +3,7 @@
  * direction, that no later change point undid) fails; improvements and reverted changes pass.
  */
 import type { TrendReport } from '../analyze/index.js'
-import { ExitCode } from '../util/errors.js'
+import { exitCodeFor } from './outcome.js'
 
 export interface TrendVerdict {
   verdict: 'pass' | 'regression'
@@ -14,10 +14,11 @@ export interface TrendVerdict {
 
 export function trendVerdict(report: TrendReport): TrendVerdict {
   const n = report.open.length
-  if (n === 0) return { verdict: 'pass', exitCode: ExitCode.Pass, reason: 'trend: no open change point' }
+  if (n === 0)
+    return { verdict: 'pass', exitCode: exitCodeFor('pass'), reason: 'trend: no open change point' }
   return {
     verdict: 'regression',
-    exitCode: ExitCode.CheckFailed,
+    exitCode: exitCodeFor('regression'),
     reason: `trend: ${n} open change point(s) (a regression or an undeclared-direction change that no later change undid)`
   }
 }

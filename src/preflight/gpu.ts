@@ -1,5 +1,5 @@
 import { EnvironmentError, getErrorMessage } from '../util/errors.js'
-import { execCapture } from '../util/exec.js'
+import { computeAppsArgs, NVIDIA_SMI, queryGpuArgs, readableArgs, runNvidiaSmi } from '../tools/nvidia-smi.js'
 import { firstLine } from '../util/text.js'
 
 /** Facts about one visible GPU. Missing, `[N/A]` or `[Not Supported]` fields are null. */
@@ -188,15 +188,15 @@ export function isDatacenterGpu(name: string | null): boolean | null {
  * nvidia-smi is missing, cannot talk to the driver, or sees no GPU.
  */
 export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promise<GpuReport> {
-  const tool = options.nvidiaSmi ?? 'nvidia-smi'
+  const tool = options.nvidiaSmi ?? NVIDIA_SMI
   let fields: string[] = [...GPU_QUERY_FIELDS]
-  let res = await execCapture(tool, [`--query-gpu=${fields.join(',')}`, '--format=csv,noheader,nounits'])
+  let res = await runNvidiaSmi(tool, queryGpuArgs(fields))
   // Older drivers reject fields they do not know: drop the optional one named and retry.
   for (let tries = 0; res.exitCode !== 0 && res.exitCode !== 127 && tries < OPTIONAL_FIELDS.length; tries++) {
     const bad = /Field "([^"]+)" is not a valid field/i.exec(res.stdout + res.stderr)?.[1]
     if (!bad || !OPTIONAL_FIELDS.includes(bad as GpuField)) break
     fields = fields.filter(f => f !== bad)
-    res = await execCapture(tool, [`--query-gpu=${fields.join(',')}`, '--format=csv,noheader,nounits'])
+    res = await runNvidiaSmi(tool, queryGpuArgs(fields))
   }
   if (res.exitCode === 127) {
     throw new EnvironmentError(
@@ -225,13 +225,10 @@ export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promis
   }
 
   // The CUDA version the driver supports is only in the human-readable outputs.
-  let cuda = parseCudaVersion((await execCapture(tool, [])).stdout)
-  if (cuda === null) cuda = parseCudaVersion((await execCapture(tool, ['-q'])).stdout)
+  let cuda = parseCudaVersion((await runNvidiaSmi(tool, readableArgs(false))).stdout)
+  if (cuda === null) cuda = parseCudaVersion((await runNvidiaSmi(tool, readableArgs(true))).stdout)
 
-  const apps = await execCapture(tool, [
-    '--query-compute-apps=gpu_uuid,pid,used_memory',
-    '--format=csv,noheader,nounits'
-  ])
+  const apps = await runNvidiaSmi(tool, computeAppsArgs())
   const procs = apps.exitCode === 0 ? parseComputeApps(apps.stdout) : null
   for (const g of gpus) {
     g.cuda_version = cuda

@@ -1,6 +1,6 @@
 import type { ContainerRuntime } from '../types/index.js'
 import { EnvironmentError } from '../util/errors.js'
-import { execCapture } from '../util/exec.js'
+import { inspectImageCall, pullImage } from '../tools/docker.js'
 import { imageRefOrNull, pickRepoDigest, validateImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
 
@@ -231,7 +231,7 @@ export async function inspectImage(
 ): Promise<ImageFacts> {
   const parsed = validateImageRef(ref, options.inputName ?? 'image')
   const inspect = async (): Promise<{ exitCode: number; stdout: string; stderr: string }> =>
-    execCapture(runtime, ['image', 'inspect', parsed.ref])
+    inspectImageCall(runtime, parsed.ref)
   let res = await inspect()
   const failure = runtimeFailure(runtime, res)
   if (failure) throw failure
@@ -242,7 +242,7 @@ export async function inspectImage(
         `image ${parsed.ref} is not present locally (${firstLine(res.stderr)}); pull or build it first`
       )
     }
-    const pull = await execCapture(runtime, ['pull', '--quiet', parsed.ref])
+    const pull = await pullImage(runtime, parsed.ref)
     if (pull.exitCode !== 0) {
       throw new EnvironmentError(
         `image ${parsed.ref} is not present locally and could not be pulled: ${firstLine(pull.stderr + pull.stdout) || `exit ${pull.exitCode}`}; ` +

@@ -1,10 +1,10 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import type { ContainerRuntime, PreflightResult } from '../types/index.js'
+import { bindMountArgs, runContainer } from '../tools/docker.js'
+import type { BindMount, ContainerRuntime, PreflightResult } from '../types/index.js'
 import { EnvironmentError, InputError } from '../util/errors.js'
-import { execCapture } from '../util/exec.js'
 import { validateImageRef } from '../config/index.js'
-import { runtimeFailure } from './image.js'
+import { inspectImage, runtimeFailure } from './image.js'
 import { PROBE_SCRIPT } from './io-probe.js'
 import type { ProbeOutput } from './io-probe.js'
 import { classifyMount, coveringMount, isReadOnly, parseMountinfo } from './mountinfo.js'
@@ -12,6 +12,9 @@ import type { MountKind } from './mountinfo.js'
 
 export { classifyMount, coveringMount, isReadOnly, parseMountinfo } from './mountinfo.js'
 export type { MountInfoEntry, MountKind } from './mountinfo.js'
+
+/** Run label value of a stand-alone io-check's probe container. */
+const IO_CHECK_LABEL = 'io-check'
 
 // ---- Mount specs ----
 
@@ -63,17 +66,16 @@ export function parseMountSpec(spec: unknown, inputName: string, options: { cwd?
   }
 }
 
+/** The bind mounts among the specs (image paths need none). */
+export function bindMounts(specs: readonly MountSpec[]): BindMount[] {
+  return specs.flatMap(m =>
+    m.kind === 'bind' ? [{ host: m.host, container: m.container, readOnly: m.readOnly }] : []
+  )
+}
+
 /** Container-runtime arguments for the specs (bind mounts only; image paths need none). */
 export function mountArgs(specs: readonly MountSpec[]): string[] {
-  const args: string[] = []
-  for (const m of specs) {
-    if (m.kind !== 'bind') continue
-    args.push(
-      '--mount',
-      `type=bind,source=${m.host},target=${m.container}${m.readOnly ? ',readonly=true' : ''}`
-    )
-  }
-  return args
+  return bindMountArgs(bindMounts(specs))
 }
 
 // ---- Report ----
@@ -124,6 +126,10 @@ export interface IoCheckOptions {
   ckpt?: string | null
   /** Extra container-runtime arguments the workloads get too (e.g. `--tmpfs /scratch`, GPU args). */
   extraDockerArgs?: readonly string[]
+  /** The inspected image ID, when the caller already has it (else the image is inspected here). */
+  imageId?: string
+  /** Run label value (the check id); default `io-check`. */
+  label?: string
   /** Size of the write/read probe per path (MiB). Default 64. */
   probeMiB?: number
   cwd?: string
@@ -151,21 +157,20 @@ export async function runIoCheck(opts: IoCheckOptions): Promise<IoCheckReport> {
     // Dataset paths are read-mostly: probe them only when writable and no :ro was asked.
     paths: specs.map(s => ({ path: s.spec.container, probe: s.role === 'ckpt' || !s.spec.readOnly }))
   }
-  const args = [
-    'run',
-    '--rm',
-    '--network',
-    'none',
-    ...mountArgs(specs.map(s => s.spec)),
-    ...(opts.extraDockerArgs ?? []),
-    '--entrypoint',
-    'python3',
-    image,
-    '-c',
-    PROBE_SCRIPT,
-    JSON.stringify(probeArgs)
-  ]
-  const res = await execCapture(opts.runtime, args)
+  // Run exactly the image the check inspected (by ID), like the workload containers.
+  const imageId = opts.imageId ?? (await inspectImage(image, opts.runtime)).id
+  const res = await runContainer(
+    opts.runtime,
+    {
+      image: imageId,
+      label: opts.label ?? IO_CHECK_LABEL,
+      mounts: bindMounts(specs.map(s => s.spec)),
+      extraArgs: opts.extraDockerArgs,
+      entrypoint: 'python3',
+      command: ['-c', PROBE_SCRIPT, JSON.stringify(probeArgs)]
+    },
+    'mount'
+  )
   const failure = runtimeFailure(opts.runtime, res)
   if (failure) throw failure
   if (res.exitCode !== 0) {
@@ -354,55 +359,4 @@ export function evaluateMounts(
 /** For the run pipeline: the mount rules as preflight results. */
 export async function checkMounts(opts: IoCheckOptions): Promise<PreflightResult[]> {
   return (await runIoCheck(opts)).results
-}
-
-export function formatIoCheckText(report: IoCheckReport): string {
-  const lines = [`io-check ${report.image}: ${report.verdict.toUpperCase()}`]
-  const cell = (v: string | number | boolean | null | undefined): string =>
-    v === null || v === undefined ? '-' : String(v)
-  lines.push('  role            path                      kind     fs       ro     write MB/s  read MB/s')
-  for (const m of report.mounts) {
-    lines.push(
-      `  ${m.role.padEnd(15)} ${m.container_path.padEnd(25)} ${cell(m.kind).padEnd(8)} ${cell(m.fs_type).padEnd(8)} ` +
-        `${cell(m.read_only).padEnd(6)} ${cell(m.write_mb_s).padStart(10)} ${cell(m.read_mb_s).padStart(10)}`
-    )
-  }
-  if (report.copy_up) {
-    lines.push(
-      report.copy_up.ms !== null
-        ? `  copy-up: 1-byte write into ${report.copy_up.file} (${report.copy_up.size_mib} MiB) took ${report.copy_up.ms} ms ` +
-            `(same write to a new file: ${cell(report.copy_up.baseline_ms)} ms)`
-        : `  copy-up: not measured (${report.copy_up.error ?? 'no candidate file'})`
-    )
-  }
-  for (const r of report.results) {
-    lines.push(`${r.status.toUpperCase().padEnd(5)} ${r.name}: ${r.message}`)
-    if (r.fix) lines.push(`      fix: ${r.fix}`)
-  }
-  return lines.join('\n')
-}
-
-/** `io-check` command logic. Exit 1 when a rule fails. Throws InputError / EnvironmentError (exit 2). */
-export async function ioCheckCommand(opts: {
-  image: string
-  data?: string
-  ckpt?: string
-  format: 'text' | 'json'
-  runtime: ContainerRuntime
-  extraDockerArgs?: string[]
-  probeMiB?: number
-}): Promise<{ text: string; exitCode: number }> {
-  if (!opts.data && !opts.ckpt) {
-    throw new InputError('data', opts.data, 'at least one of --data SPEC or --ckpt SPEC')
-  }
-  const report = await runIoCheck(opts)
-  const exitCode = report.verdict === 'fail' ? 1 : 0
-  // The JSON report lists mounts once; results keep their message and fix.
-  const json = {
-    ...report,
-    results: report.results.map(r => ({ name: r.name, status: r.status, message: r.message, fix: r.fix })),
-    exit_code: exitCode
-  }
-  const text = opts.format === 'json' ? JSON.stringify(json, null, 2) : formatIoCheckText(report)
-  return { text, exitCode }
 }

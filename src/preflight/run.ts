@@ -16,6 +16,8 @@ export interface PreflightInput {
   image: string | null
   runtime: ContainerRuntime
   strict: boolean
+  /** Run label value of the probe containers (the check id), so a cancel removes them too. */
+  checkId?: string
   /** Dataset mount SPEC (`HOST:CONTAINER[:ro]` or a bare container path). */
   dataSpec?: string | null
   /** Checkpoint mount SPEC. */
@@ -121,6 +123,8 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
           data: input.dataSpec ?? null,
           ckpt: input.ckptSpec ?? null,
           extraDockerArgs: input.extraDockerArgs,
+          imageId: image.id,
+          label: input.checkId,
           probeMiB: input.probeMiB
         }))
       )

@@ -8,8 +8,9 @@ import { containerGpuArgs } from '../tools/gpu-access.js'
 import type { GpuReport } from './gpu.js'
 import type { ImageFacts } from './image.js'
 import { runPreflight } from './run.js'
+import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import type { PreflightResult } from '../types/index.js'
-import { execCapture } from '../util/exec.js'
+import { engineVersion } from '../tools/docker.js'
 
 export interface PreflightOutcome {
   results: PreflightResult[]
@@ -24,9 +25,37 @@ function specOf(m: MountSpec | null): string | null {
   return m ? `${m.hostPath}:${m.containerPath}${m.readOnly ? ':ro' : ''}` : null
 }
 
+/** The llm preset against the memory one workload process can get (refused before start when it cannot fit). */
+function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult {
+  if (config.device === 'gpu') {
+    const used = (gpus?.gpus ?? []).filter(
+      g =>
+        config.gpus === 'all' ||
+        config.gpus.includes(String(g.index)) ||
+        (g.uuid !== null && config.gpus.includes(g.uuid))
+    )
+    return checkLlmMemory({
+      preset: config.llmPreset,
+      device: 'gpu',
+      available: gpuFreeBytes(used),
+      source: 'free memory of the GPU(s) used'
+    })
+  }
+  const host = readMemAvailable()
+  const limit = config.containerMemory ? memoryBytes(config.containerMemory) : null
+  const capped = limit !== null && host !== null && limit < host
+  return checkLlmMemory({
+    preset: config.llmPreset,
+    device: 'cpu',
+    available: capped ? limit : host,
+    source: capped ? `container-memory ${config.containerMemory}` : 'MemAvailable'
+  })
+}
+
 export async function preflightStage(
   config: Config,
-  io: { data: MountSpec; checkpoint: MountSpec } | null
+  io: { data: MountSpec; checkpoint: MountSpec } | null,
+  checkId?: string
 ): Promise<PreflightOutcome> {
   const images = [...new Set(config.arms.flatMap(a => (a.kind === 'container' && a.image ? [a.image] : [])))]
   const base = {
@@ -34,6 +63,7 @@ export async function preflightStage(
     gpuAccess: config.gpuAccess,
     runtime: config.containerRuntime,
     strict: config.strict,
+    checkId,
     gpuDevices: config.gpus === 'all' ? 'all' : config.gpus.join(','),
     extraDockerArgs: containerGpuArgs(config)
   }
@@ -58,10 +88,10 @@ export async function preflightStage(
     for (const r of more.results.filter(r => r.name === 'driver-gate'))
       results.push({ ...r, name: `driver-gate (${image})` })
   }
+  if (config.workloads.includes('llm')) results.push(llmMemoryCheck(config, gpus))
   let runtimeVersion: string | null = null
   if (images.length) {
-    const v = await execCapture(config.containerRuntime, ['version', '--format', '{{.Server.Version}}'])
-    runtimeVersion = v.exitCode === 0 ? v.stdout.trim() : null
+    runtimeVersion = await engineVersion(config.containerRuntime)
   }
   return { results, gpus, images: facts, runtimeVersion, warnings: [] }
 }

@@ -2,6 +2,7 @@
 import { markdownTable } from 'markdown-table'
 import type { Analysis, Comparison } from '../types/index.js'
 import { formatOverhead, formatP } from '../analyze/index.js'
+import { SCOPE_WORD, directionArrow } from './format.js'
 
 /** 4 significant digits, no exponent for ordinary magnitudes. */
 function num(x: number): string {
@@ -18,12 +19,14 @@ function label(c: Comparison): string {
 function table(comparisons: readonly Comparison[]): string {
   const rows = comparisons.map(c => [
     label(c),
-    c.unit === '' ? c.metric : `${c.metric} (${c.unit})`,
-    c.scope === 'startup' ? 'start-up' : c.scope,
+    `${c.unit === '' ? c.metric : `${c.metric} (${c.unit})`} ${directionArrow(c.direction)}`,
+    SCOPE_WORD[c.scope],
     `${c.n_baseline}/${c.n_candidate}`,
-    num(c.median_baseline),
-    num(c.median_candidate),
-    `${formatOverhead(c)}${c.ci_method === 't-delta' ? ' t' : ''}`,
+    num(c.mean_baseline),
+    num(c.mean_candidate),
+    (c.undefined_stats ?? []).includes('overhead_pct')
+      ? '–'
+      : `${formatOverhead(c)}${c.ci_method === 't-delta' ? ' t' : ''}`,
     formatP(c.p_adjusted),
     formatP(c.tost.p),
     `${num(c.mde_pct)}%`,
@@ -36,8 +39,8 @@ function table(comparisons: readonly Comparison[]): string {
         'Metric',
         'Scope',
         'Runs (base/cand)',
-        'Baseline median',
-        'Candidate median',
+        'Baseline mean',
+        'Candidate mean',
         'Overhead [95% CI]',
         'p (Holm)',
         'TOST p',
@@ -56,17 +59,21 @@ export function renderMarkdown(analysis: Analysis): string {
   const cand = analysis.candidate_env ?? 'candidate'
   const gating = analysis.comparisons.filter(c => c.scope === 'steady').length
   const out: string[] = [
-    `**Verdict: ${analysis.verdict}** — ${cand} vs ${base}, max overhead ${analysis.max_overhead_pct}%, ` +
-      `alpha ${analysis.alpha}, Holm across ${gating} gating comparison(s).`,
+    analysis.error !== undefined
+      ? `**Verdict: error** — ${analysis.error}; ${cand} vs ${base}: nothing gated was tested, so nothing passed.`
+      : `**Verdict: ${analysis.verdict}** — ${cand} vs ${base}, max overhead ${analysis.max_overhead_pct}%, ` +
+        `alpha ${analysis.alpha}, Holm across ${gating} gating comparison(s).`,
     ''
   ]
   if (analysis.comparisons.length === 0) out.push('Nothing to compare.', '')
   else {
     out.push(table(analysis.comparisons), '')
     out.push(
-      'Overhead is candidate vs baseline in the metric’s natural direction: positive = candidate worse. ' +
+      'Overhead = ratio of the arms’ means − 1 in the metric’s declared direction (↓ lower is better, ' +
+        '↑ higher is better): positive = candidate worse; “–” when no ratio exists (a zero baseline). ' +
         'One value per process run (median of its iterations); CI = wider of percentile bootstrap and ' +
-        'Welch t delta-method (marked t); start-up phases never gate.',
+        'Welch t delta-method (marked t). Gated metrics share one Holm family (with the stored-baseline ' +
+        'comparisons); start-up, info and derived metrics are shown and never gate.',
       ''
     )
     for (const c of analysis.comparisons) out.push(`- ${label(c)}/${c.metric}: ${c.reason}`)

@@ -1,6 +1,6 @@
 /** The table of comparisons used by the gated steady-state and the writable-layer sections. Pure. */
 import type { Comparison } from '../types/index.js'
-import { cell, fmtP, fmtPctCi, fmtValue } from './format.js'
+import { cell, fmtOverheadCi, fmtP, fmtValue, metricLabel } from './format.js'
 import type { Table } from './table.js'
 import { table } from './table.js'
 import { workloadName } from './verdict.js'
@@ -19,13 +19,15 @@ const RANK: Record<Comparison['verdict'], number> = {
   regression: 0,
   incomparable: 1,
   inconclusive: 2,
-  equivalent: 3
+  improvement: 3,
+  equivalent: 4
 }
 
 /**
- * One row per comparison with both medians, the overhead and its CI, and the verdict. One arm pair
- * names the median columns; several candidates against one baseline get an `Arm` column; anything
- * else an `Arms` column (`candidate vs baseline`).
+ * One row per comparison with both means (the overhead is a ratio of means, so the table shows the
+ * statistic it is made of), the overhead and its CI, and the verdict; ↓/↑ says which way is better. One
+ * arm pair names the mean columns; several candidates against one baseline get an `Arm` column;
+ * anything else an `Arms` column (`candidate vs baseline`).
  */
 export function comparisonTable(list: Comparison[], o: ComparisonTableOptions): string {
   const baselines = [...new Set(list.map(c => c.baseline_env))]
@@ -34,10 +36,10 @@ export function comparisonTable(list: Comparison[], o: ComparisonTableOptions): 
   const oneBase = baselines.length === 1 ? baselines[0]! : null
   const armHead = pair ? [] : [oneBase ? 'Arm' : 'Arms']
   const medians = pair
-    ? [`${cell(oneBase!)} (median)`, `${cell(candidates[0]!)} (median)`]
+    ? [`${cell(oneBase!)} (mean)`, `${cell(candidates[0]!)} (mean)`]
     : oneBase
-      ? [`${cell(oneBase)} (median)`, 'Arm (median)']
-      : ['Baseline (median)', 'Candidate (median)']
+      ? [`${cell(oneBase)} (mean)`, 'Arm (mean)']
+      : ['Baseline (mean)', 'Candidate (mean)']
   const rows: Table = [
     [
       ...armHead,
@@ -63,10 +65,10 @@ export function comparisonTable(list: Comparison[], o: ComparisonTableOptions): 
     rows.push([
       ...arm,
       cell(workloadName(c)),
-      cell(c.metric),
-      fmtValue(c.median_baseline, c.unit),
-      fmtValue(c.median_candidate, c.unit),
-      fmtPctCi(c.overhead_pct, c.ci95),
+      cell(metricLabel(c)),
+      fmtValue(c.mean_baseline, c.unit),
+      fmtValue(c.mean_candidate, c.unit),
+      fmtOverheadCi(c),
       ...(o.holm ? [fmtP(c.p_adjusted)] : []),
       o.words[c.verdict]
     ])

@@ -1,4 +1,5 @@
 /** Number, unit and text formatting for the report. Pure; no I/O. */
+import type { Comparison, Direction, MetricScope } from '../types/index.js'
 
 const DASH = '–'
 
@@ -159,4 +160,31 @@ export function redact(text: string, extra: readonly string[] = []): string {
 export function isSecretKey(key: string): boolean {
   // `token` alone or as a suffix (`hf_token`), not `output_tokens`.
   return /(^|[_-])token$|secret|passw|credential|auth|api[_-]?key|private[_-]?key/i.test(key)
+}
+
+/** How each scope is named next to a verdict that does not gate. */
+export const SCOPE_WORD: Record<MetricScope, string> = {
+  steady: 'gated',
+  startup: 'start-up',
+  info: 'info',
+  derived: 'derived, shown not tested'
+}
+
+/** ↓ lower is better, ↑ higher is better: shown next to every metric so the direction is never implicit. */
+export function directionArrow(direction: Direction): string {
+  return direction === 'lower' ? '↓' : '↑'
+}
+
+/** `kernel_ms ↓` */
+export function metricLabel(c: Pick<Comparison, 'metric' | 'direction'>): string {
+  return `${c.metric} ${directionArrow(c.direction)}`
+}
+
+/**
+ * The overhead with its CI, or `–` (one way, everywhere) when no ratio exists: a zero or negative
+ * baseline mean, or too few runs.
+ */
+export function fmtOverheadCi(c: Pick<Comparison, 'overhead_pct' | 'ci95' | 'undefined_stats'>): string {
+  if ((c.undefined_stats ?? []).includes('overhead_pct')) return DASH
+  return fmtPctCi(c.overhead_pct, c.ci95)
 }

@@ -10,6 +10,7 @@ import { workloadName } from './verdict.js'
 
 const WORDS = {
   regression: '**regression**',
+  improvement: 'improvement',
   equivalent: 'equivalent',
   inconclusive: 'inconclusive',
   incomparable: 'incomparable'

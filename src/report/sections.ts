@@ -10,16 +10,18 @@ import { armLabels, armRank } from './arms.js'
 import { primaryComparisons, runChart } from './chart.js'
 import { comparisonTable } from './comparison-table.js'
 import {
+  SCOPE_WORD,
   cell,
   chartNum,
   code,
   fmtNum,
   fmtP,
-  fmtPctCi,
   fmtPlain,
   fmtValue,
+  fmtOverheadCi,
   inline,
-  isSecretKey
+  isSecretKey,
+  metricLabel
 } from './format.js'
 import { analysisNotes } from './notes.js'
 import type { Table } from './table.js'
@@ -62,6 +64,7 @@ function fmtDuration(seconds: number): string {
 
 const VERDICT_WORDS: Record<Comparison['verdict'], string> = {
   regression: '**regression**',
+  improvement: 'improvement',
   equivalent: 'equivalent',
   inconclusive: 'inconclusive',
   incomparable: 'incomparable'
@@ -375,9 +378,12 @@ export function baselineSection(summary: CheckSummary): Section {
           'Workload',
           'Metric',
           'Arm',
-          'Stored (median)',
-          'Current (median)',
-          'Change [95% CI]',
+          'Stored checks',
+          'Day-to-day sd',
+          'Run sd',
+          'Stored (mean of check means)',
+          'Current (mean)',
+          'Change [95% PI]',
           'p (Holm)',
           'Verdict'
         ]
@@ -385,15 +391,22 @@ export function baselineSection(summary: CheckSummary): Section {
       for (const c of b.comparisons)
         rows.push([
           cell(c.workload),
-          cell(c.metric),
+          cell(metricLabel(c)),
           cell(c.candidate_env),
-          fmtValue(c.median_baseline, c.unit),
-          fmtValue(c.median_candidate, c.unit),
-          fmtPctCi(c.overhead_pct, c.ci95),
-          fmtP(c.p_adjusted),
-          VERDICT_WORDS[c.verdict]
+          String(c.history?.checks ?? c.n_baseline),
+          c.history ? `${fmtNum(c.history.check_sd_pct)}%` : '–',
+          c.history ? `${fmtNum(c.history.run_sd_pct)}%` : '–',
+          fmtValue(c.mean_baseline, c.unit),
+          fmtValue(c.mean_candidate, c.unit),
+          fmtOverheadCi(c),
+          c.scope === 'steady' ? fmtP(c.p_adjusted) : '–',
+          c.scope === 'steady' ? VERDICT_WORDS[c.verdict] : `${c.verdict} (${SCOPE_WORD[c.scope]})`
         ])
-      body += `\n\n${table(rows, ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'])}`
+      body += `\n\n${table(rows, ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'])}`
+      body +=
+        '\n\nThe check is the unit: each stored check counts once (its mean), and the current check is judged ' +
+        'by a t prediction interval over the stored check means, so the spread between days (**Day-to-day sd**, ' +
+        'sd of the check means) widens the interval instead of showing up as a false regression.'
     }
     body += b.saved ? '\n\nThis run was added to the baseline.' : ''
   }
@@ -513,7 +526,7 @@ export function definitionsSection(summary: CheckSummary): Section {
   const alpha = fmtPlain(summary.analysis?.alpha ?? summary.config.alpha)
   const body = [
     '## How to read this\n',
-    `- **Overhead**: how much worse the candidate (e.g. the container) is than the baseline (e.g. native): candidate / baseline − 1 for times, baseline / candidate − 1 for throughput; positive means the candidate costs more, and from +900% on it is written as a factor (320× = 320 times the baseline’s cost). The 95% CI is of the ratio of means: a bootstrap interval, or the Welch t interval where that is wider.`,
+    `- **Overhead**: how much worse the candidate (e.g. the container) is than the baseline (e.g. native): mean(candidate) / mean(baseline) − 1 for lower-is-better metrics (↓), mean(baseline) / mean(candidate) − 1 for higher-is-better ones (↑), as each workload declares; the tables show those means; positive means the candidate costs more, a significant negative overhead beyond the margin is an **improvement**, “–” means no ratio exists (zero baseline), and from +900% on it is written as a factor (320× = 320 times the baseline’s cost). The 95% CI is of the ratio of means: a bootstrap interval, or the Welch t interval where that is wider.`,
     `- **p (Holm)**: Welch’s t-test, Holm-corrected across the gated metrics of this report (Mann–Whitney U is computed as a check).`,
     `- **regression**: p (Holm) < ${alpha} **and** the CI’s lower end is above the ${m}% limit. **equivalent**: TOST shows the overhead within ±${m}%. **inconclusive**: neither; more runs would decide (the smallest detectable effect is given). **incomparable**: the arms’ fingerprints differ in something that matters (GPU, driver, clocks, MIG…), so no regression verdict is given.`,
     '- Arms run interleaved (A B B A …) so drift and heat hit both alike; warm-up runs are excluded; samples taken while the GPU was throttled are flagged.',

@@ -5,7 +5,7 @@
 import type { CheckSummary, Comparison } from '../types/index.js'
 import { STARTUP_PHASES } from '../types/index.js'
 import { armRank, pairKey } from './arms.js'
-import { cell, code, fmtDelta, fmtP, fmtPctCi, fmtRatio, fmtValue, inline } from './format.js'
+import { cell, code, fmtDelta, fmtOverheadCi, fmtP, fmtPctCi, fmtRatio, fmtValue, inline } from './format.js'
 import { analysisNotes } from './notes.js'
 import type { Section } from './sections.js'
 import type { Table } from './table.js'
@@ -52,21 +52,19 @@ function phaseLabel(metric: string): string {
   return isPhase(name) ? PHASE_LABELS[name] : (TOTAL_LABELS[name] ?? cell(metric))
 }
 
-function median(values: number[]): number | null {
-  const v = values.filter(Number.isFinite).sort((a, b) => a - b)
-  if (!v.length) return null
-  const mid = Math.floor(v.length / 2)
-  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2
-}
-
-/** candidate / baseline of the medians: what the table shows, not the ratio of means. */
-function medianRatio(base: number, cand: number): number | null {
+/** candidate / baseline of the means: the same definition as the comparison's overhead. */
+function meanRatio(base: number, cand: number): number | null {
   return base > 0 && Number.isFinite(cand) ? cand / base : null
 }
 
-/** Median whole-process wall time of the runner's measured runs of a workload in one arm, seconds. */
+function mean(values: number[]): number | null {
+  const v = values.filter(Number.isFinite)
+  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null
+}
+
+/** Mean whole-process wall time of the runner's measured runs of a workload in one arm, seconds. */
 function runnerWall(summary: CheckSummary, workload: string, env: string): number | null {
-  return median(
+  return mean(
     summary.runs
       .filter(r => !r.warmup && r.status === 'ok' && r.workload === workload && r.environment === env)
       .map(r => (r.end_ms - r.start_ms) / 1000)
@@ -126,7 +124,7 @@ function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: numbe
   const phases = g.rows.filter(c => isPhase(phaseName(c.metric)))
   if (phases.length) {
     let added = 0
-    for (const c of phases) added += (c.median_candidate - c.median_baseline) * (SECONDS[c.unit] ?? NaN)
+    for (const c of phases) added += (c.mean_candidate - c.mean_baseline) * (SECONDS[c.unit] ?? NaN)
     const seen = new Set(phases.map(c => phaseName(c.metric)))
     const missing = STARTUP_PHASES.filter(p => !seen.has(p)).map(p => PHASE_LABELS[p].toLowerCase())
     const gap = missing.length ? ` (${missing.join(', ')} not compared)` : ''
@@ -157,17 +155,17 @@ function groupBlock(summary: CheckSummary, g: Group): string {
   for (const c of g.rows)
     rows.push([
       phaseLabel(c.metric),
-      fmtValue(c.median_baseline, c.unit),
-      fmtValue(c.median_candidate, c.unit),
-      fmtDelta(c.median_candidate - c.median_baseline, c.unit),
-      fmtRatio(medianRatio(c.median_baseline, c.median_candidate)),
+      fmtValue(c.mean_baseline, c.unit),
+      fmtValue(c.mean_candidate, c.unit),
+      fmtDelta(c.mean_candidate - c.mean_baseline, c.unit),
+      fmtOverheadCi(c),
       phaseP(c)
     ])
   const measured = g.rows.find(c => phaseName(c.metric) === WALL)
   let wall: { base: number; cand: number } | null = null
   if (measured) {
     const scale = SECONDS[measured.unit] ?? 1
-    wall = { base: measured.median_baseline * scale, cand: measured.median_candidate * scale }
+    wall = { base: measured.mean_baseline * scale, cand: measured.mean_candidate * scale }
   } else {
     // No per-process wall metric (older inputs): the runner's own timing of each process.
     const base = runnerWall(summary, g.workload, g.baseline)
@@ -179,7 +177,7 @@ function groupBlock(summary: CheckSummary, g: Group): string {
         fmtValue(base, 's'),
         fmtValue(cand, 's'),
         fmtDelta(cand - base, 's'),
-        fmtRatio(medianRatio(base, cand)),
+        fmtRatio(meanRatio(base, cand)),
         '–'
       ])
     }
@@ -195,7 +193,8 @@ export function startupSection(summary: CheckSummary): Section | null {
     '## Start-up vs steady state',
     'Start-up is paid once per process (container launch, interpreter, imports, CUDA init, first kernel) and is ' +
       'reported, never gated: timing a whole process around a short kernel measures start-up, not GPU work. ' +
-      'Medians per arm. **Relative**: candidate median / baseline median − 1 (a factor from 10× on). ' +
+      'Means per arm. **Relative**: candidate mean / baseline mean − 1 with its 95% CI, the same overhead ' +
+      '`gpu-overhead analyze` reports (a factor from 10× on; “–” without a positive baseline). ' +
       '**p**: Welch’s t-test, unadjusted. The start-up total runs from spawn to the end of the first kernel, launch included.',
     ...groups(summary, startup).map(g => groupBlock(summary, g)),
     notes.join('\n')

@@ -11,6 +11,7 @@ const BIND_MOUNT = /^(data_read_mb_s|ckpt_write_mb_s)$/
 // `regression` would read as a failed gate; these never gate.
 const WORDS: Record<Comparison['verdict'], string> = {
   regression: 'worse',
+  improvement: 'improvement',
   equivalent: 'equivalent',
   inconclusive: 'inconclusive',
   incomparable: 'incomparable'

@@ -6,6 +6,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { EnvironmentError } from '../util/errors.js'
 import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
+import { canonicalParams } from '../util/params.js'
 
 export const SAMPLE_CSV_COLUMNS = [
   'workload',
@@ -15,7 +16,9 @@ export const SAMPLE_CSV_COLUMNS = [
   'metric',
   'value',
   'unit',
+  'better',
   'scope',
+  'params',
   'throttled',
   'time',
   'gpu_name',
@@ -23,6 +26,7 @@ export const SAMPLE_CSV_COLUMNS = [
   'driver',
   'image_digest',
   'gpu_access',
+  'device',
   'gpu',
   'power_cap_w',
   'stack'
@@ -31,6 +35,12 @@ export const SAMPLE_CSV_COLUMNS = [
 export function csvField(value: string | number | boolean | null | undefined): string {
   const s = value === null || value === undefined ? '' : String(value)
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+}
+
+/** The power cap travels in its own column (the reader folds it back into the params). */
+function paramsWithoutCap(params: Record<string, unknown>): Record<string, unknown> {
+  const { power_cap_w: _cap, ...rest } = params
+  return rest
 }
 
 export function sampleCsvRow(r: SampleRecord): string {
@@ -43,7 +53,11 @@ export function sampleCsvRow(r: SampleRecord): string {
     r.metric,
     r.value,
     r.unit,
+    r.better,
     r.scope,
+    // The baseline key needs the workload's params (and the device), so `analyze --baseline` can find
+    // this check's entry in baseline.json from samples.csv alone.
+    canonicalParams(paramsWithoutCap(r.params)),
     r.throttled ? 'true' : 'false',
     r.time,
     f.gpu_name,
@@ -51,6 +65,7 @@ export function sampleCsvRow(r: SampleRecord): string {
     f.driver,
     f.image_digest,
     f.gpu_access,
+    f.device,
     r.gpu,
     typeof r.params.power_cap_w === 'number' ? r.params.power_cap_w : null,
     f.stack ?? null

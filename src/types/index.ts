@@ -36,11 +36,21 @@ export const CHECK_VERDICTS = ['pass', 'regression', 'incomparable', 'error'] as
 export type CheckVerdict = (typeof CHECK_VERDICTS)[number]
 
 /** Verdict of one (workload, metric) comparison, and of an analysis overall. */
-export const METRIC_VERDICTS = ['regression', 'equivalent', 'inconclusive', 'incomparable'] as const
+export const METRIC_VERDICTS = [
+  'regression',
+  'improvement',
+  'equivalent',
+  'inconclusive',
+  'incomparable'
+] as const
 export type MetricVerdict = (typeof METRIC_VERDICTS)[number]
 
-/** `steady` gates; `startup` (process/container start) and `info` (writable-layer I/O) are reported only. */
-export type MetricScope = 'steady' | 'startup' | 'info'
+/**
+ * `steady` gates; `startup` (process/container start), `info` (writable-layer I/O) and `derived` (a function
+ * of a gated metric, e.g. TFLOP/s of kernel time, tokens/s of E2E) are reported only, never tested twice.
+ */
+export const METRIC_SCOPES = ['steady', 'startup', 'info', 'derived'] as const
+export type MetricScope = (typeof METRIC_SCOPES)[number]
 
 /** Which way is better for a metric. */
 export type Direction = 'lower' | 'higher'
@@ -111,6 +121,10 @@ export interface SampleEvent {
   value: number
   unit: string
   iteration: number
+  /** Which way is better: declared by the workload, never guessed from the name. */
+  better: Direction
+  /** The gated metric this one is a function of (reported, not tested again). */
+  derived_from?: string
   [key: string]: unknown
 }
 export interface SummaryEvent {
@@ -168,7 +182,9 @@ export interface SampleRecord {
   metric: string
   value: number
   unit: string
-  /** `steady` metrics gate; `startup` and `info` (OverlayFS tax) metrics are reported and never gate. */
+  /** Which way is better, as the workload declared it (start-up phases: lower). */
+  better?: Direction
+  /** `steady` metrics gate; `startup`, `info` (OverlayFS tax) and `derived` metrics are reported and never gate. */
   scope: MetricScope
   /** ISO-8601 time the value was recorded. */
   time: string
@@ -292,8 +308,10 @@ export interface Comparison {
   reason: string
   /** Canonical workload params when the input distinguishes configurations of one workload. */
   params?: string
-  /** Where `direction` came from: the unit, the metric name, or the default (lower is better). */
-  direction_source?: 'unit' | 'name' | 'default'
+  /** Where `direction` came from: declared (`better` on the samples or CSV) or a time unit (lower). */
+  direction_source?: 'declared' | 'unit'
+  /** Why this comparison's figures need care (e.g. constant arms: timer resolution). */
+  warnings?: string[]
   /** Which interval ci95 is: the wider of the percentile bootstrap and the Welch t delta-method interval. */
   ci_method?: 'bootstrap' | 't-delta'
   ci95_median_method?: 'bootstrap' | 't-delta'
@@ -302,7 +320,22 @@ export interface Comparison {
   ci95_t_delta?: { low: number; high: number }
   /** Unadjusted p that gates (Welch's; Mann–Whitney's when Welch's t is undefined), before Holm. */
   p_gate?: number
-  p_source?: 'welch' | 'mann-whitney'
+  p_source?: 'welch' | 'mann-whitney' | 'prediction-interval'
+  /**
+   * Stored-baseline comparisons only: the history the new check was judged against, check by check
+   * (n_baseline is then the number of stored checks, mean_baseline the mean of their means).
+   */
+  history?: {
+    checks: number
+    runs: number
+    /** sd of the stored check means, % of their mean: the day-to-day spread. */
+    check_sd_pct: number
+    /** Pooled run-to-run sd within checks, % of the mean. */
+    run_sd_pct: number
+    check_means: number[]
+    t: number
+    df: number
+  }
   /** Fields holding placeholders (0) because the statistic is undefined for these data (e.g. n < 2). */
   undefined_stats?: string[]
   /** Fingerprint differences that make this comparison incomparable, e.g. `driver: 570.86 vs 580.95`. */
@@ -322,6 +355,8 @@ export interface Analysis {
   notes?: string[]
   /** Comparison against the stored baseline, when one was asked for (`analyze --baseline`). */
   baseline?: BaselineResult
+  /** Set when nothing gated could be tested (the verdict is then an error, exit 2). */
+  error?: string
 }
 
 // ---- Preflight ----
@@ -564,4 +599,11 @@ export interface RecordSink {
   /** The first write failure (full disk, …) as one clause; null while writes succeed. */
   readonly writeError: string | null
   readonly paths: { readonly results: string }
+}
+
+/** A bind mount as the container runtime gets it: host path (resolved) → container path. */
+export interface BindMount {
+  host: string
+  container: string
+  readOnly: boolean
 }

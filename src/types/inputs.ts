@@ -60,10 +60,7 @@ export enum State {
   PowerRestoreFile = 'power-restore-file'
 }
 
-/** Where the workloads folder is mounted (read-only) inside the container. */
-export const CONTAINER_WORKLOADS_DIR = '/gpu-overhead/workloads'
 export const DEFAULT_CONFIG_FILE = 'gpu-overhead.yml'
 export const DEFAULT_BASELINE_PATH = '.github/gpu-overhead/baseline.json'
 /** The action's baseline store between runs (entry/action/baseline-branch.ts). */
 export const DEFAULT_BASELINE_BRANCH = 'gpu-overhead-baseline'
-export const RUN_LABEL = 'gpu-overhead-action.check'

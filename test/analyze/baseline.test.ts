@@ -81,11 +81,19 @@ test('missing file: no-baseline; append creates it atomically; compare then work
   // No temp files or lock left behind.
   expect(readdirSync(join(dir, 'a', 'nested'))).toEqual(['baseline.json'])
 
-  const same = await store.compare(current('c2', noise(2, 6, 41, 0.02)), settings)
+  // One stored check: the day-to-day spread is unknown, so nothing is decided yet.
+  const one = await store.compare(current('c2', noise(2, 6, 41, 0.02)), settings)
+  const k1 = one.comparisons.find(c => c.metric === 'kernel_ms')!
+  expect(k1.verdict).toBe('inconclusive')
+  expect(k1.reason).toContain('day-to-day spread between checks is unknown')
+  await store.append(current('c2', noise(2, 6, 41, 0.02)))
+
+  const same = await store.compare(current('c4', noise(4, 6, 41, 0.02)), settings)
   expect(same.status).toBe('compared')
   const k = same.comparisons.find(c => c.metric === 'kernel_ms')!
   expect(k.baseline_env).toBe('container@baseline')
   expect(k.candidate_env).toBe('container')
+  expect(k.history).toMatchObject({ checks: 2, runs: 12, df: 1 })
   expect(k.verdict).toBe('equivalent')
   expect(same.comparisons.find(c => c.metric === 'launch_s')!.scope).toBe('startup')
   expect(nonFiniteNumbers(same)).toEqual([])
@@ -218,7 +226,9 @@ describe('compareWithBaseline (the pipeline entry)', () => {
     const second = await compareWithBaseline(records('c2', 41, 2), { ...opts, path, save: true })
     expect(second.status).toBe('compared')
     expect(second.saved).toBe(true)
-    expect(second.comparisons[0]!.verdict).toBe('equivalent')
+    expect(second.comparisons[0]!.verdict).toBe('inconclusive') // one stored check: no day-to-day spread yet
+    const third = await compareWithBaseline(records('c2b', 41, 4), { ...opts, path, save: true })
+    expect(third.comparisons[0]!.verdict).toBe('equivalent')
     const slow = await compareWithBaseline(records('c3', 45, 3), { ...opts, path, save: true })
     expect(slow.comparisons[0]!.verdict).toBe('regression')
     expect(slow.saved).toBe(false)
@@ -226,6 +236,6 @@ describe('compareWithBaseline (the pipeline entry)', () => {
     const ids = Object.values((await new JsonFileBaselineStore(path).load()).data!.entries)[0]!.checks.map(
       c => c.check_id
     )
-    expect(ids).toEqual(['c1', 'c2'])
+    expect(ids).toEqual(['c1', 'c2', 'c2b'])
   })
 })

@@ -22,26 +22,47 @@ function compareOne(base: ArmSeries, cand: ArmSeries, max = 2): Comparison {
   return decide([c], { alpha: 0.05, maxOverheadPct: max })[0]!
 }
 
-describe('metric direction', () => {
+describe('metric direction is declared, never guessed from the name', () => {
+  const dir = (metric: string, unit: string, better?: 'lower' | 'higher') =>
+    metricDirection({ workload: 'w', metric, unit, ...(better ? { better } : {}) })
   test.each([
-    ['kernel_ms', 'ms', 'lower', 'unit'],
-    ['whatever', 's', 'lower', 'unit'],
-    ['matmul', 'TFLOP/s', 'higher', 'unit'],
-    ['decode', 'tokens/s', 'higher', 'unit'],
-    ['write', 'MB/s', 'higher', 'unit'],
-    ['x', 'ops/s', 'higher', 'unit'],
-    ['sm_util', '%', 'higher', 'unit'],
-    ['write_mb_s', '', 'higher', 'name'],
-    ['tokens_per_s', '', 'higher', 'name'],
-    ['tflops', '', 'higher', 'name'],
-    ['decode_tokens_s', '', 'higher', 'name'],
-    ['throughput', '', 'higher', 'name'],
-    ['tpot_ms', '', 'lower', 'name'],
-    ['device_init_s', '', 'lower', 'name'],
-    ['first_kernel_s', '', 'lower', 'name'],
-    ['mystery', '', 'lower', 'default']
-  ])('%s [%s] → %s (%s)', (metric, unit, direction, source) => {
-    expect(metricDirection(metric, unit)).toEqual({ direction, source })
+    ['kernel_ms', 'ms', 'lower'],
+    ['whatever', 's', 'lower'],
+    ['x', 'us', 'lower'],
+    ['y', 'ns', 'lower']
+  ])('%s [%s]: a time unit means lower', (metric, unit, direction) => {
+    expect(dir(metric, unit)).toEqual({ direction, source: 'unit' })
+  })
+  // Issue 17 case 2: every one of these was taken as lower-is-better from its name.
+  test.each([
+    'gflop_s',
+    'tok_s',
+    'tokens_per_second',
+    'items_per_second',
+    'gbps',
+    'fps',
+    'qps',
+    'it_s',
+    'iters_s',
+    'req_s',
+    'mfu',
+    'accuracy',
+    'hit_rate',
+    'gpu_util_pct',
+    'tflops',
+    'mystery'
+  ])('%s without a declared direction is refused, naming how to declare it', metric => {
+    expect(() => dir(metric, '')).toThrow(/'better' column \(lower\|higher\) in the CSV/)
+    expect(() => dir(metric, 'items/s')).toThrow(metric)
+  })
+  test('a declared direction wins over the unit', () => {
+    expect(dir('gflop_s', 'GFLOP/s', 'higher')).toEqual({ direction: 'higher', source: 'declared' })
+    expect(dir('odd_ms', 'ms', 'higher')).toEqual({ direction: 'higher', source: 'declared' })
+  })
+  test('arms that declare opposite directions are refused', () => {
+    expect(() =>
+      metricDirection({ workload: 'w', metric: 'm', unit: '', better: 'lower' }, { better: 'higher' })
+    ).toThrow(/one direction for both arms/)
   })
 })
 
@@ -215,14 +236,19 @@ describe('verdicts', () => {
     expect(nonFiniteNumbers(JSON.parse(JSON.stringify(c)))).toEqual([])
     expect(nonFiniteNumbers(c)).toEqual([])
   })
-  test('constant but different arms gate on the rank test', () => {
+  test('constant but different arms: the rank test gives p, the zero-width CI warns and cannot make a regression', () => {
     const c = compareOne(
       series('native', 'k_ms', Array<number>(6).fill(10)),
       series('container', 'k_ms', Array<number>(6).fill(11))
     )
     expect(c.p_source).toBe('mann-whitney')
     expect(c.p_adjusted).toBe(c.mann_whitney.p)
-    expect(c.verdict).toBe('regression')
+    expect(c.mann_whitney.p).toBeCloseTo(2 / 924, 12) // exact: 1 of C(12, 6) arrangements each way
+    expect(c.ci95.high - c.ci95.low).toBe(0)
+    expect(c.ci95.low).toBeCloseTo(10, 9)
+    expect(c.warnings?.[0]).toMatch(/timer resolution/)
+    expect(c.verdict).toBe('inconclusive')
+    expect(c.reason).toMatch(/not a regression on its own/)
     expect(nonFiniteNumbers(c)).toEqual([])
   })
   test('n < 2: inconclusive with a reason, no NaN', () => {
@@ -382,6 +408,7 @@ describe('analyzeRecords (the pipeline entry)', () => {
       metric,
       value,
       unit,
+      better: unit === 'ms' ? 'lower' : 'higher',
       scope,
       fingerprint: fp
     }))
@@ -430,6 +457,6 @@ describe('analyzeRecords (the pipeline entry)', () => {
       seed: 42
     })
     expect(again).toEqual(analysis)
-    expect(analysis.notes).toContain('1 row(s) with a non-finite value were skipped.')
+    expect(analysis.notes).toContain('1 row(s) with a negative or non-finite value were skipped.')
   })
 })

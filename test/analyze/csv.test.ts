@@ -208,7 +208,8 @@ test("reads the pipeline's own samples.csv (SAMPLE_CSV_COLUMNS / sampleCsvRow), 
     gpu_name: 'NVIDIA H200',
     gpu_uuid: 'GPU-1',
     driver: '580.159.04',
-    image_digest: 'sha256:x'
+    image_digest: 'sha256:x',
+    device: 'gpu'
   })
   expect(r.extraColumns).toEqual(['throttled', 'time', 'gpu'])
 })

@@ -77,7 +77,7 @@ describe('one performance-changing variable in the candidate', () => {
     'TORCH_SOME_NEW_KNOB'
   ]
   test.each(cases)('%s is the top finding of a GPU regression', name => {
-    const e = run('cpu-native-openblas', `cpu-native-${name}`, slower('cpu-native-openblas', 40))
+    const e = run('cpu-native-refblas', `cpu-native-${name}`, slower('cpu-native-refblas', 40))
     const top = e.findings[0]!
     expect(top.key).toBe(`env:${name}`)
     expect(top.relevant).toBe(true)
@@ -89,20 +89,15 @@ describe('one performance-changing variable in the candidate', () => {
   })
 
   test('a thread count variable explains a CPU regression', () => {
-    const e = run(
-      'cpu-native-openblas',
-      'cpu-native-OMP_NUM_THREADS',
-      slower('cpu-native-openblas', 40),
-      'cpu'
-    )
+    const e = run('cpu-native-refblas', 'cpu-native-OMP_NUM_THREADS', slower('cpu-native-refblas', 40), 'cpu')
     expect(e.findings[0]!.key).toBe('env:OMP_NUM_THREADS')
   })
 
   test('a GPU-only variable does not explain a CPU-only difference, but is still listed', () => {
     const e = run(
-      'cpu-native-openblas',
+      'cpu-native-refblas',
       'cpu-native-NVIDIA_TF32_OVERRIDE',
-      slower('cpu-native-openblas', 40),
+      slower('cpu-native-refblas', 40),
       'cpu'
     )
     expect(e.findings.filter(f => f.relevant)).toEqual([])
@@ -112,10 +107,10 @@ describe('one performance-changing variable in the candidate', () => {
 
   test('with no measured difference the variable is recorded but not relevant', () => {
     const same = analysis(
-      rows('cpu-native-openblas', 'native'),
-      rows('cpu-native-openblas', 'container')
+      rows('cpu-native-refblas', 'native'),
+      rows('cpu-native-refblas', 'container')
     ).comparisons
-    const e = run('cpu-native-openblas', 'cpu-native-CUBLAS_WORKSPACE_CONFIG', same)
+    const e = run('cpu-native-refblas', 'cpu-native-CUBLAS_WORKSPACE_CONFIG', same)
     expect(e.measured).toEqual([])
     expect(e.findings.every(f => !f.relevant)).toBe(true)
     expect(e.headline).toBe('no relevant difference found: the arms measured alike')
@@ -123,7 +118,7 @@ describe('one performance-changing variable in the candidate', () => {
 })
 
 test('labels an image declares (CUDA_VERSION, NVIDIA_REQUIRE_CUDA) are never a cause', () => {
-  const e = run('cpu-native-openblas', 'cpu-native-declarative', slower('cpu-native-openblas', 40))
+  const e = run('cpu-native-refblas', 'cpu-native-declarative', slower('cpu-native-refblas', 40))
   expect(e.findings.filter(f => f.relevant)).toEqual([])
   const declared = e.findings.filter(f => f.kind === 'env').map(f => [f.label, f.impact])
   expect(declared).toEqual(
@@ -135,12 +130,12 @@ test('labels an image declares (CUDA_VERSION, NVIDIA_REQUIRE_CUDA) are never a c
   expect(whyMarkdown(e)).toContain('**No relevant difference found.**')
 })
 
-test('native OpenBLAS vs an image with the reference BLAS: the BLAS is named first', () => {
-  const measured = analysis(rows('cpu-native-openblas', 'native'), rows('cpu-container-refblas', 'container'))
-  const e = run('cpu-native-openblas', 'cpu-container-refblas', measured.comparisons, 'cpu')
+test('native reference BLAS vs an image with OpenBLAS: the BLAS is named first', () => {
+  const measured = analysis(rows('cpu-native-refblas', 'native'), rows('cpu-container-openblas', 'container'))
+  const e = run('cpu-native-refblas', 'cpu-container-openblas', measured.comparisons, 'cpu')
   const top = e.findings[0]!
   expect(top.label).toMatch(/^BLAS library/)
-  expect([top.baseline, top.candidate]).toEqual(['openblas', 'reference'])
+  expect([top.baseline, top.candidate]).toEqual(['reference', 'openblas'])
   expect(top.also).toEqual(expect.arrayContaining(['numpy.blas.config']))
   const md = whyMarkdown(e)
   expect(md).toContain('| BLAS library (numpy.blas.name)')
@@ -153,11 +148,11 @@ test('an image ENV that sets the variable is marked as coming from the image', (
     device: 'gpu',
     alpha: 0.05,
     stacks: [
-      stackOf('cpu-native-openblas', 'native'),
+      stackOf('cpu-native-refblas', 'native'),
       stackOf('cpu-native-NVIDIA_TF32_OVERRIDE', 'container')
     ],
     imageEnv: { container: { NVIDIA_TF32_OVERRIDE: '0', PATH: '/usr/bin' } },
-    comparisons: slower('cpu-native-openblas', 40),
+    comparisons: slower('cpu-native-refblas', 40),
     telemetry: []
   })
   expect(e.findings[0]!.from_image_env).toBe(true)
@@ -174,22 +169,22 @@ test('every known variable has a meaning and a fix, and declarative ones have no
 
 test('the stack digest ignores declarative labels and a filling JIT cache, not a real variable', () => {
   const facts = (name: string): Record<string, unknown> => stackOf(name, 'x').facts
-  const base = stackDigest(facts('cpu-native-openblas'))
+  const base = stackDigest(facts('cpu-native-refblas'))
   expect(stackDigest(facts('cpu-native-declarative'))).toBe(base)
   expect(stackDigest(facts('cpu-native-OMP_NUM_THREADS'))).not.toBe(base)
-  expect(stackDigest(facts('cpu-container-refblas'))).not.toBe(base)
+  expect(stackDigest(facts('cpu-container-openblas'))).not.toBe(base)
   expect(base).toMatch(/^stack:[0-9a-f]{16}$/)
 })
 
 test('explainCheck explains the primary pair of an analysis, and nothing without one', () => {
-  const measured = analysis(rows('cpu-native-openblas', 'native'), rows('cpu-container-refblas', 'container'))
+  const measured = analysis(rows('cpu-native-refblas', 'native'), rows('cpu-container-openblas', 'container'))
   const stacks = [
-    { environment: 'native', workload: 'matmul', run: 1, facts: stackOf('cpu-native-openblas', 'n').facts },
+    { environment: 'native', workload: 'matmul', run: 1, facts: stackOf('cpu-native-refblas', 'n').facts },
     {
       environment: 'container',
       workload: 'matmul',
       run: 1,
-      facts: stackOf('cpu-container-refblas', 'c').facts
+      facts: stackOf('cpu-container-openblas', 'c').facts
     }
   ]
   const e = explainCheck({ analysis: measured, device: 'cpu', stacks, telemetry: [], imageEnv: {} })

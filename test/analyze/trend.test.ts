@@ -2,7 +2,11 @@ import { appendHistory, historyKey, type History } from '../../src/analyze/histo
 import { analyzeTrend, UnknownMetricError } from '../../src/analyze/trend.js'
 import { trendVerdict } from '../../src/gate/index.js'
 import { trendChart, trendMarkdown } from '../../src/report/trend.js'
-import { buildHistory, nightDigest } from '../helpers/trend-history.js'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { JsonFileBaselineStore } from '../../src/analyze/baseline.js'
+import { buildHistory, nightChecks, nightDigest } from '../helpers/trend-history.js'
 import { series } from './helpers.js'
 
 const STEP_AT = 30
@@ -66,6 +70,32 @@ describe('trend history in the baseline file', () => {
     let file = buildHistory({ nights: 2, level: () => 41, host: 'r1' })
     file = buildHistory({ nights: 2, level: () => 41, host: 'r2' }, file, 2)
     expect(Object.keys(file.history!)).toHaveLength(4)
+  })
+})
+
+describe('the file store keeps the history', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-history-'))
+
+  it('appends a point per accepted check through JsonFileBaselineStore', async () => {
+    const file = path.join(dir, 'baseline.json')
+    const store = new JsonFileBaselineStore(file)
+    for (const check of nightChecks({ nights: 3, level: () => 41 })) await store.append(check)
+    const loaded = await store.load()
+    expect(loaded.status).toBe('ok')
+    const points = Object.values(loaded.data!.history!).map(x => x.points.length)
+    expect(points).toEqual([3, 3])
+  })
+
+  it('reports a file with a broken history as corrupt and leaves it alone', async () => {
+    const file = path.join(dir, 'broken.json')
+    const data = buildHistory({ nights: 2, level: () => 41 })
+    const broken = JSON.stringify({ ...data, history: { x: { key: 'x', points: 'nope' } } })
+    writeFileSync(file, broken)
+    const store = new JsonFileBaselineStore(file)
+    expect((await store.load()).status).toBe('corrupt')
+    const r = await store.append(nightChecks({ nights: 1, level: () => 41 })[0]!)
+    expect(r.saved).toBe(false)
+    expect(readFileSync(file, 'utf8')).toBe(broken)
   })
 })
 

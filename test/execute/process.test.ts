@@ -15,7 +15,9 @@ function script(name: string, body: string): string {
 describe('parseEventLine', () => {
   it('accepts protocol events only', () => {
     expect(
-      parseEventLine('{"event":"sample","metric":"kernel_ms","value":41,"unit":"ms","iteration":1}')
+      parseEventLine(
+        '{"event":"sample","metric":"kernel_ms","value":41,"unit":"ms","iteration":1,"better":"lower"}'
+      )
     ).not.toBeNull()
     expect(parseEventLine('{"event":"sample","metric":"kernel_ms","value":"41"}')).toBeNull()
     expect(parseEventLine('{"event":"sample","metric":"x","value":NaN}')).toBeNull()
@@ -29,7 +31,7 @@ describe('runProcess', () => {
   it('streams events live and keeps non-protocol lines and stderr', async () => {
     const f = script(
       'ok.py',
-      'import json,sys,time\nprint(json.dumps({"event":"sample","metric":"m","value":1.5,"unit":"ms","iteration":1}),flush=True)\nprint("garbage")\nsys.stderr.write("err line\\n")\n'
+      'import json,sys,time\nprint(json.dumps({"event":"sample","metric":"m","value":1.5,"unit":"ms","iteration":1,"better":"lower"}),flush=True)\nprint("garbage")\nsys.stderr.write("err line\\n")\n'
     )
     const seen: string[] = []
     const r = await runProcess({ command: 'python3', args: [f], timeoutMs: 10000 }, e => seen.push(e.event))
@@ -42,7 +44,7 @@ describe('runProcess', () => {
     const marker = path.join(dir, 'child-alive')
     const f = script(
       'hang.py',
-      `import json,subprocess,sys,time\nsubprocess.Popen(["sh","-c","sleep 30; touch ${marker}"])\nprint(json.dumps({"event":"sample","metric":"m","value":2,"unit":"ms","iteration":1}),flush=True)\ntime.sleep(60)\n`
+      `import json,subprocess,sys,time\nsubprocess.Popen(["sh","-c","sleep 30; touch ${marker}"])\nprint(json.dumps({"event":"sample","metric":"m","value":2,"unit":"ms","iteration":1,"better":"lower"}),flush=True)\ntime.sleep(60)\n`
     )
     const t0 = Date.now()
     const r = await runProcess({ command: 'python3', args: [f], timeoutMs: 1500 }, () => {})

@@ -13,14 +13,14 @@ function lines(name: string): unknown[] {
 }
 
 test('the runner accepts the stack and region events of a real run', () => {
-  const ev = lines('cpu-native-openblas')
+  const ev = lines('cpu-native-refblas')
   expect(ev.every(e => e !== null)).toBe(true)
   const kinds = ev.map(e => (e as { event: string }).event)
   expect(kinds).toEqual(expect.arrayContaining(['stack', 'region']))
 })
 
 test('one window per start/end pair, enclosing the measured samples', () => {
-  const ev = lines('cpu-native-openblas') as { event: string; epoch_s?: number; measured_s?: number }[]
+  const ev = lines('cpu-native-refblas') as { event: string; epoch_s?: number; measured_s?: number }[]
   const w = regionWindows(ev)
   expect(w).toHaveLength(1)
   const summary = ev.find(e => e.event === 'summary')!

@@ -23,7 +23,7 @@ fs.writeFileSync(
     'import json, os, random',
     'r = random.Random(int(os.environ["RUN_SEED"]))',
     'v = float(os.environ["BASE"]) * (1 + float(os.environ["SPREAD"]) * (r.random() - 0.5))',
-    'print(json.dumps({"event": "sample", "metric": "kernel_ms", "value": v, "unit": "ms", "iteration": 1}), flush=True)',
+    'print(json.dumps({"event": "sample", "metric": "kernel_ms", "value": v, "unit": "ms", "iteration": 1, "better": "lower"}), flush=True)',
     'print(json.dumps({"event": "summary", "measured_s": 0.01}), flush=True)'
   ].join('\n')
 )

@@ -133,7 +133,7 @@ describe('executePlan on two lanes', () => {
       'import json, os, time',
       't0 = time.time()',
       'time.sleep(0.4)',
-      'print(json.dumps({"event": "sample", "metric": "kernel_ms", "value": 10.0, "unit": "ms", "iteration": 1,',
+      'print(json.dumps({"event": "sample", "metric": "kernel_ms", "value": 10.0, "unit": "ms", "iteration": 1, "better": "lower",',
       '                  "pinned": os.environ.get("CUDA_VISIBLE_DEVICES")}), flush=True)',
       'print(json.dumps({"event": "summary", "t0": t0, "t1": time.time()}), flush=True)'
     ].join('\n')

@@ -7,13 +7,13 @@ import {
   classifyMount,
   coveringMount,
   evaluateMounts,
-  ioCheckCommand,
   isReadOnly,
   mountArgs,
   parseMountinfo,
   parseMountSpec
 } from '../../src/preflight/mounts.js'
 import type { MountReport } from '../../src/preflight/mounts.js'
+import { ioCheckCommand } from '../../src/entry/cli/io-check.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 

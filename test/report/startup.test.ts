@@ -66,7 +66,7 @@ describe('start-up section', () => {
   test('"start-up phases" sums launch to first kernel only, not the totals', () => {
     const phases = startup(pass, 'matmul').filter(c => PHASES.includes(c.metric))
     expect(phases).toHaveLength(5)
-    const sum = phases.reduce((a, c) => a + c.median_candidate - c.median_baseline, 0)
+    const sum = phases.reduce((a, c) => a + c.mean_candidate - c.mean_baseline, 0)
     const lead = md.split('\n').find(l => l.startsWith('**matmul**'))!
     const shown = /start-up phases \+([\d.]+) (s|ms)/.exec(lead)!
     const seconds = Number(shown[1]) * (shown[2] === 'ms' ? 1e-3 : 1)
@@ -74,19 +74,23 @@ describe('start-up section', () => {
     const total = startup(pass, 'matmul').find(c => c.metric === 'total_startup_s')!
     const wall = startup(pass, 'matmul').find(c => c.metric === 'process_wall_s')!
     // Counting the totals too would at least double it.
-    expect(seconds).toBeLessThan(sum + (total.median_candidate - total.median_baseline) / 2)
+    expect(seconds).toBeLessThan(sum + (total.mean_candidate - total.mean_baseline) / 2)
     expect(lead).toContain(`whole process`)
     expect(wall.median_candidate).toBeGreaterThan(wall.median_baseline)
   })
 
-  test('Relative is the ratio of the medians shown, not of the means', () => {
+  test('Relative is the overhead analyze reports (ratio of the means shown, with its CI)', () => {
     const imports = startup(pass, 'matmul').find(c => c.metric === 'imports_s')!
     const row = rowsAfter(md, '**matmul**').find(r => r[0] === 'Imports')!
-    const expected = (imports.median_candidate / imports.median_baseline - 1) * 100
-    expect(Number(row[4]!.replace('%', ''))).toBeCloseTo(expected, 1)
+    expect(Number(row[1]!.replace(/ m?s$/, '')) * (row[1]!.endsWith(' ms') ? 1e-3 : 1)).toBeCloseTo(
+      imports.mean_baseline,
+      2
+    )
+    expect(Number(/^([+-][\d.]+)%/.exec(row[4]!)![1])).toBeCloseTo(imports.overhead_pct, 1)
+    expect(row[4]).toMatch(/\[[+-][\d.]+, [+-][\d.]+\]$/)
     // Large ratios read as factors.
     const launch = rowsAfter(md, '**matmul**').find(r => r[0] === 'Container/process launch')!
-    expect(launch[4]).toMatch(/^\d+(\.\d+)?×$/)
+    expect(launch[4]).toMatch(/^[\d,]+(\.\d+)?× \[/)
   })
 
   test('names without _s (older inputs) are ordered and labelled the same', () => {
@@ -120,13 +124,13 @@ describe('start-up section with several candidate arms', () => {
     ])
   })
 
-  test('arms are never mixed: each table holds its own arm’s medians', () => {
+  test('arms are never mixed: each table holds its own arm’s means', () => {
     for (const arm of ['container', next]) {
       const imports = startup(severalArms, 'matmul', arm).find(c => c.metric === 'imports_s')!
       const rows = rowsAfter(md, `\`${arm}\` vs \`native\``)
       expect(rows).toHaveLength(7)
       const row = rows.find(r => r[0] === 'Imports')!
-      expect(Number(row[2]!.replace(/ s$/, ''))).toBeCloseTo(imports.median_candidate, 2)
+      expect(Number(row[2]!.replace(/ s$/, ''))).toBeCloseTo(imports.mean_candidate, 2)
     }
   })
 

@@ -34,10 +34,12 @@ describe('writable-layer section', () => {
     expect([...at].sort((a, b) => a - b)).toEqual(at)
   })
 
-  test('a row per info comparison with medians and units, overhead with CI, and a verdict word', () => {
+  test('a row per info comparison with means and units, ↓/↑, overhead with CI, and a verdict word', () => {
     for (const m of INFO) expect(info).toContain(`| ${m} `)
-    expect(info).toMatch(/\| copyup_ms@1MiB +\| +1\d\.\d µs \| +4\.\d\d ms \| +\d+× \[\d+×, \d+×\] \| worse/)
-    expect(info).toMatch(/\| scratch_write_mb_s +\| +1,\d{3} MB\/s \| +1,\d{3} MB\/s \| +[+-]\d\.\d+% \[/)
+    expect(info).toMatch(
+      /\| copyup_ms@1MiB ↓ +\| +1\d\.\d µs \| +4\.\d\d ms \| +\d+× \[\d+×, \d+×\] \| worse/
+    )
+    expect(info).toMatch(/\| scratch_write_mb_s ↑ +\| +1,\d{3} MB\/s \| +1,\d{3} MB\/s \| +[+-]\d\.\d+% \[/)
     expect(info).not.toContain('**regression**')
   })
 

@@ -12,7 +12,7 @@ KNOWN = {
     "start": {"workload": str, "proc_start_epoch_s": NUMBER + (type(None),), "epoch_s": NUMBER, "params": dict},
     "env": {},
     "phase": {"name": str, "duration_s": NUMBER, "end_epoch_s": NUMBER},
-    "sample": {"metric": str, "value": NUMBER, "unit": str, "iteration": int},
+    "sample": {"metric": str, "value": NUMBER, "unit": str, "iteration": int, "better": str},
     "summary": {},
     "error": {"type": str, "message": str},
     "stack": {"python": dict, "cpu": dict, "env": dict},
@@ -130,6 +130,10 @@ class WorkloadTestCase(unittest.TestCase):
                 self.assertLess(p["duration_s"], 120)
             for s in run.of("sample"):
                 self.assertGreaterEqual(s["iteration"], 1)
+                # Every sample declares its direction; derived ones name the metric they come from.
+                self.assertIn(s["better"], ("lower", "higher"), s)
+                if "derived_from" in s:
+                    self.assertTrue(s["derived_from"], s)
             self.assertRegions(run)
         else:
             self.assertNotEqual(run.rc, 0)

@@ -49,6 +49,29 @@ class HelpersTest(unittest.TestCase):
                 P.int_list(bad)
 
 
+class DirectionTest(WorkloadTestCase):
+    def test_sample_without_a_declared_direction_is_refused(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        script = os.path.join(tmp, "nodir.py")
+        with open(script, "w") as f:
+            f.write(
+                "import sys, time\n"
+                "T0 = (time.time(), time.perf_counter())\n"
+                "sys.path.insert(0, %r)\n"
+                "import _protocol as P\n"
+                "def main(proto, argv):\n"
+                "    proto.start({})\n"
+                "    proto.sample('m', 1.0, 'ms', 1, 'up')\n"
+                "P.run(P.Protocol('nodir', *T0), main)\n" % WORKLOADS
+            )
+        proc = subprocess.run([python(), script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        events = parse_lines(proc.stdout.decode())
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertEqual([e["event"] for e in events if e["event"] == "sample"], [])
+        self.assertIn("better must be one of lower/higher", events[-1]["message"])
+
+
 class StdoutTest(WorkloadTestCase):
     def test_stray_output_goes_to_stderr(self):
         tmp = tempfile.mkdtemp()
@@ -64,7 +87,7 @@ class StdoutTest(WorkloadTestCase):
                 "    proto.start({'x': 1})\n"
                 "    print('python print')\n"
                 "    os.write(1, b'C library write\\n')\n"
-                "    proto.sample('m', 1.0, 'ms', 1)\n"
+                "    proto.sample('m', 1.0, 'ms', 1, 'lower')\n"
                 "    proto.summary({'nan': float('nan')})\n"
                 "P.run(P.Protocol('noisy', *T0), main)\n" % WORKLOADS
             )

@@ -8,8 +8,8 @@ import type { AggregateConfig } from '../../config/index.js'
 import { Outputs } from '../../types/inputs.js'
 import { CheckFailedError, EnvironmentError, ExitCode } from '../../util/errors.js'
 import { uploadArtifact, redact, numberOutput, writeJobSummary } from '../../report/index.js'
-import { headlineOf } from '../../analyze/index.js'
-import { aggregateCommand } from '../cli/aggregate.js'
+import { headlineOf } from '../../gate/index.js'
+import { aggregateCommand, aggregateExitCode } from '../../fleet/index.js'
 
 export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
   for (const d of cfg.skipped)
@@ -38,10 +38,7 @@ export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
 
   const headline = result.markdown.split('\n').find(l => l.trim() !== '') ?? result.report.verdict
   core.info(headline)
-  if (
-    result.exitCode === ExitCode.CheckFailed &&
-    (cfg.failOnRegression || result.report.verdict !== 'regression')
-  )
-    throw new CheckFailedError(`fleet: ${headline}`)
-  if (result.exitCode === ExitCode.UsageOrEnvironment) throw new EnvironmentError(`fleet: ${headline}`)
+  const exitCode = aggregateExitCode(result.report, cfg.failOnRegression)
+  if (exitCode === ExitCode.CheckFailed) throw new CheckFailedError(`fleet: ${headline}`)
+  if (exitCode === ExitCode.UsageOrEnvironment) throw new EnvironmentError(`fleet: ${headline}`)
 }

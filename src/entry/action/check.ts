@@ -4,6 +4,7 @@ import * as fs from 'node:fs'
 import type { Config } from '../../config/config.js'
 import { CheckFailedError } from '../../util/errors.js'
 import { runCheck } from '../../check.js'
+import { checkGate } from '../../gate/index.js'
 import { publish, repository } from '../../report/index.js'
 import { createGitHubApi, describeApiError } from '../../tools/github.js'
 import type { Logger } from '../../util/log.js'
@@ -77,5 +78,7 @@ export async function runCheckAction(config: Config, logger: Logger, workspace: 
         logger.warn(`baseline not pushed to branch ${store.branch}: ${describeApiError(error)}`)
       }
   }
-  if (result.failure) throw new CheckFailedError(result.failure)
+  // The same gate as `gpu-overhead run`: an error verdict fails the step too.
+  const gate = checkGate(summary, config.failOnRegression)
+  if (gate.failure) throw new CheckFailedError(gate.failure)
 }

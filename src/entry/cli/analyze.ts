@@ -2,15 +2,10 @@
  * `gpu-overhead analyze`: statistics only, on any long-format results CSV, optionally also against a
  * stored baseline. The CLI parses flags and calls `analyzeCommand`; this module never exits the process.
  */
+import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
 import type { Analysis } from '../../types/index.js'
-import {
-  JsonFileBaselineStore,
-  decide,
-  measureSeries,
-  overallVerdict,
-  readResultsCsv
-} from '../../analyze/index.js'
+import { JsonFileBaselineStore, decideFamily, measureSeries, readResultsCsv } from '../../analyze/index.js'
 import { renderJson, renderMarkdown } from '../../report/index.js'
 
 export interface AnalyzeCommandOptions {
@@ -114,13 +109,12 @@ export async function analyzeCommand(
     )
   }
 
-  // One report, one Holm family: the arms comparisons and the baseline comparisons gate together.
-  const joint = decide([...comparisons, ...(baseline?.comparisons ?? [])], settings)
-  const arms = joint.slice(0, comparisons.length)
-  if (baseline !== undefined) baseline = { ...baseline, comparisons: joint.slice(comparisons.length) }
+  // One report, one Holm family (analyze/family.ts): the arms and the stored-baseline comparisons gate together.
+  const family = decideFamily(comparisons, baseline?.comparisons ?? [], settings)
+  if (baseline !== undefined) baseline = { ...baseline, comparisons: family.baseline }
   const analysis: Analysis = {
-    comparisons: arms,
-    verdict: overallVerdict(joint),
+    comparisons: family.arms,
+    verdict: family.verdict,
     max_overhead_pct: opts.maxOverheadPct,
     alpha: opts.alpha,
     baseline_env: envs.baseline,
@@ -128,6 +122,10 @@ export async function analyzeCommand(
   }
   if (allNotes.length > 0) analysis.notes = allNotes
   if (baseline !== undefined) analysis.baseline = baseline
+  // Nothing measured is never a pass: no gated comparison with 2 runs per arm → error, exit 2.
+  const nothing = nothingMeasuredReason({ comparisons: [...family.arms, ...family.baseline] })
+  if (nothing !== null) analysis.error = `nothing measured: ${nothing}`
+  const verdict = nothing !== null ? 'error' : family.verdict === 'regression' ? 'regression' : 'pass'
   const text = opts.format === 'json' ? renderJson(analysis) : renderMarkdown(analysis)
-  return { analysis, text, exitCode: analysis.verdict === 'regression' ? 1 : 0 }
+  return { analysis, text, exitCode: exitCodeFor(verdict) }
 }

@@ -1,10 +1,11 @@
 /** The CLI's small commands: validate flags, call the stage, print, return the exit code. */
-import { aggregateCommand } from './aggregate.js'
+import { aggregateCommand } from '../../fleet/index.js'
 import { analyzeCommand } from './analyze.js'
 import { percent } from '../../config/index.js'
 import { InputError } from '../../util/errors.js'
+import { parseNumber } from '../../util/number.js'
 import { gateCommand } from './gate.js'
-import { ioCheckCommand } from '../../preflight/index.js'
+import { ioCheckCommand } from './io-check.js'
 import { CONTAINER_RUNTIMES, type ContainerRuntime } from '../../types/index.js'
 
 function runtimeOf(raw: unknown): ContainerRuntime {
@@ -15,10 +16,10 @@ function runtimeOf(raw: unknown): ContainerRuntime {
 }
 
 function alphaOf(raw: unknown): number {
-  const n = Number(raw)
-  if (typeof raw !== 'string' || !/^\d*\.?\d+$/.test(raw) || !(n > 0) || n > 0.5)
-    throw new InputError('alpha', raw, 'a number above 0 and at most 0.5, e.g. 0.05')
-  return n
+  const n =
+    typeof raw === 'string' ? parseNumber(raw, { kind: 'real', min: 0, minExclusive: true, max: 0.5 }) : null
+  if (n === null || !n.ok) throw new InputError('alpha', raw, 'a number above 0 and at most 0.5, e.g. 0.05')
+  return n.value
 }
 
 function optionalString(raw: unknown): string | undefined {

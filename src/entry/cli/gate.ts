@@ -1,3 +1,4 @@
+import { exitCodeFor } from '../../gate/index.js'
 import type { ContainerRuntime } from '../../types/index.js'
 import { EnvironmentError, InputError } from '../../util/errors.js'
 import {
@@ -87,7 +88,7 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<{
  */
 export async function gateCommand(opts: GateCommandOptions): Promise<{ text: string; exitCode: number }> {
   const { result, image, driverSource, cudaSource, gpus } = await evaluateGate(opts)
-  const exitCode = result.status === 'fail' ? 1 : 0
+  const exitCode = exitCodeFor(result.status)
   const d = result.details
   if (opts.format === 'json') {
     return {

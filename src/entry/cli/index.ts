@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander'
 import { DEFAULTS, loadConfig, type RawInputs } from '../../config/config.js'
 import { Inputs } from '../../types/inputs.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
+import { flushAndExit } from '../../util/exit.js'
 import { consoleLogger } from '../../util/log.js'
 import { VERSION } from '../../util/version.js'
 
@@ -126,7 +127,7 @@ async function runCommand(opts: Record<string, unknown>): Promise<number> {
   }
   // The user's own shell picks where results go: --out /tmp/x is fine (the action keeps them in the workspace).
   const config = loadConfig({ flags: rawFlags(opts), workspace: process.cwd(), outputsAnywhere: true })
-  const { runCheckCli } = await import('../../check.js')
+  const { runCheckCli } = await import('./run.js')
   return runCheckCli(config, consoleLogger())
 }
 
@@ -159,8 +160,10 @@ export function buildProgram(): Command {
     .command('analyze')
     .description('statistics only, on a long-format results CSV (workload,environment,run,metric,value)')
     .requiredOption('--input <file>', 'results CSV')
-    .option('--baseline-env <env>', 'baseline environment', 'native')
-    .option('--candidate-env <env>', 'candidate environment', 'container')
+    // No commander defaults here: the command's own fallback (native/container when present, else the
+    // two environments in order of appearance) must see which flags were actually given.
+    .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')
+    .option('--candidate-env <env>', 'candidate environment (default: container, or the second of two)')
     .option('--baseline <file>', 'baseline JSON file to compare against as well')
     .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
     .option('--alpha <alpha>', 'significance level', '0.05')
@@ -249,10 +252,10 @@ export async function main(argv: string[]): Promise<number> {
 // Only when run as a program (not when imported by tests).
 if (process.argv[1] && /(?:^|[\\/])(cli\.(?:js|ts)|gpu-overhead)$/.test(process.argv[1])) {
   main(process.argv).then(
-    code => process.exit(code),
+    code => flushAndExit(code),
     (error: unknown) => {
       process.stderr.write(`gpu-overhead: ${getErrorMessage(error)}\n`)
-      process.exit(exitCodeOf(error))
+      return flushAndExit(exitCodeOf(error))
     }
   )
 }

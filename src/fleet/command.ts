@@ -5,9 +5,12 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { ExitCode, InputError } from '../../util/errors.js'
-import { renderAggregateMarkdown, aggregate, readSources } from '../../fleet/index.js'
-import type { AggregateReport } from '../../fleet/index.js'
+import { exitCodeFor, type ExitCodeValue } from '../gate/index.js'
+import { InputError } from '../util/errors.js'
+import { renderAggregateMarkdown } from './markdown.js'
+import { aggregate } from './pool.js'
+import { readSources } from './sources.js'
+import type { AggregateReport } from './types.js'
 
 export interface AggregateCommandOptions {
   dirs: string[]
@@ -26,20 +29,15 @@ export interface AggregateCommandResult {
   paths: { markdown: string; json: string }
 }
 
-/** 0 pass or incomparable, 1 regression or a failed preflight gate on some runner, 2 nothing to vouch for. */
-export function aggregateExitCode(r: AggregateReport): number {
-  switch (r.verdict) {
-    case 'pass':
-    case 'incomparable':
-      return ExitCode.Pass
-    case 'regression':
-      return ExitCode.CheckFailed
-    case 'error':
-      // Like `run`: a failed gate is a failed check (1); anything else that vouches for nothing is 2.
-      return r.groups.some(g => g.failed_preflight.length > 0)
-        ? ExitCode.CheckFailed
-        : ExitCode.UsageOrEnvironment
-  }
+/**
+ * 0 pass or incomparable, 1 regression (unless fail-on-regression is off) or a failed preflight gate on
+ * some runner, 2 nothing to vouch for: gate/'s mapping, with the fleet's own failed-gate fact.
+ */
+export function aggregateExitCode(r: AggregateReport, failOnRegression = true): ExitCodeValue {
+  return exitCodeFor(r.verdict, {
+    failOnRegression,
+    failedGate: r.groups.some(g => g.failed_preflight.length > 0)
+  })
 }
 
 export function aggregateCommand(opts: AggregateCommandOptions): AggregateCommandResult {

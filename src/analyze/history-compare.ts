@@ -1,0 +1,193 @@
+/**
+ * A new check against the stored history of accepted checks, with the CHECK as the unit.
+ *
+ * Runs of one check share a day, a boot, a thermal state and a driver state; runs of different checks do
+ * not. Pooling the stored runs of five checks into one sample of 25 treats that day-to-day spread as if
+ * it were run noise that averages away, and a new check of the same distribution then looks
+ * "significant" in 16–69% of comparisons once the day-to-day sd is 0.25–2% (issue 17, case 4).
+ *
+ * So each stored check contributes ONE number, its mean, and the new check's mean is judged against the
+ * spread of those means with a t-based prediction interval (Bencher's t-test threshold is the anchor):
+ *   m̄, s = mean and sd of the k stored check means;
+ *   SE² = s²·(1 + 1/k) + σ̂²·(1/n_new − 1/n̄)   (σ̂² = pooled within-check run variance; the second term
+ *         corrects for a new check with more or fewer runs than the stored ones, floored at σ̂²/n_new);
+ *   t = (x̄_new − m̄)/SE with k − 1 degrees of freedom.
+ * Under "nothing changed" t follows Student's t exactly when check means are normal, whatever the
+ * day-to-day spread, because s already contains it. The overhead interval is m̄ ± t(0.975, k−1)·SE as a
+ * ratio to m̄; TOST and the minimum detectable effect use the same SE and df. With one stored check the
+ * day-to-day spread is unknown and nothing is decided.
+ */
+import jStat from 'jstat'
+import { mean as ssMean } from 'simple-statistics'
+import type { Comparison, Direction, MetricScope } from '../types/index.js'
+import { variance } from './stats.js'
+
+/** What one stored check keeps of one metric: its summary (and, bounded by its runs, the values). */
+export interface CheckMetricSummary {
+  n: number
+  mean: number
+  sd: number
+  median: number
+  values: number[]
+}
+
+/** Summary of one check's per-run values. */
+export function summarizeCheck(values: readonly number[]): CheckMetricSummary {
+  const finite = values.filter(Number.isFinite)
+  const sorted = [...finite].sort((a, b) => a - b)
+  const n = finite.length
+  const mid = n >> 1
+  return {
+    n,
+    mean: n === 0 ? 0 : ssMean(finite),
+    sd: Math.sqrt(variance(finite)),
+    median: n === 0 ? 0 : n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2,
+    values: finite
+  }
+}
+
+/** Day-to-day facts of a history, for the report. */
+export interface HistoryFacts {
+  /** Stored checks compared with (k). */
+  checks: number
+  /** Stored runs behind them. */
+  runs: number
+  /** sd of the stored check means, % of their mean: the day-to-day spread (includes run noise / √n). */
+  check_sd_pct: number
+  /** Pooled run-to-run sd within checks, % of the mean. */
+  run_sd_pct: number
+  /** The stored check means, oldest first. */
+  check_means: number[]
+  /** Prediction-interval t statistic, its df and two-sided p. */
+  t: number
+  df: number
+}
+
+const tCdf = (x: number, df: number): number => jStat.studentt.cdf(x, df)
+const tInv = (p: number, df: number): number => jStat.studentt.inv(p, df)
+
+export interface HistoryCompareInput {
+  workload: string
+  metric: string
+  unit: string
+  direction: Direction
+  directionSource: 'declared' | 'unit'
+  scope: MetricScope
+  params: string
+  baselineEnv: string
+  candidateEnv: string
+  /** Stored checks, oldest first (only those that measured the metric). */
+  history: readonly CheckMetricSummary[]
+  /** The new check's per-run values. */
+  current: readonly number[]
+  maxOverheadPct: number
+  alpha: number
+  incomparable?: string[]
+}
+
+/** Overhead (%, positive = candidate worse) of a candidate/baseline ratio in the metric's direction. */
+function overheadOfRatio(r: number, direction: Direction): number {
+  return ((direction === 'lower' ? r : 1 / r) - 1) * 100
+}
+
+/** The comparison of one metric's new check with its stored checks (verdict left to `decide`). */
+export function compareWithHistory(input: HistoryCompareInput): Comparison {
+  const cur = summarizeCheck(input.current)
+  const means = input.history.map(h => h.mean)
+  const k = means.length
+  const mbar = k > 0 ? ssMean(means) : 0
+  const s2 = k >= 2 ? variance(means) : 0
+  // Pooled within-check variance over the stored checks and the new one.
+  let ss = 0
+  let dof = 0
+  for (const h of [...input.history, cur])
+    if (h.n >= 2) {
+      ss += h.sd ** 2 * (h.n - 1)
+      dof += h.n - 1
+    }
+  const within = dof > 0 ? ss / dof : 0
+  const nHist = k > 0 ? k / input.history.reduce((a, h) => a + 1 / Math.max(1, h.n), 0) : 1
+  const se2 = Math.max(
+    s2 * (1 + 1 / Math.max(1, k)) + within * (1 / Math.max(1, cur.n) - 1 / nHist),
+    within / Math.max(1, cur.n)
+  )
+  const se = Math.sqrt(se2)
+  const df = k - 1
+  const undefinedStats: string[] = ['mann_whitney']
+  const decidable = k >= 2 && cur.n >= 1 && mbar > 0 && cur.mean > 0 && se > 0
+  const diff = cur.mean - mbar
+  const t = decidable ? diff / se : 0
+  const p = decidable ? Math.min(1, 2 * tCdf(-Math.abs(t), df)) : 1
+  const overhead = mbar > 0 && cur.mean > 0 ? overheadOfRatio(cur.mean / mbar, input.direction) : 0
+  let ci = { low: overhead, high: overhead }
+  let tostP = 1
+  let mde = 0
+  if (decidable) {
+    const h = tInv(1 - 0.05 / 2, df) * se
+    const lo = Math.max(Number.MIN_VALUE, (diff - h) / mbar + 1)
+    const hi = (diff + h) / mbar + 1
+    ci =
+      input.direction === 'lower'
+        ? { low: overheadOfRatio(lo, 'lower'), high: overheadOfRatio(hi, 'lower') }
+        : { low: overheadOfRatio(hi, 'higher'), high: overheadOfRatio(lo, 'higher') }
+    // Equivalence within ±margin on the same scale (mean difference bounds as in compare.ts).
+    const m = input.maxOverheadPct / 100
+    const low = input.direction === 'lower' ? -m * mbar : mbar / (1 + m) - mbar
+    const high = input.direction === 'lower' ? m * mbar : m >= 1 ? Infinity : mbar / (1 - m) - mbar
+    tostP = Math.max(tCdf(-(diff - low) / se, df), high === Infinity ? 0 : tCdf((diff - high) / se, df))
+    mde = ((tInv(1 - input.alpha / 2, df) + tInv(0.8, df)) * se * 100) / mbar
+  } else undefinedStats.push('welch', 'ci95', 'tost', 'mde_pct')
+  if (!(mbar > 0 && cur.mean > 0)) undefinedStats.push('overhead_pct')
+  const storedRuns = input.history.reduce((a, h) => a + h.n, 0)
+  const history: HistoryFacts = {
+    checks: k,
+    runs: storedRuns,
+    check_sd_pct: mbar > 0 ? (Math.sqrt(s2) / mbar) * 100 : 0,
+    run_sd_pct: mbar > 0 ? (Math.sqrt(within) / mbar) * 100 : 0,
+    check_means: means,
+    t,
+    df: Math.max(0, df)
+  }
+  const allStored = input.history.flatMap(h => h.values)
+  const sortedStored = [...allStored].sort((a, b) => a - b)
+  const storedMedian = sortedStored.length === 0 ? 0 : summarizeCheck(sortedStored).median
+  const comparison: Comparison = {
+    workload: input.workload,
+    metric: input.metric,
+    unit: input.unit,
+    direction: input.direction,
+    direction_source: input.directionSource,
+    scope: input.scope,
+    baseline_env: input.baselineEnv,
+    candidate_env: input.candidateEnv,
+    n_baseline: k,
+    n_candidate: cur.n,
+    mean_baseline: mbar,
+    mean_candidate: cur.mean,
+    median_baseline: storedMedian,
+    median_candidate: cur.median,
+    sd_baseline: Math.sqrt(s2),
+    sd_candidate: cur.sd,
+    overhead_pct: overhead,
+    ci95: ci,
+    ci95_median: ci,
+    welch: { t, df: Math.max(0, df), p, defined: decidable },
+    mann_whitney: { u: 0, p: 1, method: 'normal' },
+    tost: { margin_pct: input.maxOverheadPct, p: tostP, equivalent: tostP < input.alpha },
+    p_adjusted: p,
+    p_gate: p,
+    p_source: 'prediction-interval',
+    mde_pct: mde,
+    runs_needed: null,
+    outliers: { baseline: [], candidate: [] },
+    verdict: 'inconclusive',
+    reason: '',
+    ci_method: 't-delta',
+    history
+  }
+  if (input.params !== '') comparison.params = input.params
+  comparison.undefined_stats = [...new Set(undefinedStats)]
+  if (input.incomparable !== undefined && input.incomparable.length > 0)
+    comparison.incomparable_fields = input.incomparable
+  return comparison
+}

@@ -1,0 +1,85 @@
+/**
+ * The gate's verdict rules: an analysis (plus preflight and completeness) → the check's verdict and its
+ * headline metric (outcome.ts maps a verdict to the exit code). The CLI, the action and the fleet merge
+ * all call these, so the same outcome exits the same way everywhere.
+ *
+ * Nothing measured is never a pass: a check with no gated comparison that could be decided on data —
+ * zero gated samples, an arm with fewer than 2 runs of a gated metric, or a workload that emitted no
+ * gated metric at all — is `error`, like an incomplete check.
+ */
+import type { Analysis, CheckVerdict, Comparison, PreflightResult } from '../types/index.js'
+
+/** Runs per arm below which nothing about a metric can be tested. */
+const MIN_RUNS = 2
+
+const gated = (comparisons: readonly Comparison[]): Comparison[] =>
+  comparisons.filter(c => c.scope === 'steady')
+
+/**
+ * Why the analysis measured nothing that can gate, or null when it did. `workloads`: the workloads the
+ * check ran; each must have produced at least one gated comparison.
+ */
+export function nothingMeasuredReason(
+  analysis: Pick<Analysis, 'comparisons'> | null,
+  workloads: readonly string[] = []
+): string | null {
+  const steady = gated(analysis?.comparisons ?? [])
+  if (steady.length === 0)
+    return 'no gated metric was measured (zero gated samples, or the workloads emitted only informational metrics)'
+  const silent = workloads.filter(w => !steady.some(c => c.workload === w))
+  if (silent.length > 0) return `workload(s) ${silent.join(', ')} emitted no gated metric`
+  const thin = steady.filter(c => c.n_baseline < MIN_RUNS || c.n_candidate < MIN_RUNS)
+  if (thin.length === steady.length)
+    return `no gated metric has ${MIN_RUNS} runs in both arms (${thin
+      .map(c => `${c.workload}/${c.metric}: ${c.n_baseline}+${c.n_candidate}`)
+      .join(', ')})`
+  return null
+}
+
+/**
+ * The check's verdict. A failed preflight gate, an incomplete check without a regression, or a check that
+ * measured nothing gated is `error`; a regression found before a fault still counts.
+ */
+export function checkVerdict(
+  analysis: Analysis | null,
+  preflight: readonly PreflightResult[],
+  complete: boolean,
+  workloads: readonly string[] = []
+): CheckVerdict {
+  if (preflight.some(p => p.status === 'fail')) return 'error'
+  if (analysis?.verdict === 'regression') return 'regression'
+  if (!complete || !analysis) return 'error'
+  if (nothingMeasuredReason(analysis, workloads) !== null) return 'error'
+  if (analysis.verdict === 'incomparable') return 'incomparable'
+  return 'pass'
+}
+
+const DECIDED = new Set<Comparison['verdict']>(['regression', 'equivalent', 'improvement'])
+
+/**
+ * The headline comparison (the action's `overhead-pct` and `p-value`): the worst regression when there is
+ * one, else the worst DECIDED gated comparison (equivalent or improvement); null when nothing gated was
+ * decided — an inconclusive metric never becomes the headline of a passing check.
+ */
+export function headlineComparison(comparisons: readonly Comparison[]): Comparison | null {
+  const steady = gated(comparisons)
+  const regressions = steady.filter(c => c.verdict === 'regression')
+  const pool = regressions.length > 0 ? regressions : steady.filter(c => DECIDED.has(c.verdict))
+  if (pool.length === 0) return null
+  return pool.reduce((a, b) => (b.overhead_pct > a.overhead_pct ? b : a))
+}
+
+/** Headline figures of a list of comparisons (a check, or every group of a fleet report). */
+export function headlineOf(comparisons: readonly Comparison[]): {
+  overhead_pct: number | null
+  p_value: number | null
+} {
+  const c = headlineComparison(comparisons)
+  return c === null
+    ? { overhead_pct: null, p_value: null }
+    : { overhead_pct: c.overhead_pct, p_value: c.p_adjusted }
+}
+
+export function headline(analysis: Analysis | null): { overhead_pct: number | null; p_value: number | null } {
+  return headlineOf(analysis?.comparisons ?? [])
+}

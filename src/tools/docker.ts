@@ -1,0 +1,107 @@
+/**
+ * The one module that builds docker/podman command lines (argument arrays, never a shell string). Every
+ * container it starts — workload or probe — gets `--rm --network none --security-opt no-new-privileges`
+ * and the check's run label (so a cancel can find and remove it), and runs the image the caller inspected.
+ * The small engine calls (version, image inspect, pull, kill, cleanup) are here too.
+ */
+import type { BindMount, ContainerRuntime } from '../types/index.js'
+import { execCapture, type ExecOptions, type ExecResult } from '../util/exec.js'
+
+/** Label key on every container this tool starts; its value is the check id (or the probe's own id). */
+export const RUN_LABEL = 'gpu-overhead-action.check'
+/** Where the workloads folder is mounted read-only in the container. */
+export const CONTAINER_WORKLOADS_DIR = '/gpu-overhead/workloads'
+
+export interface ContainerRun {
+  /** Image to run: the inspected image ID (`sha256:…`) or `repo@sha256:…`, never a tag that can move. */
+  image: string
+  /** Value of the run label: the check id, so `removeLabelled` finds everything one check started. */
+  label: string
+  name?: string
+  mounts?: readonly BindMount[]
+  env?: Readonly<Record<string, string>>
+  /** `--memory` limit, swap included (so going over it is an OOM kill, not a slow crawl); null = none. */
+  memory?: string | null
+  /** `-i`: keep stdin open (the workload waits on it to start measuring; execute/process.ts). */
+  interactive?: boolean
+  /** GPU access flags (tools/gpu-access.ts). */
+  gpuArgs?: readonly string[]
+  /** Caller-given runtime arguments the workloads get too (e.g. `--tmpfs /scratch`), already an argv. */
+  extraArgs?: readonly string[]
+  entrypoint?: string
+  /** Command and arguments inside the container. */
+  command: readonly string[]
+}
+
+/** `-v HOST:CONTAINER[:ro]` for a bind mount (paths are validated by config; no `:` or `,` inside). */
+export function volumeArgs(mounts: readonly BindMount[]): string[] {
+  return mounts.flatMap(m => ['-v', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`])
+}
+
+/** `--mount type=bind,…`: fails when the host path is missing instead of creating it (probes use this). */
+export function bindMountArgs(mounts: readonly BindMount[]): string[] {
+  return mounts.flatMap(m => [
+    '--mount',
+    `type=bind,source=${m.host},target=${m.container}${m.readOnly ? ',readonly=true' : ''}`
+  ])
+}
+
+/** The `run` argv for one container. */
+export function runArgs(run: ContainerRun, mountStyle: 'volume' | 'mount' = 'volume'): string[] {
+  const args = [
+    'run',
+    '--rm',
+    '--network',
+    'none',
+    ...(run.name ? ['--name', run.name] : []),
+    '--label',
+    `${RUN_LABEL}=${run.label}`,
+    '--security-opt',
+    'no-new-privileges'
+  ]
+  if (run.memory) args.push('--memory', run.memory, '--memory-swap', run.memory)
+  if (run.interactive) args.push('-i')
+  const mounts = run.mounts ?? []
+  args.push(...(mountStyle === 'mount' ? bindMountArgs(mounts) : volumeArgs(mounts)))
+  for (const [k, v] of Object.entries(run.env ?? {})) args.push('-e', `${k}=${v}`)
+  args.push(...(run.gpuArgs ?? []), ...(run.extraArgs ?? []))
+  if (run.entrypoint) args.push('--entrypoint', run.entrypoint)
+  args.push(run.image, ...run.command)
+  return args
+}
+
+/** Runs a short-lived container to completion and captures its output. */
+export function runContainer(
+  runtime: ContainerRuntime,
+  run: ContainerRun,
+  mountStyle: 'volume' | 'mount' = 'volume',
+  options: ExecOptions = {}
+): Promise<ExecResult> {
+  return execCapture(runtime, runArgs(run, mountStyle), options)
+}
+
+export function inspectImageCall(runtime: ContainerRuntime, ref: string): Promise<ExecResult> {
+  return execCapture(runtime, ['image', 'inspect', ref])
+}
+
+export function pullImage(runtime: ContainerRuntime, ref: string): Promise<ExecResult> {
+  return execCapture(runtime, ['pull', '--quiet', ref])
+}
+
+/** The engine's server version, or null when it cannot be read. */
+export async function engineVersion(runtime: ContainerRuntime): Promise<string | null> {
+  const v = await execCapture(runtime, ['version', '--format', '{{.Server.Version}}'])
+  return v.exitCode === 0 ? v.stdout.trim() : null
+}
+
+export async function killContainer(runtime: ContainerRuntime, name: string): Promise<void> {
+  await execCapture(runtime, ['kill', name])
+}
+
+/** Removes every container carrying this run label value that is still around (cancel, crash). */
+export async function removeLabelled(runtime: ContainerRuntime, label: string): Promise<number> {
+  const ps = await execCapture(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${label}`])
+  const ids = ps.stdout.split('\n').filter(Boolean)
+  if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids])
+  return ids.length
+}
