@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import {
   analyzeRecords,
   compareWithBaseline,
+  decideFamily,
   multiGpuSummary,
   multiGpuWarnings,
   pooledRows,
@@ -390,6 +391,13 @@ export async function runCheck(
       })
     : null
   if (state.baseline && state.baseline.status === 'corrupt') state.warnings.push(state.baseline.message)
+  // One Holm family per report (analyze/family.ts), as `analyze --baseline` does: the arms and the
+  // stored-baseline comparisons are adjusted together, and a regression against the baseline counts.
+  if (state.analysis && state.baseline && state.baseline.comparisons.length > 0) {
+    const family = decideFamily(state.analysis.comparisons, state.baseline.comparisons, config)
+    state.analysis = { ...state.analysis, comparisons: family.arms, verdict: family.verdict }
+    state.baseline = { ...state.baseline, comparisons: family.baseline }
+  }
 
   let summary = assembleSummary(config, checkId, started, state, writer.paths)
   const failed = writeReportFiles(writer, summary)

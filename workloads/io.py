@@ -34,6 +34,7 @@ if _HERE not in sys.path:
 
 import _protocol as P  # noqa: E402
 import _stack  # noqa: E402
+import _stats as S  # noqa: E402
 
 MIB = 1 << 20
 PARTS = ("scratch", "ckpt", "data", "small", "copyup")
@@ -485,7 +486,7 @@ def main(proto, argv):
     facts = {"parts": args.parts, "measured_s": measured_s, "energy_j": None, "energy_source": None, "iters": args.iters}
     for metric, vals in results.items():
         if vals:
-            d = P.describe(vals)
+            d = S.describe(vals)
             facts[metric] = {"median": d["median"], "mean": d["mean"], "cv_pct": d["cv_pct"], "n": d["n"]}
     facts["skipped"] = {k: v for k, v in (("ckpt", args.ckpt_skipped), ("data", args.data_skipped)) if v}
     if data_files:

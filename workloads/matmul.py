@@ -22,6 +22,8 @@ if _HERE not in sys.path:
 import _gpu_memory  # noqa: E402
 import _protocol as P  # noqa: E402
 import _stack  # noqa: E402
+import _stats as S  # noqa: E402
+import _torchutil as TU  # noqa: E402
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16")
 BACKENDS = ("torch", "cupy", "tensorflow", "numpy")
@@ -59,7 +61,7 @@ def parse(argv):
     args = p.parse_args(argv)
     gpu = args.device == "gpu"
     if gpu:
-        P.gpu_index()  # validate GPU_OVERHEAD_GPU before anything is imported
+        TU.gpu_index()  # validate GPU_OVERHEAD_GPU before anything is imported
     P.check_counts(args, 10 if gpu else 3, 50 if gpu else 20)
     if args.size is None:
         args.size = 10000 if gpu else 512
@@ -122,7 +124,7 @@ def emit_results(proto, args, times_ms, timer, device_name, energy_j, measured_s
         proto.sample("tflops", tf, "TFLOP/s", i, "higher", derived_from="kernel_ms")
         if peak:
             proto.sample("pct_of_peak", 100.0 * tf / peak, "%", i, "higher", derived_from="kernel_ms")
-    d = P.describe(times_ms)
+    d = S.describe(times_ms)
     med_tf = flops / (d["median"] * 1e-3) / 1e12 if d.get("median") else None
     facts = {
         "metric": "kernel_ms",
@@ -156,7 +158,7 @@ def emit_results(proto, args, times_ms, timer, device_name, energy_j, measured_s
 def run_torch(proto, args, params):
     gpu = args.device == "gpu"
     t = time.perf_counter()
-    torch = P.import_torch(required=gpu or args.backend == "torch")
+    torch = TU.import_torch(required=gpu or args.backend == "torch")
     proto_backend = "torch"
     if torch is None:  # --device cpu without torch: NumPy fallback, the failed import counted
         return run_numpy(proto, args, t)
@@ -164,7 +166,7 @@ def run_torch(proto, args, params):
 
     t = time.perf_counter()
     if gpu:
-        dev = P.torch_cuda_init(torch, P.gpu_index())
+        dev = TU.torch_cuda_init(torch, TU.gpu_index())
     else:
         dev = torch.device("cpu")
     # Precision for fp32 products: "highest" = IEEE fp32 (TF32 off), "high" = TF32 allowed.
@@ -175,7 +177,7 @@ def run_torch(proto, args, params):
     n = args.size
     itemsize = torch.empty((), dtype=dtype).element_size()
     nbuf = n_buffers(args.buffers, n, itemsize)
-    env = P.torch_env(torch, dev)
+    env = TU.torch_env(torch, dev)
     env.update({"backend": proto_backend, "numpy": _numpy_version(), "buffers": nbuf, "timer": "cuda_event" if gpu else "perf_counter"})
 
     # First kernel: create the inputs on the device and run one product (cuBLAS handle,
@@ -190,7 +192,7 @@ def run_torch(proto, args, params):
     C = torch.empty((n, n), dtype=dtype, device=dev)
     mm = torch.matmul
     mm(As[0], Bs[0], out=C)
-    P.sync(torch, dev)
+    TU.sync(torch, dev)
     proto.phase("first_kernel", t, time.perf_counter())
     proto.env(env)
     proto.stack(_stack.collect(torch, dev))
@@ -198,22 +200,22 @@ def run_torch(proto, args, params):
     t_setup = time.perf_counter()
     for i in range(args.warmup):
         mm(As[i % nbuf], Bs[i % nbuf], out=C)
-    P.sync(torch, dev)
+    TU.sync(torch, dev)
     extra_warmup = 0
     while time.perf_counter() - t_setup < args.min_warmup_s:
         mm(As[extra_warmup % nbuf], Bs[extra_warmup % nbuf], out=C)
-        P.sync(torch, dev)
+        TU.sync(torch, dev)
         extra_warmup += 1
     warmup_s = time.perf_counter() - t_setup
     if gpu:
         proto.memory(_gpu_memory.collect(torch, dev, env.get("device_uuid")))
 
     iters = args.iters
-    energy = P.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
+    energy = TU.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
     if gpu:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-        P.sync(torch, dev)
+        TU.sync(torch, dev)
         e0 = energy.read_mj()
         proto.region("start")
         t0 = time.perf_counter()
@@ -228,7 +230,7 @@ def run_torch(proto, args, params):
         proto.region("end")
         e1 = energy.read_mj()
         times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
-        energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
+        energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
     else:
         times = []
         proto.region("start")
@@ -356,7 +358,7 @@ def run_cupy(proto, args):
     if args.dtype == "bf16":
         raise P.WorkloadError("bad_args", "--backend cupy has no bf16; use fp32, tf32 or fp16")
     t = time.perf_counter()
-    idx = P.gpu_index()
+    idx = TU.gpu_index()
     try:
         count = cp.cuda.runtime.getDeviceCount()
     except Exception as e:  # cupy raises CUDARuntimeError when the driver is unusable
@@ -409,7 +411,7 @@ def run_cupy(proto, args):
         cp.matmul(As[0], Bs[0], out=C)
         cp.cuda.Device(idx).synchronize()
     warmup_s = time.perf_counter() - t_setup
-    energy = P.NvmlEnergy(uuid, idx)
+    energy = TU.NvmlEnergy(uuid, idx)
     starts = [cp.cuda.Event() for _ in range(args.iters)]
     ends = [cp.cuda.Event() for _ in range(args.iters)]
     e0 = energy.read_mj()
@@ -423,7 +425,7 @@ def run_cupy(proto, args):
     measured_s = time.perf_counter() - t0
     e1 = energy.read_mj()
     times = [cp.cuda.get_elapsed_time(s, e) for s, e in zip(starts, ends)]
-    energy_j, energy_why = P.energy_result(energy, e0, e1, measured_s)
+    energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
     emit_results(
         proto,
         args,
@@ -459,7 +461,7 @@ def run_tensorflow(proto, args):
     tf.config.experimental.enable_tensor_float32_execution(args.dtype == "tf32")
     if gpu:
         gpus = tf.config.list_physical_devices("GPU")
-        idx = P.gpu_index()
+        idx = TU.gpu_index()
         if idx >= len(gpus):
             raise P.WorkloadError("no_gpu", "tensorflow sees %d GPU(s); GPU_OVERHEAD_GPU=%d" % (len(gpus), idx))
         dev_name = "/GPU:%d" % idx

@@ -29,7 +29,8 @@ sys.path.insert(0, os.environ.get("WORKLOADS_DIR", os.path.join(HERE, "..", ".."
 
 import torch  # noqa: E402
 
-import llm  # noqa: E402
+import _llm_torch as llm  # noqa: E402  (the workload's torch model and session)
+from _llm_common import PRESETS  # noqa: E402
 
 B, PL, O = 8, 512, 128
 REQUESTS = 6
@@ -102,6 +103,8 @@ def gpu_only(model, sess, prompt_dev):
 
 def new_session(model):
     sess = llm.TorchSession(model, B, PL + O)
+    if os.environ.get("DECODE_PIN") == "1":  # the workload's pinned decode attention (off for call 1's profile)
+        model.pin_decode_attention(sess)
     sess.capture()
     return sess, torch.zeros((B, PL), dtype=torch.long, device=model.dev)
 
@@ -126,7 +129,7 @@ def main():
     torch.empty(1, device=dev)
     torch.cuda.synchronize()
     torch.set_grad_enabled(False)
-    cfg = dict(llm.PRESETS["1b"])
+    cfg = dict(PRESETS["1b"])
     res = {
         "index": int(idx),
         "pid": os.getpid(),

@@ -2,7 +2,8 @@
  * The trend history kept in the baseline file: every accepted check's per-run summary, per series, oldest
  * first and bounded, for change-point detection (`gpu-overhead trend`).
  *
- * A series is one arm on one kind of machine running one workload config: arm label, host, GPU model,
+ * A series is one arm on one machine running one workload config: arm label, the machine (the GPU's UUID —
+ * stable on ephemeral runners whose host names change every job — else the host name), GPU model,
  * GPU access, device, MIG mode, workload and params. Those never change within a series — a different
  * host or GPU starts another series, so fingerprints are never pooled. What a nightly bump *does* change
  * (image digest, driver, CUDA, runtime version) is the stack fingerprint recorded on every point, so a
@@ -19,7 +20,9 @@ import type { ArmSeries, PartialFingerprint } from './run-values.js'
 export const DEFAULT_HISTORY_KEEP = 200
 
 /** Facts that define a series: points with different values here are never put in one series. */
-export const SERIES_FIELDS = ['host', 'gpu_name', 'gpu_access', 'device', 'mig_mode'] as const
+export const SERIES_FIELDS = ['host', 'gpu_uuid', 'gpu_name', 'gpu_access', 'device', 'mig_mode'] as const
+/** Facts in the key besides the machine (GPU UUID, else host). */
+const KEY_FIELDS = ['gpu_name', 'gpu_access', 'device', 'mig_mode'] as const
 /** Facts recorded per point: what a nightly bump may change. */
 export const STACK_FIELDS = [
   'image',
@@ -93,7 +96,8 @@ export function historyKey(
   const hash = params === '' ? 'none' : createHash('sha256').update(params).digest('hex').slice(0, 12)
   return [
     `env=${environment}`,
-    ...SERIES_FIELDS.map(f => `${f}=${fact(facts?.[f])}`),
+    `machine=${fact(facts?.gpu_uuid || facts?.host)}`,
+    ...KEY_FIELDS.map(f => `${f}=${fact(facts?.[f])}`),
     `workload=${workload}`,
     `params=${hash}`
   ].join('|')

@@ -17,7 +17,8 @@ import {
   type SequentialSeries
 } from './sequential.js'
 
-export type StopReason = 'decided' | 'max-runs' | 'time-budget' | 'nothing-gated'
+/** `ended`: the runs ended (a failure, a cancel, the end of the recorded data) before any stop rule applied. */
+export type StopReason = 'decided' | 'max-runs' | 'time-budget' | 'nothing-gated' | 'ended'
 
 export interface SequentialCheckConfig {
   minRuns: number
@@ -112,7 +113,7 @@ export class SequentialController {
       done.elapsedMs + done.blockMs > this.cfg.timeBudgetS * 1000
     )
       reason = 'time-budget'
-    this.record(done.workload, done.run, reason ?? 'max-runs', looks)
+    this.record(done.workload, done.run, reason ?? 'ended', looks)
     return reason
   }
 
@@ -170,7 +171,8 @@ const WHY: Record<StopReason, string> = {
   decided: 'every gated metric decided',
   'max-runs': 'max-runs reached',
   'time-budget': 'another pair would overrun time-budget',
-  'nothing-gated': 'no gated metric'
+  'nothing-gated': 'no gated metric',
+  ended: 'the runs ended before a stop rule applied'
 }
 
 export function stopNote(s: WorkloadStop): string {

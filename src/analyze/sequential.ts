@@ -26,7 +26,11 @@ import { holm, tost, variance } from './stats.js'
 export type SpendingFunction = 'pocock' | 'obrien-fleming'
 export const SPENDING_FUNCTIONS: readonly SpendingFunction[] = ['pocock', 'obrien-fleming']
 
-export type SequentialState = 'equivalent' | 'regression' | 'undecided'
+/**
+ * `improvement`: the candidate is better by more than the margin (one-sided, at the equivalence level): not
+ * equivalent, never a regression, and more runs would not change that, so it counts as decided for stopping.
+ */
+export type SequentialState = 'equivalent' | 'regression' | 'improvement' | 'undecided'
 
 /** Cumulative alpha spent by information fraction t ∈ [0, 1] (Lan–DeMets forms). */
 export function spentAlpha(kind: SpendingFunction, alpha: number, t: number): number {
@@ -134,12 +138,13 @@ export function sequentialLook(series: readonly SequentialSeries[], opts: Sequen
   const raw = series.map(s => {
     const b = s.baseline
     const c = s.candidate
-    if (b.length < 2 || c.length < 2) return { pEq: 1, pReg: 1, bounds: null }
+    if (b.length < 2 || c.length < 2) return { pEq: 1, pReg: 1, pBetter: 1, bounds: null }
     const bounds = equivalenceBounds(ssMean([...b]), opts.maxOverheadPct, s.direction)
     const t = tost([...c], [...b], bounds.low, bounds.high)
     // Worse is a larger value for lower-is-better metrics and a smaller one for higher-is-better ones.
     const pReg = s.direction === 'lower' ? 1 - t.pUpper : 1 - t.pLower
-    return { pEq: t.p, pReg, bounds }
+    const pBetter = s.direction === 'lower' ? 1 - t.pLower : 1 - t.pUpper
+    return { pEq: t.p, pReg, pBetter, bounds }
   })
   const pRegAdj = holm(raw.map(r => r.pReg))
   const metrics = series.map((s, i): MetricLook => {
@@ -150,7 +155,9 @@ export function sequentialLook(series: readonly SequentialSeries[], opts: Sequen
         ? 'regression'
         : n >= opts.minRuns && aEq > 0 && r.pEq < aEq
           ? 'equivalent'
-          : 'undecided'
+          : n >= opts.minRuns && aEq > 0 && r.pBetter < aEq
+            ? 'improvement'
+            : 'undecided'
     let need: number | null = null
     if (state === 'undecided' && r.bounds !== null) {
       const diff = ssMean([...s.candidate]) - ssMean([...s.baseline])

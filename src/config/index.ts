@@ -2,3 +2,7 @@
 export * from './config.js'
 export * from './image-ref.js'
 export * from './mount-policy.js'
+export * from './defaults.js'
+export * from './file.js'
+export * from './modes.js'
+export * from './parse.js'

@@ -3,7 +3,7 @@
  * with medians, their difference and ratio. Reported, never gated. Pure.
  */
 import type { CheckSummary, Comparison } from '../types/index.js'
-import { STARTUP_PHASES } from '../types/index.js'
+import { STARTUP_PHASES, type StartupPhase } from '../types/index.js'
 import { armRank, pairKey } from './arms.js'
 import { cell, code, fmtDelta, fmtOverheadCi, fmtP, fmtPctCi, fmtRatio, fmtValue, inline } from './format.js'
 import { analysisNotes } from './notes.js'
@@ -13,7 +13,7 @@ import { table } from './table.js'
 import { gatingComparisons } from './verdict.js'
 
 /** Phase names as the runner records them (`launch_s`…), also accepted without `_s`. */
-const PHASE_LABELS: Record<(typeof STARTUP_PHASES)[number], string> = {
+const PHASE_LABELS: Record<StartupPhase, string> = {
   launch: 'Container/process launch',
   interpreter: 'Interpreter start',
   imports: 'Imports',
@@ -34,7 +34,7 @@ function phaseName(metric: string): string {
   return metric.endsWith('_s') ? metric.slice(0, -2) : metric
 }
 
-function isPhase(name: string): name is (typeof STARTUP_PHASES)[number] {
+function isPhase(name: string): name is StartupPhase {
   return (STARTUP_PHASES as readonly string[]).includes(name)
 }
 

@@ -58,7 +58,9 @@ export function markerOf(s: TrendSeries, c: TrendChange): Marker {
 }
 
 export function markerText(m: Marker): string {
-  return `${MARKER_PREFIX}${JSON.stringify(m)} -->`
+  // Escaped so a metric name with `-->` or `<` cannot end the hidden comment early; JSON.parse undoes it.
+  const json = JSON.stringify(m).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
+  return `${MARKER_PREFIX}${json} -->`
 }
 
 export function parseMarker(body: string | null | undefined): Marker | null {

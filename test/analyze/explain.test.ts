@@ -191,3 +191,22 @@ test('explainCheck explains the primary pair of an analysis, and nothing without
   expect(e?.findings[0]?.label).toMatch(/BLAS/)
   expect(explainCheck({ analysis: null, device: 'cpu', stacks, telemetry: [], imageEnv: {} })).toBeNull()
 })
+
+test("a BLAS library's variable set where that library is not loaded is not a cause", () => {
+  // The native arm runs on the reference BLAS: OPENBLAS_* there changes nothing.
+  const base = stackOf('cpu-native-refblas', 'native')
+  const env = { ...(base.facts['env'] as Record<string, string>), OPENBLAS_CORETYPE: 'Haswell' }
+  const doctored = { ...base, facts: { ...base.facts, env } }
+  const e = explain({
+    baselineEnv: 'native',
+    candidateEnv: 'container',
+    device: 'cpu',
+    alpha: 0.05,
+    stacks: [doctored, stackOf('cpu-native-refblas', 'container')],
+    imageEnv: {},
+    comparisons: slower('cpu-native-refblas', 40),
+    telemetry: []
+  })
+  const f = e.findings.find(x => x.key === 'env:OPENBLAS_CORETYPE')!
+  expect([f.impact, f.relevant]).toEqual([0, false])
+})

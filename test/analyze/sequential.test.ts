@@ -71,12 +71,15 @@ describe('sequentialLook', () => {
     expect(fewer.metrics[0]!.state).toBe('regression')
   })
 
-  it('does not flag a throughput gain as regression', () => {
+  it('calls a clear gain an improvement (decided, never a regression), in either direction', () => {
     const more = sequentialLook(
       [series('tokens_per_s', [2500, 2501, 2499], [2750, 2751, 2749], 'higher')],
       OPTS
     )
-    expect(more.metrics[0]!.state).toBe('undecided')
+    expect(more.metrics[0]!.state).toBe('improvement')
+    expect(more.decided).toBe(true)
+    const faster = sequentialLook([series('tpot_ms', [3.61, 3.611, 3.612], [3.396, 3.394, 3.398])], OPTS)
+    expect(faster.metrics[0]!.state).toBe('improvement')
   })
 
   it('decides nothing before the minimum number of runs', () => {

@@ -67,6 +67,14 @@ describe('trend history in the baseline file', () => {
     expect(
       historyKey('container', { host: 'r1', gpu_name: 'H100', image_digest: 'sha256:b' }, 'matmul', '')
     ).toBe(a)
+    // Ephemeral runners: a new host name every job, the same GPU — one series.
+    const gpu = { gpu_uuid: 'GPU-1111', gpu_name: 'H100' }
+    expect(historyKey('container', { host: 'pod-a', ...gpu }, 'matmul', '')).toBe(
+      historyKey('container', { host: 'pod-b', ...gpu }, 'matmul', '')
+    )
+    expect(historyKey('container', { host: 'pod-a', ...gpu, gpu_uuid: 'GPU-2222' }, 'matmul', '')).not.toBe(
+      historyKey('container', { host: 'pod-a', ...gpu }, 'matmul', '')
+    )
     let file = buildHistory({ nights: 2, level: () => 41, host: 'r1' })
     file = buildHistory({ nights: 2, level: () => 41, host: 'r2' }, file, 2)
     expect(Object.keys(file.history!)).toHaveLength(4)

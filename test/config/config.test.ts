@@ -2,7 +2,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import fc from 'fast-check'
-import { loadConfig, parseArms, readConfigFile, type RawInputs } from '../../src/config/config.js'
+import { loadConfig, parseArms, readConfigFile, type RawInputs } from '../../src/config/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 import { InputError } from '../../src/util/errors.js'
 

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { DEFAULTS, loadConfig } from '../../src/config/config.js'
+import { DEFAULTS, loadConfig } from '../../src/config/index.js'
 import { ACTION_ONLY, buildProgram, main, runFlagHelp } from '../../src/entry/cli/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 

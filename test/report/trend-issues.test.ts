@@ -38,6 +38,9 @@ describe('trend issue markers', () => {
     ).toBeNull()
     expect(parseMarker('<!-- gpu-overhead-trend {not json} -->')).toBeNull()
     expect(parseMarker(null)).toBeNull()
+    const odd = { ...m, metric: 'a-->b<c>' }
+    expect(markerText(odd)).not.toMatch(/a-->b/)
+    expect(parseMarker(`${markerText(odd)} tail -->`)).toEqual(odd)
     expect(parseMarker(`<!-- gpu-overhead-trend {"v":1,${'"x":1,'.repeat(200)}} -->`)).toBeNull()
   })
 

@@ -6,7 +6,13 @@
  * nothing here names a particular variable.
  */
 import type { Analysis, Comparison, StackRecord, TelemetrySummary } from '../../types/index.js'
-import { FACT_RULES, UNKNOWN_FACT, envKnowledge, type Knowledge } from '../../execute/index.js'
+import {
+  FACT_RULES,
+  LIBRARY_SCOPED_ENV,
+  UNKNOWN_FACT,
+  envKnowledge,
+  type Knowledge
+} from '../../execute/index.js'
 import type { Domain } from '../../types/index.js'
 import { MEMORY_METRIC, describeDifference, isMeasuredDifference, measuredDifferences } from './measured.js'
 import { armStacks, diffFlat, envOf, flatten, type Flat } from '../../execute/index.js'
@@ -177,7 +183,7 @@ function stackFindings(base: ArmStack, cand: ArmStack, image: Map<string, string
     const x = be.get(name) ?? null
     const y = ce.get(name) ?? null
     if (x === y) continue
-    const k = envKnowledge(name)
+    const k = envScoped(name, x === null ? cf : bf, envKnowledge(name))
     out.push({
       kind: 'env',
       key: `env:${name}`,
@@ -195,6 +201,15 @@ function stackFindings(base: ArmStack, cand: ArmStack, image: Map<string, string
     })
   }
   return out
+}
+
+/** A library's variable where the arm that sets it has not loaded that library: no effect. */
+function envScoped(name: string, setIn: Flat, k: Knowledge): Knowledge {
+  const scope = LIBRARY_SCOPED_ENV.find(l => l.prefixes.some(p => name.startsWith(p)))
+  if (!scope) return k
+  const blas = [setIn.get('numpy.blas.name'), setIn.get('libraries.blas')].filter((v): v is string => !!v)
+  if (blas.length === 0 || blas.some(v => scope.library.test(v))) return k
+  return { ...k, impact: 0, meaning: `${k.meaning} (that library is not loaded in the arm that sets it)` }
 }
 
 function merge(findings: Finding[]): Finding[] {

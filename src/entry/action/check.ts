@@ -1,7 +1,7 @@
 /** The action's side of a check: fetch the stored baseline, run, publish, push the baseline back, fail if asked. */
 import * as core from '@actions/core'
 import * as fs from 'node:fs'
-import type { Config } from '../../config/config.js'
+import type { Config } from '../../config/index.js'
 import { CheckFailedError } from '../../util/errors.js'
 import { runCheck } from '../../check.js'
 import { checkGate } from '../../gate/index.js'

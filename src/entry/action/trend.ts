@@ -8,7 +8,7 @@
 import * as core from '@actions/core'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import type { TrendConfig } from '../../config/config.js'
+import type { TrendConfig } from '../../config/index.js'
 import { repository } from '../../report/index.js'
 import { redact } from '../../report/index.js'
 import { writeJobSummary } from '../../report/index.js'

@@ -2,6 +2,7 @@
  * `gpu-overhead analyze`: statistics only, on any long-format results CSV, optionally also against a
  * stored baseline. The CLI parses flags and calls `analyzeCommand`; this module never exits the process.
  */
+import { checkAlpha, checkMaxOverhead } from '../../config/index.js'
 import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
 import type { Analysis } from '../../types/index.js'
@@ -73,14 +74,8 @@ export function resolveEnvironments(
 }
 
 function validate(opts: AnalyzeCommandOptions): void {
-  if (!Number.isFinite(opts.maxOverheadPct) || opts.maxOverheadPct <= 0 || opts.maxOverheadPct >= 100)
-    throw new InputError(
-      '--max-overhead',
-      opts.maxOverheadPct,
-      'a percentage greater than 0 and below 100, e.g. 2'
-    )
-  if (!Number.isFinite(opts.alpha) || opts.alpha <= 0 || opts.alpha >= 0.5)
-    throw new InputError('--alpha', opts.alpha, 'a significance level between 0 and 0.5, e.g. 0.05')
+  checkMaxOverhead('--max-overhead', opts.maxOverheadPct)
+  checkAlpha('--alpha', opts.alpha)
   if (opts.format !== 'md' && opts.format !== 'json')
     throw new InputError('--format', opts.format, 'md, json')
 }

@@ -1,25 +1,31 @@
 /** The CLI's small commands: validate flags, call the stage, print, return the exit code. */
 import { aggregateCommand } from '../../fleet/index.js'
 import { analyzeCommand } from './analyze.js'
-import { percent } from '../../config/index.js'
-import { InputError } from '../../util/errors.js'
-import { parseNumber } from '../../util/number.js'
+import { alpha, DEFAULTS, maxOverhead, oneOf } from '../../config/index.js'
+import { Inputs } from '../../types/inputs.js'
 import { gateCommand } from './gate.js'
 import { ioCheckCommand } from './io-check.js'
 import { CONTAINER_RUNTIMES, type ContainerRuntime } from '../../types/index.js'
 
-function runtimeOf(raw: unknown): ContainerRuntime {
-  const v = typeof raw === 'string' ? raw : 'docker'
-  if (!(CONTAINER_RUNTIMES as readonly string[]).includes(v))
-    throw new InputError('container-runtime', v, CONTAINER_RUNTIMES.join(' | '))
-  return v as ContainerRuntime
+/** A flag's raw value, or the input's default: commander hands strings (or true for a bare flag). */
+function flag(opts: Record<string, unknown>, key: string, input: Inputs): string {
+  const v = opts[key]
+  return typeof v === 'string' ? v : DEFAULTS[input]
 }
 
-function alphaOf(raw: unknown): number {
-  const n =
-    typeof raw === 'string' ? parseNumber(raw, { kind: 'real', min: 0, minExclusive: true, max: 0.5 }) : null
-  if (n === null || !n.ok) throw new InputError('alpha', raw, 'a number above 0 and at most 0.5, e.g. 0.05')
-  return n.value
+function runtimeOf(opts: Record<string, unknown>): ContainerRuntime {
+  return oneOf(
+    '--container-runtime',
+    flag(opts, 'containerRuntime', Inputs.ContainerRuntime),
+    CONTAINER_RUNTIMES
+  )
+}
+
+function limits(opts: Record<string, unknown>): { maxOverheadPct: number; alpha: number } {
+  return {
+    maxOverheadPct: maxOverhead('--max-overhead', flag(opts, 'maxOverhead', Inputs.MaxOverhead)),
+    alpha: alpha('--alpha', flag(opts, 'alpha', Inputs.Alpha))
+  }
 }
 
 function optionalString(raw: unknown): string | undefined {
@@ -33,8 +39,7 @@ export async function analyzeCli(opts: Record<string, unknown>): Promise<number>
     candidateEnv: optionalString(opts.candidateEnv),
     baselinePath: optionalString(opts.baseline),
     format: opts.format === 'json' ? 'json' : 'md',
-    maxOverheadPct: percent('max-overhead', typeof opts.maxOverhead === 'string' ? opts.maxOverhead : '2%'),
-    alpha: alphaOf(opts.alpha ?? '0.05')
+    ...limits(opts)
   })
   process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
   return result.exitCode
@@ -47,7 +52,7 @@ export async function gateCli(opts: Record<string, unknown>): Promise<number> {
     image: optionalString(opts.image),
     strict: opts.strict === true,
     format: opts.format === 'json' ? 'json' : 'text',
-    runtime: runtimeOf(opts.containerRuntime)
+    runtime: runtimeOf(opts)
   })
   process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
   return result.exitCode
@@ -59,7 +64,7 @@ export async function ioCheckCli(opts: Record<string, unknown>): Promise<number>
     data: optionalString(opts.data),
     ckpt: optionalString(opts.ckpt),
     format: opts.format === 'json' ? 'json' : 'text',
-    runtime: runtimeOf(opts.containerRuntime)
+    runtime: runtimeOf(opts)
   })
   process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
   return result.exitCode
@@ -70,8 +75,7 @@ export async function aggregateCli(dirs: string[], opts: Record<string, unknown>
     dirs,
     out: optionalString(opts.out) ?? 'gpu-overhead-aggregate',
     format: opts.format === 'json' ? 'json' : 'md',
-    maxOverheadPct: percent('max-overhead', typeof opts.maxOverhead === 'string' ? opts.maxOverhead : '2%'),
-    alpha: alphaOf(opts.alpha ?? '0.05')
+    ...limits(opts)
   })
   process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
   process.stderr.write(`aggregate: ${result.paths.markdown}, ${result.paths.json}\n`)

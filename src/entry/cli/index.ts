@@ -3,7 +3,7 @@
  * 1 check failed, 2 bad input or environment error — always with one line saying what and how to fix.
  */
 import { Command, CommanderError, Option } from 'commander'
-import { DEFAULTS, loadConfig, type RawInputs } from '../../config/config.js'
+import { DEFAULTS, loadConfig, type RawInputs } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
 import { flushAndExit } from '../../util/exit.js'
@@ -165,8 +165,8 @@ export function buildProgram(): Command {
     .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')
     .option('--candidate-env <env>', 'candidate environment (default: container, or the second of two)')
     .option('--baseline <file>', 'baseline JSON file to compare against as well')
-    .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
-    .option('--alpha <alpha>', 'significance level', '0.05')
+    .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
+    .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
     .addOption(formatOption())
     .action(async (opts: Record<string, string>) => {
       const { analyzeCli } = await import('./commands.js')
@@ -206,8 +206,8 @@ export function buildProgram(): Command {
     )
     .argument('<dirs...>', 'results folders written by `gpu-overhead run` (results.jsonl + summary.json)')
     .option('--out <dir>', 'folder for aggregate.md and aggregate.json', 'gpu-overhead-aggregate')
-    .option('--max-overhead <pct>', 'largest acceptable overhead', '2%')
-    .option('--alpha <alpha>', 'significance level', '0.05')
+    .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
+    .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
     .addOption(formatOption())
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       const { aggregateCli } = await import('./commands.js')
@@ -225,7 +225,7 @@ export function buildProgram(): Command {
     )
     .option('--window <n>', 'sliding window of the split step', '50')
     .option('--max-p <p>', 'largest p of a reported change point (corrected for the split search)', '0.001')
-    .option('--min-change <pct>', 'smallest change reported', '2%')
+    .option('--min-change <pct>', 'smallest change reported', DEFAULTS[Inputs.MaxOverhead])
     .addOption(formatOption())
     .action(async (opts: Record<string, unknown>) => {
       const { trendCli } = await import('./trend.js')

@@ -17,9 +17,16 @@ function scalar(v: unknown): string {
   return JSON.stringify(v)
 }
 
+/**
+ * A shared object's identity: its file name without directory and without the version after `.so`
+ * (`/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0` and an image's copy named `libblas.so.3` are one
+ * library). Versions are compared where the library reports them (torch.cuda.*, numpy.blas.config).
+ */
 function baseName(p: string): string {
   const i = p.lastIndexOf('/')
-  return i >= 0 ? p.slice(i + 1) : p
+  const file = i >= 0 ? p.slice(i + 1) : p
+  const so = file.indexOf('.so')
+  return so > 0 ? file.slice(0, so + 3) : file
 }
 
 /** `{torch: {cuda: {cudnn: 91002}}}` → `torch.cuda.cudnn = 91002`; `libraries.*` lists → sorted file names. */

@@ -405,6 +405,14 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
   },
   PYTORCH_BUILD_VERSION: { impact: 0, domains: [], meaning: 'image label', fix: 'none needed' },
   PYTORCH_BUILD_NUMBER: { impact: 0, domains: [], meaning: 'image label', fix: 'none needed' },
+  TORCH_CUDA_ARCH_LIST: {
+    impact: 0,
+    domains: [],
+    meaning:
+      'architectures to build CUDA extensions for (build time only; the loaded build is compared separately)',
+    fix: 'none needed'
+  },
+  NCCL_VERSION: { impact: 0, domains: [], meaning: 'image label', fix: 'none needed' },
   PYTORCH_HOME: { impact: 0, domains: [], meaning: 'where torch.hub caches downloads', fix: 'none needed' }
 }
 
@@ -452,6 +460,17 @@ export const ENV_FAMILIES: readonly {
   { prefix: 'XLA_', impact: 2, domains: [...COMPUTE, 'memory'], what: 'an XLA setting' },
   { prefix: 'JAX_', impact: 2, domains: [...COMPUTE, 'memory'], what: 'a JAX setting' },
   { prefix: 'MALLOC_', impact: 1, domains: ['cpu-compute', 'memory'], what: 'a glibc malloc setting' }
+]
+
+/**
+ * Variables of one BLAS library only act where that library is loaded: `OPENBLAS_CORETYPE` means
+ * nothing to a process whose NumPy runs on the reference BLAS. Matched against the recorded BLAS kind
+ * and the BLAS files loaded.
+ */
+export const LIBRARY_SCOPED_ENV: readonly { prefixes: readonly string[]; library: RegExp }[] = [
+  { prefixes: ['OPENBLAS_', 'GOTO_'], library: /openblas/i },
+  { prefixes: ['MKL_'], library: /mkl/i },
+  { prefixes: ['BLIS_'], library: /blis/i }
 ]
 
 /** Knowledge of one variable: the table, else its family, else a generic entry (it was recorded, so it is in a family). */

@@ -1,0 +1,52 @@
+/** Every input's default, in one object: config, the CLI's flags and help, and the contract test against action.yml read it. */
+import { DEFAULT_BASELINE_BRANCH, DEFAULT_BASELINE_PATH, Inputs } from '../types/inputs.js'
+
+/** Raw values by input name; undefined = not given by that source. */
+export type RawInputs = Partial<Record<Inputs, string>>
+
+export const DEFAULTS: Record<Inputs, string> = {
+  [Inputs.Image]: '',
+  [Inputs.Workloads]: 'matmul,llm,io',
+  [Inputs.Runs]: '3',
+  [Inputs.MaxRuns]: '12',
+  [Inputs.TimeBudget]: '0',
+  [Inputs.WarmupRuns]: '0',
+  [Inputs.Device]: 'gpu',
+  [Inputs.GpuAccess]: 'gpus',
+  [Inputs.Gpus]: 'all',
+  [Inputs.ContainerRuntime]: 'docker',
+  [Inputs.Arms]: 'native,container',
+  [Inputs.MaxOverhead]: '2%',
+  [Inputs.Alpha]: '0.05',
+  [Inputs.BaselinePath]: DEFAULT_BASELINE_PATH,
+  [Inputs.SaveBaseline]: 'false',
+  [Inputs.BaselineBranch]: DEFAULT_BASELINE_BRANCH,
+  [Inputs.DataPath]: '',
+  [Inputs.CheckpointPath]: '',
+  [Inputs.GithubToken]: '',
+  [Inputs.Comment]: 'always',
+  [Inputs.CheckRun]: 'GPU overhead',
+  [Inputs.FailOnRegression]: 'true',
+  [Inputs.AllowForkPrs]: 'false',
+  [Inputs.Out]: 'gpu-overhead-results',
+  [Inputs.Config]: '',
+  [Inputs.Schedule]: 'abba',
+  [Inputs.Seed]: '1',
+  [Inputs.RunTimeout]: '600',
+  [Inputs.Telemetry]: 'true',
+  [Inputs.Strict]: 'false',
+  [Inputs.DriverMount]: '',
+  [Inputs.MatmulSize]: '10000',
+  [Inputs.MatmulDtype]: 'fp32',
+  [Inputs.LlmPreset]: '1b',
+  [Inputs.CheckpointMb]: '256',
+  [Inputs.GateIoThroughput]: 'false',
+  [Inputs.Prestart]: 'true',
+  [Inputs.Python]: 'python3',
+  [Inputs.ContainerMemory]: '',
+  [Inputs.PowerCaps]: '',
+  [Inputs.Mode]: 'check',
+  [Inputs.AggregateDirs]: '',
+  [Inputs.TrendMetrics]: '',
+  [Inputs.TrendIssues]: 'false'
+}

@@ -1,0 +1,113 @@
+/** The action's other modes: which one runs, and the configs of `aggregate` (fleet) and `trend`. */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { Inputs } from '../types/inputs.js'
+import { InputError } from '../util/errors.js'
+import { MODES, type Mode } from '../types/index.js'
+import { DEFAULTS, type RawInputs } from './defaults.js'
+import type { ConfigSources } from './config.js'
+import { alpha, bool, branchName, given, integer, list, maxOverhead, oneOf, workspacePath } from './parse.js'
+
+/** Which mode the action runs in (the CLI has a command per mode). */
+export function modeOf(inputs: RawInputs): Mode {
+  return oneOf(Inputs.Mode, inputs[Inputs.Mode] || DEFAULTS[Inputs.Mode], MODES)
+}
+
+export interface AggregateConfig {
+  /** Result folders, each holding summary.json and results.jsonl. */
+  dirs: string[]
+  /** Folders given that held no result folder at all, to warn about. */
+  skipped: string[]
+  out: string
+  maxOverheadPct: number
+  alpha: number
+  seed: number
+  failOnRegression: boolean
+}
+
+/**
+ * `mode: aggregate`: the folders to merge. Each entry is a result folder, or a folder whose direct
+ * subfolders are result folders (where download-artifact puts one folder per matrix row); a subfolder
+ * without summary.json (a leg that stopped before writing it) is left out and reported.
+ */
+export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
+  const { workspace } = sources
+  const get = (name: Inputs): string => {
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    return DEFAULTS[name]
+  }
+  const allowed = 'result folders (with summary.json), or folders holding them, inside the workspace'
+  const raw = get(Inputs.AggregateDirs)
+  if (!given(raw.trim())) throw new InputError(Inputs.AggregateDirs, raw, allowed)
+  const dirs: string[] = []
+  const skipped: string[] = []
+  const isResult = (d: string): boolean => fs.existsSync(path.join(d, 'summary.json'))
+  for (const entry of list(Inputs.AggregateDirs, raw)) {
+    const dir = workspacePath(Inputs.AggregateDirs, entry, workspace)
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+      throw new InputError(Inputs.AggregateDirs, entry, `${allowed}; it is not a folder`)
+    if (isResult(dir)) {
+      dirs.push(dir)
+      continue
+    }
+    const subs = fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter(e => e.isDirectory())
+      .map(e => path.join(dir, e.name))
+      .sort()
+    dirs.push(...subs.filter(isResult))
+    skipped.push(...subs.filter(d => !isResult(d)))
+    if (!subs.some(isResult)) skipped.push(dir)
+  }
+  if (dirs.length === 0)
+    throw new InputError(Inputs.AggregateDirs, raw, `${allowed}; none holds summary.json`)
+  return {
+    dirs,
+    skipped,
+    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace),
+    maxOverheadPct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
+    alpha: alpha(Inputs.Alpha, get(Inputs.Alpha)),
+    seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+  }
+}
+
+export interface TrendConfig {
+  /** Baseline file whose history is analysed. */
+  baselinePath: string
+  /** Metrics to analyse (empty: every steady-state metric). */
+  metrics: string[]
+  /** Smallest change reported, percent: the max-overhead limit. */
+  minChangePct: number
+  /** Open and close GitHub issues for change points (needs a token with issues: write). */
+  issues: boolean
+  token: string | null
+  failOnRegression: boolean
+  /** Where the file is fetched from when the workspace has none (entry/action/baseline-branch.ts). */
+  baselineBranch: string | null
+  /** Folder for trend.md and trend.json. */
+  out: string
+}
+
+/** `mode: trend`: change points over the baseline file's history; runs no workload. */
+export function loadTrendConfig(sources: ConfigSources): TrendConfig {
+  const get = (name: Inputs): string => {
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    return DEFAULTS[name]
+  }
+  const metrics = get(Inputs.TrendMetrics)
+  const issues = bool(Inputs.TrendIssues, get(Inputs.TrendIssues))
+  const token = get(Inputs.GithubToken)
+  if (issues && !given(token))
+    throw new InputError(Inputs.GithubToken, '', 'a token with issues: write (trend-issues is true)')
+  return {
+    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), sources.workspace),
+    metrics: given(metrics.trim()) ? list(Inputs.TrendMetrics, metrics) : [],
+    minChangePct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
+    issues,
+    token: given(token) ? token : null,
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
+  }
+}

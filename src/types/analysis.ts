@@ -1,0 +1,116 @@
+/** What the analyze stage produces: per-metric comparisons and the analysis of a check. */
+import type { MetricVerdict, MetricScope, Direction } from './basics.js'
+import type { BaselineResult } from './summary.js'
+
+// ---- Analysis ----
+
+export interface Descriptive {
+  n: number
+  mean: number
+  median: number
+  sd: number
+  mad: number
+  min: number
+  max: number
+  p5: number
+  p25: number
+  p75: number
+  p95: number
+}
+
+export interface Comparison {
+  workload: string
+  metric: string
+  unit: string
+  direction: Direction
+  scope: MetricScope
+  baseline_env: string
+  candidate_env: string
+  n_baseline: number
+  n_candidate: number
+  mean_baseline: number
+  mean_candidate: number
+  median_baseline: number
+  median_candidate: number
+  sd_baseline: number
+  sd_candidate: number
+  /** Candidate vs baseline, positive = candidate worse, in percent. */
+  overhead_pct: number
+  /** 95% bootstrap CI of overhead_pct (ratio of means). */
+  ci95: { low: number; high: number }
+  /** 95% bootstrap CI of the overhead on medians. */
+  ci95_median: { low: number; high: number }
+  /** t > 0 when the candidate mean is higher (raw scale, as scipy ttest_ind(candidate, baseline)). */
+  welch: {
+    t: number
+    df: number
+    p: number
+    /** False when t is undefined (n < 2 or zero variance in both arms); t and df are then 0. */
+    defined?: boolean
+  }
+  /** u is the candidate's U statistic. */
+  mann_whitney: { u: number; p: number; method: 'exact' | 'permutation' | 'normal'; log10_p?: number }
+  tost: { margin_pct: number; p: number; equivalent: boolean }
+  /** Holm-adjusted p (of Welch) across the gating comparisons of one report. */
+  p_adjusted: number
+  /** Minimum detectable effect (percent of baseline mean) at alpha, power 0.8. */
+  mde_pct: number
+  /** Runs per arm that would detect an effect of max-overhead (when inconclusive). */
+  runs_needed: number | null
+  /** Runs (run numbers; 1-based positions when runs are not numbered) flagged by Tukey or MAD; kept in the tests. */
+  outliers: { baseline: number[]; candidate: number[] }
+  verdict: MetricVerdict
+  /** One sentence explaining the verdict. */
+  reason: string
+  /** Canonical workload params when the input distinguishes configurations of one workload. */
+  params?: string
+  /** Where `direction` came from: declared (`better` on the samples or CSV) or a time unit (lower). */
+  direction_source?: 'declared' | 'unit'
+  /** Why this comparison's figures need care (e.g. constant arms: timer resolution). */
+  warnings?: string[]
+  /** Which interval ci95 is: the wider of the percentile bootstrap and the Welch t delta-method interval. */
+  ci_method?: 'bootstrap' | 't-delta'
+  ci95_median_method?: 'bootstrap' | 't-delta'
+  /** Both candidate intervals of overhead_pct, before the wider was chosen. */
+  ci95_bootstrap?: { low: number; high: number }
+  ci95_t_delta?: { low: number; high: number }
+  /** Unadjusted p that gates (Welch's; Mann–Whitney's when Welch's t is undefined), before Holm. */
+  p_gate?: number
+  p_source?: 'welch' | 'mann-whitney' | 'prediction-interval'
+  /**
+   * Stored-baseline comparisons only: the history the new check was judged against, check by check
+   * (n_baseline is then the number of stored checks, mean_baseline the mean of their means).
+   */
+  history?: {
+    checks: number
+    runs: number
+    /** sd of the stored check means, % of their mean: the day-to-day spread. */
+    check_sd_pct: number
+    /** Pooled run-to-run sd within checks, % of the mean. */
+    run_sd_pct: number
+    check_means: number[]
+    t: number
+    df: number
+  }
+  /** Fields holding placeholders (0) because the statistic is undefined for these data (e.g. n < 2). */
+  undefined_stats?: string[]
+  /** Fingerprint differences that make this comparison incomparable, e.g. `driver: 570.86 vs 580.95`. */
+  incomparable_fields?: string[]
+  /** Arms whose per-run values split into two separated groups (analyze/modality.ts); named in the notes. */
+  multimodal_arms?: string[]
+}
+
+export interface Analysis {
+  comparisons: Comparison[]
+  verdict: MetricVerdict
+  max_overhead_pct: number
+  alpha: number
+  baseline_env?: string
+  candidate_env?: string
+  /** Things the reader should know (environments chosen, metrics present in one arm only...). */
+  notes?: string[]
+  /** Comparison against the stored baseline, when one was asked for (`analyze --baseline`). */
+  baseline?: BaselineResult
+  /** Set when nothing gated could be tested (the verdict is then an error, exit 2). */
+  error?: string
+}

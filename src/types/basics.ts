@@ -1,0 +1,102 @@
+/** The vocabulary every stage shares: devices, runtimes, workloads, verdicts, fingerprints, arms, lanes, mounts. */
+
+export const DEVICES = ['gpu', 'cpu'] as const
+export type Device = (typeof DEVICES)[number]
+
+export const GPU_ACCESS_MODES = ['gpus', 'cdi', 'devices'] as const
+export type GpuAccess = (typeof GPU_ACCESS_MODES)[number]
+
+export const CONTAINER_RUNTIMES = ['docker', 'podman'] as const
+export type ContainerRuntime = (typeof CONTAINER_RUNTIMES)[number]
+
+export const COMMENT_MODES = ['always', 'on-regression', 'never'] as const
+export type CommentMode = (typeof COMMENT_MODES)[number]
+
+export const WORKLOADS = ['matmul', 'llm', 'io'] as const
+export type Workload = (typeof WORKLOADS)[number]
+
+/** `check` measures on this runner; `aggregate` merges result folders of many runners into one report. */
+export const MODES = ['check', 'aggregate', 'trend'] as const
+export type Mode = (typeof MODES)[number]
+
+export const SCHEDULES = ['abba', 'random'] as const
+export type Schedule = (typeof SCHEDULES)[number]
+
+/** The action's `verdict` output. */
+export const CHECK_VERDICTS = ['pass', 'regression', 'incomparable', 'error'] as const
+export type CheckVerdict = (typeof CHECK_VERDICTS)[number]
+
+/** Verdict of one (workload, metric) comparison, and of an analysis overall. */
+export const METRIC_VERDICTS = [
+  'regression',
+  'improvement',
+  'equivalent',
+  'inconclusive',
+  'incomparable'
+] as const
+export type MetricVerdict = (typeof METRIC_VERDICTS)[number]
+
+/**
+ * `steady` gates; `startup` (process/container start), `info` (writable-layer I/O) and `derived` (a function
+ * of a gated metric, e.g. TFLOP/s of kernel time, tokens/s of E2E) are reported only, never tested twice.
+ */
+export const METRIC_SCOPES = ['steady', 'startup', 'info', 'derived'] as const
+export type MetricScope = (typeof METRIC_SCOPES)[number]
+
+/** Which way is better for a metric. */
+export type Direction = 'lower' | 'higher'
+
+/**
+ * Everything that must match for two measurements to be comparable, plus context.
+ * Unknown facts are null, never guessed.
+ */
+export interface Fingerprint {
+  host: string
+  device: Device
+  gpu_name: string | null
+  gpu_uuid: string | null
+  driver: string | null
+  cuda: string | null
+  /** Image reference as given (null for native). */
+  image: string | null
+  /** Content digest (sha256:...) or image ID when no repo digest exists (locally built images). */
+  image_digest: string | null
+  runtime: string | null
+  runtime_version: string | null
+  gpu_access: GpuAccess | null
+  mig_mode: string | null
+  persistence_mode: string | null
+  clocks: string | null
+  /**
+   * Digest of the software stack the arm's processes recorded (workloads/_stack.py): interpreter,
+   * libraries loaded, BLAS, precision flags, performance-relevant environment. Checks on different
+   * stacks are never pooled or compared against one baseline. Absent before the first process ran.
+   */
+  stack?: string | null
+}
+
+/** An arm: one environment compared in a check. Labels are unique within a check. */
+export interface Arm {
+  /** Unique label used as the `environment` column, e.g. `native`, `container`, `native#2`. */
+  label: string
+  kind: 'native' | 'container'
+  /** Image reference for container arms. */
+  image: string | null
+}
+
+/** One selected GPU of a check: every planned run starts one process per lane (see plan/lanes.ts). */
+export interface Lane {
+  /** nvidia-smi (NVML) index: the per-GPU form of `--gpus device=N` and CDI `nvidia.com/gpu=N`. */
+  index: number
+  uuid: string | null
+  name: string | null
+  /** Device node minor number (`/dev/nvidiaN`) for gpu-access: devices; null when unknown. */
+  minor: number | null
+}
+
+/** A bind mount as the container runtime gets it: host path (resolved) → container path. */
+export interface BindMount {
+  host: string
+  container: string
+  readOnly: boolean
+}

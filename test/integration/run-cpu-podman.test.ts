@@ -1,0 +1,137 @@
+/**
+ * The real pipeline on the CPU with Podman as the container runtime (Debian's podman 4.3, rootful), through the
+ * built CLI: native vs a local image (`podman import`ed, nothing pulled, --network none). CI installs podman
+ * (.ci/run) and must run this; elsewhere it is skipped when podman is absent, and says so.
+ *
+ * Podman 4.3 gives every container RLIMIT_NOFILE/RLIMIT_NPROC of 1048576 by default; where the host's hard limit
+ * is lower (this project's sandboxed machines: nofile 20000), runc cannot raise it and every `podman run` fails
+ * with "error setting rlimit type 7: operation not permitted". The test points podman at a containers.conf whose
+ * default_ulimits stay under the host's limits (CONTAINERS_CONF), as a runner with such limits would.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import type { CheckSummary } from '../../src/types/index.js'
+import { ensurePythonImage } from '../helpers/docker-image.js'
+
+const CLI = path.resolve('dist/cli.js')
+const TAG = 'local/gpu-overhead-test:py'
+/** Under this project's machines' hard limits (nofile 20000; nproc above 16384 is refused). */
+const ULIMIT = 16384
+const RUN_TIMEOUT_MS = 400_000
+
+const hasPodman = spawnSync('podman', ['--version'], { encoding: 'utf8' }).status === 0
+if (!hasPodman && process.env.CI === 'true')
+  throw new Error('CI must run the podman test: .ci/run installs podman')
+const describePodman = hasPodman ? describe : describe.skip
+if (!hasPodman) process.stderr.write('run-cpu-podman: podman is not installed here; skipped\n')
+
+const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'run-cpu-podman-'))
+const conf = path.join(ws, 'containers.conf')
+let builtHere = false
+
+beforeAll(async () => {
+  if (!hasPodman) return
+  fs.writeFileSync(
+    conf,
+    `[containers]\ndefault_ulimits = ["nofile=${ULIMIT}:${ULIMIT}", "nproc=${ULIMIT}:${ULIMIT}"]\n`
+  )
+  process.env.CONTAINERS_CONF = conf
+  builtHere = spawnSync('podman', ['image', 'exists', TAG]).status !== 0
+  await ensurePythonImage(TAG, 'podman')
+}, RUN_TIMEOUT_MS)
+
+afterAll(() => {
+  if (builtHere) spawnSync('podman', ['rmi', TAG], { timeout: 60_000 })
+  delete process.env.CONTAINERS_CONF
+  fs.rmSync(ws, { recursive: true, force: true })
+})
+
+describePodman('gpu-overhead run --device cpu --container-runtime podman (rootful)', () => {
+  it('measures native vs the podman container and records podman in the fingerprint', () => {
+    const args = ['run', '--device', 'cpu', '--container-runtime', 'podman', '--image', TAG]
+    const r = spawnSync(
+      'node',
+      [
+        CLI,
+        ...args,
+        '--workloads',
+        'matmul',
+        '--runs',
+        '3',
+        '--max-runs',
+        '3',
+        '--python',
+        '/usr/bin/python3',
+        '--out',
+        'out'
+      ],
+      { cwd: ws, encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, CONTAINERS_CONF: conf } }
+    )
+    expect(r.stderr).not.toMatch(/rlimit|OCI permission denied/)
+    expect([0, 1]).toContain(r.status)
+    const summary = JSON.parse(fs.readFileSync(path.join(ws, 'out', 'summary.json'), 'utf8')) as CheckSummary
+    expect(summary.complete).toBe(true)
+    expect(summary.fingerprints.container?.runtime).toBe('podman')
+    const gated =
+      summary.analysis?.comparisons.filter(c => c.scope === 'steady' && c.workload === 'matmul') ?? []
+    expect(gated.length).toBeGreaterThan(0)
+    for (const c of gated) expect([c.n_baseline, c.n_candidate]).toEqual([3, 3])
+    // Every workload container is gone (--rm), whatever the verdict.
+    expect(
+      execFileSync('podman', ['ps', '-a', '--format', '{{.Image}}'], { encoding: 'utf8' })
+    ).not.toContain(TAG)
+  })
+})
+
+/**
+ * Rootless: a plain user (created here when missing; root only) with its own podman storage (vfs) runs the
+ * packaged CLI against the same image, loaded from a `podman save` archive. Needs uidmap's newuidmap and a
+ * subuid range (useradd makes one), so it runs where root can create the user: CI and the developers' machines.
+ */
+const ROOTLESS_USER = 'gpu-overhead-rootless'
+const canRootless =
+  hasPodman &&
+  process.getuid?.() === 0 &&
+  spawnSync('sh', ['-c', 'command -v newuidmap && command -v useradd && command -v su']).status === 0
+const describeRootless = canRootless ? describe : describe.skip
+if (hasPodman && !canRootless)
+  process.stderr.write('run-cpu-podman: rootless needs root, useradd and newuidmap; skipped\n')
+
+describeRootless('gpu-overhead run --container-runtime podman (rootless, as a plain user)', () => {
+  it('runs the check with the plain user’s own podman', () => {
+    if (spawnSync('id', [ROOTLESS_USER]).status !== 0) execFileSync('useradd', ['-m', ROOTLESS_USER])
+    const home = path.join('/home', ROOTLESS_USER)
+    const app = path.join(home, 'app')
+    fs.rmSync(app, { recursive: true, force: true })
+    fs.mkdirSync(app, { recursive: true })
+    for (const f of ['dist', 'workloads', 'package.json'])
+      fs.cpSync(f, path.join(app, f), { recursive: true })
+    const archive = path.join(home, 'image.tar')
+    fs.rmSync(archive, { force: true })
+    execFileSync('podman', ['save', '-o', archive, TAG], { timeout: RUN_TIMEOUT_MS })
+    execFileSync('chown', ['-R', ROOTLESS_USER, app, archive])
+    const asUser = (script: string): { status: number | null; stderr: string } => {
+      const r = spawnSync('su', [ROOTLESS_USER, '-c', script], {
+        cwd: home,
+        encoding: 'utf8',
+        timeout: RUN_TIMEOUT_MS
+      })
+      return { status: r.status, stderr: r.stderr }
+    }
+    expect(asUser(`podman load -i ${archive}`).status).toBe(0)
+    const r = asUser(
+      `cd ${home} && rm -rf out && node app/dist/cli.js run --device cpu --container-runtime podman ` +
+        `--image localhost/${TAG} --workloads matmul --runs 3 --max-runs 3 --python /usr/bin/python3 --out out`
+    )
+    expect([0, 1]).toContain(r.status)
+    const summary = JSON.parse(
+      fs.readFileSync(path.join(home, 'out', 'summary.json'), 'utf8')
+    ) as CheckSummary
+    expect(summary.complete).toBe(true)
+    expect(summary.fingerprints.container?.runtime).toBe('podman')
+    asUser(`podman rmi localhost/${TAG}`)
+    fs.rmSync(archive, { force: true })
+  })
+})
