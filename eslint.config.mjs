@@ -107,6 +107,21 @@ export default tseslint.config(
   },
   ...DIRECTION_RULES,
   {
+    // Spreading an array into a call passes each element as an argument: at ~10^5 elements (a long
+    // workload's samples) it overflows the stack. util/arrays.ts has appendAll, maxOf, minOf.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression > SpreadElement, NewExpression > SpreadElement',
+          message:
+            'No spread into a call (stack overflow on large arrays): use appendAll/maxOf/minOf from util/arrays.ts.'
+        }
+      ]
+    }
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -1,12 +1,11 @@
 /**
  * The check, one direction: config → preflight → plan → execute (+ telemetry) → analyze (+ baseline)
- * → report → gate. Only this file and the entry points wire stages together.
+ * → report → gate. Only this file and the entry points wire stages together. Over 300 lines: the
+ * ordering of the stages and the state a fault must keep (what was measured so far) live here together.
  */
 import { randomBytes } from 'node:crypto'
-import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import {
   analyzeRecords,
   compareWithBaseline,
@@ -27,16 +26,16 @@ import {
 import type { Config } from './config/index.js'
 import { EnvironmentError } from './util/errors.js'
 import {
-  containerSpec,
   killCheckContainers,
+  removeCheckContainersNow,
+  leftoverRestoreFiles,
+  restoreFileFor,
+  type PresentGpu,
   prepareIoFolders,
-  type IoFolders,
-  POWER_RESTORE_FILE,
   restoreFromFile,
   validateCaps,
   sweepPowerCaps,
   type SweepOutcome,
-  nativeSpec,
   executePlan,
   type BlockDone,
   type ExecuteResult,
@@ -44,13 +43,12 @@ import {
   attribute,
   summarizeTelemetry,
   withTelemetry,
-  workloadArgs,
   workloadParams,
   regionTelemetry,
   armStackDigest,
   armStacks
 } from './execute/index.js'
-import { laneLabel, resolveLanes, type Lane, buildPlan, type PlannedRun } from './plan/index.js'
+import { laneLabel, resolveLanes, type Lane, buildPlan } from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
 import { preflightStage, type PreflightOutcome } from './preflight/index.js'
 import { buildReport } from './report/index.js'
@@ -62,128 +60,41 @@ import type {
   PowerCapSummary,
   TelemetrySample
 } from './types/index.js'
-import { containerGpuArgs, nativeGpuEnv } from './tools/gpu-access.js'
 import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
+import { processSpec, workloadsDir } from './execute/index.js'
+import { fingerprintFor } from './preflight/index.js'
+import { appendAll } from './util/arrays.js'
+import { killAllTrees } from './util/process-tree.js'
 
 export interface CheckOutcome {
   summary: CheckSummary
   markdown: string
 }
 
-/** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
-export function workloadsDir(): string {
-  if (process.env.GPU_OVERHEAD_WORKLOADS) return path.resolve(process.env.GPU_OVERHEAD_WORKLOADS)
-  const here = path.dirname(fileURLToPath(import.meta.url))
-  for (const candidate of [path.join(here, '..', 'workloads'), path.join(here, '..', '..', 'workloads')]) {
-    if (fs.existsSync(path.join(candidate, 'matmul.py'))) return candidate
-  }
-  throw new EnvironmentError(`cannot find the workloads folder next to ${here}; set GPU_OVERHEAD_WORKLOADS`)
-}
-
 function newCheckId(): string {
   return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`
 }
 
-function fingerprintFor(
-  arm: Arm,
-  config: Config,
-  pre: PreflightOutcome,
-  lane: Lane | null = null
-): Fingerprint {
-  const gpu = (lane && pre.gpus?.gpus.find(g => g.index === lane.index)) ?? pre.gpus?.gpus[0] ?? null
-  const image = arm.kind === 'container' && arm.image ? (pre.images.get(arm.image) ?? null) : null
-  return {
-    host: os.hostname(),
-    device: config.device,
-    gpu_name: config.device === 'gpu' ? (gpu?.name ?? null) : null,
-    gpu_uuid: config.device === 'gpu' ? (gpu?.uuid ?? null) : null,
-    driver: config.device === 'gpu' ? (pre.gpus?.driver ?? null) : null,
-    cuda: config.device === 'gpu' ? (pre.gpus?.cuda_version ?? null) : null,
-    image: arm.kind === 'container' ? arm.image : null,
-    image_digest: image?.digest ?? null,
-    runtime: arm.kind === 'container' ? config.containerRuntime : null,
-    runtime_version: arm.kind === 'container' ? pre.runtimeVersion : null,
-    gpu_access: arm.kind === 'container' && config.device === 'gpu' ? config.gpuAccess : null,
-    mig_mode: gpu?.mig_mode ?? null,
-    persistence_mode: gpu?.persistence_mode ?? null,
-    clocks:
-      gpu?.clocks_applications_graphics_mhz != null ? `${gpu.clocks_applications_graphics_mhz} MHz app` : null
-  }
-}
-
-function processSpec(
-  planned: PlannedRun,
-  config: Config,
-  checkId: string,
-  dir: string,
-  io: IoFolders | null,
-  pre: PreflightOutcome,
-  lane: Lane | null,
-  hold: boolean
-): ReturnType<typeof nativeSpec> {
-  const timeoutMs = config.runTimeoutS * 1000
-  const gpuInput = {
-    device: config.device,
-    gpuAccess: config.gpuAccess,
-    gpus: config.gpus,
-    driverMount: config.driverMount
-  }
-  if (planned.arm.kind === 'native') {
-    const ioPaths = io
-      ? { data: io.data.hostPath, checkpoint: io.checkpoint.hostPath }
-      : { data: '', checkpoint: '' }
-    return nativeSpec({
-      python: config.python,
-      workloadsDir: dir,
-      workload: planned.workload,
-      args: workloadArgs(planned.workload, config, ioPaths),
-      env: nativeGpuEnv(gpuInput, lane),
-      timeoutMs,
-      hold
-    })
-  }
-  const image = planned.arm.image ?? ''
-  const imageId = pre.images.get(image)?.id
-  // Run exactly what was inspected: the ID, never a tag that could move during the check.
-  if (!imageId)
-    throw new EnvironmentError(
-      `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
-    )
-  const ioPaths = io
-    ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
-    : { data: '', checkpoint: '' }
-  const mounts =
-    planned.workload === 'io' && io
-      ? [io.data, io.checkpoint].map(m => ({
-          host: m.hostPath,
-          container: m.containerPath,
-          readOnly: m.readOnly
-        }))
-      : []
-  return containerSpec({
-    runtime: config.containerRuntime,
-    imageRef: imageId,
-    name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
-    checkId,
-    workloadsDir: dir,
-    workload: planned.workload,
-    args: workloadArgs(planned.workload, config, ioPaths),
-    mounts,
-    gpuArgs: containerGpuArgs(gpuInput, lane),
-    env: {},
-    timeoutMs,
-    memory: config.containerMemory,
-    hold
-  })
-}
-
 /** Cancels the check on SIGINT/SIGTERM (Actions sends SIGINT then SIGTERM on cancel). */
-function cancelOnSignals(logger: Logger): { signal: AbortSignal; dispose: () => void } {
+function cancelOnSignals(
+  logger: Logger,
+  forcedCleanup: () => void
+): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {
-    logger.warn(`received ${sig}: stopping the check, keeping what was measured`)
+    if (controller.signal.aborted) {
+      // A second signal: leave now. The INCOMPLETE report written before the check started stays; every
+      // process tree still running is killed, containers removed (bounded), nothing is awaited.
+      logger.warn(`received ${sig} again: exiting now; the results folder keeps the INCOMPLETE report`)
+      killAllTrees()
+      forcedCleanup()
+      process.exit(128 + (os.constants.signals[sig] ?? 1))
+    }
+    logger.warn(
+      `received ${sig}: stopping the check, keeping what was measured (send it again to exit at once)`
+    )
     controller.abort()
   }
   process.on('SIGINT', handler)
@@ -314,7 +225,7 @@ export async function runCheck(
   const started = new Date()
   const checkId = newCheckId()
   const dir = workloadsDir()
-  const writer = ResultsWriter.open(config.out)
+  const writer = ResultsWriter.open(config.out, config.workspace ?? path.dirname(config.out))
   const state: CheckState = {
     pre: { results: [], gpus: null, images: new Map(), runtimeVersion: null, warnings: [] },
     exec: {
@@ -341,7 +252,10 @@ export async function runCheck(
     throw new EnvironmentError(
       `cannot write the results folder ${config.out} (input 'out'): ${unwritable[0]}; free space there, or choose another out`
     )
-  const cancel = cancelOnSignals(logger)
+  const cancel = cancelOnSignals(logger, () => {
+    if (config.arms.some(a => a.kind === 'container'))
+      removeCheckContainersNow(config.containerRuntime, checkId)
+  })
   try {
     await measure(config, logger, checkId, dir, writer, state, cancel.signal, externalSignal)
   } catch (error) {
@@ -443,7 +357,7 @@ async function measure(
     if (p.status === 'pass' || p.status === 'skip') logger.info(line)
     else logger.warn(line)
   }
-  warnings.push(...pre.warnings)
+  appendAll(warnings, pre.warnings)
   if (!hasContainer)
     notMeasured.push({
       what: 'container overhead',
@@ -463,8 +377,10 @@ async function measure(
   }
   const lanes = config.device === 'gpu' && pre.gpus ? resolveLanes(config.gpus, pre.gpus.gpus) : null
   state.lanes = lanes
-  const restoreFile = path.join(config.out, POWER_RESTORE_FILE)
-  if (config.device === 'gpu') await restoreLeftoverCaps(restoreFile, logger, warnings)
+  // Outside the tree, HMAC'd, one per GPU set (docs/security.md): never a file from the checkout.
+  const restoreFile = restoreFileFor((lanes ?? []).map(l => l.uuid ?? String(l.index)))
+  if (config.device === 'gpu' && pre.gpus)
+    await restoreLeftoverCaps(presentOf(pre.gpus.gpus), logger, warnings)
   if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
   // Sequential stopping plans up to max-runs and stops each workload once decided; a power-cap sweep keeps
   // a fixed count (one controller per cap would be needed to look per cap).
@@ -593,14 +509,25 @@ async function measure(
   state.exec = exec
 }
 
+/** GPUs present, with their power-limit ranges (a restore file is checked against them). */
+function presentOf(gpus: NonNullable<PreflightOutcome['gpus']>['gpus']): PresentGpu[] {
+  const out: PresentGpu[] = []
+  for (const g of gpus)
+    if (g.uuid && g.power_min_limit_w !== null && g.power_max_limit_w !== null)
+      out.push({ uuid: g.uuid, min_w: g.power_min_limit_w, max_w: g.power_max_limit_w })
+  return out
+}
+
 /** A check killed mid-sweep left its GPUs capped: put the limits back before measuring anything. */
-async function restoreLeftoverCaps(file: string, logger: Logger, warnings: string[]): Promise<void> {
-  const r = await restoreFromFile(file)
-  if (r === null) return
-  for (const l of r.restored)
-    logger.warn(
-      `power limit of GPU ${l.gpu} put back to ${l.limit_w} W (left capped by an earlier check, ${file})`
-    )
-  for (const f of r.failures)
-    warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
+async function restoreLeftoverCaps(present: PresentGpu[], logger: Logger, warnings: string[]): Promise<void> {
+  for (const file of leftoverRestoreFiles()) {
+    const r = await restoreFromFile(file, 'nvidia-smi', present)
+    if (r === null) continue
+    for (const l of r.restored)
+      logger.warn(
+        `power limit of GPU ${l.gpu} put back to ${l.limit_w} W (left capped by an earlier check, ${file})`
+      )
+    for (const f of r.failures)
+      warnings.push(`a power limit left by an earlier check could not be put back: ${f}`)
+  }
 }

@@ -18,9 +18,9 @@
  * file in the same directory, are fsynced and renamed over the target, under a lock, so two jobs
  * updating the same file lose no update and a crash never leaves half a file.
  */
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { createHash } from 'node:crypto'
+import { mkdir, open, rename } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import lockfile from 'proper-lockfile'
 import { z } from 'zod'
 import type { BaselineResult, Comparison } from '../types/index.js'
@@ -30,6 +30,7 @@ import { decide, fingerprintDifferences, metricDirection } from './compare.js'
 import type { CheckMetricSummary } from './history-compare.js'
 import { compareWithHistory, summarizeCheck } from './history-compare.js'
 import type { BootstrapOptions } from './stats.js'
+import { READ_LIMITS, UnsafePathError, parseJsonQuiet, readUntrusted, safeReplace } from '../util/safe-fs.js'
 import { METRIC_SCOPES } from '../types/index.js'
 import { appendHistory, HistorySchema } from './history.js'
 
@@ -221,7 +222,7 @@ export function parseBaseline(json: unknown): { data: BaselineFile } | { error: 
     json.schema !== BASELINE_SCHEMA &&
     json.schema !== BASELINE_SCHEMA_V1
   )
-    return { error: `it has schema ${JSON.stringify(json.schema)}, expected '${BASELINE_SCHEMA}'` }
+    return { error: `its schema is not '${BASELINE_SCHEMA}'` }
   const parsed = BaselineFileSchema.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -419,20 +420,8 @@ export function appendToBaseline(
 /** Write `text` to `file` atomically: temp file in the same directory, fsync, rename, fsync the directory. */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
   const dir = dirname(file)
-  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
-  const handle = await open(tmp, 'w', 0o644)
-  try {
-    await handle.writeFile(text)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  try {
-    await rename(tmp, file)
-  } catch (error) {
-    await rm(tmp, { force: true })
-    throw error
-  }
+  // Fresh temp file (O_EXCL, no link followed), fsynced, renamed over the target: util/safe-fs.
+  safeReplace(file, text)
   // Make the rename itself durable; not every platform lets a directory be fsynced.
   try {
     const d = await open(dir, 'r')
@@ -449,10 +438,15 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 export class JsonFileBaselineStore implements BaselineStore {
   constructor(readonly location: string = DEFAULT_BASELINE_PATH) {}
 
-  async load(): Promise<BaselineLoad> {
+  load(): Promise<BaselineLoad> {
+    return Promise.resolve(this.loadNow())
+  }
+
+  private loadNow(): BaselineLoad {
     let text: string
     try {
-      text = await readFile(this.location, 'utf8')
+      // The baseline comes from the tree: a regular file, not a link (it could point at a secret), capped.
+      text = readUntrusted(this.location, { maxBytes: READ_LIMITS.baseline, noFollow: true })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
         return {
@@ -460,14 +454,13 @@ export class JsonFileBaselineStore implements BaselineStore {
           location: this.location,
           message: `No baseline file at ${this.location} yet.`
         }
+      if (error instanceof UnsafePathError) return this.corrupt(`it ${error.reason}`)
       throw error
     }
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (error) {
-      return this.corrupt(`it is not valid JSON (${(error as Error).message})`)
-    }
+    // Never quote the file: JSON.parse's message holds a slice of it (a secret, if the file is one).
+    const quiet = parseJsonQuiet(text)
+    if (!quiet.ok) return this.corrupt('it is not valid JSON')
+    const json = quiet.value
     const parsed = parseBaseline(json)
     if ('error' in parsed) return this.corrupt(parsed.error)
     return {

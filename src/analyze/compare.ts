@@ -26,6 +26,7 @@ import {
   tost,
   welchTTest
 } from './stats.js'
+import { appendAll } from '../util/arrays.js'
 
 // ---- direction ----
 
@@ -567,8 +568,8 @@ export function analyzeRecords(rows: Iterable<RawRow>, opts: AnalyzeRecordsOptio
   for (const candidateEnv of opts.candidateEnvs) {
     if (candidateEnv === opts.baselineEnv) continue
     const measured = measureSeries(series, { ...opts, candidateEnv, fingerprints: agg.fingerprints })
-    comparisons.push(...measured.comparisons)
-    notes.push(...measured.notes)
+    appendAll(comparisons, measured.comparisons)
+    appendAll(notes, measured.notes)
   }
   comparisons.sort((a, b) => Number(a.scope !== 'steady') - Number(b.scope !== 'steady'))
   const decided = decide(comparisons, opts)
@@ -580,7 +581,7 @@ export function analyzeRecords(rows: Iterable<RawRow>, opts: AnalyzeRecordsOptio
     baseline_env: opts.baselineEnv
   }
   if (opts.candidateEnvs.length === 1) analysis.candidate_env = opts.candidateEnvs[0]!
-  notes.push(...agg.fingerprintConflicts)
+  appendAll(notes, agg.fingerprintConflicts)
   if (agg.skippedNonFinite > 0)
     notes.push(`${agg.skippedNonFinite} row(s) with a negative or non-finite value were skipped.`)
   if (notes.length > 0) analysis.notes = notes

@@ -20,6 +20,7 @@ import { InputError } from '../util/errors.js'
 import { describeRule, parseNumber } from '../util/number.js'
 import type { ArmSeries, PartialFingerprint } from './run-values.js'
 import { FINGERPRINT_FIELDS, RowConflictError, RunAggregator, canonicalParams } from './run-values.js'
+import { READ_LIMITS, UnsafePathError, checkRegularFile } from '../util/safe-fs.js'
 
 export const REQUIRED_COLUMNS = ['workload', 'environment', 'run', 'metric', 'value'] as const
 const KNOWN_OPTIONAL = ['iteration', 'unit', 'scope', 'params', 'power_cap_w', 'better'] as const
@@ -167,11 +168,13 @@ export interface ReadCsvOptions {
 export async function readResultsCsv(file: string, options: ReadCsvOptions = {}): Promise<CsvResults> {
   try {
     await access(file, constants.R_OK)
-  } catch {
+    // A FIFO or /dev/zero would block or never end the stream below.
+    checkRegularFile(file, READ_LIMITS.results)
+  } catch (error) {
     throw new InputError(
       '--input',
       file,
-      'a readable CSV file (long format: workload,environment,run,metric,value)'
+      `a readable CSV file (long format: workload,environment,run,metric,value)${error instanceof UnsafePathError ? `; it ${error.reason}` : ''}`
     )
   }
   if ((options.engine ?? 'auto') === 'auto') {

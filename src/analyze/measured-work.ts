@@ -4,6 +4,7 @@
  * capture and teardown are the rest. The seed paper's mistake was timing all of it as "the workload".
  */
 import type { RunRecord } from '../types/index.js'
+import { maxOf, minOf } from '../util/arrays.js'
 
 export interface MeasuredWork {
   processes: number
@@ -17,7 +18,7 @@ export interface MeasuredWork {
 
 export function measuredWork(runs: readonly RunRecord[]): MeasuredWork {
   const ran = runs.filter(r => r.end_ms > 0 && r.start_ms > 0)
-  const wallMs = ran.length ? Math.max(...ran.map(r => r.end_ms)) - Math.min(...ran.map(r => r.start_ms)) : 0
+  const wallMs = ran.length ? maxOf(ran.map(r => r.end_ms)) - minOf(ran.map(r => r.start_ms)) : 0
   const measured = ran.reduce((s, r) => s + (r.measured_s ?? 0), 0)
   const per = new Map<
     string,

@@ -21,6 +21,7 @@ import { mean as ssMean } from 'simple-statistics'
 import type { Direction } from '../types/index.js'
 import { equivalenceBounds } from './compare.js'
 import { holm, tost, variance } from './stats.js'
+import { minOf } from '../util/arrays.js'
 
 /** Pocock-type spends much of α early (decides easy metrics at the first looks); O'Brien–Fleming-type little. */
 export type SpendingFunction = 'pocock' | 'obrien-fleming'
@@ -132,7 +133,7 @@ function sd(xs: readonly number[]): number {
 
 /** Decide what this look allows, metric by metric, for one workload's gated metrics. */
 export function sequentialLook(series: readonly SequentialSeries[], opts: SequentialOptions): LookResult {
-  const n = Math.min(...series.map(s => Math.min(s.baseline.length, s.candidate.length)))
+  const n = minOf(series.map(s => Math.min(s.baseline.length, s.candidate.length)))
   const aReg = lookAlpha(opts.spendingRegression, opts.alphaRegression, n, opts.minRuns, opts.maxRuns)
   const aEq = lookAlpha(opts.spendingEquivalence, opts.alphaEquivalence, n, opts.minRuns, opts.maxRuns)
   const raw = series.map(s => {

@@ -37,6 +37,7 @@ import {
   list,
   maxRunsOf,
   mountSpec,
+  allowedHostFolder,
   oneOf,
   parseArms,
   maxOverhead,
@@ -46,6 +47,7 @@ import {
   validatePython,
   workspacePath
 } from './parse.js'
+import { checkBaselinePath, validateGithubToken } from './trusted-values.js'
 
 export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
 export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
@@ -90,6 +92,11 @@ export interface Config {
   failOnRegression: boolean
   allowForkPrs: boolean
   out: string
+  /**
+   * The folder the results folder must resolve inside (trusted root); null for the CLI, whose user may put
+   * outputs anywhere (the results folder's own parent is then its root).
+   */
+  workspace: string | null
   configFile: string | null
   schedule: Schedule
   seed: number
@@ -138,7 +145,8 @@ export function loadConfig(sources: ConfigSources): Config {
   if (given(configArg)) configFile = safePath(Inputs.Config, configArg, workspace)
   else if (fs.existsSync(path.join(workspace, DEFAULT_CONFIG_FILE)))
     configFile = path.join(workspace, DEFAULT_CONFIG_FILE)
-  const file = configFile ? readConfigFile(configFile) : {}
+  // The tree's file must stay in the tree; a file the CLI user names may live anywhere.
+  const file = configFile ? readConfigFile(configFile, sources.outputsAnywhere ? undefined : workspace) : {}
 
   const get = (name: Inputs): string => {
     for (const src of [flags, inputs, file]) if (given(src[name])) return src[name]
@@ -181,11 +189,10 @@ export function loadConfig(sources: ConfigSources): Config {
     arms: parseArms(get(Inputs.Arms), image),
     maxOverheadPct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
     alpha: alpha(Inputs.Alpha, get(Inputs.Alpha)),
-    baselinePath: workspacePath(
-      Inputs.BaselinePath,
+    baselinePath: checkBaselinePath(
+      workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace, sources.outputsAnywhere),
       get(Inputs.BaselinePath),
-      workspace,
-      sources.outputsAnywhere
+      sources.outputsAnywhere ? null : workspace
     ),
     saveBaseline: bool(Inputs.SaveBaseline, get(Inputs.SaveBaseline)),
     data: given(get(Inputs.DataPath))
@@ -194,13 +201,14 @@ export function loadConfig(sources: ConfigSources): Config {
     checkpoint: given(get(Inputs.CheckpointPath))
       ? mountSpec(Inputs.CheckpointPath, get(Inputs.CheckpointPath), workspace, '/checkpoints', false)
       : null,
-    githubToken: given(get(Inputs.GithubToken)) ? get(Inputs.GithubToken) : null,
+    githubToken: given(get(Inputs.GithubToken)) ? validateGithubToken(get(Inputs.GithubToken)) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
     checkRun: checkRunName(get(Inputs.CheckRun)),
     baselineBranch: branchName(get(Inputs.BaselineBranch)),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
     out: workspacePath(Inputs.Out, get(Inputs.Out), workspace, sources.outputsAnywhere),
+    workspace: sources.outputsAnywhere ? null : workspace,
     configFile,
     schedule: oneOf(Inputs.Schedule, get(Inputs.Schedule), SCHEDULES),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
@@ -208,7 +216,7 @@ export function loadConfig(sources: ConfigSources): Config {
     telemetry: bool(Inputs.Telemetry, get(Inputs.Telemetry)),
     strict: bool(Inputs.Strict, get(Inputs.Strict)),
     driverMount: given(get(Inputs.DriverMount))
-      ? safePath(Inputs.DriverMount, get(Inputs.DriverMount), workspace)
+      ? allowedHostFolder(Inputs.DriverMount, get(Inputs.DriverMount), workspace, 'driver')
       : null,
     matmulSize: integer(
       Inputs.MatmulSize,
@@ -230,7 +238,7 @@ export function loadConfig(sources: ConfigSources): Config {
       1,
       1048576
     ),
-    python: validatePython(get(Inputs.Python)),
+    python: validatePython(get(Inputs.Python), false),
     containerMemory: given(get(Inputs.ContainerMemory)) ? containerMemory(get(Inputs.ContainerMemory)) : null,
     powerCaps: given(get(Inputs.PowerCaps)) ? powerCaps(get(Inputs.PowerCaps), device) : []
   }
@@ -242,17 +250,7 @@ export function loadConfig(sources: ConfigSources): Config {
     MOUNT_SPLITTERS.test(config.out)
   )
     throw new InputError(Inputs.Out, get(Inputs.Out), `a folder path with ${NO_SPLITTERS}`)
-  if (config.driverMount && MOUNT_SPLITTERS.test(config.driverMount))
-    throw new InputError(
-      Inputs.DriverMount,
-      get(Inputs.DriverMount),
-      `an existing directory, ${NO_SPLITTERS}`
-    )
-  if (config.driverMount && !fs.existsSync(config.driverMount))
-    throw new InputError(
-      Inputs.DriverMount,
-      get(Inputs.DriverMount),
-      'an existing directory with the driver libraries'
-    )
+  // The interpreter must exist only where it runs: a native arm.
+  if (config.arms.some(a => a.kind === 'native')) validatePython(config.python, true)
   return config
 }

@@ -1,58 +1,127 @@
-/** The optional YAML config file: measurement knobs only (tokens, modes and the file itself never come from it). */
+/**
+ * The config file comes from the checked-out tree, which a pull request controls (docs/security.md). It may
+ * set measurement knobs only: an allow-list, so an input added later is refused in files until someone
+ * decides it is a knob. Values keep their source text (`runs: 1e3` stays "1e3" and is refused like the
+ * flag), YAML aliases are refused (a self-referencing anchor would loop), the file must be a regular file
+ * (no link, FIFO or device) inside the workspace, and no message quotes the file beyond the offending value.
+ */
 import * as fs from 'node:fs'
-import { parse as parseYaml } from 'yaml'
+import * as path from 'node:path'
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml'
 import { Inputs } from '../types/inputs.js'
+import type { RawInputs } from './defaults.js'
 import { InputError } from '../util/errors.js'
-import { type RawInputs } from './defaults.js'
+import { READ_LIMITS, UnsafePathError, readUntrusted } from '../util/safe-fs.js'
 
-/** Keys a config file may hold: every input but the file itself, the token and the aggregate-only ones. */
-const FILE_KEYS = new Set<string>(
-  Object.values(Inputs).filter(
-    k =>
-      k !== Inputs.Config &&
-      k !== Inputs.GithubToken &&
-      k !== Inputs.Mode &&
-      k !== Inputs.AggregateDirs &&
-      k !== Inputs.TrendMetrics &&
-      k !== Inputs.TrendIssues
-  )
-)
-/** Reads and validates a YAML config file into raw string values keyed by input name. */
-export function readConfigFile(file: string): RawInputs {
-  let text: string
+/** Keys a config file may set: how much and what to measure, never where, with what, or how it is judged. */
+export const FILE_KNOBS: readonly Inputs[] = [
+  Inputs.Workloads,
+  Inputs.Runs,
+  Inputs.WarmupRuns,
+  Inputs.Device,
+  Inputs.MatmulSize,
+  Inputs.MatmulDtype,
+  Inputs.LlmPreset,
+  Inputs.CheckpointMb,
+  Inputs.Schedule,
+  Inputs.Seed,
+  Inputs.Telemetry
+]
+
+/** Longest value shown back in an error (the file is untrusted: never echo more of it). */
+const SHOWN_CHARS = 80
+/** Entries a config file may hold (there are a dozen knobs). */
+const MAX_KEYS = 100
+
+function shown(v: string): string {
+  return v.length > SHOWN_CHARS ? `${v.slice(0, SHOWN_CHARS)}…` : v
+}
+
+function scalarText(node: Node, key: string): string {
+  if (!isScalar(node))
+    throw new InputError(key, '(a nested value)', 'a string, number, boolean or list of them')
+  // Plain scalars keep what was written (`1e3`, `5.0`, `0x10`), so numbers are judged like flags.
+  if (typeof node.source === 'string' && node.type === 'PLAIN') return node.source
+  const v = node.value
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v)
+  if (v === null) return ''
+  throw new InputError(key, '(a non-scalar value)', 'a string, number, boolean or list of them')
+}
+
+/** The config file must be inside the workspace (resolved) and a regular file, not a link. */
+function checkLocation(file: string, workspace: string): void {
+  let real: string
   try {
-    text = fs.readFileSync(file, 'utf8')
-  } catch (error) {
+    real = fs.realpathSync(path.dirname(file))
+  } catch {
+    return // missing folder: readUntrusted says ENOENT
+  }
+  const rel = path.relative(fs.realpathSync(workspace), real)
+  if (rel.startsWith('..') || path.isAbsolute(rel))
     throw new InputError(
       Inputs.Config,
       file,
-      `a readable YAML file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`
+      `a file inside the workspace ${workspace} (its folder resolves to ${real})`
+    )
+}
+
+/** Reads and validates a YAML config file into raw string values keyed by input name. */
+export function readConfigFile(file: string, workspace?: string): RawInputs {
+  if (workspace !== undefined) checkLocation(file, workspace)
+  let text: string
+  try {
+    text = readUntrusted(file, { maxBytes: READ_LIMITS.config, noFollow: true })
+  } catch (error) {
+    const why =
+      error instanceof UnsafePathError
+        ? error.reason
+        : ((error as NodeJS.ErrnoException).code ?? 'unreadable')
+    throw new InputError(
+      Inputs.Config,
+      file,
+      `a readable YAML file, a regular file at most ${READ_LIMITS.config} bytes (${why})`
     )
   }
-  let doc: unknown
-  try {
-    // Failsafe schema: every scalar stays the text that was written, so `runs: 0x10` or `runs: 5.0` reach
-    // the same strict number parser as flags and inputs instead of being turned into 16 and 5 by YAML.
-    doc = parseYaml(text, { schema: 'failsafe' })
-  } catch (error) {
-    throw new InputError(Inputs.Config, file, `valid YAML (${(error as Error).message.split('\n')[0]})`)
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
+  const problem = doc.errors[0]
+  if (problem) {
+    const at = problem.linePos?.[0]
+      ? ` at line ${problem.linePos[0].line}, column ${problem.linePos[0].col}`
+      : ''
+    throw new InputError(Inputs.Config, file, `valid YAML (${problem.code}${at})`)
   }
-  if (doc === null || doc === undefined) return {}
-  if (typeof doc !== 'object' || Array.isArray(doc))
-    throw new InputError(Inputs.Config, file, 'a YAML mapping of input names to values')
+  const root = doc.contents
+  if (root === null || (isScalar(root) && (root.value === null || root.value === undefined))) return {}
+  if (!isMap(root)) throw new InputError(Inputs.Config, file, 'a YAML mapping of input names to values')
+  if (root.items.length > MAX_KEYS) throw new InputError(Inputs.Config, file, `at most ${MAX_KEYS} keys`)
   const raw: RawInputs = {}
-  for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
-    if (!FILE_KEYS.has(key))
+  for (const pair of root.items) {
+    const keyNode = pair.key as Node | null
+    const key = keyNode && isScalar(keyNode) ? String(keyNode.value) : null
+    if (key === null) throw new InputError(Inputs.Config, file, 'plain keys (input names)')
+    if (!(FILE_KNOBS as readonly string[]).includes(key)) {
+      const isInput = (Object.values(Inputs) as string[]).includes(key)
       throw new InputError(
-        `${Inputs.Config}: ${key}`,
         key,
-        `one of ${[...FILE_KEYS].join(', ')} (tokens never go in files)`
+        `(set in the config file ${path.basename(file)})`,
+        isInput
+          ? `not from a config file: ${key} is a workflow input or flag only (the file may set ${FILE_KNOBS.join(', ')}; docs/security.md)`
+          : `an input name; a config file may set ${FILE_KNOBS.join(', ')}`
       )
-    if (Array.isArray(value) && value.every(v => typeof v === 'string' || typeof v === 'number'))
-      raw[key as Inputs] = value.join(',')
-    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-      raw[key as Inputs] = String(value)
-    else throw new InputError(key, value, 'a string, number, boolean or list of them')
+    }
+    const value = pair.value as Node | null
+    if (value === null) continue
+    if (isAlias(value) || (isSeq(value) && value.items.some(i => isAlias(i))))
+      throw new InputError(
+        key,
+        '(a YAML alias)',
+        'a plain value: aliases (*name) are not allowed in the config file'
+      )
+    const text = isSeq(value)
+      ? value.items.map(i => scalarText(i as Node, key)).join(',')
+      : scalarText(value, key)
+    if (text.length > SHOWN_CHARS) throw new InputError(key, shown(text), `at most ${SHOWN_CHARS} characters`)
+    raw[key as Inputs] = text
   }
   return raw
 }

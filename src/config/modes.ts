@@ -7,6 +7,7 @@ import { MODES, type Mode } from '../types/index.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import type { ConfigSources } from './config.js'
 import { alpha, bool, branchName, given, integer, list, maxOverhead, oneOf, workspacePath } from './parse.js'
+import { appendAll } from '../util/arrays.js'
 
 /** Which mode the action runs in (the CLI has a command per mode). */
 export function modeOf(inputs: RawInputs): Mode {
@@ -55,8 +56,11 @@ export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
       .filter(e => e.isDirectory())
       .map(e => path.join(dir, e.name))
       .sort()
-    dirs.push(...subs.filter(isResult))
-    skipped.push(...subs.filter(d => !isResult(d)))
+    appendAll(dirs, subs.filter(isResult))
+    appendAll(
+      skipped,
+      subs.filter(d => !isResult(d))
+    )
     if (!subs.some(isResult)) skipped.push(dir)
   }
   if (dirs.length === 0)

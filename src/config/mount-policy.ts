@@ -166,8 +166,8 @@ export function judgeMount(req: MountRequest): MountDecision {
   }
 }
 
-/** The one-line error for a refused mount, naming the input and the fix (never the file's contents). */
+/** What is allowed, and why this path is not: the `allowed` part of the input's one-line error. */
 export function refusalMessage(d: MountDecision): string {
   const where = d.resolved && d.resolved !== d.given ? `${d.given} (resolved: ${d.resolved})` : d.given
-  return `input '${d.input}': ${where} ${d.reason}; give a dedicated folder (not /, a system folder, a socket or a device)`
+  return `an existing directory on the runner, not /, a system folder, a socket or a device (docs/security.md); ${where} ${d.reason}`
 }

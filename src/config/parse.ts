@@ -3,7 +3,6 @@
  * as the user wrote it (the action's input name, or the CLI's `--flag`). Config and the CLI share them,
  * so a value has the same bounds everywhere.
  */
-import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
@@ -12,6 +11,7 @@ import { type Arm, type Device } from '../types/index.js'
 import { validateImageRef } from './image-ref.js'
 import { DEFAULTS } from './defaults.js'
 import type { MountSpec } from './config.js'
+import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
 
 // ---- validators (each throws InputError naming the input) ----
 
@@ -165,12 +165,17 @@ export function mountSpec(
   containerPath: string,
   ro: boolean
 ): MountSpec {
-  const hostPath = safePath(input, raw, base)
-  if (MOUNT_SPLITTERS.test(hostPath))
+  return { hostPath: allowedHostFolder(input, raw, base, 'data'), containerPath, readOnly: ro }
+}
+
+/** A host folder for a bind mount, judged by the mount policy on its resolved path (docs/security.md). */
+export function allowedHostFolder(input: string, raw: string, base: string, purpose: MountPurpose): string {
+  const decision = judgeMount({ input, path: safePath(input, raw, base), kind: 'folder', purpose })
+  if (!decision.allowed || decision.resolved === null)
+    throw new InputError(input, raw, refusalMessage(decision))
+  if (MOUNT_SPLITTERS.test(decision.resolved))
     throw new InputError(input, raw, `an existing directory, ${NO_SPLITTERS}`)
-  if (!fs.existsSync(hostPath) || !fs.statSync(hostPath).isDirectory())
-    throw new InputError(input, raw, 'an existing directory on the runner')
-  return { hostPath, containerPath, readOnly: ro }
+  return decision.resolved
 }
 
 export function parseArms(raw: string, image: string | null): Arm[] {
@@ -209,16 +214,19 @@ export function given(v: string | undefined): v is string {
 const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
 /** Docker refuses smaller limits ("Minimum memory limit allowed is 6MB"). */
 const MIN_CONTAINER_MEMORY = 6 * 1024 ** 2
+/** 1 PiB: beyond any machine, and far inside what docker parses (int64 bytes). */
+const MAX_CONTAINER_MEMORY = 1024 ** 5
 
 /** Docker's memory size syntax, limited to what docker and podman both accept: `512m`, `8g`, `1.5g`. */
 export function containerMemory(raw: string): string {
   const v = raw.trim().toLowerCase()
-  const m = /^(\d+(?:\.\d+)?)([kmg]?)$/.exec(v)
-  if (!m?.[1] || Number(m[1]) * (MEMORY_UNITS[m[2] ?? ''] ?? 1) < MIN_CONTAINER_MEMORY)
+  const m = /^(\d{1,16}(?:\.\d{1,6})?)([kmg]?)$/.exec(v)
+  const bytes = m?.[1] ? Number(m[1]) * (MEMORY_UNITS[m[2] ?? ''] ?? 1) : NaN
+  if (!(bytes >= MIN_CONTAINER_MEMORY && bytes <= MAX_CONTAINER_MEMORY))
     throw new InputError(
       Inputs.ContainerMemory,
       raw,
-      'a memory size of at least 6m: a number with an optional unit k, m or g, e.g. 8g or 512m (empty = no limit)'
+      'a memory size of at least 6m and at most 1048576g (1 PiB): a number with an optional unit k, m or g, e.g. 8g or 512m (empty = no limit)'
     )
   return v
 }
@@ -237,9 +245,4 @@ export function powerCaps(raw: string, device: Device): number[] {
   return caps
 }
 
-export function validatePython(raw: string): string {
-  const v = raw.trim()
-  if (!/^[\w./+-]+$/.test(v))
-    throw new InputError(Inputs.Python, raw, 'a python interpreter name or path, e.g. python3')
-  return v
-}
+export { validatePython } from './trusted-values.js'

@@ -2,7 +2,13 @@
  * The container arm: a workload process in the image (by its inspected ID), with the workloads folder
  * read-only, the data/checkpoint bind mounts and the GPU per access mode. tools/docker.ts builds the argv.
  */
-import { CONTAINER_WORKLOADS_DIR, killContainer, removeLabelled, runArgs } from '../tools/docker.js'
+import {
+  CONTAINER_WORKLOADS_DIR,
+  killContainer,
+  removeLabelled,
+  removeLabelledNow,
+  runArgs
+} from '../tools/docker.js'
 import type { BindMount, ContainerRuntime, Workload } from '../types/index.js'
 import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
@@ -59,4 +65,9 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
 /** Removes every container this check started that is still around (cancel, crash). */
 export function killCheckContainers(runtime: ContainerRuntime, checkId: string): Promise<number> {
   return removeLabelled(runtime, checkId)
+}
+
+/** Bounded, synchronous removal of this check's containers for a forced exit (second signal). */
+export function removeCheckContainersNow(runtime: ContainerRuntime, checkId: string): void {
+  removeLabelledNow(runtime, checkId)
 }

@@ -2,6 +2,7 @@
 import * as path from 'node:path'
 import type { Workload } from '../types/index.js'
 import type { ProcessSpec } from './process.js'
+import { scrubbedEnv } from '../util/child-env.js'
 
 export interface NativeRunInput {
   python: string
@@ -23,7 +24,8 @@ export function nativeSpec(input: NativeRunInput): ProcessSpec {
   return {
     command: input.python,
     args: [path.join(input.workloadsDir, `${input.workload}.py`), ...input.args],
-    env: { ...process.env, ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env },
+    // An allow-list of the runner's environment: never INPUT_*, GITHUB_TOKEN, ACTIONS_* (docs/security.md).
+    env: scrubbedEnv(process.env, { ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env }),
     timeoutMs: input.timeoutMs,
     ...(input.hold ? { hold: true } : {})
   }

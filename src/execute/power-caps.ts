@@ -6,15 +6,13 @@
  * Success of `-pl` is judged by its exit code and a read-back of power.limit, never by its wording.
  */
 import * as fs from 'node:fs'
-import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError, getErrorMessage } from '../util/errors.js'
 import type { GpuFacts } from '../preflight/index.js'
 import { queryGpuArgs, runNvidiaSmi, setPowerLimitArgs } from '../tools/nvidia-smi.js'
 import { firstLine } from '../util/text.js'
 import type { Lane } from '../plan/index.js'
-
-export const POWER_RESTORE_FILE = 'power-restore.json'
+import { GPU_UUID, readRestoreFile, writeRestoreFile, writerAlive, type PresentGpu } from './restore-file.js'
 
 export interface OriginalLimit {
   gpu: number
@@ -22,16 +20,9 @@ export interface OriginalLimit {
   limit_w: number
 }
 
-interface RestoreFile {
-  schema: 'gpu-overhead/power-restore@1'
-  written_at: string
-  pid: number
-  limits: OriginalLimit[]
-}
-
 export interface PowerLimiterOptions {
   nvidiaSmi?: string
-  /** Where the original limits are kept until restored (normally OUT/power-restore.json). */
+  /** Where the original limits are kept until restored: restoreFileFor(uuids), outside the tree. */
   restoreFile: string
   /** For tests: the effective user id (default process.geteuid()). */
   euid?: number | null
@@ -58,8 +49,26 @@ export function validateCaps(
   }
 }
 
+/** The only values that reach `nvidia-smi -i`: a GPU UUID, or a whole-number index (never an option). */
 function gpuSelector(l: { gpu: number; uuid: string | null }): string {
-  return l.uuid ?? String(l.gpu)
+  if (l.uuid !== null && GPU_UUID.test(l.uuid)) return l.uuid
+  if (Number.isInteger(l.gpu) && l.gpu >= 0 && l.gpu < 1024) return String(l.gpu)
+  throw new InputError(Inputs.PowerCaps, String(l.uuid ?? l.gpu), 'a GPU UUID (GPU-…) or index')
+}
+
+/** GPUs present now and their power-limit ranges, for checking a restore file. */
+export async function presentGpus(tool: string): Promise<PresentGpu[]> {
+  const r = await runNvidiaSmi(tool, queryGpuArgs(['uuid', 'power.min_limit', 'power.max_limit']))
+  if (r.exitCode !== 0) return []
+  const out: PresentGpu[] = []
+  for (const line of r.stdout.split('\n')) {
+    const [uuid, lo, hi] = line.split(',').map(x => x.trim())
+    const min = Number.parseFloat(lo ?? '')
+    const max = Number.parseFloat(hi ?? '')
+    if (uuid && GPU_UUID.test(uuid) && Number.isFinite(min) && Number.isFinite(max))
+      out.push({ uuid, min_w: min, max_w: max })
+  }
+  return out
 }
 
 async function readLimit(tool: string, selector: string): Promise<number | null> {
@@ -83,19 +92,23 @@ async function setLimit(
   return null
 }
 
-/** Puts back every limit in a restore file; the file goes only when all of them are back. */
+/**
+ * Puts back every limit of a restore file written by this tool (HMAC, schema, GPUs present, limits in
+ * range: execute/restore-file.ts); the file goes only when all of them are back. null when there is none.
+ */
 export async function restoreFromFile(
   file: string,
-  nvidiaSmi = 'nvidia-smi'
+  nvidiaSmi = 'nvidia-smi',
+  present?: readonly PresentGpu[]
 ): Promise<{ restored: OriginalLimit[]; failures: string[] } | null> {
-  let saved: RestoreFile
-  try {
-    saved = JSON.parse(fs.readFileSync(file, 'utf8')) as RestoreFile
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    return { restored: [], failures: [`cannot read ${file}: ${getErrorMessage(error)}`] }
-  }
-  const r = await restoreLimits(nvidiaSmi, saved.limits ?? [])
+  const gpus = present ?? (fs.existsSync(file) ? await presentGpus(nvidiaSmi) : [])
+  const saved = readRestoreFile(file, gpus)
+  if (saved.status === 'missing') return null
+  if (saved.status === 'refused')
+    return { restored: [], failures: [`did not act on ${file}: ${saved.reason}`] }
+  // A sweep still running (another check on this host) owns its file.
+  if (writerAlive(saved.pid)) return null
+  const r = await restoreLimits(nvidiaSmi, saved.limits)
   if (r.failures.length === 0) fs.rmSync(file, { force: true })
   return r
 }
@@ -137,19 +150,17 @@ export class PowerLimiter {
       )
     const originals: OriginalLimit[] = []
     for (const lane of lanes) {
+      if (lane.uuid === null || !GPU_UUID.test(lane.uuid))
+        return `GPU ${lane.index} has no UUID from nvidia-smi, so its limit could not be put back safely after a crash`
       const limit = await readLimit(tool, gpuSelector({ gpu: lane.index, uuid: lane.uuid }))
       if (limit === null) return `cannot read GPU ${lane.index}'s current power limit with nvidia-smi`
       originals.push({ gpu: lane.index, uuid: lane.uuid, limit_w: limit })
     }
-    const file: RestoreFile = {
-      schema: 'gpu-overhead/power-restore@1',
-      written_at: new Date().toISOString(),
-      pid: process.pid,
-      limits: originals
-    }
     try {
-      fs.mkdirSync(path.dirname(opts.restoreFile), { recursive: true })
-      fs.writeFileSync(opts.restoreFile, `${JSON.stringify(file, null, 2)}\n`)
+      writeRestoreFile(
+        opts.restoreFile,
+        originals.map(o => ({ gpu: o.gpu, uuid: o.uuid ?? '', limit_w: o.limit_w }))
+      )
     } catch (error) {
       return `cannot write ${opts.restoreFile} (needed to put the limits back after a crash): ${getErrorMessage(error)}`
     }

@@ -5,6 +5,10 @@
  */
 import { spawn } from 'node:child_process'
 import type { WorkloadEvent } from '../types/index.js'
+import { scrubbedEnv } from '../util/child-env.js'
+import { KILL_GRACE_MS } from '../util/exec.js'
+import { LineSplitter, MAX_LINE_CHARS } from '../util/lines.js'
+import { ProcessTree } from '../util/process-tree.js'
 
 export interface ProcessSpec {
   command: string
@@ -54,6 +58,7 @@ const KNOWN_EVENTS = new Set([
   'region'
 ])
 const STDERR_TAIL = 4000
+const MAX_BAD_LINES = 50
 
 export function parseEventLine(line: string): WorkloadEvent | null {
   if (!line.startsWith('{')) return null
@@ -118,35 +123,29 @@ export function startProcess(
   let abandon: () => void = () => undefined
   const done = new Promise<ProcessResult>(resolve => {
     result.spawnEpochMs = Date.now()
+    const tree = new ProcessTree()
     const child = spawn(spec.command, spec.args, {
-      env: spec.env ?? process.env,
+      env: { ...(spec.env ?? scrubbedEnv(process.env)), ...tree.envEntry },
       cwd: spec.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       shell: false
     })
+    tree.watch(child.pid)
     // A workload that died while held makes the write fail (EPIPE): its exit code tells the story.
     child.stdin.on('error', () => undefined)
     // Not held: stdin is at its end from the start, as /dev/null would be.
     if (!spec.hold) child.stdin.end()
-    let buffer = ''
     let killed = false
     const kill = (why: 'timeout' | 'cancel'): void => {
       if (killed) return
       killed = true
       if (why === 'timeout') result.timedOut = true
       else result.cancelled = true
-      const pid = child.pid
-      const killGroup = (sig: NodeJS.Signals): void => {
-        try {
-          if (pid !== undefined) process.kill(-pid, sig)
-        } catch {
-          /* already gone */
-        }
-      }
-      killGroup('SIGTERM')
+      // The group, every descendant seen, and setsid escapees carrying the tree's marker.
+      tree.kill('SIGTERM')
       void spec.onKill?.().catch(() => undefined)
-      setTimeout(() => killGroup('SIGKILL'), 3000).unref()
+      setTimeout(() => tree.kill('SIGKILL'), KILL_GRACE_MS).unref()
     }
     let timer: NodeJS.Timeout | null = null
     const startClock = (ms: number): void => {
@@ -181,17 +180,20 @@ export function startProcess(
       if (event) {
         result.events.push(event)
         onEvent(event, Date.now())
-      } else if (result.badLines.length < 50) result.badLines.push(trimmed.slice(0, 300))
+      } else if (result.badLines.length < MAX_BAD_LINES) result.badLines.push(trimmed.slice(0, 300))
     }
-    child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (chunk: string) => {
-      buffer += chunk
-      let nl: number
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        handleLine(buffer.slice(0, nl))
-        buffer = buffer.slice(nl + 1)
+    // Linear in the output, with a cap per line: a 50 MB line without a newline is dropped as it grows.
+    const lines = new LineSplitter({
+      line: handleLine,
+      tooLong: chars => {
+        if (result.badLines.length < MAX_BAD_LINES)
+          result.badLines.push(
+            `(a line of ${chars} characters, longer than the ${MAX_LINE_CHARS} allowed; dropped)`
+          )
       }
     })
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk: string) => lines.push(chunk))
     child.stderr.setEncoding('utf8')
     child.stderr.on('data', (chunk: string) => {
       result.stderrTail = (result.stderrTail + chunk).slice(-STDERR_TAIL)
@@ -202,7 +204,10 @@ export function startProcess(
     child.on('close', (code, sig) => {
       if (timer) clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
-      if (buffer.trim() !== '') handleLine(buffer)
+      lines.flush()
+      // Whatever the workload left running (a daemon it started) ends with it.
+      tree.kill('SIGKILL')
+      tree.release()
       result.exitCode = code
       result.signal = sig
       result.endEpochMs = Date.now()

@@ -7,6 +7,7 @@ import type { PlannedRun } from '../plan/index.js'
 import type { ExecuteContext } from './runner.js'
 import type { ProcessResult } from './process.js'
 import { regionWindows } from './region.js'
+import { appendAll } from '../util/arrays.js'
 
 const PHASE_UNIT = 's'
 const HELD_PHASE = 'held'
@@ -122,7 +123,7 @@ export function recordRun(
   if (!planned.warmup) {
     const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
     ctx.writer.appendSamples(startup)
-    samples.push(...live, ...startup)
+    appendAll(appendAll(samples, live), startup)
   }
   ctx.writer.appendRun(record)
   return { proc, run: record, ok, samples: live.length }

@@ -13,6 +13,7 @@ import type {
   Workload,
   WorkloadEvent
 } from '../types/index.js'
+import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { laneLabel, type Lane } from '../plan/index.js'
 import { memoryRecords } from './memory.js'
@@ -134,7 +135,7 @@ function launchOnLane(
     if (planned.warmup) return
     if (event.event === 'memory') {
       const records = memoryRecords(event, base, new Date(epochMs).toISOString(), ctx.gateMemory === true)
-      live.push(...records)
+      appendAll(live, records)
       ctx.writer.appendSamples(records)
       return
     }

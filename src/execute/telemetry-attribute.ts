@@ -4,6 +4,7 @@
  */
 import type { RegionTelemetry, RunRecord, TelemetrySample, TelemetrySummary } from '../types/index.js'
 import { isThrottled } from './telemetry-parse.js'
+import { appendAll } from '../util/arrays.js'
 
 export interface TelemetryWindow {
   start_ms: number
@@ -111,7 +112,7 @@ function attributeOne(
   for (const gpu of gpus) {
     const series = byGpu.get(gpu) ?? []
     const mine = series.filter(s => s.time_ms >= w.start_ms && s.time_ms <= w.end_ms)
-    inside.push(...mine)
+    appendAll(inside, mine)
     const p = mean(mine.map(samplePower))
     if (p !== null) power = (power ?? 0) + p
     const e = integratePower(powerPoints(series), w.start_ms, w.end_ms, maxGap)

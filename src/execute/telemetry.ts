@@ -8,6 +8,7 @@ import * as fs from 'node:fs'
 import type { Device, TelemetrySample } from '../types/index.js'
 import { InputError } from '../util/errors.js'
 import { queryGpuArgs, runNvidiaSmi } from '../tools/nvidia-smi.js'
+import { openAppend } from '../util/safe-fs.js'
 import { firstLine } from '../util/text.js'
 import {
   DEFAULT_TELEMETRY_FIELDS,
@@ -17,6 +18,8 @@ import {
   parseTelemetryLine,
   telemetryCsvRow
 } from './telemetry-parse.js'
+import { appendAll } from '../util/arrays.js'
+import { MAX_LINE_CHARS } from '../util/lines.js'
 
 export * from './telemetry-parse.js'
 export * from './telemetry-attribute.js'
@@ -191,7 +194,7 @@ export class TelemetrySampler {
     private readonly opts: TelemetryOptions,
     initialWarnings: string[]
   ) {
-    this.warningList.push(...initialWarnings)
+    appendAll(this.warningList, initialWarnings)
     if (opts.csvPath) this.openCsv(opts.csvPath)
     let resolveExit: () => void = () => undefined
     this.exitPromise = new Promise(resolve => (resolveExit = resolve))
@@ -265,7 +268,7 @@ export class TelemetrySampler {
 
   private openCsv(path: string): void {
     try {
-      this.csvFd = fs.openSync(path, 'a')
+      this.csvFd = openAppend(path)
       if (fs.fstatSync(this.csvFd).size === 0) fs.writeSync(this.csvFd, TELEMETRY_CSV_HEADER)
     } catch (error) {
       this.csvFd = null
@@ -283,6 +286,14 @@ export class TelemetrySampler {
    */
   private onData(chunk: string, arrivedMs: number): void {
     this.buffer += chunk
+    // No newline yet: wait for it, but never hold (or re-split) more than one capped line.
+    if (!chunk.includes('\n')) {
+      if (this.buffer.length > MAX_LINE_CHARS) {
+        this.countGarbage(`(a line longer than ${MAX_LINE_CHARS} characters, dropped)`)
+        this.buffer = ''
+      }
+      return
+    }
     const lines = this.buffer.split('\n')
     this.buffer = lines.pop() ?? ''
     let rows = ''

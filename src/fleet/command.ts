@@ -4,9 +4,10 @@
  * returns the text to print and the exit code; never exits the process.
  */
 import * as fs from 'node:fs'
+import { safeReplace } from '../util/safe-fs.js'
 import * as path from 'node:path'
 import { exitCodeFor, type ExitCodeValue } from '../gate/index.js'
-import { InputError } from '../util/errors.js'
+import { InputError, getErrorMessage } from '../util/errors.js'
 import { renderAggregateMarkdown } from './markdown.js'
 import { aggregate } from './pool.js'
 import { readSources } from './sources.js'
@@ -60,8 +61,17 @@ export function aggregateCommand(opts: AggregateCommandOptions): AggregateComman
     )
   }
   const paths = { markdown: path.join(out, 'aggregate.md'), json: path.join(out, 'aggregate.json') }
-  fs.writeFileSync(paths.markdown, markdown)
-  fs.writeFileSync(paths.json, json)
+  // Into a folder that may have come with the tree: never through a link.
+  try {
+    safeReplace(paths.markdown, markdown, { root: out })
+    safeReplace(paths.json, json, { root: out })
+  } catch (error) {
+    throw new InputError(
+      '--out',
+      opts.out,
+      `a folder the aggregate files can be written to (${getErrorMessage(error)})`
+    )
+  }
   return {
     report,
     markdown,

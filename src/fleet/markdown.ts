@@ -15,6 +15,7 @@ import {
 } from '../report/index.js'
 import type { Comparison } from '../types/index.js'
 import type { AggregateGroup, AggregateReport } from './types.js'
+import { appendAll } from '../util/arrays.js'
 
 const VERDICT_WORD: Record<AggregateGroup['verdict'], string> = {
   pass: 'PASS',
@@ -291,7 +292,7 @@ function groupSection(g: AggregateGroup): string {
     ...g.notes,
     ...(g.analysis?.notes ?? [])
   ]
-  if (notes.length) parts.push('', ...notes.map(n => `- ${inline(n)}`))
+  if (notes.length) appendAll(parts, ['', ...notes.map(n => `- ${inline(n)}`)])
   return parts.join('\n')
 }
 

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { InputError } from '../util/errors.js'
+import { READ_LIMITS, UnsafePathError, parseJsonQuiet, readUntrusted } from '../util/safe-fs.js'
 import { readResults, resultPaths } from '../results/index.js'
 import type { CheckSummary, SampleRecord } from '../types/index.js'
 import { ARM_KEY_FIELDS, HOST_KEY_FIELDS } from './group-key.js'
@@ -15,18 +16,22 @@ function bad(dir: string, why: string): InputError {
 }
 
 function readSummary(dir: string, file: string): CheckSummary {
-  let parsed: unknown
+  let text: string
   try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8'))
+    text = readUntrusted(file, { maxBytes: READ_LIMITS.baseline })
   } catch (error) {
     throw bad(
       dir,
-      `summary.json is not valid JSON (${error instanceof Error ? error.message : String(error)})`
+      `summary.json cannot be read (${error instanceof UnsafePathError ? error.reason : 'unreadable'})`
     )
   }
+  // Never quote the file: the parser's message holds a slice of it.
+  const json = parseJsonQuiet(text)
+  if (!json.ok) throw bad(dir, 'summary.json is not valid JSON')
+  const parsed = json.value
   const s = parsed as Partial<CheckSummary> | null
   if (s === null || typeof s !== 'object' || s.schema !== 'gpu-overhead/summary@1')
-    throw bad(dir, `summary.json has schema ${JSON.stringify(s?.schema)}, not gpu-overhead/summary@1`)
+    throw bad(dir, 'summary.json does not have schema gpu-overhead/summary@1')
   if (!Array.isArray(s.arms) || s.arms.length === 0 || typeof s.fingerprints !== 'object' || !s.fingerprints)
     throw bad(dir, 'summary.json lists no arms or fingerprints')
   for (const arm of s.arms)

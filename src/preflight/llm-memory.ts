@@ -8,6 +8,7 @@
 import * as fs from 'node:fs'
 import type { LlmPreset } from '../config/index.js'
 import type { Device, PreflightResult } from '../types/index.js'
+import { minOf } from '../util/arrays.js'
 
 /** The presets' shapes and the device defaults, as workloads/llm.py has them (a test keeps the two equal). */
 export const LLM_PRESETS: Record<
@@ -97,7 +98,7 @@ export function gpuFreeBytes(
           (g.compute_processes ?? []).reduce((a, p) => a + (p.used_memory_mib ?? 0), 0)) *
         MIB
     )
-  return free.length ? Math.min(...free) : null
+  return free.length ? minOf(free) : null
 }
 
 export function checkLlmMemory(args: {

@@ -1,7 +1,9 @@
-import { statSync } from 'node:fs'
-import path from 'node:path'
-import { bindMountArgs, runContainer } from '../tools/docker.js'
-import type { BindMount, ContainerRuntime, PreflightResult } from '../types/index.js'
+/**
+ * The mount/OverlayFS check: start the image (by ID) with the io workload's mounts, read mountinfo inside,
+ * probe write+fsync/read speeds and the copy-up cost, and judge each path (evaluateMounts).
+ */
+import { runContainer } from '../tools/docker.js'
+import type { ContainerRuntime, PreflightResult } from '../types/index.js'
 import { EnvironmentError, InputError } from '../util/errors.js'
 import { validateImageRef } from '../config/index.js'
 import { inspectImage, runtimeFailure } from './image.js'
@@ -9,74 +11,14 @@ import { PROBE_SCRIPT } from './io-probe.js'
 import type { ProbeOutput } from './io-probe.js'
 import { classifyMount, coveringMount, isReadOnly, parseMountinfo } from './mountinfo.js'
 import type { MountKind } from './mountinfo.js'
+import { bindMounts, parseMountSpec, type IoMountSpec } from './mount-spec.js'
 
 export { classifyMount, coveringMount, isReadOnly, parseMountinfo } from './mountinfo.js'
+export { bindMounts, mountArgs, parseMountSpec, type IoMountSpec } from './mount-spec.js'
 export type { MountInfoEntry, MountKind } from './mountinfo.js'
 
 /** Run label value of a stand-alone io-check's probe container. */
 const IO_CHECK_LABEL = 'io-check'
-
-// ---- Mount specs ----
-
-/** `HOST:CONTAINER[:ro|rw]` (bind mount) or a bare `CONTAINER` path (expected inside the image). */
-export type MountSpec =
-  | { kind: 'bind'; spec: string; host: string; container: string; readOnly: boolean }
-  | { kind: 'image'; spec: string; container: string; readOnly: false }
-
-const SPEC_ALLOWED =
-  'HOST:CONTAINER[:ro|:rw] (bind mount of an existing host path) or an absolute CONTAINER path inside the image; ' +
-  'paths without commas, colons or control characters'
-
-function badPathChars(p: string): boolean {
-  return p === '' || /[,:\p{Cc}]/u.test(p)
-}
-
-/** Parse and validate a mount spec. Host paths are resolved to absolute paths and must exist. */
-export function parseMountSpec(spec: unknown, inputName: string, options: { cwd?: string } = {}): MountSpec {
-  if (typeof spec !== 'string') throw new InputError(inputName, spec, SPEC_ALLOWED)
-  const s = spec.trim()
-  const parts = s.split(':')
-  const containerPath = (p: string | undefined): string => {
-    if (p === undefined || badPathChars(p) || !p.startsWith('/'))
-      throw new InputError(inputName, spec, SPEC_ALLOWED)
-    const norm = path.posix.normalize(p).replace(/\/+$/, '')
-    if (norm === '' || norm === '/')
-      throw new InputError(inputName, spec, `${SPEC_ALLOWED}; not the container root`)
-    return norm
-  }
-  if (parts.length === 1)
-    return { kind: 'image', spec: s, container: containerPath(parts[0]), readOnly: false }
-  if (parts.length > 3) throw new InputError(inputName, spec, SPEC_ALLOWED)
-  const [host, container, mode] = parts
-  if (mode !== undefined && mode !== 'ro' && mode !== 'rw')
-    throw new InputError(inputName, spec, SPEC_ALLOWED)
-  if (host === undefined || badPathChars(host)) throw new InputError(inputName, spec, SPEC_ALLOWED)
-  const hostAbs = path.resolve(options.cwd ?? process.cwd(), host)
-  try {
-    statSync(hostAbs)
-  } catch {
-    throw new InputError(inputName, spec, `${SPEC_ALLOWED}; host path ${hostAbs} does not exist`)
-  }
-  return {
-    kind: 'bind',
-    spec: s,
-    host: hostAbs,
-    container: containerPath(container),
-    readOnly: mode === 'ro'
-  }
-}
-
-/** The bind mounts among the specs (image paths need none). */
-export function bindMounts(specs: readonly MountSpec[]): BindMount[] {
-  return specs.flatMap(m =>
-    m.kind === 'bind' ? [{ host: m.host, container: m.container, readOnly: m.readOnly }] : []
-  )
-}
-
-/** Container-runtime arguments for the specs (bind mounts only; image paths need none). */
-export function mountArgs(specs: readonly MountSpec[]): string[] {
-  return bindMountArgs(bindMounts(specs))
-}
 
 // ---- Report ----
 
@@ -148,7 +90,7 @@ export async function runIoCheck(opts: IoCheckOptions): Promise<IoCheckReport> {
   if (!Number.isInteger(probeMiB) || probeMiB < 1 || probeMiB > 4096) {
     throw new InputError('probe-mib', probeMiB, 'an integer from 1 to 4096')
   }
-  const specs: { role: 'data' | 'ckpt'; spec: MountSpec }[] = []
+  const specs: { role: 'data' | 'ckpt'; spec: IoMountSpec }[] = []
   if (opts.data) specs.push({ role: 'data', spec: parseMountSpec(opts.data, 'data', { cwd: opts.cwd }) })
   if (opts.ckpt) specs.push({ role: 'ckpt', spec: parseMountSpec(opts.ckpt, 'ckpt', { cwd: opts.cwd }) })
 

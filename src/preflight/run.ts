@@ -7,6 +7,8 @@ import { validateImageRef } from '../config/index.js'
 import { inspectImage } from './image.js'
 import type { ImageFacts } from './image.js'
 import { checkMounts, parseMountSpec } from './mounts.js'
+import { appendAll } from '../util/arrays.js'
+import { requireGate } from './nvidia-require.js'
 
 /** What preflight needs; a small explicit slice of the run configuration. */
 export interface PreflightInput {
@@ -97,6 +99,9 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
     )
   }
 
+  if (input.device === 'gpu' && image !== null)
+    results.push(requirementCheck(image.env, gpus, driver, driverCuda, input.gpuAccess))
+
   if (input.device === 'gpu') {
     results.push(
       checkPersistence(gpus),
@@ -116,8 +121,9 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
         fix: null
       })
     } else {
-      results.push(
-        ...(await checkMounts({
+      appendAll(
+        results,
+        await checkMounts({
           image: image.ref,
           runtime: input.runtime,
           data: input.dataSpec ?? null,
@@ -126,7 +132,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
           imageId: image.id,
           label: input.checkId,
           probeMiB: input.probeMiB
-        }))
+        })
       )
     }
   }
@@ -163,5 +169,32 @@ export function fingerprintFacts(
     mig_mode: g?.mig_mode ?? null,
     persistence_mode: g?.persistence_mode ?? null,
     clocks
+  }
+}
+
+/**
+ * The image's NVIDIA_REQUIRE_* evaluated as the NVIDIA Container Toolkit does (nvidia-require.ts): FAIL
+ * under `gpus`, where the toolkit refuses to start the container; WARN with the same words under
+ * `cdi`/`devices`, where nothing checks it. The GPU brand is not among the facts nvidia-smi's query
+ * gives us, so brand conditions are undecided unless the outcome does not depend on them.
+ */
+function requirementCheck(
+  env: Readonly<Record<string, string>>,
+  gpus: readonly GpuFacts[],
+  driver: string | null,
+  driverCuda: string | null,
+  access: GpuAccess
+): PreflightResult {
+  const r = requireGate(
+    env,
+    { driver, driverCuda, gpus: gpus.map(() => ({ brand: null, arch: null })) },
+    access
+  )
+  return {
+    name: 'nvidia-require',
+    status: r.status,
+    message: r.message,
+    fix: r.fix,
+    details: { outcomes: r.outcomes, gpu_access: access }
   }
 }

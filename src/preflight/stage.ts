@@ -3,14 +3,22 @@
  * mount checks with the folders the io workload will really get. Bad input and a broken environment
  * throw (exit 2); check outcomes come back as results.
  */
-import type { Config, MountSpec } from '../config/index.js'
+import {
+  judgeMount,
+  refusalMessage,
+  type Config,
+  type MountPurpose,
+  type MountSpec
+} from '../config/index.js'
+import { Inputs } from '../types/inputs.js'
 import { containerGpuArgs } from '../tools/gpu-access.js'
 import type { GpuReport } from './gpu.js'
 import type { ImageFacts } from './image.js'
 import { runPreflight } from './run.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import type { PreflightResult } from '../types/index.js'
-import { engineVersion } from '../tools/docker.js'
+import { appendAll } from '../util/arrays.js'
+import { dockerRootDir, engineVersion } from '../tools/docker.js'
 
 export interface PreflightOutcome {
   results: PreflightResult[]
@@ -23,6 +31,33 @@ export interface PreflightOutcome {
 
 function specOf(m: MountSpec | null): string | null {
   return m ? `${m.hostPath}:${m.containerPath}${m.readOnly ? ':ro' : ''}` : null
+}
+
+/**
+ * The mount policy's decisions, shown in the preflight table: config already refused `/`, system folders,
+ * sockets and devices; here the Docker data root that `docker info` reports is refused too, and every
+ * decision is listed with the resolved path (docs/security.md).
+ */
+async function mountPolicyRows(config: Config): Promise<PreflightResult[]> {
+  const asked: { input: string; path: string; purpose: MountPurpose }[] = []
+  if (config.data) asked.push({ input: Inputs.DataPath, path: config.data.hostPath, purpose: 'data' })
+  if (config.checkpoint)
+    asked.push({ input: Inputs.CheckpointPath, path: config.checkpoint.hostPath, purpose: 'checkpoint' })
+  if (config.driverMount)
+    asked.push({ input: Inputs.DriverMount, path: config.driverMount, purpose: 'driver' })
+  if (!asked.length || !config.arms.some(a => a.kind === 'container')) return []
+  const root = (await dockerRootDir(config.containerRuntime)) ?? ''
+  const extraForbidden = root.startsWith('/') ? [root] : []
+  return asked.map(a => {
+    const d = judgeMount({ input: a.input, path: a.path, kind: 'folder', purpose: a.purpose, extraForbidden })
+    return {
+      name: `mounts:policy:${a.input}`,
+      status: d.allowed ? 'pass' : 'fail',
+      message: d.allowed ? `${a.input}: ${d.reason}` : `${a.input}: ${d.resolved ?? d.given} ${d.reason}`,
+      fix: d.allowed ? null : refusalMessage(d),
+      details: { given: d.given, resolved: d.resolved, allowed: d.allowed }
+    } satisfies PreflightResult
+  })
 }
 
 /** The llm preset against the memory one workload process can get (refused before start when it cannot fit). */
@@ -78,7 +113,7 @@ export async function preflightStage(
     dataSpec: specOf(io?.data ?? null),
     ckptSpec: specOf(io?.checkpoint ?? null)
   })
-  results.push(...out.results)
+  appendAll(results, out.results)
   if (config.device === 'gpu') gpus = { gpus: out.gpus, driver: out.driver, cuda_version: out.driver_cuda }
   if (first && out.image) facts.set(first, out.image)
   for (const image of rest) {
@@ -88,6 +123,7 @@ export async function preflightStage(
     for (const r of more.results.filter(r => r.name === 'driver-gate'))
       results.push({ ...r, name: `driver-gate (${image})` })
   }
+  appendAll(results, await mountPolicyRows(config))
   if (config.workloads.includes('llm')) results.push(llmMemoryCheck(config, gpus))
   let runtimeVersion: string | null = null
   if (images.length) {

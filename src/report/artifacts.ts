@@ -1,10 +1,11 @@
 /** Results artifact: raw results, telemetry, report, summary and the paper-shaped CSVs. */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { DefaultArtifactClient } from '@actions/artifact'
 import type { CheckSummary, TelemetrySample } from '../types/index.js'
 import { getErrorMessage } from '../util/errors.js'
 import { paperCsv, paperCsvWorkloads } from './paper-csv.js'
+import { safeReplace } from '../util/safe-fs.js'
 
 /** Artifact names may not contain these (upload-artifact's rule). */
 export function artifactName(raw: string): string {
@@ -19,13 +20,12 @@ export function writePaperCsvs(
 ): string[] {
   const workloads = paperCsvWorkloads(summary)
   if (!workloads.length) return []
-  mkdirSync(dir, { recursive: true })
   return workloads.map(w => {
     const file = path.join(
       dir,
       workloads.length === 1 ? 'paper.csv' : `paper-${w.replace(/[^\w.-]/g, '_')}.csv`
     )
-    writeFileSync(file, paperCsv(summary, samples, w))
+    safeReplace(file, paperCsv(summary, samples, w), { root: dir })
     return file
   })
 }

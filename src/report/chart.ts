@@ -2,6 +2,7 @@
 import type { CheckSummary, Comparison, RunSeries } from '../types/index.js'
 import { chartNum } from './format.js'
 import { gatingComparisons } from './verdict.js'
+import { maxOf, minOf } from '../util/arrays.js'
 
 // xychart-beta has no legend: fixed colours, named in the title.
 const PALETTE: { hex: string; name: string }[] = [
@@ -38,8 +39,8 @@ function label(text: string): string {
 }
 
 function axisRange(values: number[]): [number, number] {
-  const lo = Math.min(...values)
-  const hi = Math.max(...values)
+  const lo = minOf(values)
+  const hi = maxOf(values)
   // Pad so flat lines do not sit on the frame; a zero spread still gets a visible band.
   const pad = hi > lo ? (hi - lo) * 0.1 : Math.abs(hi) * 0.01 || 1
   return [Number((lo - pad).toPrecision(6)), Number((hi + pad).toPrecision(6))]
@@ -52,7 +53,7 @@ export function runChart(summary: CheckSummary, c: Comparison): string | null {
   if (series.some(s => !s || s.values.length === 0)) return null
   const values = series.map(s => s!.values.filter(Number.isFinite))
   // Lines share one x axis: show the runs both arms have.
-  const n = Math.min(...values.map(v => v.length))
+  const n = minOf(values.map(v => v.length))
   if (n === 0) return null
   const shown = values.map(v => v.slice(0, n))
   const [lo, hi] = axisRange(shown.flat())

@@ -1,4 +1,6 @@
 /** Number, unit and text formatting for the report. Pure; no I/O. */
+import { maxOf } from '../util/arrays.js'
+import { redactSecrets } from '../util/secrets.js'
 import type { Comparison, Direction, MetricScope } from '../types/index.js'
 
 const DASH = '–'
@@ -66,7 +68,7 @@ export function fmtPctCi(x: number, ci: { low: number; high: number }): string {
     return `${fmtFactor(1 + x / 100)} [${bound(ci.low)}, ${bound(ci.high)}]`
   }
   const finite = [x, ci.low, ci.high].filter(Number.isFinite).map(Math.abs)
-  const d = pctDecimals(Math.max(...finite))
+  const d = pctDecimals(maxOf(finite))
   const lo = Number.isFinite(ci.low) ? signed(ci.low, d) : '?'
   const hi = Number.isFinite(ci.high) ? signed(ci.high, d) : '?'
   return `${signed(x, d)}% [${lo}, ${hi}]`
@@ -150,8 +152,8 @@ const SECRET_PATTERNS: [RegExp, string][] = [
 
 /** Remove anything shaped like a token or credential; `extra` are known secret values. */
 export function redact(text: string, extra: readonly string[] = []): string {
-  let out = text
-  for (const secret of extra) if (secret.length >= 4) out = out.split(secret).join('***')
+  // Registered secrets and `extra`, whole and line by line (a token with a newline is masked per line too).
+  let out = redactSecrets(text, extra)
   for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement)
   return out
 }

@@ -16,6 +16,8 @@ import { checkRunRequest, createCheckRun, headSha } from './check-run.js'
 import { buildComment, runLinks, type CommentLinks } from './comment-body.js'
 import { buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
+import { appendAll } from '../util/arrays.js'
+import { appendRunnerFile, setOutput } from '../util/runner-files.js'
 
 export { decideFailure } from './verdict.js'
 
@@ -57,24 +59,44 @@ export function numberOutput(x: number | null): string {
   return x === null || !Number.isFinite(x) ? '' : String(Number(x.toPrecision(6)))
 }
 
+/** Every comparison of the check (arms and stored baseline) as compact JSON, for downstream steps. */
+export function comparisonsOutput(summary: CheckSummary): string {
+  const all = [...(summary.analysis?.comparisons ?? []), ...(summary.baseline?.comparisons ?? [])]
+  return JSON.stringify(
+    all.map(c => ({
+      workload: c.workload,
+      metric: c.metric,
+      ...(c.params === undefined ? {} : { params: c.params }),
+      baseline: c.baseline_env,
+      candidate: c.candidate_env,
+      direction: c.direction,
+      scope: c.scope,
+      overhead_pct: (c.undefined_stats ?? []).includes('overhead_pct') ? null : c.overhead_pct,
+      ci95: c.ci95,
+      p_holm: c.scope === 'steady' ? c.p_adjusted : null,
+      verdict: c.verdict
+    }))
+  )
+}
+
 export function setOutputs(summary: CheckSummary): void {
-  core.setOutput(Outputs.Verdict, summary.verdict)
-  core.setOutput(Outputs.OverheadPct, numberOutput(summary.overhead_pct))
-  core.setOutput(Outputs.PValue, numberOutput(summary.p_value))
-  core.setOutput(Outputs.ReportPath, summary.paths.report)
-  core.setOutput(Outputs.ResultsPath, summary.paths.out)
+  setOutput(Outputs.Verdict, summary.verdict)
+  setOutput(Outputs.OverheadPct, numberOutput(summary.overhead_pct))
+  setOutput(Outputs.PValue, numberOutput(summary.p_value))
+  setOutput(Outputs.ReportPath, summary.paths.report)
+  setOutput(Outputs.ResultsPath, summary.paths.out)
+  setOutput(Outputs.Comparisons, comparisonsOutput(summary))
 }
 
 /** Appends markdown to the job summary; a warning sentence when it could not (never throws). */
-export async function writeJobSummary(markdown: string): Promise<string | null> {
+export function writeJobSummary(markdown: string): string | null {
   try {
     // Checked here because core caches the path: outside Actions, say so plainly.
     if (!process.env.GITHUB_STEP_SUMMARY)
       throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
-    await core.summary.addRaw(markdown).write()
+    appendRunnerFile('GITHUB_STEP_SUMMARY', `${markdown}${markdown.endsWith('\n') ? '' : '\n'}`)
     return null
   } catch (error) {
-    core.summary.emptyBuffer()
     return `job summary not written: ${getErrorMessage(error)}`
   }
 }
@@ -88,11 +110,15 @@ export function annotate(summary: CheckSummary): void {
       { title: `Container overhead regression: ${c.workload} ${c.metric}` }
     )
   for (const p of failedPreflight(summary))
-    core.error(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`, { title: `Preflight failed: ${p.name}` })
+    core.error(redact(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`), {
+      title: `Preflight failed: ${p.name}`
+    })
   for (const p of summary.preflight.filter(p => p.status === 'warn'))
-    core.warning(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`, { title: `Preflight warning: ${p.name}` })
+    core.warning(redact(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`), {
+      title: `Preflight warning: ${p.name}`
+    })
   if (!summary.complete)
-    core.warning(summary.incomplete_reason ?? 'the check stopped early', {
+    core.warning(redact(summary.incomplete_reason ?? 'the check stopped early'), {
       title: 'Overhead check incomplete'
     })
 }
@@ -164,7 +190,7 @@ async function artifact(
 ): Promise<number | null> {
   const files = [...opts.files]
   try {
-    files.push(...writePaperCsvs(summary, opts.rootDir, opts.telemetry))
+    appendAll(files, writePaperCsvs(summary, opts.rootDir, opts.telemetry))
   } catch (error) {
     warn(`paper CSV not written: ${getErrorMessage(error)}`)
   }
@@ -241,7 +267,7 @@ export async function publish(
   const safe = redact(markdown, opts.token ? [opts.token] : [])
 
   setOutputs(summary)
-  const notWritten = await writeJobSummary(safe)
+  const notWritten = writeJobSummary(safe)
   if (notWritten) warn(notWritten)
   annotate(summary)
 

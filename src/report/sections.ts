@@ -27,6 +27,7 @@ import { analysisNotes } from './notes.js'
 import type { Table } from './table.js'
 import { dropEmptyColumns, rawTable, table } from './table.js'
 import { armPair, gatingComparisons, verdictLine } from './verdict.js'
+import { maxOf } from '../util/arrays.js'
 
 /**
  * A block of the report. `core` blocks are kept (shortened last), `chart` and `raw` blocks are dropped
@@ -549,7 +550,7 @@ export function rawSections(summary: CheckSummary): Section[] {
   // series, a column per run) when there are more series than runs, so it stays taller than wide.
   for (const w of [...new Set(summary.series.map(s => s.workload))]) {
     const series = summary.series.filter(s => s.workload === w)
-    const n = Math.max(...series.map(s => s.values.length))
+    const n = maxOf(series.map(s => s.values.length))
     const value = (s: (typeof series)[number], i: number): string =>
       i < s.values.length ? chartNum(s.values[i]!) : ''
     const runs = Array.from({ length: n }, (_, i) => i)

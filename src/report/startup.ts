@@ -11,6 +11,7 @@ import type { Section } from './sections.js'
 import type { Table } from './table.js'
 import { table } from './table.js'
 import { gatingComparisons } from './verdict.js'
+import { appendAll } from '../util/arrays.js'
 
 /** Phase names as the runner records them (`launch_s`…), also accepted without `_s`. */
 const PHASE_LABELS: Record<StartupPhase, string> = {
@@ -109,7 +110,7 @@ function groups(summary: CheckSummary, startup: Comparison[]): Group[] {
       rows: [...rows].sort((a, b) => phaseRank(a.metric) - phaseRank(b.metric))
     }))
     list.sort((a, b) => rank(a.candidate) - rank(b.candidate) || rank(a.baseline) - rank(b.baseline))
-    out.push(...list)
+    appendAll(out, list)
   }
   return out
 }

@@ -6,6 +6,7 @@
 import { markdownTable } from 'markdown-table'
 import type { TrendChange, TrendReport, TrendSeries } from '../analyze/index.js'
 import { cell, chartNum, code, fmtP, fmtPct, fmtPlain, fmtValue, inline } from './format.js'
+import { maxOf, minOf } from '../util/arrays.js'
 
 /** Mermaid labels are quoted: keep quotes and newlines out of them. */
 function label(text: string): string {
@@ -61,8 +62,8 @@ export function trendChart(s: TrendSeries): string | null {
     const m = seg.reduce((a, b) => a + b, 0) / seg.length
     for (const _ of seg) means.push(m)
   }
-  const lo0 = Math.min(...values)
-  const hi0 = Math.max(...values)
+  const lo0 = minOf(values)
+  const hi0 = maxOf(values)
   const pad = hi0 > lo0 ? (hi0 - lo0) * 0.1 : Math.abs(hi0) * 0.01 || 1
   const lo = Number((lo0 - pad).toPrecision(6))
   const hi = Number((hi0 + pad).toPrecision(6))

@@ -2,9 +2,18 @@
  * Results are appended as they are produced (results.jsonl, samples.csv, runs.jsonl), so a crash, a
  * timeout or a cancel loses nothing already measured.
  */
-import * as fs from 'node:fs'
+import type * as fs from 'node:fs'
 import * as path from 'node:path'
 import { EnvironmentError } from '../util/errors.js'
+import { claimFolder } from '../util/owned-folder.js'
+import {
+  READ_LIMITS,
+  UnsafePathError,
+  openAppend,
+  readUntrusted,
+  safeReplace,
+  writeAll
+} from '../util/safe-fs.js'
 import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
 import { canonicalParams } from '../util/params.js'
 
@@ -114,40 +123,63 @@ export function describeWriteError(error: unknown): string {
   return e instanceof Error ? e.message : String(error)
 }
 
-/**
- * mkdir -p that reports the real cause: a recursive mkdir says ENOENT on a read-only file system, so the
- * first missing folder is created on its own to surface EROFS / EACCES / ENOTDIR.
- */
-function makeFolder(dir: string): void {
-  try {
-    fs.mkdirSync(dir, { recursive: true })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    let first = dir
-    while (!fs.existsSync(path.dirname(first)) && path.dirname(first) !== first) first = path.dirname(first)
-    fs.mkdirSync(first)
-    throw error
-  }
-  if (!fs.statSync(dir).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' })
+/** Files an earlier run of the tool leaves in the results folder: removed before a new run. */
+export function isToolOutput(name: string, st: fs.Stats): boolean {
+  if (st.isDirectory()) return name === IO_FOLDER
+  return (
+    RESULT_FILES.includes(name) ||
+    /^paper(-[\w.-]+)?\.csv$/.test(name) ||
+    /^\..+\.tmp$/.test(name) ||
+    /\.\d+\.tmp$/.test(name)
+  )
+}
+
+/** The io workload's synthetic dataset and checkpoint folders live here, under the results folder. */
+export const IO_FOLDER = 'io'
+const RESULT_FILES = [
+  'results.jsonl',
+  'samples.csv',
+  'runs.jsonl',
+  'telemetry.csv',
+  'report.md',
+  'summary.json',
+  'power-restore.json'
+]
+
+/** Why the results folder cannot be used, as one clause. */
+function describeOpenError(error: unknown): string {
+  if (!(error instanceof UnsafePathError)) return describeWriteError(error)
+  if (error.code === 'not-folder') return `a file (not a folder) is in the way (${error.file})`
+  return `${error.file} ${error.reason}`
 }
 
 export class ResultsWriter implements RecordSink {
   /** The first write that failed: later appends are skipped and the runner stops the check. */
   private failure: string | null = null
 
+  /** Append handles, opened once without following a link (util/safe-fs): one open per check, not per sample. */
+  private readonly fds = new Map<string, number>()
+
   private constructor(readonly paths: ResultPaths) {}
+
+  private append(file: string, text: string): void {
+    let fd = this.fds.get(file)
+    if (fd === undefined) this.fds.set(file, (fd = openAppend(file, { root: this.paths.out })))
+    writeAll(fd, text)
+  }
 
   /**
    * Creates the folder and fresh files (a previous check's results in the same folder are replaced).
    * A folder that cannot be written is an EnvironmentError naming it, before anything runs.
    */
-  static open(out: string): ResultsWriter {
+  static open(out: string, root: string = path.dirname(out)): ResultsWriter {
     const paths = resultPaths(out)
     try {
-      makeFolder(out)
-      fs.writeFileSync(paths.results, '')
-      fs.writeFileSync(paths.runs, '')
-      fs.writeFileSync(paths.samples, `${SAMPLE_CSV_COLUMNS.join(',')}\n`)
+      // Fresh, or an earlier run's folder with its files removed; never a link or foreign content.
+      claimFolder(out, { root, removable: isToolOutput })
+      safeReplace(paths.results, '')
+      safeReplace(paths.runs, '')
+      safeReplace(paths.samples, `${SAMPLE_CSV_COLUMNS.join(',')}\n`)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       const fix =
@@ -155,7 +187,7 @@ export class ResultsWriter implements RecordSink {
           ? 'free space there, or choose another out'
           : 'choose another out'
       throw new EnvironmentError(
-        `cannot write the results folder ${out} (input 'out'): ${describeWriteError(error)}; ${fix}`
+        `cannot write the results folder ${out} (input 'out'): ${describeOpenError(error)}; ${fix}`
       )
     }
     return new ResultsWriter(paths)
@@ -180,15 +212,15 @@ export class ResultsWriter implements RecordSink {
   appendSamples(records: SampleRecord[]): void {
     if (records.length === 0) return
     this.guarded(this.paths.results, () =>
-      fs.appendFileSync(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
+      this.append(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
     )
     this.guarded(this.paths.samples, () =>
-      fs.appendFileSync(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
+      this.append(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
     )
   }
 
   appendRun(run: RunRecord): void {
-    this.guarded(this.paths.runs, () => fs.appendFileSync(this.paths.runs, `${JSON.stringify(run)}\n`))
+    this.guarded(this.paths.runs, () => this.append(this.paths.runs, `${JSON.stringify(run)}\n`))
   }
 
   /**
@@ -196,18 +228,11 @@ export class ResultsWriter implements RecordSink {
    * (the INCOMPLETE placeholder) instead of a torn one. Returns why it failed, or null.
    */
   replaceFile(file: string, text: string): string | null {
-    const tmp = `${file}.${process.pid}.tmp`
     try {
-      fs.writeFileSync(tmp, text)
-      fs.renameSync(tmp, file)
+      safeReplace(file, text, { root: this.paths.out })
       return null
     } catch (error) {
-      try {
-        fs.rmSync(tmp, { force: true })
-      } catch {
-        // The folder itself is gone or unwritable: nothing more to clean.
-      }
-      return `writing ${path.basename(file)} failed: ${describeWriteError(error)}`
+      return `writing ${path.basename(file)} failed: ${describeOpenError(error)}`
     }
   }
 }
@@ -215,7 +240,7 @@ export class ResultsWriter implements RecordSink {
 /** Reads back results.jsonl; a torn last line (crash mid-write) is skipped. */
 export function readResults(file: string): SampleRecord[] {
   const out: SampleRecord[] = []
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+  for (const line of readUntrusted(file, { maxBytes: READ_LIMITS.results }).split('\n')) {
     if (line.trim() === '') continue
     try {
       out.push(JSON.parse(line) as SampleRecord)

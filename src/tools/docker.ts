@@ -4,8 +4,17 @@
  * and the check's run label (so a cancel can find and remove it), and runs the image the caller inspected.
  * The small engine calls (version, image inspect, pull, kill, cleanup) are here too.
  */
+import { spawnSync } from 'node:child_process'
 import type { BindMount, ContainerRuntime } from '../types/index.js'
+import { appendAll } from '../util/arrays.js'
 import { execCapture, type ExecOptions, type ExecResult } from '../util/exec.js'
+
+/** Bound of each clean-up call (kill, ps, rm): a hung engine must not hold the runner after a timeout. */
+export const CLEANUP_TIMEOUT_MS = 15_000
+/** An image pull (an NGC image is ~10 GB) may take minutes; bounded all the same. */
+export const PULL_TIMEOUT_MS = 3_600_000
+/** A probe container (io check: starts the image, writes and reads a few hundred MiB). */
+export const PROBE_TIMEOUT_MS = 900_000
 
 /** Label key on every container this tool starts; its value is the check id (or the probe's own id). */
 export const RUN_LABEL = 'gpu-overhead-action.check'
@@ -51,6 +60,8 @@ export function runArgs(run: ContainerRun, mountStyle: 'volume' | 'mount' = 'vol
   const args = [
     'run',
     '--rm',
+    // A real PID 1 (tini): reaps and forwards signals, so a setsid'd child dies with the container.
+    '--init',
     '--network',
     'none',
     ...(run.name ? ['--name', run.name] : []),
@@ -62,12 +73,12 @@ export function runArgs(run: ContainerRun, mountStyle: 'volume' | 'mount' = 'vol
   if (run.memory) args.push('--memory', run.memory, '--memory-swap', run.memory)
   if (run.interactive) args.push('-i')
   const mounts = run.mounts ?? []
-  args.push(...(mountStyle === 'mount' ? bindMountArgs(mounts) : volumeArgs(mounts)))
+  appendAll(args, mountStyle === 'mount' ? bindMountArgs(mounts) : volumeArgs(mounts))
   for (const [k, v] of Object.entries(run.env ?? {})) args.push('-e', `${k}=${v}`)
-  args.push(...(run.gpuArgs ?? []), ...(run.extraArgs ?? []))
+  appendAll(appendAll(args, run.gpuArgs ?? []), run.extraArgs ?? [])
   if (run.entrypoint) args.push('--entrypoint', run.entrypoint)
-  args.push(run.image, ...run.command)
-  return args
+  args.push(run.image)
+  return appendAll(args, run.command)
 }
 
 /** Runs a short-lived container to completion and captures its output. */
@@ -77,7 +88,7 @@ export function runContainer(
   mountStyle: 'volume' | 'mount' = 'volume',
   options: ExecOptions = {}
 ): Promise<ExecResult> {
-  return execCapture(runtime, runArgs(run, mountStyle), options)
+  return execCapture(runtime, runArgs(run, mountStyle), { timeoutMs: PROBE_TIMEOUT_MS, ...options })
 }
 
 export function inspectImageCall(runtime: ContainerRuntime, ref: string): Promise<ExecResult> {
@@ -85,7 +96,7 @@ export function inspectImageCall(runtime: ContainerRuntime, ref: string): Promis
 }
 
 export function pullImage(runtime: ContainerRuntime, ref: string): Promise<ExecResult> {
-  return execCapture(runtime, ['pull', '--quiet', ref])
+  return execCapture(runtime, ['pull', '--quiet', ref], { timeoutMs: PULL_TIMEOUT_MS })
 }
 
 /** The engine's server version, or null when it cannot be read. */
@@ -95,13 +106,29 @@ export async function engineVersion(runtime: ContainerRuntime): Promise<string |
 }
 
 export async function killContainer(runtime: ContainerRuntime, name: string): Promise<void> {
-  await execCapture(runtime, ['kill', name])
+  await execCapture(runtime, ['kill', name], { timeoutMs: CLEANUP_TIMEOUT_MS })
 }
 
 /** Removes every container carrying this run label value that is still around (cancel, crash). */
 export async function removeLabelled(runtime: ContainerRuntime, label: string): Promise<number> {
-  const ps = await execCapture(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${label}`])
+  const bound = { timeoutMs: CLEANUP_TIMEOUT_MS }
+  const ps = await execCapture(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${label}`], bound)
   const ids = ps.stdout.split('\n').filter(Boolean)
-  if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids])
+  if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids], bound)
   return ids.length
+}
+
+/** The same clean-up, synchronous and bounded, for a forced exit (second signal: nothing may be awaited). */
+export function removeLabelledNow(runtime: ContainerRuntime, label: string): void {
+  const opts = { encoding: 'utf8' as const, timeout: CLEANUP_TIMEOUT_MS, killSignal: 'SIGKILL' as const }
+  const ps = spawnSync(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${label}`], opts)
+  const ids = (ps.stdout ?? '').split('\n').filter(Boolean)
+  if (ids.length > 0) spawnSync(runtime, ['rm', '-f', ...ids], opts)
+}
+
+/** The engine's data root (`docker info`), which the mount policy refuses; null when it cannot be read. */
+export async function dockerRootDir(runtime: ContainerRuntime): Promise<string | null> {
+  const r = await execCapture(runtime, ['info', '--format', '{{.DockerRootDir}}'])
+  const dir = r.exitCode === 0 ? r.stdout.trim() : ''
+  return dir.startsWith('/') ? dir : null
 }

@@ -51,7 +51,8 @@ export enum Outputs {
   OverheadPct = 'overhead-pct',
   PValue = 'p-value',
   ReportPath = 'report-path',
-  ResultsPath = 'results-path'
+  ResultsPath = 'results-path',
+  Comparisons = 'comparisons'
 }
 
 /** Action state shared between the main step and its post step. */

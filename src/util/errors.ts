@@ -1,6 +1,22 @@
 /** Exit codes everywhere: 0 pass, 1 check failed, 2 bad input or environment error. */
 export const ExitCode = { Pass: 0, CheckFailed: 1, UsageOrEnvironment: 2 } as const
 
+/** Longest bad value echoed in a message: a 1 MB value is named by its length, not printed. */
+const MAX_SHOWN_CHARS = 200
+
+function shownValue(value: unknown): string {
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    // A circular structure (a YAML anchor that refers to itself) has no JSON form.
+    return '(a self-referencing value)'
+  }
+  return text.length > MAX_SHOWN_CHARS
+    ? `${text.slice(0, MAX_SHOWN_CHARS)}… (${text.length} characters)`
+    : text
+}
+
 /** Bad input: names the input, the bad value and what is allowed. Exit 2. */
 export class InputError extends Error {
   readonly exitCode = ExitCode.UsageOrEnvironment
@@ -9,7 +25,7 @@ export class InputError extends Error {
     readonly value: unknown,
     readonly allowed: string
   ) {
-    super(`input '${input}': got ${JSON.stringify(value)}; allowed: ${allowed}`)
+    super(`input '${input}': got ${shownValue(value)}; allowed: ${allowed}`)
     this.name = 'InputError'
   }
 }

@@ -23,8 +23,15 @@ export interface OwnedFolderPolicy {
   keep?: (name: string, st: fs.Stats) => boolean
 }
 
+/** The nearest folder at or above `p` that exists (a root given for folders still to be made). */
+function nearestExisting(p: string): string {
+  let d = path.resolve(p)
+  while (!fs.existsSync(d) && path.dirname(d) !== d) d = path.dirname(d)
+  return d
+}
+
 function realInside(p: string, root: string): boolean {
-  const rel = path.relative(fs.realpathSync(root), p)
+  const rel = path.relative(fs.realpathSync(nearestExisting(root)), p)
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
 
@@ -57,15 +64,17 @@ export function refuseLinksAndSpecials(dir: string, depth = MAX_SCAN_DEPTH): voi
 export function claimFolder(dir: string, policy: OwnedFolderPolicy): void {
   const abs = path.resolve(dir)
   // Nearest existing ancestor: it must resolve inside the root (a linked parent would lead elsewhere).
-  let existing = abs
-  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing)
+  const existing = nearestExisting(abs)
   const st = fs.lstatSync(existing)
   if (existing === abs && st.isSymbolicLink())
     throw new UnsafePathError(abs, 'is a symbolic link; the results folder must be a real folder', 'link')
   if (!realInside(fs.realpathSync(existing), policy.root))
     throw new UnsafePathError(abs, `resolves outside ${policy.root} (a linked parent folder)`, 'outside')
   if (existing !== abs) {
-    fs.mkdirSync(abs, { recursive: true })
+    // One level at a time: a read-only or unwritable parent surfaces as EROFS/EACCES, not ENOENT.
+    const missing: string[] = []
+    for (let d = abs; d !== existing; d = path.dirname(d)) missing.unshift(d)
+    for (const d of missing) fs.mkdirSync(d)
     if (!realInside(fs.realpathSync(abs), policy.root))
       throw new UnsafePathError(abs, `resolves outside ${policy.root}`, 'outside')
     return

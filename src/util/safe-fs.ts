@@ -220,3 +220,19 @@ export function parseJsonQuiet(text: string): { ok: true; value: unknown } | { o
     return { ok: false, error: 'not valid JSON' }
   }
 }
+
+/**
+ * Checks that an untrusted input is a regular file of at most `maxBytes` without reading it (for inputs read
+ * as a stream): opened non-blocking so a FIFO cannot block, fstat'd so /dev/zero is refused.
+ */
+export function checkRegularFile(file: string, maxBytes: number): void {
+  const fd = fs.openSync(file, O_RDONLY | O_NONBLOCK)
+  try {
+    const st = fs.fstatSync(fd)
+    if (!st.isFile())
+      throw new UnsafePathError(file, `is ${describeKind(st)}, not a regular file`, 'not-regular')
+    if (st.size > maxBytes) throw new UnsafePathError(file, `is larger than ${maxBytes} bytes`, 'too-large')
+  } finally {
+    fs.closeSync(fd)
+  }
+}

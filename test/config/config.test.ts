@@ -73,15 +73,15 @@ describe('defaults', () => {
 describe('precedence: flags > inputs > file > defaults', () => {
   it('applies each source in order', () => {
     const file = path.join(workspace, 'p.yml')
-    fs.writeFileSync(file, `runs: 7\nalpha: 0.01\nworkloads: [matmul, io]\nmax-overhead: 3%\n`)
+    fs.writeFileSync(file, `runs: 7\nseed: 9\nworkloads: [matmul, io]\nmatmul-size: 128\n`)
     const c = load(
       { [Inputs.Config]: file, [Inputs.Runs]: '5', [Inputs.Image]: IMAGE },
-      { [Inputs.Runs]: '6', [Inputs.Alpha]: '0.02' }
+      { [Inputs.Runs]: '6', [Inputs.Seed]: '3' }
     )
     expect(c.runs).toBe(5)
-    expect(c.alpha).toBe(0.02)
+    expect(c.seed).toBe(3)
     expect(c.workloads).toEqual(['matmul', 'io'])
-    expect(c.maxOverheadPct).toBe(3)
+    expect(c.matmulSize).toBe(128)
   })
   it('reads gpu-overhead.yml from the workspace when present', () => {
     const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-ws-'))
@@ -147,7 +147,7 @@ describe('config file errors', () => {
     expect(inputError(() => readConfigFile(write('runz: 3\n'))).message).toMatch(/runz/)
     expect(inputError(() => readConfigFile(write('runs: {a: 1}\n'))).input).toBe('runs')
     expect(inputError(() => readConfigFile(write('github-token: abc\n'))).message).toMatch(
-      /tokens never go in files/
+      /github-token is a workflow input or flag only/
     )
     expect(inputError(() => readConfigFile(write('runs: [\n'))).message).toMatch(/valid YAML/)
     expect(inputError(() => readConfigFile(write('- a\n- b\n'))).message).toMatch(/mapping/)

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { checkEventTrust, originOf } from '../../src/entry/action/event-trust.js'
+import { checkEventTrust, originOf } from '../../src/entry/action/trust.js'
 
 const FIXTURES = path.resolve('test/__fixtures__/webhooks')
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are free-form JSON, edited per case
@@ -41,7 +41,9 @@ describe('events that name a pull request head', () => {
     expect(decide(ev, load(ev)).refuse).toBeNull()
   })
   it.each(PR_EVENTS)('%s from a fork is refused, and runs with allow-fork-prs', ev => {
-    expect(decide(ev, fromFork(load(ev))).refuse).toMatch(/refusing to run .* from mallory\/Hello-World/)
+    expect(decide(ev, fromFork(load(ev))).refuse).toMatch(
+      /refusing to run a fork pull request #\d+ \(mallory\/Hello-World, event/
+    )
     const allowed = decide(ev, fromFork(load(ev)), true)
     expect(allowed.refuse).toBeNull()
     expect(allowed.warnings.join()).toMatch(/allow-fork-prs is true/)
@@ -59,7 +61,7 @@ describe('events that name a pull request head', () => {
   it('a deleted head repository counts as a fork', () => {
     const p = load('pull_request')
     p.pull_request.head.repo = null
-    expect(decide('pull_request', p).refuse).toMatch(/deleted repository/)
+    expect(decide('pull_request', p).refuse).toMatch(/\(deleted repository/)
   })
 })
 
@@ -68,7 +70,7 @@ describe('workflow_run', () => {
     const p = load('workflow_run')
     expect(decide('workflow_run', p).refuse).toBeNull()
     p.workflow_run.head_repository.full_name = 'mallory/octo-repo'
-    expect(decide('workflow_run', p).refuse).toMatch(/workflow_run .* from mallory\/octo-repo/)
+    expect(decide('workflow_run', p).refuse).toMatch(/workflow_run of a fork .*\(mallory\/octo-repo/)
   })
 })
 
@@ -80,7 +82,7 @@ describe('issue_comment', () => {
       url: 'https://api.github.com/repos/Codertocat/Hello-World/pulls/1',
       html_url: 'https://github.com/Codertocat/Hello-World/pull/1'
     }
-    expect(decide('issue_comment', p).refuse).toMatch(/issue_comment on pull request #1/)
+    expect(decide('issue_comment', p).refuse).toMatch(/refusing to run issue_comment on pull request #1/)
     expect(decide('issue_comment', p, true).refuse).toBeNull()
   })
 })

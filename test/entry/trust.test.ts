@@ -18,7 +18,7 @@ describe('fork pull requests on self-hosted runners', () => {
       { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('evil/repo', true)) },
       false
     )
-    expect(d.refuse).toMatch(/fork pull request \(evil\/repo\).*allow-fork-prs: true/)
+    expect(d.refuse).toMatch(/fork pull request \(evil\/repo, event pull_request\).*allow-fork-prs: true/)
   })
   it('allows it only with allow-fork-prs, and warns', () => {
     const d = checkEventTrust(

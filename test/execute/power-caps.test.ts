@@ -9,6 +9,7 @@ import * as path from 'node:path'
 import type { Lane } from '../../src/plan/lanes.js'
 import { PowerLimiter, restoreFromFile, validateCaps } from '../../src/execute/power-caps.js'
 import { sweepPowerCaps } from '../../src/execute/power-sweep.js'
+import { restoreFileFor } from '../../src/execute/restore-file.js'
 import type { ExecuteResult } from '../../src/execute/runner.js'
 import { parseQueryGpuCsv } from '../../src/preflight/gpu.js'
 import { silentLogger } from '../../src/util/log.js'
@@ -17,9 +18,12 @@ const STAND_IN = path.resolve('test/execute/fixtures/power-smi.sh')
 const h200 = parseQueryGpuCsv(
   fs.readFileSync(path.resolve('test/__fixtures__/nvidia-smi/query-gpu-preflight.csv'), 'utf8')
 )
+// The two H200s of the recorded 2-GPU host (test/__fixtures__/nvidia-smi-2gpu/query-gpu-preflight-2gpu.csv).
+const GPU_A = 'GPU-2040113e-53cf-9a7b-aac6-1e1a98aecbb3'
+const GPU_B = 'GPU-3162f25e-05ac-c984-bcd4-d9aa0cb33e5a'
 const lanes: Lane[] = [
-  { index: 0, uuid: 'GPU-a', name: 'NVIDIA H200', minor: 0 },
-  { index: 1, uuid: 'GPU-b', name: 'NVIDIA H200', minor: 1 }
+  { index: 0, uuid: GPU_A, name: 'NVIDIA H200', minor: 0 },
+  { index: 1, uuid: GPU_B, name: 'NVIDIA H200', minor: 1 }
 ]
 
 let dir = ''
@@ -29,12 +33,13 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'power-'))
   SMI = path.join(dir, 'nvidia-smi')
   fs.writeFileSync(SMI, `#!/bin/bash\nPOWER_SMI_DIR=${dir} exec ${STAND_IN} "$@"\n`, { mode: 0o755 })
-  for (const g of ['GPU-a', 'GPU-b']) fs.writeFileSync(path.join(dir, g), '700')
+  for (const g of [GPU_A, GPU_B]) fs.writeFileSync(path.join(dir, g), '700')
 })
 const refuse = (watts: number): void => fs.writeFileSync(path.join(dir, 'refuse'), String(watts))
 
 const limit = (gpu: string): number => Number(fs.readFileSync(path.join(dir, gpu), 'utf8'))
-const restoreFile = (): string => path.join(dir, 'out', 'power-restore.json')
+const stateEnv = (): NodeJS.ProcessEnv => ({ GPU_OVERHEAD_STATE_DIR: path.join(dir, 'state') })
+const restoreFile = (): string => restoreFileFor([GPU_A, GPU_B], stateEnv())
 const done = (cap: number | null): ExecuteResult => ({
   samples: [],
   runs: [],
@@ -53,7 +58,7 @@ function sweep(caps: number[], extra: Partial<Parameters<typeof sweepPowerCaps>[
     logger: silentLogger,
     runPlan: cap => {
       // What the GPUs are really set to while the plan runs.
-      seen.push(cap === null ? null : `${cap}:${limit('GPU-a')}/${limit('GPU-b')}`)
+      seen.push(cap === null ? null : `${cap}:${limit(GPU_A)}/${limit(GPU_B)}`)
       return Promise.resolve(done(cap))
     },
     ...extra
@@ -70,7 +75,7 @@ describe('the stand-in', () => {
     const { execCapture } = await import('../../src/util/exec.js')
     const r = await execCapture(SMI, [
       '-i',
-      'GPU-a',
+      GPU_A,
       '--query-gpu=power.limit',
       '--format=csv,noheader,nounits'
     ])
@@ -102,14 +107,14 @@ describe('sweepPowerCaps', () => {
       ],
       restored: true
     })
-    expect([limit('GPU-a'), limit('GPU-b')]).toEqual([700, 700])
+    expect([limit(GPU_A), limit(GPU_B)]).toEqual([700, 700])
     expect(fs.existsSync(restoreFile())).toBe(false)
   })
 
   it('puts the limits back when the plan throws, and lets the error through', async () => {
     const { promise } = sweep([400, 550], { runPlan: () => Promise.reject(new Error('boom')) })
     await expect(promise).rejects.toThrow('boom')
-    expect([limit('GPU-a'), limit('GPU-b')]).toEqual([700, 700])
+    expect([limit(GPU_A), limit(GPU_B)]).toEqual([700, 700])
     expect(fs.existsSync(restoreFile())).toBe(false)
   })
 
@@ -118,7 +123,7 @@ describe('sweepPowerCaps', () => {
     const { promise, seen } = sweep([400, 550, 600], {
       signal: controller.signal,
       runPlan: cap => {
-        seen.push(`${cap}:${limit('GPU-a')}`)
+        seen.push(`${cap}:${limit(GPU_A)}`)
         controller.abort()
         return Promise.resolve({
           samples: [],
@@ -132,7 +137,7 @@ describe('sweepPowerCaps', () => {
     expect(seen).toEqual(['400:400'])
     expect(r.power.status).toBe('partial')
     expect(r.exec.complete).toBe(false)
-    expect(limit('GPU-a')).toBe(700)
+    expect(limit(GPU_A)).toBe(700)
   })
 
   it('without root: skipped with the reason, no limit touched, and the check still runs once', async () => {
@@ -152,8 +157,8 @@ describe('sweepPowerCaps', () => {
     const r = await promise
     expect(seen).toEqual([null])
     expect(r.power.status).toBe('skipped')
-    expect(r.power.reason).toMatch(/nvidia-smi -i GPU-a -pl 400 failed \(exit 4\)/)
-    expect([limit('GPU-a'), limit('GPU-b')]).toEqual([700, 700])
+    expect(r.power.reason).toMatch(/nvidia-smi -i GPU-2040113e\S* -pl 400 failed \(exit 4\)/)
+    expect([limit(GPU_A), limit(GPU_B)]).toEqual([700, 700])
   })
 
   it('a cap refused mid-sweep keeps what was measured and marks the check incomplete', async () => {
@@ -163,8 +168,10 @@ describe('sweepPowerCaps', () => {
     expect(seen).toEqual(['400:400/400'])
     expect(r.power.status).toBe('partial')
     expect(r.exec.complete).toBe(false)
-    expect(r.exec.incompleteReason).toMatch(/power-cap sweep stopped: nvidia-smi -i GPU-a -pl 550 failed/)
-    expect([limit('GPU-a'), limit('GPU-b')]).toEqual([700, 700])
+    expect(r.exec.incompleteReason).toMatch(
+      /power-cap sweep stopped: nvidia-smi -i GPU-2040113e\S* -pl 550 failed/
+    )
+    expect([limit(GPU_A), limit(GPU_B)]).toEqual([700, 700])
   })
 })
 
@@ -174,14 +181,14 @@ describe('restore file', () => {
     if (typeof limiter === 'string') throw new Error(limiter)
     expect(await limiter.apply(400)).toBeNull()
     // (killed here: no restore)
-    expect(limit('GPU-b')).toBe(400)
+    expect(limit(GPU_B)).toBe(400)
     const r = await restoreFromFile(restoreFile(), SMI)
     expect(r?.failures).toEqual([])
     expect(r?.restored.map(l => [l.gpu, l.limit_w])).toEqual([
       [0, 700],
       [1, 700]
     ])
-    expect([limit('GPU-a'), limit('GPU-b')]).toEqual([700, 700])
+    expect([limit(GPU_A), limit(GPU_B)]).toEqual([700, 700])
     expect(fs.existsSync(restoreFile())).toBe(false)
     expect(await restoreFromFile(restoreFile(), SMI)).toBeNull()
   })
@@ -206,7 +213,8 @@ describe("the action's post step", () => {
     // The runner runs `post:` with the state the main step saved (STATE_<name>) and nvidia-smi on PATH.
     const env = { ...process.env }
     process.env['STATE_is-post'] = 'true'
-    process.env['STATE_power-restore-file'] = restoreFile()
+    process.env['STATE_power-restore-file'] = 'true'
+    process.env.GPU_OVERHEAD_STATE_DIR = path.join(dir, 'state')
     process.env.PATH = `${dir}:${process.env.PATH ?? ''}`
     try {
       const { run } = await import('../../src/entry/action/main.js')
@@ -214,7 +222,71 @@ describe("the action's post step", () => {
     } finally {
       process.env = env
     }
-    expect([limit('GPU-a'), limit('GPU-b')]).toEqual([700, 700])
+    expect([limit(GPU_A), limit(GPU_B)]).toEqual([700, 700])
     expect(fs.existsSync(restoreFile())).toBe(false)
+  })
+})
+
+describe('a restore file is executed only when this tool wrote it (issue 16, case 4)', () => {
+  const ATTACK = JSON.stringify({
+    limits: [
+      { uuid: '0,1,2,3,4,5,6,7', limit_w: '100' },
+      { uuid: '--id=0', limit_w: 1 }
+    ]
+  })
+  const plCalls = (): string[] =>
+    (fs.existsSync(path.join(dir, 'calls')) ? fs.readFileSync(path.join(dir, 'calls'), 'utf8') : '')
+      .split('\n')
+      .filter(l => l.includes('-pl'))
+
+  it("the tree's power-restore.json is never read: the post step acts on the state folder only", async () => {
+    // The committed attack file where the old tool looked for it (the results folder), power-caps unset.
+    const out = path.join(dir, 'ws', 'gpu-overhead-results')
+    fs.mkdirSync(out, { recursive: true })
+    fs.writeFileSync(path.join(out, 'power-restore.json'), ATTACK)
+    const env = { ...process.env }
+    process.env['STATE_is-post'] = 'true'
+    process.env['STATE_power-restore-file'] = path.join(out, 'power-restore.json')
+    process.env.GPU_OVERHEAD_STATE_DIR = path.join(dir, 'state')
+    process.env.PATH = `${dir}:${process.env.PATH ?? ''}`
+    try {
+      const { run } = await import('../../src/entry/action/main.js')
+      await run()
+    } finally {
+      process.env = env
+    }
+    expect(plCalls()).toEqual([])
+  })
+
+  it('the attack content in the state folder, without the HMAC, is refused and nothing runs', async () => {
+    fs.mkdirSync(path.join(dir, 'state'), { mode: 0o700 })
+    fs.writeFileSync(restoreFile(), ATTACK)
+    const r = await restoreFromFile(restoreFile(), SMI)
+    expect(r?.failures.join()).toMatch(/did not act on .*(no key|not a restore file)/)
+    expect(plCalls()).toEqual([])
+  })
+
+  it('a forged or edited file is refused by its HMAC; argv values never lead with -', async () => {
+    const limiter = await PowerLimiter.create(lanes, { restoreFile: restoreFile(), nvidiaSmi: SMI, euid: 0 })
+    if (typeof limiter === 'string') throw new Error(limiter)
+    const signed = JSON.parse(fs.readFileSync(restoreFile(), 'utf8')) as { body: string; mac: string }
+    const body = JSON.parse(signed.body) as { limits: { uuid: string; limit_w: number }[] }
+    body.limits[0]!.uuid = '--id=0'
+    fs.writeFileSync(restoreFile(), JSON.stringify({ body: JSON.stringify(body), mac: signed.mac }))
+    const r = await restoreFromFile(restoreFile(), SMI)
+    expect(r?.failures.join()).toMatch(/signature does not match/)
+    expect(plCalls()).toEqual([])
+  })
+
+  it('a signed file naming a GPU that is not present, or a limit outside min/max, is refused', async () => {
+    const { writeRestoreFile } = await import('../../src/execute/restore-file.js')
+    const absent = 'GPU-00000000-0000-0000-0000-000000000000'
+    writeRestoreFile(restoreFile(), [{ gpu: 0, uuid: absent, limit_w: 700 }])
+    expect((await restoreFromFile(restoreFile(), SMI))?.failures.join()).toMatch(/not present/)
+    writeRestoreFile(restoreFile(), [{ gpu: 0, uuid: GPU_A, limit_w: 1 }])
+    expect((await restoreFromFile(restoreFile(), SMI))?.failures.join()).toMatch(
+      /1 W is outside GPU \S+ range 200–700 W/
+    )
+    expect(plCalls()).toEqual([])
   })
 })

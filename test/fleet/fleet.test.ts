@@ -90,7 +90,9 @@ describe('gpu-overhead aggregate (real checks)', () => {
     expect(g.candidate_envs).toEqual(['container'])
     expect(g.key.arms[1]!.image_digest).toMatch(/^sha256:[a-f0-9]{64}$/)
     const steady = g.analysis!.comparisons.filter(c => c.scope === 'steady')
-    expect(steady.map(c => c.metric)).toEqual(expect.arrayContaining(['kernel_ms', 'tflops']))
+    // TFLOP/s is derived from kernel time: shown, not gated a second time.
+    expect(steady.map(c => c.metric)).toEqual(['kernel_ms'])
+    expect(g.analysis!.comparisons.find(c => c.metric === 'tflops')?.scope).toBe('derived')
     for (const c of g.analysis!.comparisons) expect([c.n_baseline, c.n_candidate]).toEqual([6, 6])
     expect(g.runs.native).toEqual(['A/1', 'A/2', 'A/3', 'B/1', 'B/2', 'B/3'])
     expect(['pass', 'incomparable']).toContain(report.verdict)

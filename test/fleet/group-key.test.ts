@@ -154,7 +154,7 @@ describe('readSource / readSources', () => {
     [
       'another schema',
       () => folder('schema', { 'summary.json': '{"schema":"x"}', 'results.jsonl': '' }),
-      /schema "x"/
+      /does not have schema gpu-overhead\/summary@1/
     ],
     [
       'records that disagree with the summary',

@@ -69,7 +69,8 @@ describe('environment faults (real CLI)', () => {
     const gpuRun = ['run', '--device', 'gpu', '--arms', 'native,native', '--runs', '2', '--out', 'out']
     it('absent from PATH: exit 2 with the "or run with --device cpu" hint', () => {
       const ws = workspace('no-smi')
-      const r = cli(gpuRun, ws, { ...process.env, PATH: fakeBin({}) })
+      // python by path: the interpreter check (config time) must not preempt the nvidia-smi one.
+      const r = cli([...gpuRun, '--python', '/usr/bin/python3'], ws, { ...process.env, PATH: fakeBin({}) })
       expect(r.code).toBe(2)
       expect(errorLine(r)).toMatch(/nvidia-smi not found: .*or run with --device cpu$/)
     })

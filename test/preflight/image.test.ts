@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { EnvironmentError, InputError } from '../../src/util/errors.js'
 import { normalizeRepository, pickRepoDigest, validateImageRef } from '../../src/config/image-ref.js'
@@ -227,6 +228,13 @@ describe('inspectImage against the local engine', () => {
   })
 
   it('a missing runtime is an EnvironmentError', async () => {
-    await expect(inspectImage('local/x:y', 'podman')).rejects.toThrow(/podman not found on PATH/)
+    // An empty PATH: missing whatever this machine has installed (CI installs podman too).
+    const saved = process.env.PATH
+    process.env.PATH = mkdtempSync(path.join(os.tmpdir(), 'empty-path-'))
+    try {
+      await expect(inspectImage('local/x:y', 'podman')).rejects.toThrow(/podman not found on PATH/)
+    } finally {
+      process.env.PATH = saved
+    }
   })
 })

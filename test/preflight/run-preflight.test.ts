@@ -31,6 +31,7 @@ describe('runPreflight', () => {
     const byName = Object.fromEntries(out.results.map(r => [r.name, r.status]))
     expect(byName).toEqual({
       'driver-gate': 'pass',
+      'nvidia-require': 'pass',
       'persistence-mode': 'pass',
       mig: 'pass',
       clocks: 'pass',
@@ -49,6 +50,53 @@ describe('runPreflight', () => {
       mig_mode: 'Disabled',
       persistence_mode: 'Enabled'
     })
+  })
+
+  it('NVIDIA_REQUIRE_CUDA is evaluated: the real nvidia/cuda 12.4.1 requirement holds on the H200 host', async () => {
+    const out = await runPreflight({
+      ...base,
+      device: 'gpu',
+      image: 'local/nvidia-cuda-style:12.4.1-base-ubuntu22.04',
+      nvidiaSmi: REPLAY
+    })
+    expect(out.results.find(r => r.name === 'nvidia-require')).toMatchObject({ status: 'pass' })
+  })
+
+  it('issue 17 case 10: cuda>=13.2 on a CUDA 13.0 driver → FAIL under gpus, WARN with the same words under cdi', async () => {
+    // TEST IMAGE with the issue's ENV (not a published image): CUDA 13.0.2 that requires cuda>=13.2.
+    const tag = 'local/nvidia-cuda-style:issue17-require-13.2'
+    const tar = path.join(host, 'rootfs.tar')
+    await execCapture('tar', ['-cf', tar, '-T', '/dev/null'])
+    const made = await execCapture('docker', [
+      'import',
+      '-c',
+      'ENV CUDA_VERSION=13.0.2',
+      '-c',
+      'ENV NVIDIA_REQUIRE_CUDA="cuda>=13.2 brand=tesla,driver>=570,driver<571"',
+      tar,
+      tag
+    ])
+    if (made.exitCode !== 0) throw new Error(made.stderr)
+    try {
+      const gpus = await runPreflight({ ...base, device: 'gpu', image: tag, nvidiaSmi: REPLAY })
+      const fail = gpus.results.find(r => r.name === 'nvidia-require')!
+      expect(fail.status).toBe('fail')
+      expect(fail.message).toContain('unsatisfied condition: cuda>=13.2')
+      expect(fail.message).toContain('driver 580.159.04 supports CUDA 13.0')
+      expect(preflightStatus(gpus.results)).toBe('fail')
+      const cdi = await runPreflight({
+        ...base,
+        gpuAccess: 'cdi',
+        device: 'gpu',
+        image: tag,
+        nvidiaSmi: REPLAY
+      })
+      const warn = cdi.results.find(r => r.name === 'nvidia-require')!
+      expect(warn.status).toBe('warn')
+      expect(warn.message).toContain('unsatisfied condition: cuda>=13.2')
+    } finally {
+      await execCapture('docker', ['rmi', '-f', tag])
+    }
   })
 
   it('GPU run with an image that declares no CUDA: gate cannot run → warn', async () => {

@@ -5,6 +5,7 @@
  * measured, then by how strongly such a difference changes speed. Knowledge lives in knowledge.ts;
  * nothing here names a particular variable.
  */
+import { appendAll, maxOf } from '../../util/arrays.js'
 import type { Analysis, Comparison, StackRecord, TelemetrySummary } from '../../types/index.js'
 import {
   FACT_RULES,
@@ -165,7 +166,7 @@ function stackFindings(base: ArmStack, cand: ArmStack, image: Map<string, string
       label: label === main!.key ? label : `${label} (${main!.key})`,
       baseline: main!.baseline,
       candidate: main!.candidate,
-      impact: Math.max(...diffs.map(d => ruleFor(d.key, bf, cf).knowledge.impact)) as Finding['impact'],
+      impact: maxOf(diffs.map(d => ruleFor(d.key, bf, cf).knowledge.impact)) as Finding['impact'],
       domains: [...rule.knowledge.domains],
       explains: [],
       workloads: [base.workload],
@@ -251,13 +252,14 @@ export function explain(input: ExplainInput): Explanation {
   const raw: Finding[] = []
   for (const base of input.stacks.filter(s => s.environment === input.baselineEnv)) {
     const cand = input.stacks.find(s => s.environment === input.candidateEnv && s.workload === base.workload)
-    if (cand) raw.push(...stackFindings(base, cand, image))
+    if (cand) appendAll(raw, stackFindings(base, cand, image))
   }
-  raw.push(...telemetryFindings(input.telemetry, input.baselineEnv, input.candidateEnv))
-  raw.push(
-    ...startupFindings(input.comparisons, input.stacks, input.baselineEnv, input.candidateEnv, input.alpha)
+  appendAll(raw, telemetryFindings(input.telemetry, input.baselineEnv, input.candidateEnv))
+  appendAll(
+    raw,
+    startupFindings(input.comparisons, input.stacks, input.baselineEnv, input.candidateEnv, input.alpha)
   )
-  raw.push(...memoryFindings(input.comparisons, input.alpha))
+  appendAll(raw, memoryFindings(input.comparisons, input.alpha))
   const findings = merge(raw).map(f => {
     const explains = explainsOf(f, measured)
     return {

@@ -10,6 +10,7 @@ import { CheckFailedError, EnvironmentError, ExitCode } from '../../util/errors.
 import { uploadArtifact, redact, numberOutput, writeJobSummary } from '../../report/index.js'
 import { headlineOf } from '../../gate/index.js'
 import { aggregateCommand, aggregateExitCode } from '../../fleet/index.js'
+import { setOutput } from '../../util/runner-files.js'
 
 export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
   for (const d of cfg.skipped)
@@ -24,12 +25,12 @@ export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
     seed: cfg.seed
   })
   const worst = headlineOf(result.report.groups.flatMap(g => g.analysis?.comparisons ?? []))
-  core.setOutput(Outputs.Verdict, result.report.verdict)
-  core.setOutput(Outputs.OverheadPct, numberOutput(worst.overhead_pct))
-  core.setOutput(Outputs.PValue, numberOutput(worst.p_value))
-  core.setOutput(Outputs.ReportPath, result.paths.markdown)
-  core.setOutput(Outputs.ResultsPath, cfg.out)
-  const notWritten = await writeJobSummary(redact(result.markdown))
+  setOutput(Outputs.Verdict, result.report.verdict)
+  setOutput(Outputs.OverheadPct, numberOutput(worst.overhead_pct))
+  setOutput(Outputs.PValue, numberOutput(worst.p_value))
+  setOutput(Outputs.ReportPath, result.paths.markdown)
+  setOutput(Outputs.ResultsPath, cfg.out)
+  const notWritten = writeJobSummary(redact(result.markdown))
   if (notWritten) core.warning(notWritten)
   const name = `gpu-overhead-aggregate-${process.env.GITHUB_RUN_ID ?? 'local'}`
   const upload = await uploadArtifact(name, [result.paths.markdown, result.paths.json], cfg.out)

@@ -8,6 +8,7 @@ import { checkGate } from '../../gate/index.js'
 import { publish, repository } from '../../report/index.js'
 import { createGitHubApi, describeApiError } from '../../tools/github.js'
 import type { Logger } from '../../util/log.js'
+import { redactSecrets } from '../../util/secrets.js'
 import { fetchBaseline, mayWriteStore, saveBaseline, storePath, type BranchStore } from './baseline-branch.js'
 
 /** The branch store for this run, or null (with the reason logged) when it cannot be used. */
@@ -58,7 +59,7 @@ export async function runCheckAction(config: Config, logger: Logger, workspace: 
     files,
     rootDir: config.out
   })
-  for (const w of result.warnings) core.warning(w)
+  for (const w of result.warnings) core.warning(redactSecrets(w))
   if (store && config.saveBaseline && fs.existsSync(config.baselinePath)) {
     if (!mayWriteStore(process.env.GITHUB_EVENT_NAME))
       logger.info(

@@ -3,7 +3,6 @@
  * runners, run the check, publish (summary, outputs, comment, artifacts) and fail the step when asked.
  */
 import * as core from '@actions/core'
-import * as path from 'node:path'
 import {
   loadAggregateConfig,
   loadConfig,
@@ -13,9 +12,11 @@ import {
 } from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
-import { POWER_RESTORE_FILE, restoreFromFile } from '../../execute/index.js'
+import { leftoverRestoreFiles, restoreFromFile } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger } from '../../util/log.js'
+import { RunnerFileError, checkRunnerFiles, saveState, setOutput } from '../../util/runner-files.js'
+import { redactSecrets, registerSecret } from '../../util/secrets.js'
 
 function readInputs(): RawInputs {
   const raw: RawInputs = {}
@@ -31,25 +32,41 @@ function readInputs(): RawInputs {
  * original limits back from its restore file. Nothing to do when no sweep ran or it restored them itself.
  */
 export async function post(): Promise<void> {
-  const file = core.getState(State.PowerRestoreFile)
-  if (!file) return
-  try {
-    const r = await restoreFromFile(file)
-    if (r === null) return
-    for (const l of r.restored) core.info(`power limit of GPU ${l.gpu} put back to ${l.limit_w} W`)
-    for (const f of r.failures)
-      core.warning(`could not put a power limit back: ${f} (limits saved in ${file})`)
-  } catch (error) {
-    core.warning(`could not put power limits back from ${file}: ${getErrorMessage(error)}`)
+  // Only a job that asked for power caps restores anything, and only from the tool's own HMAC'd files
+  // outside the tree (execute/restore-file.ts).
+  if (core.getState(State.PowerRestoreFile) !== 'true') return
+  for (const file of leftoverRestoreFiles()) {
+    try {
+      const r = await restoreFromFile(file)
+      if (r === null) continue
+      for (const l of r.restored) core.info(`power limit of GPU ${l.gpu} put back to ${l.limit_w} W`)
+      for (const f of r.failures)
+        core.warning(`could not put a power limit back: ${f} (limits saved in ${file})`)
+    } catch (error) {
+      core.warning(`could not put power limits back from ${file}: ${getErrorMessage(error)}`)
+    }
   }
+}
+
+/** Fails the step with one redacted line; a broken GITHUB_OUTPUT must not turn it into a stack trace. */
+function fail(message: string, verdict: boolean): void {
+  if (verdict)
+    try {
+      setOutput(Outputs.Verdict, 'error')
+    } catch {
+      // The output file itself is what is broken: the message below says so.
+    }
+  core.setFailed(redactSecrets(message))
 }
 
 export async function run(): Promise<void> {
   if (core.getState(State.IsPost) === 'true') return post()
   try {
-    core.saveState(State.IsPost, 'true')
     const inputs = readInputs()
-    if (inputs[Inputs.GithubToken]) core.setSecret(inputs[Inputs.GithubToken])
+    // Masked whole and line by line, before anything can print it (util/secrets.ts).
+    registerSecret(inputs[Inputs.GithubToken], part => core.setSecret(part))
+    checkRunnerFiles()
+    saveState(State.IsPost, 'true')
     const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd()
     if (modeOf(inputs) === 'aggregate') {
       // Reads only uploaded result files and runs no workload: no GPU, fork or token concerns.
@@ -71,20 +88,14 @@ export async function run(): Promise<void> {
       return
     }
     const config = loadConfig({ inputs, workspace })
-    if (config.powerCaps.length)
-      core.saveState(State.PowerRestoreFile, path.join(config.out, POWER_RESTORE_FILE))
+    if (config.powerCaps.length) saveState(State.PowerRestoreFile, 'true')
     const trust = checkEventTrust(process.env, config.allowForkPrs)
-    for (const w of trust.warnings) core.warning(w)
-    if (trust.refuse) {
-      core.setOutput(Outputs.Verdict, 'error')
-      core.setFailed(trust.refuse)
-      return
-    }
+    for (const w of trust.warnings) core.warning(redactSecrets(w))
+    if (trust.refuse) return fail(trust.refuse, true)
     const { runCheckAction } = await import('./check.js')
     await runCheckAction(config, actionsLogger, workspace)
   } catch (error) {
     // A failed check already set its verdict (regression, gate failure); anything else is an error.
-    if (!(error instanceof CheckFailedError)) core.setOutput(Outputs.Verdict, 'error')
-    core.setFailed(getErrorMessage(error))
+    fail(getErrorMessage(error), !(error instanceof CheckFailedError) && !(error instanceof RunnerFileError))
   }
 }

@@ -19,6 +19,7 @@ import { safeReplace } from '../../util/safe-fs.js'
 import { CheckFailedError, EnvironmentError } from '../../util/errors.js'
 import { trendCommand } from '../cli/trend.js'
 import { fetchBaseline, storePath } from './baseline-branch.js'
+import { setOutput } from '../../util/runner-files.js'
 
 export interface TrendActionDeps {
   /** The GitHub client (tests pass one pointed at a local fake API). */
@@ -73,9 +74,9 @@ export async function runTrendAction(
   safeReplace(path.join(cfg.out, 'trend.json'), JSON.stringify(result.report, null, 2) + '\n', {
     root: workspace
   })
-  core.setOutput(Outputs.Verdict, result.exitCode === 0 ? 'pass' : 'regression')
-  core.setOutput(Outputs.ReportPath, reportPath)
-  const notWritten = await writeJobSummary(redact(result.text, cfg.token ? [cfg.token] : []))
+  setOutput(Outputs.Verdict, result.exitCode === 0 ? 'pass' : 'regression')
+  setOutput(Outputs.ReportPath, reportPath)
+  const notWritten = writeJobSummary(redact(result.text, cfg.token ? [cfg.token] : []))
   if (notWritten) core.warning(notWritten)
   core.info(result.reason)
   if (cfg.issues) {

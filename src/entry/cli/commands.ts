@@ -28,6 +28,12 @@ function limits(opts: Record<string, unknown>): { maxOverheadPct: number; alpha:
   }
 }
 
+/** Prints a command's text (one trailing newline) and hands back its exit code. */
+function printed(result: { text: string; exitCode: number }): number {
+  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
+  return result.exitCode
+}
+
 function optionalString(raw: unknown): string | undefined {
   return typeof raw === 'string' && raw !== '' ? raw : undefined
 }
@@ -41,8 +47,7 @@ export async function analyzeCli(opts: Record<string, unknown>): Promise<number>
     format: opts.format === 'json' ? 'json' : 'md',
     ...limits(opts)
   })
-  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
-  return result.exitCode
+  return printed(result)
 }
 
 export async function gateCli(opts: Record<string, unknown>): Promise<number> {
@@ -54,8 +59,7 @@ export async function gateCli(opts: Record<string, unknown>): Promise<number> {
     format: opts.format === 'json' ? 'json' : 'text',
     runtime: runtimeOf(opts)
   })
-  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
-  return result.exitCode
+  return printed(result)
 }
 
 export async function ioCheckCli(opts: Record<string, unknown>): Promise<number> {
@@ -66,8 +70,7 @@ export async function ioCheckCli(opts: Record<string, unknown>): Promise<number>
     format: opts.format === 'json' ? 'json' : 'text',
     runtime: runtimeOf(opts)
   })
-  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
-  return result.exitCode
+  return printed(result)
 }
 
 export async function aggregateCli(dirs: string[], opts: Record<string, unknown>): Promise<number> {
@@ -77,7 +80,7 @@ export async function aggregateCli(dirs: string[], opts: Record<string, unknown>
     format: opts.format === 'json' ? 'json' : 'md',
     ...limits(opts)
   })
-  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
+  printed(result)
   process.stderr.write(`aggregate: ${result.paths.markdown}, ${result.paths.json}\n`)
   return Promise.resolve(result.exitCode)
 }

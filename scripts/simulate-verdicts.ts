@@ -1,0 +1,199 @@
+/**
+ * Simulated verdicts, not a timed test (issue 17): run with `npx tsx scripts/simulate-verdicts.ts [--sims N]`.
+ *
+ * 1. Arms (native vs container), n = 5 runs per arm, the production pipeline (measureComparison + decide,
+ *    default bootstrap), max-overhead 2%: A/A false regressions and CI coverage for several noise models,
+ *    and the detection rate of a real +5% (and +3%) overhead.
+ * 2. Stored baselines, the check as the unit: 5 stored checks × 5 runs, run sd 0.5%, day-to-day sd
+ *    0 / 0.25 / 0.5 / 1 / 2%; a new check of the same distribution (false alarms) and one with a real +5%
+ *    step (power), judged by history-compare.ts (prediction interval over check means) — beside the old
+ *    rule (all stored runs pooled into one sample, Welch + bootstrap) for contrast.
+ * Prints markdown tables (pasted into README.md, "Verdict error rates") and writes
+ * docs/evidence/verdicts/simulation.json. Seeded: the same seed gives the same figures.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import seedrandom from 'seedrandom'
+import { decide, measureComparison } from '../src/analyze/compare.js'
+import { compareWithHistory, summarizeCheck } from '../src/analyze/history-compare.js'
+import type { ArmSeries } from '../src/analyze/run-values.js'
+import type { Comparison } from '../src/types/index.js'
+
+const argv = process.argv.slice(2)
+const SIMS = Number(argv[argv.indexOf('--sims') + 1] ?? 0) || 1000
+const rng = seedrandom.alea('issue-17-verdicts')
+const MAX = 2
+const ALPHA = 0.05
+const N = 5
+
+function normal(): number {
+  let u = 0
+  while (u === 0) u = rng()
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng())
+}
+function studentT3(): number {
+  const z = normal()
+  const chi = normal() ** 2 + normal() ** 2 + normal() ** 2
+  return z / Math.sqrt(chi / 3) / Math.sqrt(3) // unit variance
+}
+
+/** A noise model: one per-run value around `mean`. */
+type Model = { name: string; draw: (mean: number) => number }
+const MODELS: Model[] = [
+  { name: 'normal, CV 0.5%', draw: m => m * (1 + 0.005 * normal()) },
+  { name: 'normal, CV 2%', draw: m => m * (1 + 0.02 * normal()) },
+  { name: 'log-normal, CV 1%', draw: m => m * Math.exp(0.01 * normal()) },
+  { name: 'heavy tail (t3), CV 1%', draw: m => m * (1 + 0.01 * studentT3()) },
+  { name: 'bimodal (30% of runs +10%)', draw: m => m * (1 + 0.003 * normal()) * (rng() < 0.3 ? 1.1 : 1) },
+  { name: '1 ms timer, 41 ms kernel, sd 0.2 ms', draw: m => Math.round(m * (1 + (0.2 / 41) * normal())) }
+]
+const BASE_MEAN = 41
+
+function series(env: string, values: number[]): ArmSeries {
+  return {
+    workload: 'sim',
+    params: '',
+    metric: 'kernel_ms',
+    environment: env,
+    unit: 'ms',
+    better: 'lower',
+    scope: 'steady',
+    runs: values.map((_, i) => String(i + 1)),
+    values,
+    iterations: values.map(() => 1)
+  }
+}
+const opts = { baselineEnv: 'native', candidateEnv: 'container', maxOverheadPct: MAX, alpha: ALPHA }
+
+function armsOnce(model: Model, factor: number): Comparison {
+  const b = Array.from({ length: N }, () => model.draw(BASE_MEAN))
+  const c = Array.from({ length: N }, () => model.draw(BASE_MEAN * factor))
+  const m = measureComparison(series('native', b), series('container', c), {
+    ...opts,
+    bootstrap: { seed: String(rng()) }
+  })
+  return decide([m], { maxOverheadPct: MAX, alpha: ALPHA })[0]!
+}
+
+const pct = (k: number, n: number): string => `${((100 * k) / n).toFixed(1)}%`
+const out: Record<string, unknown> = { sims: SIMS, n_per_arm: N, max_overhead_pct: MAX, alpha: ALPHA }
+
+// ---- 1. arms ----
+const armsRows: string[] = [
+  '| noise model (n = 5 per arm) | A/A false regression | A/A 95% CI covers 0 | +5% detected | +3% detected |',
+  '| :-- | --: | --: | --: | --: |'
+]
+const armsJson: unknown[] = []
+for (const model of MODELS) {
+  let falseReg = 0
+  let covered = 0
+  for (let i = 0; i < SIMS; i++) {
+    const c = armsOnce(model, 1)
+    if (c.verdict === 'regression') falseReg++
+    if (c.ci95.low <= 0 && c.ci95.high >= 0) covered++
+  }
+  let det5 = 0
+  let det3 = 0
+  for (let i = 0; i < SIMS; i++) if (armsOnce(model, 1.05).verdict === 'regression') det5++
+  for (let i = 0; i < SIMS; i++) if (armsOnce(model, 1.03).verdict === 'regression') det3++
+  armsRows.push(
+    `| ${model.name} | ${pct(falseReg, SIMS)} | ${pct(covered, SIMS)} | ${pct(det5, SIMS)} | ${pct(det3, SIMS)} |`
+  )
+  armsJson.push({
+    model: model.name,
+    false_regression: falseReg / SIMS,
+    ci_covers_0: covered / SIMS,
+    detect_5: det5 / SIMS,
+    detect_3: det3 / SIMS
+  })
+  process.stderr.write(`arms: ${model.name} done\n`)
+}
+out.arms = armsJson
+
+// ---- 2. stored baselines ----
+const RUN_SD = 0.005
+const CHECKS = 5
+function checkValues(daySd: number, step: number): number[] {
+  const day = 1 + daySd * normal()
+  return Array.from({ length: N }, () => BASE_MEAN * step * day * (1 + RUN_SD * normal()))
+}
+const histRows: string[] = [
+  '| day-to-day sd | check as unit: p < .05 | false regression | +5% step flagged | pooled runs (old rule): p < .05 | pooled: false regression |',
+  '| --: | --: | --: | --: | --: | --: |'
+]
+const histJson: unknown[] = []
+const POOLED_SIMS = Math.min(SIMS, 1000)
+for (const daySd of [0, 0.0025, 0.005, 0.01, 0.02]) {
+  let sig = 0
+  let reg = 0
+  let power = 0
+  let pooledSig = 0
+  let pooledReg = 0
+  for (let i = 0; i < SIMS; i++) {
+    const stored = Array.from({ length: CHECKS }, () => checkValues(daySd, 1))
+    const judge = (current: number[]): Comparison =>
+      decide(
+        [
+          compareWithHistory({
+            workload: 'sim',
+            metric: 'kernel_ms',
+            unit: 'ms',
+            direction: 'lower',
+            directionSource: 'declared',
+            scope: 'steady',
+            params: '',
+            baselineEnv: 'native@baseline',
+            candidateEnv: 'native',
+            history: stored.map(summarizeCheck),
+            current,
+            maxOverheadPct: MAX,
+            alpha: ALPHA
+          })
+        ],
+        { maxOverheadPct: MAX, alpha: ALPHA }
+      )[0]!
+    const same = judge(checkValues(daySd, 1))
+    if (same.p_adjusted < ALPHA) sig++
+    if (same.verdict === 'regression') reg++
+    if (judge(checkValues(daySd, 1.05)).verdict === 'regression') power++
+    if (i < POOLED_SIMS) {
+      const pooled = decide(
+        [
+          measureComparison(series('stored', stored.flat()), series('now', checkValues(daySd, 1)), {
+            ...opts,
+            bootstrap: { resamples: 2000, seed: String(rng()) }
+          })
+        ],
+        { maxOverheadPct: MAX, alpha: ALPHA }
+      )[0]!
+      if (pooled.p_adjusted < ALPHA) pooledSig++
+      if (pooled.verdict === 'regression') pooledReg++
+    }
+  }
+  histRows.push(
+    `| ${(daySd * 100).toFixed(2)}% | ${pct(sig, SIMS)} | ${pct(reg, SIMS)} | ${pct(power, SIMS)} | ${pct(pooledSig, POOLED_SIMS)} | ${pct(pooledReg, POOLED_SIMS)} |`
+  )
+  histJson.push({
+    day_sd: daySd,
+    p_below_alpha: sig / SIMS,
+    false_regression: reg / SIMS,
+    step5_flagged: power / SIMS,
+    pooled_p_below_alpha: pooledSig / POOLED_SIMS,
+    pooled_false_regression: pooledReg / POOLED_SIMS
+  })
+  process.stderr.write(`baseline: day sd ${daySd} done\n`)
+}
+out.baseline = { run_sd: RUN_SD, stored_checks: CHECKS, runs_per_check: N, levels: histJson }
+
+const md = [
+  `Arms, ${SIMS} simulated checks per cell, max-overhead ${MAX}%, alpha ${ALPHA}:`,
+  '',
+  ...armsRows,
+  '',
+  `Stored baseline: ${CHECKS} stored checks × ${N} runs, run sd ${RUN_SD * 100}%, a new check of ${N} runs; ${SIMS} simulations per row (${POOLED_SIMS} for the pooled rule):`,
+  '',
+  ...histRows
+].join('\n')
+process.stdout.write(md + '\n')
+mkdirSync('docs/evidence/verdicts', { recursive: true })
+writeFileSync('docs/evidence/verdicts/simulation.json', JSON.stringify(out, null, 2) + '\n')
+writeFileSync('docs/evidence/verdicts/simulation.md', md + '\n')

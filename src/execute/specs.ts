@@ -1,0 +1,89 @@
+/** The process to start for one planned run: the workloads folder, and the native or container spec of an arm on a lane. */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Config } from '../config/index.js'
+import { EnvironmentError } from '../util/errors.js'
+import { nativeSpec } from './native.js'
+import { workloadArgs } from './workload-args.js'
+import type { Lane, PlannedRun } from '../plan/index.js'
+import type { PreflightOutcome } from '../preflight/index.js'
+import { containerGpuArgs, nativeGpuEnv } from '../tools/gpu-access.js'
+import { containerSpec } from './container.js'
+import type { IoFolders } from './io-data.js'
+
+/** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
+export function workloadsDir(): string {
+  if (process.env.GPU_OVERHEAD_WORKLOADS) return path.resolve(process.env.GPU_OVERHEAD_WORKLOADS)
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  for (const candidate of [path.join(here, '..', 'workloads'), path.join(here, '..', '..', 'workloads')]) {
+    if (fs.existsSync(path.join(candidate, 'matmul.py'))) return candidate
+  }
+  throw new EnvironmentError(`cannot find the workloads folder next to ${here}; set GPU_OVERHEAD_WORKLOADS`)
+}
+
+export function processSpec(
+  planned: PlannedRun,
+  config: Config,
+  checkId: string,
+  dir: string,
+  io: IoFolders | null,
+  pre: PreflightOutcome,
+  lane: Lane | null,
+  hold: boolean
+): ReturnType<typeof nativeSpec> {
+  const timeoutMs = config.runTimeoutS * 1000
+  const gpuInput = {
+    device: config.device,
+    gpuAccess: config.gpuAccess,
+    gpus: config.gpus,
+    driverMount: config.driverMount
+  }
+  if (planned.arm.kind === 'native') {
+    const ioPaths = io
+      ? { data: io.data.hostPath, checkpoint: io.checkpoint.hostPath }
+      : { data: '', checkpoint: '' }
+    return nativeSpec({
+      python: config.python,
+      workloadsDir: dir,
+      workload: planned.workload,
+      args: workloadArgs(planned.workload, config, ioPaths),
+      env: nativeGpuEnv(gpuInput, lane),
+      timeoutMs,
+      hold
+    })
+  }
+  const image = planned.arm.image ?? ''
+  const imageId = pre.images.get(image)?.id
+  // Run exactly what was inspected: the ID, never a tag that could move during the check.
+  if (!imageId)
+    throw new EnvironmentError(
+      `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
+    )
+  const ioPaths = io
+    ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
+    : { data: '', checkpoint: '' }
+  const mounts =
+    planned.workload === 'io' && io
+      ? [io.data, io.checkpoint].map(m => ({
+          host: m.hostPath,
+          container: m.containerPath,
+          readOnly: m.readOnly
+        }))
+      : []
+  return containerSpec({
+    runtime: config.containerRuntime,
+    imageRef: imageId,
+    name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
+    checkId,
+    workloadsDir: dir,
+    workload: planned.workload,
+    args: workloadArgs(planned.workload, config, ioPaths),
+    mounts,
+    gpuArgs: containerGpuArgs(gpuInput, lane),
+    env: {},
+    timeoutMs,
+    memory: config.containerMemory,
+    hold
+  })
+}

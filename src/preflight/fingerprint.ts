@@ -1,0 +1,32 @@
+/** The environment fingerprint every record of an arm carries: what preflight found, per lane. */
+import * as os from 'node:os'
+import type { Config } from '../config/index.js'
+import type { Arm, Fingerprint, Lane } from '../types/index.js'
+import type { PreflightOutcome } from './stage.js'
+
+export function fingerprintFor(
+  arm: Arm,
+  config: Config,
+  pre: PreflightOutcome,
+  lane: Lane | null = null
+): Fingerprint {
+  const gpu = (lane && pre.gpus?.gpus.find(g => g.index === lane.index)) ?? pre.gpus?.gpus[0] ?? null
+  const image = arm.kind === 'container' && arm.image ? (pre.images.get(arm.image) ?? null) : null
+  return {
+    host: os.hostname(),
+    device: config.device,
+    gpu_name: config.device === 'gpu' ? (gpu?.name ?? null) : null,
+    gpu_uuid: config.device === 'gpu' ? (gpu?.uuid ?? null) : null,
+    driver: config.device === 'gpu' ? (pre.gpus?.driver ?? null) : null,
+    cuda: config.device === 'gpu' ? (pre.gpus?.cuda_version ?? null) : null,
+    image: arm.kind === 'container' ? arm.image : null,
+    image_digest: image?.digest ?? null,
+    runtime: arm.kind === 'container' ? config.containerRuntime : null,
+    runtime_version: arm.kind === 'container' ? pre.runtimeVersion : null,
+    gpu_access: arm.kind === 'container' && config.device === 'gpu' ? config.gpuAccess : null,
+    mig_mode: gpu?.mig_mode ?? null,
+    persistence_mode: gpu?.persistence_mode ?? null,
+    clocks:
+      gpu?.clocks_applications_graphics_mhz != null ? `${gpu.clocks_applications_graphics_mhz} MHz app` : null
+  }
+}

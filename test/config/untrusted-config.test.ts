@@ -1,0 +1,172 @@
+/**
+ * Issue 16, cases 1, 6 and 7 at the config stage: the tree's config file sets knobs only (an allow-list,
+ * checked for every input), host paths are judged on their resolved path by the mount policy, and bad
+ * values of the trusted inputs get the one-line named error. Real files, links, FIFOs and sockets.
+ */
+import { execFileSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as net from 'node:net'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { FILE_KNOBS, loadConfig, type RawInputs } from '../../src/config/index.js'
+import { Inputs } from '../../src/types/inputs.js'
+import { InputError } from '../../src/util/errors.js'
+
+const IMAGE = 'nvcr.io/nvidia/pytorch:25.10-py3@sha256:' + 'a'.repeat(64)
+const CPU = { [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu', [Inputs.Python]: '/usr/bin/python3' }
+
+function ws(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'untrusted-cfg-'))
+}
+
+function error(workspace: string, flags: RawInputs, inputs: RawInputs = {}): InputError {
+  try {
+    loadConfig({ workspace, flags, inputs })
+  } catch (e) {
+    if (e instanceof InputError) {
+      expect(e.message.split('\n')).toHaveLength(1)
+      return e
+    }
+    throw e
+  }
+  throw new Error('expected an InputError')
+}
+
+/** A config file in the tree, as a pull request would commit it. */
+function treeConfig(workspace: string, text: string): void {
+  fs.writeFileSync(path.join(workspace, 'gpu-overhead.yml'), text)
+}
+
+describe('config file from the tree: measurement knobs only (allow-list)', () => {
+  const refused = Object.values(Inputs).filter(k => !(FILE_KNOBS as readonly string[]).includes(k))
+  it.each(refused)('refuses %s in the file, naming it', key => {
+    const w = ws()
+    treeConfig(w, `${key}: "x"\n`)
+    const e = error(w, { [Inputs.Image]: IMAGE })
+    expect(e.input).toBe(key)
+    expect(e.message).toMatch(/workflow input or flag only/)
+  })
+  it('the attacks of case 1 and 4 as config keys are refused before anything runs', () => {
+    for (const text of [
+      'data-path: /var/run\n',
+      'checkpoint-path: /\n',
+      'driver-mount: /var/run/docker.sock\n',
+      'power-caps: 100\n',
+      'allow-fork-prs: true\n',
+      'python: /bin/sh\n',
+      'max-overhead: 100%\n'
+    ]) {
+      const w = ws()
+      treeConfig(w, text)
+      expect(error(w, CPU).message).toMatch(/workflow input or flag only/)
+    }
+  })
+  it('knobs from the file still apply', () => {
+    const w = ws()
+    treeConfig(w, 'runs: 4\nworkloads: [matmul]\nseed: 7\n')
+    const c = loadConfig({ workspace: w, flags: CPU })
+    expect([c.runs, c.workloads, c.seed]).toEqual([4, ['matmul'], 7])
+  })
+  it.each(['runs: 1e3', 'runs: 5.0', 'runs: 0x10', 'seed: 1_000'])('%s is refused like the flag', line => {
+    const w = ws()
+    treeConfig(w, `${line}\n`)
+    expect(error(w, CPU).input).toBe(line.split(':')[0])
+  })
+  it('a self-referencing YAML anchor gets the one-line error', () => {
+    for (const text of ['workloads: &a [*a]\n', 'runs: &a {x: *a}\n', 'a: &x [1]\nruns: *x\n']) {
+      const w = ws()
+      treeConfig(w, text)
+      expect(error(w, CPU).message).toMatch(/alias|nested|workflow input|an input name/)
+    }
+  })
+  it('a config file that is a FIFO, /dev/zero, or a link out of the tree is refused at once', () => {
+    const w = ws()
+    execFileSync('mkfifo', [path.join(w, 'fifo.yml')])
+    const t0 = Date.now()
+    expect(error(w, { ...CPU, [Inputs.Config]: 'fifo.yml' }).message).toMatch(/a FIFO, not a regular file/)
+    expect(error(w, { ...CPU, [Inputs.Config]: '/dev/zero' }).input).toBe(Inputs.Config)
+    fs.symlinkSync('/etc/hostname', path.join(w, 'gpu-overhead.yml'))
+    expect(error(w, CPU).message).toMatch(/symbolic link/)
+    expect(Date.now() - t0).toBeLessThan(2000)
+  })
+})
+
+describe('mount policy on data-path, checkpoint-path, driver-mount (case 1)', () => {
+  const policyError = (input: Inputs, value: string): InputError => error(ws(), { ...CPU, [input]: value })
+  it.each([
+    [Inputs.DataPath, '/var/run'],
+    [Inputs.DataPath, '/run'],
+    [Inputs.DataPath, '/var'],
+    [Inputs.CheckpointPath, '/'],
+    [Inputs.CheckpointPath, '/etc'],
+    [Inputs.CheckpointPath, '/usr'],
+    [Inputs.DriverMount, '/etc'],
+    [Inputs.DriverMount, '/var/run/docker.sock'],
+    [Inputs.DataPath, '/var/run/docker.sock'],
+    [Inputs.DataPath, '/proc'],
+    [Inputs.DataPath, '/dev']
+  ])('%s %s is refused', (input, value) => {
+    if (!fs.existsSync(value)) return
+    const e = policyError(input, value)
+    expect(e.input).toBe(input)
+    expect(e.message).toMatch(/not \/, a system folder, a socket or a device/)
+  })
+  it('a link to / is judged as / (the resolved path decides)', () => {
+    const w = ws()
+    fs.symlinkSync('/', path.join(w, 'innocent'))
+    expect(error(w, { ...CPU, [Inputs.CheckpointPath]: 'innocent' }).message).toMatch(/resolved: \//)
+  })
+  it('a folder holding a socket is refused', async () => {
+    const w = ws()
+    fs.mkdirSync(path.join(w, 'data'))
+    const server = net.createServer()
+    await new Promise<void>(r => server.listen(path.join(w, 'data', 's.sock'), r))
+    try {
+      expect(error(w, { ...CPU, [Inputs.DataPath]: 'data' }).message).toMatch(/s\.sock \(a socket\)/)
+    } finally {
+      server.close()
+    }
+  })
+  it('a plain folder is allowed, by its resolved path', () => {
+    const w = ws()
+    fs.mkdirSync(path.join(w, 'data'))
+    fs.symlinkSync(path.join(w, 'data'), path.join(w, 'data-link'))
+    const c = loadConfig({ workspace: w, flags: { ...CPU, [Inputs.DataPath]: 'data-link' } })
+    expect(c.data?.hostPath).toBe(fs.realpathSync(path.join(w, 'data')))
+  })
+})
+
+describe('trusted inputs: one named line for bad values (case 7)', () => {
+  it.each([
+    [Inputs.Python, 'nosuchpython3', /not found on PATH/],
+    [Inputs.Python, '-c', /not starting with -/],
+    [Inputs.Python, 'p'.repeat(1024 * 1024), /at most 4096 characters/],
+    [Inputs.ContainerMemory, '99999999999999999999g', /1 PiB/],
+    [Inputs.ContainerMemory, '1e3g', /memory size/]
+  ])('%s', (input, value, why) => {
+    const e = error(ws(), { ...CPU, [input]: value })
+    expect(e.input).toBe(input)
+    expect(e.message).toMatch(why)
+    expect(e.message.length).toBeLessThan(1000)
+  })
+  it('baseline-path a folder is refused at config time, naming the input', () => {
+    const w = ws()
+    fs.mkdirSync(path.join(w, 'b'))
+    const e = error(w, { ...CPU, [Inputs.BaselinePath]: 'b' })
+    expect(e.input).toBe(Inputs.BaselinePath)
+    expect(e.message).toMatch(/it is a folder/)
+  })
+  it('baseline-path a link or a FIFO is refused (a link could point at a secret)', () => {
+    const w = ws()
+    fs.symlinkSync('/etc/hostname', path.join(w, 'b.json'))
+    expect(error(w, { ...CPU, [Inputs.BaselinePath]: 'b.json' }).message).toMatch(/symbolic link/)
+    execFileSync('mkfifo', [path.join(w, 'f.json')])
+    expect(error(w, { ...CPU, [Inputs.BaselinePath]: 'f.json' }).message).toMatch(/a FIFO/)
+    fs.symlinkSync('/etc', path.join(w, 'dir'))
+    expect(error(w, { ...CPU, [Inputs.BaselinePath]: 'dir/b.json' }).message).toMatch(/resolves outside/)
+  })
+  it('a token with a line break is refused without being shown', () => {
+    const e = error(ws(), { ...CPU }, { [Inputs.GithubToken]: 'ghp_abcdef123456\nsecond_line_987' })
+    expect(e.message).not.toMatch(/ghp_|second_line/)
+  })
+})
