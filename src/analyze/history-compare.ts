@@ -46,22 +46,9 @@ export function summarizeCheck(values: readonly number[]): CheckMetricSummary {
   }
 }
 
-/** Day-to-day facts of a history, for the report. */
-export interface HistoryFacts {
-  /** Stored checks compared with (k). */
-  checks: number
-  /** Stored runs behind them. */
-  runs: number
-  /** sd of the stored check means, % of their mean: the day-to-day spread (includes run noise / √n). */
-  check_sd_pct: number
-  /** Pooled run-to-run sd within checks, % of the mean. */
-  run_sd_pct: number
-  /** The stored check means, oldest first. */
-  check_means: number[]
-  /** Prediction-interval t statistic, its df and two-sided p. */
-  t: number
-  df: number
-}
+import type { HistoryFacts } from '../types/index.js'
+
+export type { HistoryFacts }
 
 const tCdf = (x: number, df: number): number => jStat.studentt.cdf(x, df)
 const tInv = (p: number, df: number): number => jStat.studentt.inv(p, df)

@@ -81,17 +81,7 @@ export interface Comparison {
    * Stored-baseline comparisons only: the history the new check was judged against, check by check
    * (n_baseline is then the number of stored checks, mean_baseline the mean of their means).
    */
-  history?: {
-    checks: number
-    runs: number
-    /** sd of the stored check means, % of their mean: the day-to-day spread. */
-    check_sd_pct: number
-    /** Pooled run-to-run sd within checks, % of the mean. */
-    run_sd_pct: number
-    check_means: number[]
-    t: number
-    df: number
-  }
+  history?: HistoryFacts
   /** Fields holding placeholders (0) because the statistic is undefined for these data (e.g. n < 2). */
   undefined_stats?: string[]
   /** Fingerprint differences that make this comparison incomparable, e.g. `driver: 570.86 vs 580.95`. */
@@ -113,4 +103,21 @@ export interface Analysis {
   baseline?: BaselineResult
   /** Set when nothing gated could be tested (the verdict is then an error, exit 2). */
   error?: string
+}
+
+/** Day-to-day facts of a history, for the report. */
+export interface HistoryFacts {
+  /** Stored checks compared with (k). */
+  checks: number
+  /** Stored runs behind them. */
+  runs: number
+  /** sd of the stored check means, % of their mean: the day-to-day spread (includes run noise / √n). */
+  check_sd_pct: number
+  /** Pooled run-to-run sd within checks, % of the mean. */
+  run_sd_pct: number
+  /** The stored check means, oldest first. */
+  check_means: number[]
+  /** Prediction-interval t statistic, its df and two-sided p. */
+  t: number
+  df: number
 }
