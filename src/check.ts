@@ -63,7 +63,7 @@ import type {
 import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
 import type { Logger } from './util/log.js'
 import { VERSION } from './util/version.js'
-import { processSpec, workloadsDir } from './execute/index.js'
+import { processSpec, workloadsDir, workloadsGatedBySamples } from './execute/index.js'
 import { fingerprintFor } from './preflight/index.js'
 import { appendAll } from './util/arrays.js'
 import { killAllTrees } from './util/process-tree.js'
@@ -145,7 +145,10 @@ function assembleSummary(
     })
   )
   // Nothing measured is never a pass: say why first, so the verdict line names it.
-  const nothing = exec.complete ? nothingMeasuredReason(analysis, config.workloads) : null
+  const sampleGated = workloadsGatedBySamples(config.workloads, config.gateIoThroughput)
+  // A check of rule-gated workloads only (io by its mount rule) has no gated samples by design.
+  const requireGated = sampleGated.length > 0
+  const nothing = exec.complete && requireGated ? nothingMeasuredReason(analysis, sampleGated) : null
   return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
@@ -155,7 +158,7 @@ function assembleSummary(
     wall_s: (finished.getTime() - started.getTime()) / 1000,
     complete: exec.complete,
     incomplete_reason: exec.incompleteReason,
-    verdict: checkVerdict(analysis, pre.results, exec.complete, config.workloads),
+    verdict: checkVerdict(analysis, pre.results, exec.complete, sampleGated, requireGated),
     ...headline(analysis),
     config: {
       image: config.image,
@@ -396,7 +399,7 @@ async function measure(
           candidateEnvs: config.arms.slice(1).map(a => a.label),
           gatedWorkloads: Math.max(
             1,
-            config.workloads.filter(w => w !== 'io' || config.gateIoThroughput).length
+            workloadsGatedBySamples(config.workloads, config.gateIoThroughput).length
           )
         })
       : null

@@ -28,6 +28,14 @@ export function sampleScope(
   return typeof event.derived_from === 'string' && event.derived_from !== '' ? 'derived' : 'steady'
 }
 
+/**
+ * The workloads that must emit a gated sample for the check to count as measured. io gates through its
+ * mount rule and copy-up probe unless gate-io-throughput asks for its MB/s, so by default it need not.
+ */
+export function workloadsGatedBySamples(workloads: readonly string[], gateIoThroughput: boolean): string[] {
+  return workloads.filter(w => w !== 'io' || gateIoThroughput)
+}
+
 /** Copy-up samples of different file sizes are different metrics: `copyup_ms@128MiB`. */
 export function sampleMetricName(event: SampleEvent): string {
   const sizeClass = event.size_class

@@ -38,18 +38,20 @@ export function nothingMeasuredReason(
 
 /**
  * The check's verdict. A failed preflight gate, an incomplete check without a regression, or a check that
- * measured nothing gated is `error`; a regression found before a fault still counts.
+ * measured nothing gated is `error`; a regression found before a fault still counts. `workloads`: those
+ * that must emit a gated sample; `requireGated` false only for a check of rule-gated workloads alone.
  */
 export function checkVerdict(
   analysis: Analysis | null,
   preflight: readonly PreflightResult[],
   complete: boolean,
-  workloads: readonly string[] = []
+  workloads: readonly string[] = [],
+  requireGated = true
 ): CheckVerdict {
   if (preflight.some(p => p.status === 'fail')) return 'error'
   if (analysis?.verdict === 'regression') return 'regression'
   if (!complete || !analysis) return 'error'
-  if (nothingMeasuredReason(analysis, workloads) !== null) return 'error'
+  if (requireGated && nothingMeasuredReason(analysis, workloads) !== null) return 'error'
   if (analysis.verdict === 'incomparable') return 'incomparable'
   return 'pass'
 }
