@@ -18,6 +18,7 @@ import {
   powerCapRows,
   latencyPercentiles,
   runSeries,
+  explainCheck,
   measuredWork,
   measuredWorkNote,
   SequentialController
@@ -42,7 +43,10 @@ import {
   attribute,
   summarizeTelemetry,
   withTelemetry,
-  workloadParams
+  workloadParams,
+  regionTelemetry,
+  armStackDigest,
+  armStacks
 } from './execute/index.js'
 import { laneLabel, resolveLanes, type Lane, buildPlan } from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
@@ -129,6 +133,17 @@ function assembleSummary(
 ): CheckSummary {
   const { pre, exec, analysis } = state
   const finished = new Date()
+  const telemetry = summarizeTelemetry(exec.runs, {
+    // NVML energy covers the measured region only, so EDP uses that region's time too.
+    delaySeconds: r =>
+      r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
+  })
+  const imageEnv = Object.fromEntries(
+    config.arms.flatMap(a => {
+      const facts = a.kind === 'container' && a.image ? pre.images.get(a.image) : undefined
+      return facts ? [[a.label, facts.env]] : []
+    })
+  )
   // Nothing measured is never a pass: say why first, so the verdict line names it.
   const sampleGated = workloadsGatedBySamples(config.workloads, config.gateIoThroughput)
   // A check of rule-gated workloads only (io by its mount rule) has no gated samples by design.
@@ -158,21 +173,32 @@ function assembleSummary(
     arms: config.arms,
     // The GPU the check ran on (its first, when several): not simply the host's first GPU.
     fingerprints: Object.fromEntries(
-      config.arms.map(a => [a.label, fingerprintFor(a, config, pre, state.lanes?.[0] ?? null)])
+      config.arms.map(a => [
+        a.label,
+        {
+          ...fingerprintFor(a, config, pre, state.lanes?.[0] ?? null),
+          stack: armStackDigest(exec.runs, a.label)
+        }
+      ])
     ),
     preflight: pre.results,
     analysis,
     latency: latencyPercentiles(exec.samples),
-    telemetry: summarizeTelemetry(exec.runs, {
-      // NVML energy covers the measured region only, so EDP uses that region's time too.
-      delaySeconds: r =>
-        r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
-    }),
+    telemetry,
     baseline: state.baseline,
     runs: exec.runs,
     series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
     ...(state.multiGpu ? { multi_gpu: state.multiGpu } : {}),
     ...(state.power ? { power: powerSummary(state.power, exec.runs) } : {}),
+    stacks: armStacks(exec.stacks ?? []),
+    image_env: imageEnv,
+    explanation: explainCheck({
+      analysis,
+      device: config.device,
+      stacks: exec.stacks ?? [],
+      telemetry,
+      imageEnv
+    }),
     ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
     measured_work: measuredWork(exec.runs),
     not_measured: state.notMeasured,
@@ -470,6 +496,10 @@ async function measure(
       exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms, gpu_index: r.gpu }))
     )
     exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
+    // And over the measured region the workload marked: start-up must not dilute it.
+    exec.runs = exec.runs.map(r =>
+      r.regions?.length ? { ...r, region: regionTelemetry(telemetry, r.regions, r.gpu) } : r
+    )
     const runKey = (r: {
       workload: string
       environment: string

@@ -4,6 +4,7 @@ import sys
 import time
 
 import _protocol as P
+import _stack
 import _torchutil as TU
 from _llm_common import Recorder
 
@@ -39,6 +40,7 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
     reason = "transformers model: eager decode"
     env.update({"backend": "transformers", "transformers": sys.modules["transformers"].__version__, "decode_mode": "eager", "decode_mode_reason": reason, "timer": "perf_counter_after_sync"})
     proto.env(env)
+    proto.stack(_stack.collect(torch, dev))
     energy = TU.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
     gen = torch.Generator()
     gen.manual_seed(args.seed + 1)
@@ -72,11 +74,13 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
         prompts = [prompt() for _ in range(args.iters)]
         rec.begin(conf)
         e0 = energy.read_mj() if energy else None
+        proto.region("start")
         t_meas = time.perf_counter()
         for p_host in prompts:
             t0, stamps = request(p_host)
             rec.request(t0, stamps)
         measured_s = time.perf_counter() - t_meas
+        proto.region("end")
         e1 = energy.read_mj() if energy else None
         energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
         rec.end(measured_s, energy_j, {"decode_mode": "eager", "energy_unavailable_reason": energy_why})

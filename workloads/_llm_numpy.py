@@ -4,6 +4,7 @@ import math
 import time
 
 import _protocol as P
+import _stack
 import _stats as S
 from _llm_common import INIT_STD, NORM_EPS, Recorder, configs, param_count
 
@@ -123,6 +124,7 @@ def run_numpy(proto, args, t_imports):
     logits = model.forward(np.zeros((1, probe_len), dtype=np.int64), NumpySession(np, model, 1, probe_len), 0)
     proto.phase("first_kernel", t, time.perf_counter())
     proto.env({"backend": "numpy", "numpy": np.__version__, "torch": None, "cuda": None, "device_name": "cpu", "decode_mode": "eager", "decode_mode_reason": reason, "timer": "perf_counter"})
+    proto.stack(_stack.collect(np=np))
     rng = np.random.default_rng(args.seed + 1)
     rec = Recorder(proto)
     for conf in confs:
@@ -142,11 +144,14 @@ def run_numpy(proto, args, t_imports):
             request(rng.integers(0, args.cfg["vocab"], (B, Pl)))
         prompts = [rng.integers(0, args.cfg["vocab"], (B, Pl)) for _ in range(args.iters)]
         rec.begin(conf)
+        proto.region("start")
         t_meas = time.perf_counter()
         for prompt in prompts:
             t0, stamps = request(prompt)
             rec.request(t0, stamps)
-        rec.end(time.perf_counter() - t_meas, None, {"decode_mode": "eager", "energy_unavailable_reason": "cpu"})
+        measured_s = time.perf_counter() - t_meas
+        proto.region("end")
+        rec.end(measured_s, None, {"decode_mode": "eager", "energy_unavailable_reason": "cpu"})
     facts = rec.summary_facts()
     facts.update(
         {

@@ -4,7 +4,9 @@ KV cache), decode captured in a CUDA graph when it can be; a local Hugging Face 
 import sys
 import time
 
+import _gpu_memory
 import _protocol as P
+import _stack
 import _stats as S
 import _torchutil as TU
 from _llm_common import INIT_STD, NORM_EPS, Recorder, configs, param_count
@@ -339,18 +341,25 @@ def run_torch(proto, args, torch, t_imports):
                 }
             )
             proto.env(env)
+            proto.stack(_stack.collect(torch, dev))
             env_sent = True
+            if gpu:
+                # After the first configuration's warm-up, its KV cache still allocated.
+                kv = kv_bytes_per_token(args.cfg, torch.empty((), dtype=dtype).element_size())
+                proto.memory(_gpu_memory.collect(torch, dev, env.get("device_uuid"), kv))
 
         prompts = [prompt() for _ in range(args.iters)]
         rec.begin(conf)
         TU.sync(torch, dev)
         e0 = energy.read_mj() if energy else None
+        proto.region("start")
         t_meas = time.perf_counter()
         for p_host in prompts:
             t0, stamps = request(p_host, use_graph)
             rec.request(t0, stamps)
         TU.sync(torch, dev)
         measured_s = time.perf_counter() - t_meas
+        proto.region("end")
         e1 = energy.read_mj() if energy else None
         energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
         rec.end(measured_s, energy_j, {"decode_mode": mode, "graph_verified": verified, "energy_unavailable_reason": energy_why})
@@ -381,3 +390,9 @@ def run_torch(proto, args, torch, t_imports):
         }
     )
     proto.summary(facts)
+
+
+def kv_bytes_per_token(cfg, itemsize):
+    """KV-cache bytes one token costs: K and V, every layer, every KV head."""
+    head_dim = cfg["dim"] // cfg["heads"]
+    return 2 * cfg["layers"] * cfg["kv_heads"] * head_dim * itemsize

@@ -5,6 +5,9 @@ Every line on stdout is one JSON object:
   phase   {name, duration_s, end_epoch_s}   name in interpreter | imports | held | device_init | first_kernel
           (held: only with GPU_OVERHEAD_HOLD=stdin, the wait for "go" on stdin after the imports)
   env     {python, torch, cuda, device_name, ...}                    free-form facts
+  stack   {python, torch, numpy, cpu, libraries, env}                the software stack in effect (_stack.py)
+  memory  {nvml_process_used_bytes, torch_reserved_bytes, ...}        GPU memory after warm-up (_gpu_memory.py)
+  region  {edge: start | end, epoch_s}                               the measured region (telemetry window)
   sample  {metric, value, unit, iteration, ...}                      one per measured iteration (1-based)
   summary {...}                                                      last line on success
   error   {type, message}     type in oom | no_gpu | missing_backend | bad_args | runtime
@@ -204,6 +207,20 @@ class Protocol:
         ev.update(facts)
         ev["event"] = "env"
         self.emit(ev)
+
+    def stack(self, facts):
+        ev = dict(facts)
+        ev["event"] = "stack"
+        self.emit(ev)
+
+    def memory(self, facts):
+        ev = dict(facts)
+        ev["event"] = "memory"
+        self.emit(ev)
+
+    def region(self, edge):
+        """Marks the start or the end of the measured region: the runner attributes telemetry to it."""
+        self.emit({"event": "region", "edge": edge, "epoch_s": time.time()})
 
     def sample(self, metric, value, unit, iteration, better, derived_from=None, **fields):
         """One measured value. `better` ("lower" | "higher") is required: the analysis never guesses a

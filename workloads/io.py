@@ -33,6 +33,7 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 import _protocol as P  # noqa: E402
+import _stack  # noqa: E402
 import _stats as S  # noqa: E402
 
 MIB = 1 << 20
@@ -403,6 +404,7 @@ def main(proto, argv):
             "timer": "perf_counter",
         }
     )
+    proto.stack(_stack.collect())
 
     scratch_bytes = args.scratch_mb * MIB
     ckpt_bytes = args.ckpt_mb * MIB
@@ -437,6 +439,7 @@ def main(proto, argv):
             warm = it < args.warmup
             i = it - args.warmup + 1
             if it == args.warmup:
+                proto.region("start")
                 t_meas = time.perf_counter()
             vals = []
             if "scratch" in args.parts:
@@ -467,6 +470,7 @@ def main(proto, argv):
                 proto.sample(metric, value, unit, i, "higher", **fields)
                 results[metric].append(value)
         measured_s = time.perf_counter() - t_meas
+        proto.region("end")
     finally:
         for p in (scratch_file, ckpt_path):
             if p and os.path.exists(p):

@@ -19,7 +19,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+import _gpu_memory  # noqa: E402
 import _protocol as P  # noqa: E402
+import _stack  # noqa: E402
 import _stats as S  # noqa: E402
 import _torchutil as TU  # noqa: E402
 
@@ -193,6 +195,7 @@ def run_torch(proto, args, params):
     TU.sync(torch, dev)
     proto.phase("first_kernel", t, time.perf_counter())
     proto.env(env)
+    proto.stack(_stack.collect(torch, dev))
 
     t_setup = time.perf_counter()
     for i in range(args.warmup):
@@ -204,6 +207,8 @@ def run_torch(proto, args, params):
         TU.sync(torch, dev)
         extra_warmup += 1
     warmup_s = time.perf_counter() - t_setup
+    if gpu:
+        proto.memory(_gpu_memory.collect(torch, dev, env.get("device_uuid")))
 
     iters = args.iters
     energy = TU.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
@@ -212,6 +217,7 @@ def run_torch(proto, args, params):
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         TU.sync(torch, dev)
         e0 = energy.read_mj()
+        proto.region("start")
         t0 = time.perf_counter()
         # Hot loop: async launches and event records only; one synchronisation at the end.
         for i in range(iters):
@@ -221,11 +227,13 @@ def run_torch(proto, args, params):
             ends[i].record()
         ends[-1].synchronize()
         measured_s = time.perf_counter() - t0
+        proto.region("end")
         e1 = energy.read_mj()
         times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
         energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
     else:
         times = []
+        proto.region("start")
         t0 = time.perf_counter()
         for i in range(iters):
             k = i % nbuf
@@ -233,6 +241,7 @@ def run_torch(proto, args, params):
             mm(As[k], Bs[k], out=C)
             times.append((time.perf_counter() - a) * 1e3)
         measured_s = time.perf_counter() - t0
+        proto.region("end")
         energy_j, energy_why = None, "cpu"
     finite = bool(torch.isfinite(C).all().item())
     emit_results(
@@ -299,11 +308,13 @@ def run_numpy(proto, args, t_imports=None):
             "timer": "perf_counter",
         }
     )
+    proto.stack(_stack.collect(np=np))
     t_setup = time.perf_counter()
     for i in range(args.warmup):
         np.matmul(As[i % nbuf], Bs[i % nbuf], out=C)
     warmup_s = time.perf_counter() - t_setup
     times = []
+    proto.region("start")
     t0 = time.perf_counter()
     for i in range(args.iters):
         k = i % nbuf
@@ -311,6 +322,7 @@ def run_numpy(proto, args, t_imports=None):
         np.matmul(As[k], Bs[k], out=C)
         times.append((time.perf_counter() - a) * 1e3)
     measured_s = time.perf_counter() - t0
+    proto.region("end")
     emit_results(
         proto,
         args,

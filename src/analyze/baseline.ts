@@ -127,8 +127,16 @@ export function baselineKey(
     `access=${f(facts?.gpu_access)}`,
     `device=${f(facts?.device)}`,
     `workload=${workload}`,
-    `params=${paramsHash(params)}`
+    `params=${paramsHash(params)}`,
+    // Only when known, so keys written before stacks were recorded keep matching.
+    ...(facts?.stack ? [`stack=${facts.stack}`] : [])
   ].join('|')
+}
+
+/** The arm's facts for one workload: its fingerprint plus the stack that workload ran on. */
+function factsFor(current: CurrentResults, environment: string, workload: string): PartialFingerprint {
+  const stack = current.stacks?.[environment]?.[workload]
+  return { ...(current.fingerprints[environment] ?? {}), ...(stack ? { stack } : {}) }
 }
 
 // ---- interface ----
@@ -142,6 +150,8 @@ export interface CurrentResults {
   commit?: string | null
   series: readonly ArmSeries[]
   fingerprints: Record<string, PartialFingerprint | undefined>
+  /** Stack digest per environment and workload (Fingerprint.stack). */
+  stacks?: Record<string, Record<string, string>>
 }
 
 export interface BaselineCompareOptions {
@@ -275,7 +285,7 @@ export function compareWithStored(
   const unmatched: string[] = []
   const notes: string[] = []
   for (const g of groupSeries(current.series, options.environments).values()) {
-    const facts = current.fingerprints[g.environment]
+    const facts = factsFor(current, g.environment, g.workload)
     const key = baselineKey(g.environment, facts, g.workload, g.params)
     let entry: BaselineEntry | undefined = data.entries[key]
     let differences: string[]
@@ -351,7 +361,7 @@ export function appendToBaseline(
   const time = current.time ?? new Date().toISOString()
   let touched = 0
   for (const g of groupSeries(current.series, options.environments).values()) {
-    const facts = current.fingerprints[g.environment] ?? {}
+    const facts = factsFor(current, g.environment, g.workload)
     const key = baselineKey(g.environment, facts, g.workload, g.params)
     const entry = (data.entries[key] ??= {
       key,
@@ -562,7 +572,8 @@ export async function compareWithBaseline(
     check_id: rows.find(r => r.check_id !== undefined)?.check_id ?? new Date().toISOString(),
     commit: opts.commit ?? null,
     series: agg.series(),
-    fingerprints: agg.fingerprints
+    fingerprints: agg.fingerprints,
+    stacks: agg.stacks
   }
   const store = opts.store ?? new JsonFileBaselineStore(opts.path!)
   const result = await store.compare(current, {

@@ -72,7 +72,7 @@ export type FingerprintMode = 'arms' | 'baseline'
 
 const FIELDS_BY_MODE: Record<FingerprintMode, (keyof PartialFingerprint)[]> = {
   arms: ['device', 'gpu_name', 'gpu_uuid', 'driver'],
-  baseline: ['device', 'gpu_name', 'gpu_uuid', 'driver', 'image_digest', 'gpu_access']
+  baseline: ['device', 'gpu_name', 'gpu_uuid', 'driver', 'image_digest', 'gpu_access', 'stack']
 }
 
 /** Fields that differ between two fingerprints; unknown (null/absent) values never count as different. */

@@ -287,7 +287,7 @@ async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<Cs
       if (fpColumns.length > 0) {
         const facts: PartialFingerprint = {}
         for (const { field, index } of fpColumns) facts[field] = rec[index]!
-        agg.noteFingerprint(environment, facts)
+        agg.noteFingerprint(environment, facts, workload)
       }
       if (extraColumns.length > 0) {
         const runs = (extras[environment] ??= {})

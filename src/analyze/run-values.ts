@@ -70,7 +70,8 @@ export const FINGERPRINT_FIELDS = [
   'gpu_access',
   'mig_mode',
   'persistence_mode',
-  'clocks'
+  'clocks',
+  'stack'
 ] as const satisfies readonly (keyof Fingerprint)[]
 
 export type PartialFingerprint = { [K in (typeof FINGERPRINT_FIELDS)[number]]?: string | null }
@@ -112,6 +113,8 @@ export class RunAggregator {
   readonly environments: string[] = []
   /** Fingerprint facts per environment (first known value of each field). */
   readonly fingerprints: Record<string, PartialFingerprint> = {}
+  /** Stack digest per environment and workload (the first seen). */
+  readonly stacks: Record<string, Record<string, string>> = {}
   /** Fingerprint fields that took different values within one environment. */
   readonly fingerprintConflicts: string[] = []
   rows = 0
@@ -183,12 +186,19 @@ export class RunAggregator {
     this.last.values.push(value)
   }
 
-  /** Record fingerprint facts for an environment; differing values within one environment are noted. */
-  noteFingerprint(environment: string, facts: PartialFingerprint): void {
+  /**
+   * Record fingerprint facts for an environment; differing values within one environment are noted.
+   * The stack is kept per workload (io imports no torch: its stack differs from matmul's by nature).
+   */
+  noteFingerprint(environment: string, facts: PartialFingerprint, workload?: string): void {
     const fp = (this.fingerprints[environment] ??= {})
     for (const field of FINGERPRINT_FIELDS) {
       const v = facts[field]
       if (v === undefined || v === null || v === '') continue
+      if (field === 'stack') {
+        if (workload !== undefined) (this.stacks[environment] ??= {})[workload] ??= v
+        continue
+      }
       const known = fp[field]
       if (known === undefined || known === null) fp[field] = v
       else if (known !== v) {
@@ -287,7 +297,8 @@ export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
       canonicalParams(row.params),
       row.better ?? ''
     )
-    if (isNew && row.fingerprint !== undefined) agg.noteFingerprint(row.environment, row.fingerprint)
+    if (isNew && row.fingerprint !== undefined)
+      agg.noteFingerprint(row.environment, row.fingerprint, row.workload)
   }
   return agg
 }

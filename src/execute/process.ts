@@ -46,7 +46,17 @@ export interface ProcessResult {
   spawnError: string | null
 }
 
-const KNOWN_EVENTS = new Set(['start', 'env', 'phase', 'sample', 'summary', 'error'])
+const KNOWN_EVENTS = new Set([
+  'start',
+  'env',
+  'phase',
+  'sample',
+  'summary',
+  'error',
+  'stack',
+  'memory',
+  'region'
+])
 const STDERR_TAIL = 4000
 const MAX_BAD_LINES = 50
 

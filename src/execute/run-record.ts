@@ -6,6 +6,7 @@ import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
 import type { PlannedRun } from '../plan/index.js'
 import type { ExecuteContext } from './runner.js'
 import type { ProcessResult } from './process.js'
+import { regionWindows } from './region.js'
 import { appendAll } from '../util/arrays.js'
 
 const PHASE_UNIT = 's'
@@ -115,7 +116,9 @@ export function recordRun(
     throttled_samples: 0,
     telemetry_samples: 0,
     ...gpu,
-    params
+    params,
+    regions: regionWindows(proc.events),
+    stack: base.fingerprint.stack ?? null
   }
   if (!planned.warmup) {
     const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())

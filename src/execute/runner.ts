@@ -9,12 +9,16 @@ import type {
   RecordSink,
   RunRecord,
   SampleRecord,
+  StackRecord,
   Workload,
   WorkloadEvent
 } from '../types/index.js'
+import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { laneLabel, type Lane } from '../plan/index.js'
+import { memoryRecords } from './memory.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
+import { stackDigest } from './stack/digest.js'
 import type { PlannedRun } from '../plan/index.js'
 import { startProcess, type ProcessHandle, type ProcessResult, type ProcessSpec } from './process.js'
 import { PlanEta } from './progress.js'
@@ -48,6 +52,8 @@ export interface ExecuteContext {
   afterBlock?: (done: BlockDone) => string | null
   /** io's bind-mount MB/s gate (otherwise informational). */
   gateIoThroughput?: boolean
+  /** GPU memory metrics gate (scope steady) instead of being informational. */
+  gateMemory?: boolean
 }
 
 export interface BlockDone {
@@ -73,6 +79,8 @@ function endsBlock(plan: readonly PlannedRun[], i: number): boolean {
 export interface ExecuteResult {
   samples: SampleRecord[]
   runs: RunRecord[]
+  /** The stack each measured process recorded (`stack` event), in run order. */
+  stacks?: StackRecord[]
   complete: boolean
   incompleteReason: string | null
 }
@@ -98,6 +106,7 @@ function launchOnLane(
   run: number,
   ctx: ExecuteContext,
   samples: SampleRecord[],
+  stacks: StackRecord[],
   hold: boolean
 ): Launched {
   const { arm, workload } = planned
@@ -113,8 +122,24 @@ function launchOnLane(
     fingerprint: ctx.fingerprintFor(arm, lane)
   }
   const live: SampleRecord[] = []
+  let stack: StackRecord | null = null
   const onEvent = (event: WorkloadEvent, epochMs: number): void => {
-    if (planned.warmup || event.event !== 'sample') return
+    if (event.event === 'stack' && stack === null) {
+      const { event: _kind, ...facts } = event
+      stack = { environment: arm.label, workload, run, facts }
+      // Every record after this carries the stack it was measured on.
+      base.fingerprint = { ...base.fingerprint, stack: stackDigest(facts) }
+      if (!planned.warmup) stacks.push(stack)
+      return
+    }
+    if (planned.warmup) return
+    if (event.event === 'memory') {
+      const records = memoryRecords(event, base, new Date(epochMs).toISOString(), ctx.gateMemory === true)
+      appendAll(live, records)
+      ctx.writer.appendSamples(records)
+      return
+    }
+    if (event.event !== 'sample') return
     const record: SampleRecord = {
       ...base,
       iteration: event.iteration,
@@ -139,6 +164,7 @@ export { startupRecords } from './run-record.js'
 export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Promise<ExecuteResult> {
   const samples: SampleRecord[] = []
   const runs: RunRecord[] = []
+  const stacks: StackRecord[] = []
   const lanes = ctx.lanes?.length ? ctx.lanes : [null]
   const failedWorkloads = new Map<Workload, string>()
   let cancelled = false
@@ -178,7 +204,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       blockStart = slotStart
     const L = lanes.length
     const launch = (p: PlannedRun): Launched[] =>
-      lanes.map((lane, k) => launchOnLane(p, lane, (p.run - 1) * L + k + 1, ctx, samples, prestart))
+      lanes.map((lane, k) => launchOnLane(p, lane, (p.run - 1) * L + k + 1, ctx, samples, stacks, prestart))
     let launched: Launched[]
     if (pending !== null && pending[0]!.planned === planned) launched = pending
     else {
@@ -254,6 +280,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   return {
     samples,
     runs,
+    stacks,
     complete: reasons.length === 0,
     incompleteReason: reasons.length ? reasons.join('; ') : null
   }

@@ -2,7 +2,7 @@
  * Attribution of telemetry samples to time windows (one window per run), energy by trapezoidal
  * integration of power, EDP, and the per-(workload, environment) summary the report renders.
  */
-import type { RunRecord, TelemetrySample, TelemetrySummary } from '../types/index.js'
+import type { RegionTelemetry, RunRecord, TelemetrySample, TelemetrySummary } from '../types/index.js'
 import { isThrottled } from './telemetry-parse.js'
 import { appendAll } from '../util/arrays.js'
 
@@ -194,6 +194,33 @@ function weightedMean(runs: RunRecord[], pick: (r: RunRecord) => number | null):
   return weight === 0 ? null : sum / weight
 }
 
+/** The group's telemetry over the measured regions, sample-weighted; null when no run has any. */
+function regionSummary(group: RunRecord[]): TelemetrySummary['region'] {
+  const parts = group.map(r => r.region).filter((x): x is RegionTelemetry => !!x && x.samples > 0)
+  if (parts.length === 0) return null
+  const w = (pick: (x: RegionTelemetry) => number | null): number | null => {
+    let sum = 0
+    let n = 0
+    for (const x of parts) {
+      const v = pick(x)
+      if (v === null || !Number.isFinite(v)) continue
+      sum += v * x.samples
+      n += x.samples
+    }
+    return n === 0 ? null : sum / n
+  }
+  const energies = parts.map(x => x.energy_j).filter((e): e is number => e !== null)
+  return {
+    samples: parts.reduce((n, x) => n + x.samples, 0),
+    util_pct: w(x => x.util_pct),
+    sm_clock_mhz: w(x => x.sm_clock_mhz),
+    power_w: w(x => x.power_w),
+    energy_j_per_run: energies.length === parts.length ? mean(energies) : null,
+    throttled_samples: parts.reduce((n, x) => n + x.throttled_samples, 0),
+    reasons: [...new Set(parts.flatMap(x => x.reasons))].sort()
+  }
+}
+
 /**
  * One row per (workload, environment) over measured runs (warm-ups and failed runs left out).
  * Means are weighted by each run's sample count. Energy per run prefers NVML's counter: when any run
@@ -238,7 +265,8 @@ export function summarizeTelemetry(
       energy_j_per_run: source === null ? null : mean(energies),
       energy_source: source,
       edp_js: source === null ? null : mean(edps),
-      throttled_samples: group.reduce((n, r) => n + r.throttled_samples, 0)
+      throttled_samples: group.reduce((n, r) => n + r.throttled_samples, 0),
+      region: regionSummary(group)
     })
   }
   return rows

@@ -1,7 +1,8 @@
 /**
  * The pooling key: samples from several runners are pooled only when everything that can move a GPU
  * timing is the same — GPU model, driver, MIG mode, device, and per arm the image digest and the GPU
- * access mode. Host names and GPU UUIDs are left out on purpose: many identical machines are the point
+ * access mode, and the software stack each arm's processes recorded (interpreter, libraries, BLAS,
+ * precision flags, performance-relevant environment). Host names and GPU UUIDs are left out on purpose: many identical machines are the point
  * of a fleet. Unknown facts (null) are a value of their own here, unlike fingerprintDifferences (where
  * null means "cannot tell"): a runner that could not read its driver is never pooled with one that could.
  */
@@ -11,7 +12,7 @@ import type { GroupKey, GroupKeyArm } from './types.js'
 /** Host-wide fields, taken from the baseline (first) arm's fingerprint. */
 export const HOST_KEY_FIELDS = ['device', 'gpu_name', 'driver', 'mig_mode'] as const
 /** Per-arm fields. */
-export const ARM_KEY_FIELDS = ['image_digest', 'gpu_access'] as const
+export const ARM_KEY_FIELDS = ['image_digest', 'gpu_access', 'stack'] as const
 export const KEY_FIELDS: string[] = [...HOST_KEY_FIELDS, 'arms', ...ARM_KEY_FIELDS]
 
 type HostField = (typeof HOST_KEY_FIELDS)[number]
@@ -35,7 +36,8 @@ export function groupKeyOf(summary: Pick<CheckSummary, 'arms' | 'fingerprints'>)
       label: a.label,
       kind: a.kind,
       image_digest: fact(summary.fingerprints[a.label], 'image_digest'),
-      gpu_access: fact(summary.fingerprints[a.label], 'gpu_access')
+      gpu_access: fact(summary.fingerprints[a.label], 'gpu_access'),
+      stack: fact(summary.fingerprints[a.label], 'stack')
     }))
   }
   return key
@@ -48,7 +50,7 @@ export function groupKeyString(key: GroupKey): string {
     key.gpu_name,
     key.driver,
     key.mig_mode,
-    key.arms.map(a => [a.label, a.kind, a.image_digest, a.gpu_access])
+    key.arms.map(a => [a.label, a.kind, a.image_digest, a.gpu_access, a.stack])
   ])
 }
 

@@ -17,6 +17,8 @@ export interface GroupKeyArm {
   kind: 'native' | 'container'
   image_digest: string | null
   gpu_access: string | null
+  /** Fingerprint.stack of the arm: checks made on different stacks are never pooled. */
+  stack: string | null
 }
 export interface GroupKey {
   device: string | null

@@ -1,4 +1,5 @@
 /** The markdown report: job summary, PR comment and report.md all render this. Pure. */
+import { whySection } from './why.js'
 import type { CheckSummary } from '../types/index.js'
 import { redact } from './format.js'
 import type { Section } from './sections.js'
@@ -83,6 +84,7 @@ export function reportSections(summary: CheckSummary): Section[] {
     verdictSection(summary),
     warningsSection(summary),
     overheadSection(summary),
+    whySection(summary),
     multiGpuSection(summary),
     powerSection(summary),
     writableLayerSection(summary),

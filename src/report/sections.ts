@@ -257,6 +257,10 @@ export function latencySection(summary: CheckSummary): Section | null {
 
 // ---- telemetry ----
 
+/** What nvidia-smi's utilization.gpu is, since it is so often read as "how much of the GPU was used". */
+export const NVML_UTIL_MEANING =
+  'GPU util is NVML’s utilization.gpu: the share of each sample period during which at least one kernel was running — not how many SMs it kept busy (one small kernel running all the time reads 100%).'
+
 export function telemetrySection(summary: CheckSummary): Section | null {
   if (!summary.telemetry.length) return null
   const perGpu = new Set(summary.telemetry.map(t => t.gpu)).size > 1
@@ -270,7 +274,8 @@ export function telemetrySection(summary: CheckSummary): Section | null {
       'Power',
       'Energy / run',
       'EDP / run',
-      'Throttled samples'
+      'Throttled samples',
+      'GPU util, whole process'
     ]
   ]
   const sources = new Set<string>()
@@ -282,27 +287,53 @@ export function telemetrySection(summary: CheckSummary): Section | null {
           (a.gpu ?? 0) - (b.gpu ?? 0)
       )
     : summary.telemetry
+  let regions = 0
   for (const t of ordered) {
     if (t.energy_source) sources.add(t.energy_source)
+    // The measured region the workload marked; the whole process (start-up included) otherwise.
+    const r = t.region
+    if (r) regions++
     rows.push([
       cell(t.workload),
       cell(t.environment),
       ...(perGpu ? [t.gpu === undefined ? '–' : String(t.gpu)] : []),
-      fmtUtil(t.mean_util_pct),
-      fmtValue(t.mean_sm_clock_mhz, 'MHz'),
-      fmtValue(t.mean_power_w, 'W'),
+      fmtUtil(r ? r.util_pct : t.mean_util_pct),
+      fmtValue(r ? r.sm_clock_mhz : t.mean_sm_clock_mhz, 'MHz'),
+      fmtValue(r ? r.power_w : t.mean_power_w, 'W'),
       fmtValue(t.energy_j_per_run, 'J'),
       fmtValue(t.edp_js, 'J·s'),
-      t.samples ? `${t.throttled_samples} / ${t.samples}` : '–'
+      r
+        ? `${r.throttled_samples} / ${r.samples}${r.reasons.length ? ` (${r.reasons.join(', ')})` : ''}`
+        : t.samples
+          ? `${t.throttled_samples} / ${t.samples}`
+          : '–',
+      r ? fmtUtil(t.mean_util_pct) : '–'
     ])
   }
   // Telemetry off still leaves energy (NVML counter): drop the columns it did not fill.
   const labels = perGpu ? 3 : 2
-  const shown = dropEmptyColumns(rows, ['l', 'l', ...(perGpu ? ['r'] : []), 'r', 'r', 'r', 'r', 'r', 'r'])
+  const shown = dropEmptyColumns(rows, [
+    'l',
+    'l',
+    ...(perGpu ? ['r'] : []),
+    'r',
+    'r',
+    'r',
+    'r',
+    'r',
+    'r',
+    'r'
+  ])
   // Nothing measured (device cpu, telemetry off, no NVML): no section rather than a table of labels.
   if ((shown.rows[0]?.length ?? 0) <= labels) return null
+  const window =
+    regions === ordered.length
+      ? 'Util, SM clock, power and throttling: means over the measured region each workload marked (warm-ups and start-up excluded); the last column is the whole process, start-up included.'
+      : regions === 0
+        ? 'Means over each whole process (start-up included: these workloads marked no measured region), warm-up runs excluded.'
+        : 'Rows with a whole-process column: means over the measured region the workload marked; the others: over the whole process (start-up included).'
   const how =
-    'Means over the measured region of each run (warm-ups excluded). EDP = energy × delay per run; lower is better.' +
+    `${window} ${NVML_UTIL_MEANING} EDP = energy × delay per run; lower is better.` +
     (sources.size
       ? ` Energy from ${[...sources].map(s => (s === 'nvml' ? 'the NVML energy counter' : 'integrated power draw')).join(' and ')}.`
       : '') +

@@ -1,5 +1,6 @@
 /** The one-line verdict and the fail/pass decision. Pure. */
 import { capOfParams } from '../analyze/index.js'
+import { WHY_ANCHOR } from './why.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
 
@@ -138,7 +139,17 @@ export function verdictLine(summary: CheckSummary): string {
   } else {
     line = `**PASS** — ${outcomeClause(summary)}`
   }
+  const why = whyClause(summary)
+  if (why) line += ` · ${why}`
   return redact(line)
+}
+
+/** On a regression or an undecided gate: what most likely explains it, linked to the section. */
+function whyClause(summary: CheckSummary): string | null {
+  const e = summary.explanation
+  const undecided = summary.verdict === 'regression' || summary.analysis?.verdict === 'inconclusive'
+  if (!e || !undecided) return null
+  return `[why: ${clip(e.headline)}](${WHY_ANCHOR})`
 }
 
 /**

@@ -37,7 +37,8 @@ export const SAMPLE_CSV_COLUMNS = [
   'gpu_access',
   'device',
   'gpu',
-  'power_cap_w'
+  'power_cap_w',
+  'stack'
 ] as const
 
 export function csvField(value: string | number | boolean | null | undefined): string {
@@ -75,7 +76,8 @@ export function sampleCsvRow(r: SampleRecord): string {
     f.gpu_access,
     f.device,
     r.gpu,
-    typeof r.params.power_cap_w === 'number' ? r.params.power_cap_w : null
+    typeof r.params.power_cap_w === 'number' ? r.params.power_cap_w : null,
+    f.stack ?? null
   ]
     .map(csvField)
     .join(',')

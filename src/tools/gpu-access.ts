@@ -80,6 +80,9 @@ function deviceNodeArgs(input: GpuArgsInput, nodes: string[]): string[] {
  * CUDA_VISIBLE_DEVICES for the native arm. A lane is pinned by UUID: CUDA's own device order
  * (fastest first) need not match nvidia-smi's, so an index could land on another GPU.
  */
+/** Variables nativeGpuEnv sets: GPU selection the container arm gets through its device flags instead. */
+export const GPU_SELECTION_ENV = ['CUDA_VISIBLE_DEVICES', 'CUDA_DEVICE_ORDER'] as const
+
 export function nativeGpuEnv(input: GpuArgsInput, lane: Lane | null = null): Record<string, string> {
   if (input.device === 'cpu') return { CUDA_VISIBLE_DEVICES: '' }
   if (lane !== null)

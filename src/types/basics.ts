@@ -67,6 +67,12 @@ export interface Fingerprint {
   mig_mode: string | null
   persistence_mode: string | null
   clocks: string | null
+  /**
+   * Digest of the software stack the arm's processes recorded (workloads/_stack.py): interpreter,
+   * libraries loaded, BLAS, precision flags, performance-relevant environment. Checks on different
+   * stacks are never pooled or compared against one baseline. Absent before the first process ran.
+   */
+  stack?: string | null
 }
 
 /** An arm: one environment compared in a check. Labels are unique within a check. */

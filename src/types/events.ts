@@ -44,7 +44,32 @@ export interface ErrorEvent {
   type: string
   message: string
 }
-export type WorkloadEvent = StartEvent | EnvEvent | PhaseEvent | SampleEvent | SummaryEvent | ErrorEvent
+/** The software stack in effect (workloads/_stack.py); free-form facts compared by the explainer. */
+export interface StackEvent {
+  event: 'stack'
+  [key: string]: unknown
+}
+/** GPU memory after warm-up (workloads/_gpu_memory.py). */
+export interface MemoryEvent {
+  event: 'memory'
+  [key: string]: unknown
+}
+/** Start or end of the measured region; telemetry is attributed to it. */
+export interface RegionEvent {
+  event: 'region'
+  edge: 'start' | 'end'
+  epoch_s: number
+}
+export type WorkloadEvent =
+  | StartEvent
+  | EnvEvent
+  | PhaseEvent
+  | SampleEvent
+  | SummaryEvent
+  | ErrorEvent
+  | StackEvent
+  | MemoryEvent
+  | RegionEvent
 
 /** Start-up phase names in order, as metrics (seconds). `launch` is measured by the runner. */
 export const STARTUP_PHASES = ['launch', 'interpreter', 'imports', 'device_init', 'first_kernel'] as const

@@ -1,4 +1,5 @@
 /** What the execute stage records: one record per sample and per process run, and the sink it writes to. */
+import type { RegionTelemetry } from './explain.js'
 import type { Workload, MetricScope, Direction, Fingerprint } from './basics.js'
 
 // ---- Results ----
@@ -72,6 +73,12 @@ export interface RunRecord {
   /** nvidia-smi index of the GPU the process was pinned to. */
   gpu?: number
   params: Record<string, unknown>
+  /** Measured regions the workload marked (epoch ms); the mean_* fields above cover the whole process. */
+  regions?: { start_ms: number; end_ms: number }[]
+  /** Telemetry over the measured regions; null when none was marked or nothing was sampled. */
+  region?: RegionTelemetry | null
+  /** Digest of the stack this process recorded (Fingerprint.stack). */
+  stack?: string | null
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Device, GpuAccess, Workload, CheckVerdict, Fingerprint, Arm } from
 import type { RunRecord } from './results.js'
 import type { Comparison, Analysis } from './analysis.js'
 import type { PreflightResult } from './preflight.js'
+import type { ArmStack, Explanation } from './explain.js'
 
 // ---- Check summary (summary.json): what the report renders ----
 
@@ -34,6 +35,19 @@ export interface TelemetrySummary {
   /** Energy-delay product per run: joules x seconds. */
   edp_js: number | null
   throttled_samples: number
+  /**
+   * The same over the workloads' measured regions only (start-up excluded); the fields above cover
+   * the whole process. Null when no run marked a region or no sample fell inside one.
+   */
+  region?: {
+    samples: number
+    util_pct: number | null
+    sm_clock_mhz: number | null
+    power_w: number | null
+    energy_j_per_run: number | null
+    throttled_samples: number
+    reasons: string[]
+  } | null
 }
 
 export interface BaselineResult {
@@ -186,6 +200,12 @@ export interface CheckSummary {
   multi_gpu?: MultiGpuSummary
   /** Present when power caps were asked for. */
   power?: PowerCapSummary
+  /** Each arm's software stack per workload, as its processes recorded it. */
+  stacks?: ArmStack[]
+  /** Declared ENV of each container arm's image (docker image inspect), by arm label. */
+  image_env?: Record<string, Record<string, string>>
+  /** "Why the arms differ": ranked findings; null when there was nothing to compare. */
+  explanation?: Explanation | null
   not_measured: { what: string; why: string }[]
   warnings: string[]
   paths: { out: string; results: string; samples: string; telemetry: string; report: string; summary: string }

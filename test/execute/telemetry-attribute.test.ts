@@ -253,7 +253,9 @@ describe('withTelemetry and summarizeTelemetry', () => {
       energy_j_per_run: 180,
       energy_source: 'nvml',
       edp_js: 180 * 2,
-      throttled_samples: 1
+      throttled_samples: 1,
+      // No run marked a measured region.
+      region: null
     })
     expect(rows[1]).toMatchObject({
       environment: 'container',
@@ -276,5 +278,32 @@ describe('withTelemetry and summarizeTelemetry', () => {
       delaySeconds: () => 0.5
     })
     expect(rows[0]!.edp_js).toBe(50)
+  })
+})
+
+test('region figures: sample-weighted over the runs that marked a measured region', () => {
+  const region = (samples: number, util: number, reasons: string[] = []) => ({
+    seconds: 2,
+    samples,
+    util_pct: util,
+    sm_clock_mhz: 1980,
+    power_w: 600,
+    energy_j: 1200,
+    throttled_samples: reasons.length ? 1 : 0,
+    reasons
+  })
+  const rows = summarizeTelemetry([
+    run({ run: 1, telemetry_samples: 60, mean_util_pct: 40, region: region(20, 99) }),
+    run({ run: 2, telemetry_samples: 60, mean_util_pct: 40, region: region(30, 94, ['SwPowerCap']) })
+  ])
+  expect(rows[0]!.mean_util_pct).toBe(40)
+  expect(rows[0]!.region).toEqual({
+    samples: 50,
+    util_pct: (99 * 20 + 94 * 30) / 50,
+    sm_clock_mhz: 1980,
+    power_w: 600,
+    energy_j_per_run: 1200,
+    throttled_samples: 1,
+    reasons: ['SwPowerCap']
   })
 })

@@ -25,6 +25,12 @@ import path from 'node:path'
 import { execCapture } from '../../src/util/exec.js'
 
 export const PYTHON_IMAGE_TAG = 'local/gpu-overhead-test:py'
+/** The same image with OpenBLAS behind NumPy, whatever BLAS the host's NumPy uses (CI's: the reference BLAS). */
+export const OPENBLAS_IMAGE_TAG = 'local/gpu-overhead-test:py-openblas'
+export type BlasChoice = 'host' | 'openblas'
+/** Debian's OpenBLAS (package libopenblas0-pthread), taken outside the alternatives system. */
+const OPENBLAS_DIR = '/usr/lib/x86_64-linux-gnu/openblas-pthread'
+const OPENBLAS_FILES = ['libblas.so.3', 'liblapack.so.3', 'libopenblas.so.0'] as const
 /** Bump when the image content changes; an image with another marker is rebuilt. */
 const MARKER_ENV = 'GPU_OVERHEAD_TEST_IMAGE'
 const MARKER_BASE = 'py-v2'
@@ -57,8 +63,8 @@ async function hostPython(): Promise<HostPython> {
   return { exe, stdlib, numpy, version }
 }
 
-async function marker(): Promise<string> {
-  return `${MARKER_BASE}-${(await hostPython()).version}`
+async function marker(blas: BlasChoice = 'host'): Promise<string> {
+  return `${MARKER_BASE}-${(await hostPython()).version}${blas === 'host' ? '' : `-${blas}`}`
 }
 const TOOLS = [
   'cat',
@@ -124,13 +130,14 @@ function imagePath(hostPath: string): string {
   return p
 }
 
-async function buildPythonImage(tag: string, runtime: string): Promise<void> {
+async function buildPythonImage(tag: string, runtime: string, blas: BlasChoice): Promise<void> {
   const { exe: PYTHON, stdlib: STDLIB, numpy: NUMPY } = await hostPython()
-  const MARKER = await marker()
-  for (const p of [PYTHON, STDLIB, NUMPY, '/usr/bin/dash']) {
+  const MARKER = await marker(blas)
+  const openblas = blas === 'openblas' ? OPENBLAS_FILES.map(f => path.join(OPENBLAS_DIR, f)) : []
+  for (const p of [PYTHON, STDLIB, NUMPY, '/usr/bin/dash', ...openblas]) {
     if (!existsSync(p))
       throw new Error(
-        `cannot build ${tag}: ${p} is missing on this host (apt-get install python3 python3-numpy dash)`
+        `cannot build ${tag}: ${p} is missing on this host (apt-get install python3 python3-numpy dash libopenblas0-pthread)`
       )
   }
   const work = mkdtempSync(path.join(tmpdir(), 'gpu-overhead-image-'))
@@ -162,7 +169,7 @@ async function buildPythonImage(tag: string, runtime: string): Promise<void> {
     symlinkSync(exeName, path.join(root, 'usr/bin/python'))
     symlinkSync('dash', path.join(root, 'usr/bin/sh'))
 
-    const elfs = [...binaries]
+    const elfs = [...binaries, ...openblas]
     walkSharedObjects(NUMPY, elfs)
     walkSharedObjects(path.join(STDLIB, 'lib-dynload'), elfs)
     for (const lib of await sharedLibraries(elfs)) {
@@ -170,6 +177,9 @@ async function buildPythonImage(tag: string, runtime: string): Promise<void> {
       mkdirSync(path.dirname(dest), { recursive: true })
       copyFileSync(lib, dest) // follows symlinks (Debian's alternatives for libblas/liblapack)
     }
+    // OpenBLAS takes the names NumPy links against, whatever the host's alternatives say.
+    for (const file of openblas)
+      copyFileSync(file, path.join(root, 'usr/lib/x86_64-linux-gnu', path.basename(file)))
     writeFileSync(
       path.join(root, 'etc/passwd'),
       'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n'
@@ -232,8 +242,12 @@ async function sleep(ms: number): Promise<void> {
  * Build the python3 + NumPy test image once (cached by tag) and return its tag.
  * Safe to call from several jest workers at once.
  */
-export async function ensurePythonImage(tag: string = PYTHON_IMAGE_TAG, runtime = 'docker'): Promise<string> {
-  const MARKER = await marker()
+export async function ensurePythonImage(
+  tag: string = PYTHON_IMAGE_TAG,
+  runtime = 'docker',
+  blas: BlasChoice = 'host'
+): Promise<string> {
+  const MARKER = await marker(blas)
   if ((await imageMarker(tag, runtime)) === MARKER) return tag
   const lock = path.join(tmpdir(), `gpu-overhead-image-${tag.replace(/[^a-zA-Z0-9]+/g, '_')}.lock`)
   const deadline = Date.now() + 10 * 60_000
@@ -255,7 +269,7 @@ export async function ensurePythonImage(tag: string = PYTHON_IMAGE_TAG, runtime 
     }
   }
   try {
-    if ((await imageMarker(tag, runtime)) !== MARKER) await buildPythonImage(tag, runtime)
+    if ((await imageMarker(tag, runtime)) !== MARKER) await buildPythonImage(tag, runtime, blas)
   } finally {
     rmSync(lock, { recursive: true, force: true })
   }

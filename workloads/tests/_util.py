@@ -15,6 +15,9 @@ KNOWN = {
     "sample": {"metric": str, "value": NUMBER, "unit": str, "iteration": int, "better": str},
     "summary": {},
     "error": {"type": str, "message": str},
+    "stack": {"python": dict, "cpu": dict, "env": dict},
+    "memory": {"after": str},
+    "region": {"edge": str, "epoch_s": NUMBER},
 }
 PHASES = ("interpreter", "imports", "device_init", "first_kernel")
 ERROR_TYPES = ("oom", "no_gpu", "missing_backend", "bad_args", "runtime")
@@ -131,11 +134,21 @@ class WorkloadTestCase(unittest.TestCase):
                 self.assertIn(s["better"], ("lower", "higher"), s)
                 if "derived_from" in s:
                     self.assertTrue(s["derived_from"], s)
+            self.assertRegions(run)
         else:
             self.assertNotEqual(run.rc, 0)
             self.assertEqual(ev[-1]["event"], "error")
             self.assertIn(ev[-1]["type"], ERROR_TYPES)
             self.assertEqual(run.of("summary"), [])
+
+    def assertRegions(self, run):
+        """Measured regions: start/end pairs in order, inside the process's life, samples after a start."""
+        edges = [e for e in run.events if e["event"] == "region"]
+        self.assertEqual([e["edge"] for e in edges], ["start", "end"] * (len(edges) // 2), edges)
+        self.assertEqual(len(edges) % 2, 0)
+        for a, b in zip(edges[::2], edges[1::2]):
+            self.assertLessEqual(a["epoch_s"], b["epoch_s"])
+            self.assertGreaterEqual(a["epoch_s"], run.events[0]["epoch_s"])
 
     def assertError(self, run, workload, type_, code):
         self.assertProtocol(run, workload, ok=False)

@@ -1,0 +1,212 @@
+/**
+ * The explainer on REAL recorded workload output (test/__fixtures__/stacks/README.md): each arm's
+ * `stack` event as matmul.py printed it, and the real analysis of its kernel_ms samples.
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { analyzeRecords, explain, explainCheck } from '../../src/analyze/index.js'
+import { ENV_KNOWLEDGE, armStacks, stackDigest } from '../../src/execute/index.js'
+import { whyMarkdown } from '../../src/report/why.js'
+import type { Analysis, ArmStack, Comparison, RawRowLike } from './explain-helpers.js'
+
+const DIR = path.resolve('test/__fixtures__/stacks')
+
+function events(name: string): Record<string, unknown>[] {
+  return fs
+    .readFileSync(path.join(DIR, `${name}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map(l => JSON.parse(l) as Record<string, unknown>)
+}
+
+function stackOf(name: string, environment: string): ArmStack {
+  const ev = events(name).find(e => e.event === 'stack')!
+  const { event: _event, ...facts } = ev
+  return armStacks([{ environment, workload: 'matmul', run: 1, facts }])[0]!
+}
+
+/** kernel_ms of a recording, one value per iteration, as rows for the real analyzer. */
+function rows(name: string, environment: string, scale = 1): RawRowLike[] {
+  return events(name)
+    .filter(e => e.event === 'sample' && e.metric === 'kernel_ms')
+    .map(e => ({
+      workload: 'matmul',
+      environment,
+      run: Number(e.iteration),
+      metric: 'kernel_ms',
+      value: Number(e.value) * scale,
+      unit: 'ms',
+      scope: 'steady'
+    }))
+}
+
+function analysis(base: RawRowLike[], cand: RawRowLike[]): Analysis {
+  return analyzeRecords([...base, ...cand], {
+    baselineEnv: 'native',
+    candidateEnvs: ['container'],
+    maxOverheadPct: 2,
+    alpha: 0.05,
+    seed: 1
+  })
+}
+
+/** A measured difference of `pct` percent, as the analyzer would report it (the samples are real, scaled). */
+function slower(name: string, pct: number): Comparison[] {
+  return analysis(rows(name, 'native'), rows(name, 'container', 1 + pct / 100)).comparisons
+}
+
+function run(baseline: string, candidate: string, comparisons: Comparison[], device: 'gpu' | 'cpu' = 'gpu') {
+  return explain({
+    baselineEnv: 'native',
+    candidateEnv: 'container',
+    device,
+    alpha: 0.05,
+    stacks: [stackOf(baseline, 'native'), stackOf(candidate, 'container')],
+    imageEnv: {},
+    comparisons,
+    telemetry: []
+  })
+}
+
+describe('one performance-changing variable in the candidate', () => {
+  const cases = [
+    'NVIDIA_TF32_OVERRIDE',
+    'CUBLAS_WORKSPACE_CONFIG',
+    'CUDA_LAUNCH_BLOCKING',
+    'PYTORCH_NO_CUDA_MEMORY_CACHING',
+    'TORCH_SOME_NEW_KNOB'
+  ]
+  test.each(cases)('%s is the top finding of a GPU regression', name => {
+    const e = run('cpu-native-refblas', `cpu-native-${name}`, slower('cpu-native-refblas', 40))
+    const top = e.findings[0]!
+    expect(top.key).toBe(`env:${name}`)
+    expect(top.relevant).toBe(true)
+    expect(top.baseline).toBeNull()
+    expect(top.explains.join()).toMatch(/matmul kernel_ms \+/)
+    expect(e.headline).toContain(name)
+    // Nothing else differs between the two recordings.
+    expect(e.findings.filter(f => f.relevant)).toHaveLength(1)
+  })
+
+  test('a thread count variable explains a CPU regression', () => {
+    const e = run('cpu-native-refblas', 'cpu-native-OMP_NUM_THREADS', slower('cpu-native-refblas', 40), 'cpu')
+    expect(e.findings[0]!.key).toBe('env:OMP_NUM_THREADS')
+  })
+
+  test('a GPU-only variable does not explain a CPU-only difference, but is still listed', () => {
+    const e = run(
+      'cpu-native-refblas',
+      'cpu-native-NVIDIA_TF32_OVERRIDE',
+      slower('cpu-native-refblas', 40),
+      'cpu'
+    )
+    expect(e.findings.filter(f => f.relevant)).toEqual([])
+    expect(e.headline).toMatch(/^no relevant difference found/)
+    expect(e.findings.map(f => f.key)).toContain('env:NVIDIA_TF32_OVERRIDE')
+  })
+
+  test('with no measured difference the variable is recorded but not relevant', () => {
+    const same = analysis(
+      rows('cpu-native-refblas', 'native'),
+      rows('cpu-native-refblas', 'container')
+    ).comparisons
+    const e = run('cpu-native-refblas', 'cpu-native-CUBLAS_WORKSPACE_CONFIG', same)
+    expect(e.measured).toEqual([])
+    expect(e.findings.every(f => !f.relevant)).toBe(true)
+    expect(e.headline).toBe('no relevant difference found: the arms measured alike')
+  })
+})
+
+test('labels an image declares (CUDA_VERSION, NVIDIA_REQUIRE_CUDA) are never a cause', () => {
+  const e = run('cpu-native-refblas', 'cpu-native-declarative', slower('cpu-native-refblas', 40))
+  expect(e.findings.filter(f => f.relevant)).toEqual([])
+  const declared = e.findings.filter(f => f.kind === 'env').map(f => [f.label, f.impact])
+  expect(declared).toEqual(
+    expect.arrayContaining([
+      ['CUDA_VERSION', 0],
+      ['NVIDIA_REQUIRE_CUDA', 0]
+    ])
+  )
+  expect(whyMarkdown(e)).toContain('**No relevant difference found.**')
+})
+
+test('native reference BLAS vs an image with OpenBLAS: the BLAS is named first', () => {
+  const measured = analysis(rows('cpu-native-refblas', 'native'), rows('cpu-container-openblas', 'container'))
+  const e = run('cpu-native-refblas', 'cpu-container-openblas', measured.comparisons, 'cpu')
+  const top = e.findings[0]!
+  expect(top.label).toMatch(/^BLAS library/)
+  expect([top.baseline, top.candidate]).toEqual(['reference', 'openblas'])
+  expect(top.also).toEqual(expect.arrayContaining(['numpy.blas.config']))
+  const md = whyMarkdown(e)
+  expect(md).toContain('| BLAS library (numpy.blas.name)')
+})
+
+test('an image ENV that sets the variable is marked as coming from the image', () => {
+  const e = explain({
+    baselineEnv: 'native',
+    candidateEnv: 'container',
+    device: 'gpu',
+    alpha: 0.05,
+    stacks: [
+      stackOf('cpu-native-refblas', 'native'),
+      stackOf('cpu-native-NVIDIA_TF32_OVERRIDE', 'container')
+    ],
+    imageEnv: { container: { NVIDIA_TF32_OVERRIDE: '0', PATH: '/usr/bin' } },
+    comparisons: slower('cpu-native-refblas', 40),
+    telemetry: []
+  })
+  expect(e.findings[0]!.from_image_env).toBe(true)
+  expect(whyMarkdown(e)).toContain('(image ENV)')
+})
+
+test('every known variable has a meaning and a fix, and declarative ones have no domain', () => {
+  for (const [name, k] of Object.entries(ENV_KNOWLEDGE)) {
+    expect(`${name}: ${k.meaning}`).toMatch(/: \S/)
+    expect(k.fix.length).toBeGreaterThan(3)
+    if (k.impact === 0) expect(k.domains).toEqual([])
+  }
+})
+
+test('the stack digest ignores declarative labels and a filling JIT cache, not a real variable', () => {
+  const facts = (name: string): Record<string, unknown> => stackOf(name, 'x').facts
+  const base = stackDigest(facts('cpu-native-refblas'))
+  expect(stackDigest(facts('cpu-native-declarative'))).toBe(base)
+  expect(stackDigest(facts('cpu-native-OMP_NUM_THREADS'))).not.toBe(base)
+  expect(stackDigest(facts('cpu-container-openblas'))).not.toBe(base)
+  expect(base).toMatch(/^stack:[0-9a-f]{16}$/)
+})
+
+test('explainCheck explains the primary pair of an analysis, and nothing without one', () => {
+  const measured = analysis(rows('cpu-native-refblas', 'native'), rows('cpu-container-openblas', 'container'))
+  const stacks = [
+    { environment: 'native', workload: 'matmul', run: 1, facts: stackOf('cpu-native-refblas', 'n').facts },
+    {
+      environment: 'container',
+      workload: 'matmul',
+      run: 1,
+      facts: stackOf('cpu-container-openblas', 'c').facts
+    }
+  ]
+  const e = explainCheck({ analysis: measured, device: 'cpu', stacks, telemetry: [], imageEnv: {} })
+  expect(e?.findings[0]?.label).toMatch(/BLAS/)
+  expect(explainCheck({ analysis: null, device: 'cpu', stacks, telemetry: [], imageEnv: {} })).toBeNull()
+})
+
+test("a BLAS library's variable set where that library is not loaded is not a cause", () => {
+  // The native arm runs on the reference BLAS: OPENBLAS_* there changes nothing.
+  const base = stackOf('cpu-native-refblas', 'native')
+  const env = { ...(base.facts['env'] as Record<string, string>), OPENBLAS_CORETYPE: 'Haswell' }
+  const doctored = { ...base, facts: { ...base.facts, env } }
+  const e = explain({
+    baselineEnv: 'native',
+    candidateEnv: 'container',
+    device: 'cpu',
+    alpha: 0.05,
+    stacks: [doctored, stackOf('cpu-native-refblas', 'container')],
+    imageEnv: {},
+    comparisons: slower('cpu-native-refblas', 40),
+    telemetry: []
+  })
+  const f = e.findings.find(x => x.key === 'env:OPENBLAS_CORETYPE')!
+  expect([f.impact, f.relevant]).toEqual([0, false])
+})

@@ -1,0 +1,425 @@
+"""The software stack one workload process actually runs on, for the `stack` protocol event.
+
+Both arms run this same code, so the runner can diff what each arm really loaded: Python, torch
+and the CUDA libraries it mapped (by the files in /proc/self/maps, not by what a package claims),
+NumPy and the BLAS that answers its calls, the precision flags in effect, SDPA backends, CPU
+affinity, cgroup CPU limits, thread counts, the CUDA JIT cache, and every environment variable of
+a family known to change numerics or performance. Facts that cannot be read are None, never guessed.
+Standard library only; torch and numpy are passed in by the caller when it imported them.
+"""
+
+import ctypes
+import os
+import platform
+import re
+import sys
+
+# Families of environment variables that change numerics, performance, memory or start-up.
+ENV_PREFIXES = (
+    "CUDA_",
+    "CUBLAS_",
+    "CUBLASLT_",
+    "CUDNN_",
+    "CUFFT_",
+    "CURAND_",
+    "CUSPARSE_",
+    "NCCL_",
+    "NVIDIA_",
+    "NVTE_",
+    "TORCH_",
+    "TORCHINDUCTOR_",
+    "PYTORCH_",
+    "TRITON_",
+    "OMP_",
+    "GOMP_",
+    "KMP_",
+    "MKL_",
+    "OPENBLAS_",
+    "GOTO_",
+    "BLIS_",
+    "VECLIB_",
+    "NUMEXPR_",
+    "TF_ENABLE_",
+    "TF_GPU_",
+    "TF_FORCE_",
+    "TF_XLA_",
+    "TF_CUDNN_",
+    "XLA_",
+    "JAX_",
+    "MALLOC_",
+)
+ENV_NAMES = ("LD_PRELOAD", "LD_LIBRARY_PATH", "LD_BIND_NOW", "GLIBC_TUNABLES", "PYTHONMALLOC", "PYTHONHASHSEED")
+# Values of these are never recorded (a token in NVIDIA_API_KEY must not reach a report).
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH")
+REDACTED = "<redacted>"
+MAX_VALUE_CHARS = 300
+
+# Shared objects whose identity matters for speed or numerics: the mapped file names them.
+LIB_PATTERNS = (
+    ("cudart", r"libcudart\.so"),
+    ("cuda_driver", r"libcuda\.so"),
+    ("nvml", r"libnvidia-ml\.so"),
+    ("cublas", r"libcublas\.so"),
+    ("cublaslt", r"libcublasLt\.so"),
+    ("cudnn", r"libcudnn\.so"),
+    ("nccl", r"libnccl\.so"),
+    ("nvrtc", r"libnvrtc\.so"),
+    ("nvjitlink", r"libnvJitLink\.so"),
+    ("cusparselt", r"libcusparseLt\.so"),
+    ("torch_cuda", r"libtorch_cuda\.so"),
+    ("torch_cpu", r"libtorch_cpu\.so"),
+    ("blas", r"lib(?:scipy_)?openblas|libblas\.so|libmkl_rt|libmkl_core|libblis|libflexiblas|libcblas\.so|libsatlas|libtatlas|libaccelerate"),
+    ("lapack", r"liblapack\.so"),
+    ("openmp", r"libgomp|libiomp5|libomp\.so"),
+    ("malloc", r"libtcmalloc|libjemalloc|libmimalloc"),
+    ("libc", r"/libc\.so|/libc-\d"),
+)
+
+
+def _clip(value):
+    value = str(value)
+    return value if len(value) <= MAX_VALUE_CHARS else value[: MAX_VALUE_CHARS - 1] + "\u2026"
+
+
+def relevant_env(environ=None):
+    """{name: value} of the variables in the families above; secrets redacted, long values clipped."""
+    environ = os.environ if environ is None else environ
+    out = {}
+    for name in sorted(environ):
+        if not (name.startswith(ENV_PREFIXES) or name in ENV_NAMES):
+            continue
+        upper = name.upper()
+        out[name] = REDACTED if any(w in upper for w in SECRET_WORDS) else _clip(environ[name])
+    return out
+
+
+def mapped_libraries(maps_path="/proc/self/maps"):
+    """{kind: [file, ...]} of the shared objects this process has mapped (real paths, sorted)."""
+    try:
+        with open(maps_path) as f:
+            paths = sorted({line.split(None, 5)[5].strip() for line in f if len(line.split(None, 5)) == 6})
+    except (OSError, IndexError):
+        return None
+    out = {}
+    for p in paths:
+        if ".so" not in p:
+            continue
+        for kind, pattern in LIB_PATTERNS:
+            if re.search(pattern, p):
+                out.setdefault(kind, []).append(p)
+                break
+    return out
+
+
+def _cpu_list(cpus):
+    """[0,1,2,5] -> '0-2,5' (the kernel's own list format)."""
+    cpus = sorted(cpus)
+    parts = []
+    i = 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        parts.append(str(cpus[i]) if i == j else "%d-%d" % (cpus[i], cpus[j]))
+        i = j + 1
+    return ",".join(parts)
+
+
+def _read_first_line(path):
+    try:
+        with open(path) as f:
+            return f.readline().strip()
+    except OSError:
+        return None
+
+
+def cpu_facts():
+    facts = {"cpu_count": os.cpu_count(), "affinity_count": None, "affinity": None}
+    try:
+        aff = os.sched_getaffinity(0)
+        facts["affinity_count"] = len(aff)
+        facts["affinity"] = _cpu_list(aff)
+    except (AttributeError, OSError):
+        pass
+    # cgroup v2 CPU quota ("max 100000" = unlimited) and v1's pair; a container's --cpus shows here.
+    quota = _read_first_line("/sys/fs/cgroup/cpu.max")
+    if quota is None:
+        q = _read_first_line("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
+        p = _read_first_line("/sys/fs/cgroup/cpu/cpu.cfs_period_us")
+        quota = None if q is None else ("max %s" % p if q == "-1" else "%s %s" % (q, p))
+    facts["cgroup_cpu_max"] = quota
+    facts["cgroup_memory_max"] = _read_first_line("/sys/fs/cgroup/memory.max") or _read_first_line("/sys/fs/cgroup/memory/memory.limit_in_bytes")
+    model = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    facts["model"] = model
+    facts["governor"] = _read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+    return facts
+
+
+# ---- BLAS behind NumPy ----------------------------------------------------------------------------
+
+# (symbol, kind) to ask a loaded library who it is; scipy-openblas prefixes and suffixes its names.
+_BLAS_CONFIG_SYMBOLS = (
+    ("openblas_get_config", "openblas"),
+    ("openblas_get_config64_", "openblas"),
+    ("scipy_openblas_get_config", "openblas"),
+    ("scipy_openblas_get_config64_", "openblas"),
+    ("MKL_Get_Version_String", "mkl"),
+    ("bli_info_get_version_str", "blis"),
+    ("flexiblas_current_backend", "flexiblas"),
+)
+_BLAS_THREAD_SYMBOLS = (
+    "openblas_get_num_threads",
+    "openblas_get_num_threads64_",
+    "scipy_openblas_get_num_threads",
+    "scipy_openblas_get_num_threads64_",
+    "MKL_Get_Max_Threads",
+    "bli_thread_get_num_threads",
+)
+
+
+def _blas_identity(path):
+    """(kind, version-or-config string, threads) of one loaded BLAS library, read through its own API."""
+    try:
+        lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 4) | ctypes.RTLD_GLOBAL)
+    except OSError:
+        return None, None, None
+    kind, config = None, None
+    for sym, k in _BLAS_CONFIG_SYMBOLS:
+        fn = getattr(lib, sym, None)
+        if fn is None:
+            continue
+        kind = k
+        if k == "mkl":
+            buf = ctypes.create_string_buffer(256)
+            fn.argtypes = [ctypes.c_char_p, ctypes.c_int]
+            fn(buf, 256)
+            config = buf.value.decode("utf-8", "replace")
+        elif k == "flexiblas":
+            buf = ctypes.create_string_buffer(256)
+            fn.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            fn(buf, 256)
+            config = buf.value.decode("utf-8", "replace")
+        else:
+            fn.restype = ctypes.c_char_p
+            raw = fn()
+            config = raw.decode("utf-8", "replace").strip() if raw else None
+        break
+    threads = None
+    for sym in _BLAS_THREAD_SYMBOLS:
+        fn = getattr(lib, sym, None)
+        if fn is not None:
+            fn.restype = ctypes.c_int
+            threads = int(fn())
+            break
+    if kind is None:
+        # A libblas.so without any vendor API is the reference (netlib) implementation.
+        base = os.path.basename(path)
+        kind = "reference" if base.startswith(("libblas.so", "libcblas.so")) else "unknown"
+    return kind, config, threads
+
+
+def numpy_blas(np, libs):
+    """What answers NumPy's BLAS calls: the build-time name and the library actually loaded."""
+    if np is None:
+        return None
+    build = None
+    try:
+        cfg = np.show_config(mode="dicts")  # NumPy >= 1.26
+        b = cfg.get("Build Dependencies", {}).get("blas", {})
+        build = {"name": b.get("name"), "version": b.get("version"), "openblas_configuration": b.get("openblas configuration")}
+    except TypeError:  # older NumPy: show_config() only prints; its blas_opt_info names the link libraries
+        info = getattr(getattr(np, "__config__", None), "blas_opt_info", None) or {}
+        build = {"name": ",".join(info.get("libraries", [])) or None, "version": None, "openblas_configuration": None}
+    except Exception:
+        pass
+    runtime = []
+    for path in (libs or {}).get("blas", []):
+        kind, config, threads = _blas_identity(path)
+        runtime.append({"library": path, "kind": kind, "config": config, "threads": threads})
+    tpc = None
+    try:
+        import threadpoolctl  # noqa: F401  (optional: where present it is the reference)
+
+        tpc = [
+            {k: info.get(k) for k in ("internal_api", "version", "num_threads", "threading_layer", "architecture", "filepath")}
+            for info in threadpoolctl.threadpool_info()
+        ]
+    except Exception:
+        pass
+    first = runtime[0] if runtime else {}
+    return {
+        "name": first.get("kind"),
+        "config": first.get("config"),
+        "threads": first.get("threads"),
+        "library": first.get("library"),
+        "loaded": runtime,
+        "build": build,
+        "threadpoolctl": tpc,
+    }
+
+
+# ---- CUDA ---------------------------------------------------------------------------------------
+
+
+def _version_from_lib(paths, symbol, by_ref=True):
+    """Call an int-returning `symbol(int*)` (or `size_t symbol()`) of an already-loaded library."""
+    for path in paths or []:
+        try:
+            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 4))
+            fn = getattr(lib, symbol)
+        except (OSError, AttributeError):
+            continue
+        if by_ref:
+            v = ctypes.c_int()
+            if fn(ctypes.byref(v)) == 0:
+                return int(v.value)
+        else:
+            fn.restype = ctypes.c_size_t
+            return int(fn())
+    return None
+
+
+def _cublas_version(paths):
+    """'MAJOR.MINOR.PATCH' through cublasGetProperty (needs no handle)."""
+    parts = []
+    for prop in (0, 1, 2):  # MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
+        for path in paths or []:
+            try:
+                fn = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 4)).cublasGetProperty
+            except (OSError, AttributeError):
+                continue
+            v = ctypes.c_int()
+            if fn(ctypes.c_int(prop), ctypes.byref(v)) == 0:
+                parts.append(str(v.value))
+                break
+    return ".".join(parts) if len(parts) == 3 else None
+
+
+def _nvml_driver():
+    try:
+        lib = ctypes.CDLL("libnvidia-ml.so.1")
+        if lib.nvmlInit_v2() != 0:
+            return None
+        buf = ctypes.create_string_buffer(96)
+        ok = lib.nvmlSystemGetDriverVersion(buf, ctypes.c_uint(96)) == 0
+        return buf.value.decode() if ok else None
+    except (OSError, AttributeError):
+        return None
+
+
+def _cuda_cache():
+    """The CUDA JIT (PTX -> SASS) cache this process uses, and how much it holds now."""
+    disabled = os.environ.get("CUDA_CACHE_DISABLE") == "1"
+    path = os.environ.get("CUDA_CACHE_PATH") or os.path.join(os.path.expanduser("~"), ".nv", "ComputeCache")
+    size = 0
+    files = 0
+    exists = os.path.isdir(path)
+    if exists:
+        for root, _dirs, names in os.walk(path):
+            for n in names:
+                try:
+                    size += os.lstat(os.path.join(root, n)).st_size
+                    files += 1
+                except OSError:
+                    pass
+                if files > 100000:  # bounded walk
+                    break
+    return {"path": path, "disabled": disabled, "exists": exists, "bytes": size if exists else None, "files": files if exists else None}
+
+
+def torch_facts(torch, dev, libs):
+    """torch's build, the CUDA libraries it loaded, and the precision/backend switches in effect."""
+    if torch is None:
+        return None
+    t = {
+        "version": torch.__version__,
+        "git_version": getattr(torch.version, "git_version", None),
+        "cuda_build": getattr(torch.version, "cuda", None),
+        "num_threads": torch.get_num_threads(),
+        "num_interop_threads": torch.get_num_interop_threads(),
+        "mkl": bool(getattr(torch.backends, "mkl", None) and torch.backends.mkl.is_available()),
+        "openmp": bool(getattr(torch.backends, "openmp", None) and torch.backends.openmp.is_available()),
+    }
+    prec = {"float32_matmul_precision": torch.get_float32_matmul_precision()}
+    cuda_b = getattr(torch.backends, "cuda", None)
+    cudnn_b = getattr(torch.backends, "cudnn", None)
+    for name, get in (
+        ("cuda_matmul_allow_tf32", lambda: cuda_b.matmul.allow_tf32),
+        ("cuda_matmul_fp16_reduced_precision", lambda: cuda_b.matmul.allow_fp16_reduced_precision_reduction),
+        ("cuda_matmul_bf16_reduced_precision", lambda: cuda_b.matmul.allow_bf16_reduced_precision_reduction),
+        ("cuda_matmul_fp32_precision", lambda: cuda_b.matmul.fp32_precision),  # torch >= 2.9
+        ("cudnn_allow_tf32", lambda: cudnn_b.allow_tf32),
+        ("cudnn_fp32_precision", lambda: cudnn_b.fp32_precision),
+        ("cudnn_benchmark", lambda: cudnn_b.benchmark),
+        ("cudnn_deterministic", lambda: cudnn_b.deterministic),
+        ("deterministic_algorithms", lambda: torch.are_deterministic_algorithms_enabled()),
+        ("preferred_blas_library", lambda: str(cuda_b.preferred_blas_library())),
+    ):
+        try:
+            prec[name] = get()
+        except Exception:
+            prec[name] = None
+    sdpa = {}
+    for name, fn in (("flash", "flash_sdp_enabled"), ("mem_efficient", "mem_efficient_sdp_enabled"), ("math", "math_sdp_enabled"), ("cudnn", "cudnn_sdp_enabled")):
+        try:
+            sdpa[name] = bool(getattr(cuda_b, fn)())
+        except Exception:
+            sdpa[name] = None
+    t["precision"] = prec
+    t["sdpa"] = sdpa
+    cuda = None
+    if dev is not None and getattr(dev, "type", None) == "cuda":
+        cap = torch.cuda.get_device_capability(dev)
+        arch = "sm_%d%d" % cap
+        arch_list = list(torch.cuda.get_arch_list())
+        nccl = None
+        try:
+            nccl = ".".join(str(x) for x in torch.cuda.nccl.version())
+        except Exception:
+            pass
+        cuda = {
+            "runtime": _version_from_lib(libs.get("cudart"), "cudaRuntimeGetVersion") if libs else None,
+            "driver_api": _version_from_lib(libs.get("cuda_driver"), "cuDriverGetVersion") if libs else None,
+            "driver": _nvml_driver(),
+            "cublas": _cublas_version(libs.get("cublas")),
+            "cublaslt": _version_from_lib(libs.get("cublaslt"), "cublasLtGetVersion", by_ref=False) if libs else None,
+            "cudnn": cudnn_b.version() if cudnn_b is not None and cudnn_b.is_available() else None,
+            "nccl": nccl,
+            "device_arch": arch,
+            "arch_list": arch_list,
+            # No SASS for this GPU in the build: every kernel is JIT-compiled from PTX at first use.
+            "sass_for_device": arch in arch_list,
+            "module_loading": os.environ.get("CUDA_MODULE_LOADING"),
+            "jit_cache": _cuda_cache(),
+        }
+    t["cuda"] = cuda
+    return t
+
+
+def collect(torch=None, dev=None, np=None, maps_path="/proc/self/maps"):
+    """The `stack` event's facts (call after the backend is imported and the device is initialised)."""
+    libs = mapped_libraries(maps_path)
+    if np is None:
+        np = sys.modules.get("numpy")
+    return {
+        "python": {
+            "version": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "compiler": platform.python_compiler(),
+            "executable": sys.executable,
+        },
+        "os": {"kernel": platform.release(), "libc": "%s %s" % platform.libc_ver()},
+        "torch": torch_facts(torch, dev, libs or {}),
+        "numpy": None if np is None else {"version": np.__version__, "blas": numpy_blas(np, libs)},
+        "cpu": cpu_facts(),
+        "libraries": libs,
+        "env": relevant_env(),
+    }
