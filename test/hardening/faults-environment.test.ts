@@ -125,7 +125,18 @@ describe('environment faults (real CLI)', () => {
     const skip = tmpfs(full, 'size=64k')
     if (skip) return console.warn(`skipped: ${skip}`)
     try {
-      const args = ['run', ...FAST, '--arms', 'native,native', '--runs', '6', '--out', 'full/out']
+      const args = [
+        'run',
+        ...FAST,
+        '--arms',
+        'native,native',
+        '--runs',
+        '6',
+        '--max-runs',
+        '6',
+        '--out',
+        'full/out'
+      ]
       const r = cli(args, ws)
       const out = path.join(full, 'out')
       expect(r.code).toBe(2)
