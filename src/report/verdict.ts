@@ -147,7 +147,11 @@ export function verdictLine(summary: CheckSummary): string {
 /** On a regression or an undecided gate: what most likely explains it, linked to the section. */
 function whyClause(summary: CheckSummary): string | null {
   const e = summary.explanation
-  const undecided = summary.verdict === 'regression' || summary.analysis?.verdict === 'inconclusive'
+  // A regression, an undecided gate, or arms that differ the other way (an improvement) want a reason.
+  const undecided =
+    summary.verdict === 'regression' ||
+    summary.analysis?.verdict === 'inconclusive' ||
+    gatingComparisons(summary).some(c => (c.verdict as string) === 'improvement')
   if (!e || !undecided) return null
   return `[why: ${clip(e.headline)}](${WHY_ANCHOR})`
 }
