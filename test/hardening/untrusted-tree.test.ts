@@ -279,7 +279,9 @@ describe('case 7: robustness', () => {
         `for i in range(150000):\n` +
         `    w(json.dumps({"event": "sample", "metric": "kernel_ms", "value": 1.0 + (i % 7) * 0.01, "unit": "ms", "better": "lower", "iteration": i}) + "\\n")\n`
     )
-    const r = cli(['run', ...FAST, ...NATIVE], ws, { ...process.env, GPU_OVERHEAD_WORKLOADS: dir }, 300_000)
+    // --max-runs 2 pins the schedule to the 4 processes counted below (sequential stopping could add more).
+    const args = ['run', ...FAST, '--max-runs', '2', ...NATIVE]
+    const r = cli(args, ws, { ...process.env, GPU_OVERHEAD_WORKLOADS: dir }, 300_000)
     noStackTrace(r.stderr)
     expect(r.stderr).not.toMatch(/Maximum call stack/)
     expect([0, 1]).toContain(r.code)
