@@ -10,6 +10,7 @@ import {
   runArgs
 } from '../tools/docker.js'
 import type { BindMount, ContainerRuntime, Workload } from '../types/index.js'
+import { runtimeClientEnv } from '../util/child-env.js'
 import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
 
@@ -55,6 +56,8 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
   return {
     command: input.runtime,
     args: containerArgs(input),
+    // The client (not the container) needs the runtime's own settings, e.g. CONTAINERS_CONF, DOCKER_HOST.
+    env: runtimeClientEnv(process.env),
     timeoutMs: input.timeoutMs,
     ...(input.hold ? { hold: true } : {}),
     // Killing the client does not stop the container: kill it by name too.

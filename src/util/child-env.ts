@@ -49,3 +49,32 @@ export function scrubbedEnv(
   for (const [k, v] of Object.entries(base)) if (v !== undefined && isPassedToWorkloads(k)) env[k] = v
   return { ...env, ...extra }
 }
+
+/**
+ * The container runtime's own client settings (where the engine is, its config files, rootless podman's
+ * runtime dir): the docker/podman client process needs them, the container never sees them (it gets only `-e`).
+ */
+const RUNTIME_CLIENT_NAMES = [
+  'DOCKER_HOST',
+  'DOCKER_CONTEXT',
+  'DOCKER_CONFIG',
+  'DOCKER_CERT_PATH',
+  'DOCKER_TLS_VERIFY',
+  'CONTAINER_HOST',
+  'CONTAINERS_CONF',
+  'CONTAINERS_STORAGE_CONF',
+  'CONTAINERS_REGISTRIES_CONF',
+  'XDG_RUNTIME_DIR',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME'
+]
+
+/** The workload allow-list plus the runtime client's settings: the env of the docker/podman client process. */
+export function runtimeClientEnv(base: NodeJS.ProcessEnv): Record<string, string> {
+  const extra: Record<string, string> = {}
+  for (const k of RUNTIME_CLIENT_NAMES) {
+    const v = base[k]
+    if (v !== undefined) extra[k] = v
+  }
+  return scrubbedEnv(base, extra)
+}
