@@ -57,6 +57,8 @@ describe('image bump: container:<current>, container:<candidate>, native', () =>
       'matmul',
       '--runs',
       '3',
+      '--max-runs',
+      '3',
       '--warmup-runs',
       '0',
       '--python',
