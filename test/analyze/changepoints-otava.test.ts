@@ -100,7 +100,11 @@ if (SHARED_FILE === undefined)
 ;(SHARED_FILE === undefined ? describe.skip : describe)(
   'Apache Otava’s own tests (shared/fixtures/otava)',
   () => {
-    const data = JSON.parse(readFileSync(SHARED_FILE!, 'utf8')) as OtavaTests
+    // describe.skip still runs this body: read nothing when the file is absent.
+    const data: OtavaTests =
+      SHARED_FILE === undefined
+        ? { repository: '', commit: '', cases: [] }
+        : (JSON.parse(readFileSync(SHARED_FILE, 'utf8')) as OtavaTests)
     it('is the expected extract', () => {
       expect(data.repository).toBe('apache/otava')
       expect(data.cases.length).toBeGreaterThanOrEqual(17)

@@ -226,9 +226,11 @@ describe('case 6: nothing hangs the runner', () => {
     expect(r.signal).toBeNull()
     expect(Date.now() - t0).toBeLessThan(150_000)
     expect(r.code).not.toBe(0)
-    expectIncomplete(path.join(ws, 'out'))
-    // What the hung engine left behind is removed here with the real client.
-    const left = spawnSync(realDocker, ['ps', '-aq', '--filter', `label=${LABEL}`], { encoding: 'utf8' })
+    const summary = expectIncomplete(path.join(ws, 'out'))
+    // What the hung engine left behind is removed here with the real client — this check's containers
+    // only: other test files run probes and checks on the same engine at the same time.
+    const filter = `label=${LABEL}=${summary.check_id}`
+    const left = spawnSync(realDocker, ['ps', '-aq', '--filter', filter], { encoding: 'utf8' })
     for (const id of left.stdout.split('\n').filter(Boolean)) spawnSync(realDocker, ['rm', '-f', id])
   }, 200_000)
 
