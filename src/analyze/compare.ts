@@ -14,7 +14,7 @@ import { knownMetric } from './known-metrics.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from './run-values.js'
 import { describeModes, findModes } from './modality.js'
 import { aggregateRows, isStartupMetric } from './run-values.js'
-import type { BootstrapOptions, Interval } from './stats.js'
+import type { BootstrapOptions, Interval } from './stats/index.js'
 import {
   describe,
   holm,
@@ -25,7 +25,7 @@ import {
   runsNeeded,
   tost,
   welchTTest
-} from './stats.js'
+} from './stats/index.js'
 import { appendAll } from '../util/arrays.js'
 
 // ---- direction ----

@@ -14,7 +14,7 @@ import type {
 } from '../types/index.js'
 import { blockScaled } from './blocking.js'
 import { analyzeRecords, type AnalyzeRecordsOptions } from './compare.js'
-import { holm } from './stats.js'
+import { holm } from './stats/index.js'
 
 /** Rows for the pooled analysis and the baseline: each GPU a block (see blockScaled). */
 export function pooledRows(samples: readonly SampleRecord[]): SampleRecord[] {

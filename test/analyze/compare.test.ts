@@ -11,7 +11,7 @@ import {
   metricDirection,
   overallVerdict
 } from '../../src/analyze/compare.js'
-import { holm } from '../../src/analyze/stats.js'
+import { holm } from '../../src/analyze/stats/index.js'
 import type { Comparison, SampleRecord } from '../../src/types/index.js'
 import { noise, nonFiniteNumbers, series } from './helpers.js'
 
