@@ -1,7 +1,7 @@
 /** The analyze stage's public face: other stages and the entry points import from here. */
 export * from './baseline.js'
 export * from './blocking.js'
-export * from './compare.js'
+export * from './compare/index.js'
 export * from './family.js'
 export * from './history-compare.js'
 export * from './known-metrics.js'

@@ -19,7 +19,7 @@
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
 import type { Direction } from '../types/index.js'
-import { equivalenceBounds } from './compare.js'
+import { equivalenceBounds } from './compare/index.js'
 import { holm, tost, variance } from './stats/index.js'
 import { minOf } from '../util/arrays.js'
 

@@ -10,7 +10,7 @@ import {
   measureComparison,
   metricDirection,
   overallVerdict
-} from '../../src/analyze/compare.js'
+} from '../../src/analyze/compare/index.js'
 import { holm } from '../../src/analyze/stats/index.js'
 import type { Comparison, SampleRecord } from '../../src/types/index.js'
 import { noise, nonFiniteNumbers, series } from './helpers.js'
