@@ -12,6 +12,7 @@ import { runPreflight } from './run.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import type { Mount, PreflightResult } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
+import type { Logger } from '../util/log.js'
 import { dockerRootDir, engineVersion } from '../tools/docker.js'
 
 export interface PreflightOutcome {
@@ -21,6 +22,37 @@ export interface PreflightOutcome {
   images: Map<string, ImageFacts>
   runtimeVersion: string | null
   warnings: string[]
+  /** What this configuration cannot measure, and why (the report lists them). */
+  notMeasured: { what: string; why: string }[]
+}
+
+/** Before preflight ran (the INCOMPLETE placeholder's): nothing known. */
+export function emptyPreflightOutcome(): PreflightOutcome {
+  return { results: [], gpus: null, images: new Map(), runtimeVersion: null, warnings: [], notMeasured: [] }
+}
+
+/** Each result as one log line: passes and skips as info, the rest as warnings. */
+export function logPreflight(results: readonly PreflightResult[], logger: Logger): void {
+  for (const p of results) {
+    const line = `${p.name}: ${p.status} — ${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
+    if (p.status === 'pass' || p.status === 'skip') logger.info(line)
+    else logger.warn(line)
+  }
+}
+
+function notMeasured(config: Config): PreflightOutcome['notMeasured'] {
+  const out: PreflightOutcome['notMeasured'] = []
+  if (!config.arms.some(a => a.kind === 'container'))
+    out.push({
+      what: 'container overhead',
+      why: `no container arm (arms: ${config.arms.map(a => a.label).join(', ')}): this is a calibration of the native side only`
+    })
+  if (config.device === 'cpu')
+    out.push({
+      what: 'GPU work, CUDA init, telemetry, energy',
+      why: 'device is cpu: the workloads ran on the CPU'
+    })
+  return out
 }
 
 /**
@@ -119,5 +151,5 @@ export async function preflightStage(
   if (images.length) {
     runtimeVersion = await engineVersion(config.containerRuntime)
   }
-  return { results, gpus, images: facts, runtimeVersion, warnings: [] }
+  return { results, gpus, images: facts, runtimeVersion, warnings: [], notMeasured: notMeasured(config) }
 }
