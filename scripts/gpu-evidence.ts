@@ -6,7 +6,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import * as zlib from 'node:zlib'
-import { analyzeRecords } from '../src/analyze/compare.js'
+import { analyzeRecords } from '../src/analyze/compare/index.js'
 import type { RawRow } from '../src/analyze/run-values.js'
 import { seededRandom } from '../src/plan/schedule.js'
 

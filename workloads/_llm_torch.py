@@ -219,6 +219,10 @@ class TorchSession:
             self.model.decode_step(self)
 
 
+# Requests the graph verification makes (eager, then graph): they count as warm-up.
+VERIFY_REQUESTS = 2
+
+
 def run_torch(proto, args, torch, t_imports):
     gpu = args.device == "gpu"
     if args.model_path:
@@ -320,7 +324,9 @@ def run_torch(proto, args, torch, t_imports):
                 use_graph = False
                 reason = "graph tokens differ from eager tokens"
                 print("llm: " + reason + "; decoding eagerly", file=sys.stderr)
-        for _ in range(args.warmup):
+        # The verification's two requests (eager, then the graph) warm the same path: they count toward
+        # --warmup, so every configuration starts measuring after the same number of requests either way.
+        for _ in range(max(0, args.warmup - (VERIFY_REQUESTS if verified is not None else 0))):
             request(prompt(), use_graph)
         warmup_s += time.perf_counter() - t
         mode = "cuda-graph" if use_graph else "eager"

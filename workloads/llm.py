@@ -42,7 +42,7 @@ def parse(argv):
     p.add_argument("--decode-mode", choices=["graph", "eager"], default="graph", help="graph falls back to eager")
     p.add_argument("--backend", choices=["torch", "numpy"], default=None, help="gpu: torch; cpu: torch, else numpy")
     p.add_argument("--model-path", default=None, help="local Hugging Face model folder (needs transformers)")
-    p.add_argument("--no-verify", action="store_true", help="skip comparing graph tokens with eager tokens")
+    p.add_argument("--no-verify", action="store_true", help="skip comparing graph tokens with eager tokens (its 2 requests count toward --warmup)")
     args = p.parse_args(argv)
     gpu = args.device == "gpu"
     if gpu:

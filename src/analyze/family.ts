@@ -6,8 +6,8 @@
  * each group is its own report of identical fingerprints.
  */
 import type { Comparison, MetricVerdict } from '../types/index.js'
-import type { DecideOptions } from './compare.js'
-import { decide, overallVerdict } from './compare.js'
+import type { DecideOptions } from './compare/index.js'
+import { decide, overallVerdict } from './compare/index.js'
 
 export interface DecidedFamily {
   arms: Comparison[]

@@ -20,7 +20,7 @@
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
 import type { Comparison, Direction, MetricScope } from '../types/index.js'
-import { variance } from './stats.js'
+import { variance } from './stats/index.js'
 
 /** What one stored check keeps of one metric: its summary (and, bounded by its runs, the values). */
 export interface CheckMetricSummary {

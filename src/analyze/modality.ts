@@ -7,7 +7,7 @@
  * screen, not a proof; the note says so by giving the numbers.
  */
 import { median as ssMedian } from 'simple-statistics'
-import { variance } from './stats.js'
+import { variance } from './stats/index.js'
 
 export const MODALITY_MIN_RUNS = 4
 /** A gap smaller than 1% of the median is not a separate mode worth naming, however quiet the groups. */

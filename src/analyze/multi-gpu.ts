@@ -13,8 +13,8 @@ import type {
   SampleRecord
 } from '../types/index.js'
 import { blockScaled } from './blocking.js'
-import { analyzeRecords, type AnalyzeRecordsOptions } from './compare.js'
-import { holm } from './stats.js'
+import { analyzeRecords, type AnalyzeRecordsOptions } from './compare/index.js'
+import { holm } from './stats/index.js'
 
 /** Rows for the pooled analysis and the baseline: each GPU a block (see blockScaled). */
 export function pooledRows(samples: readonly SampleRecord[]): SampleRecord[] {

@@ -7,7 +7,7 @@
  * the corrected levels did not allow. The executor receives `afterBlock` as an injected callback.
  */
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
-import { metricDirection, overallVerdict } from './compare.js'
+import { metricDirection, overallVerdict } from './compare/index.js'
 import { aggregateRows } from './run-values.js'
 import {
   describeUndecided,

@@ -19,8 +19,8 @@
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
 import type { Direction } from '../types/index.js'
-import { equivalenceBounds } from './compare.js'
-import { holm, tost, variance } from './stats.js'
+import { equivalenceBounds } from './compare/index.js'
+import { holm, tost, variance } from './stats/index.js'
 import { minOf } from '../util/arrays.js'
 
 /** Pocock-type spends much of α early (decides easy metrics at the first looks); O'Brien–Fleming-type little. */

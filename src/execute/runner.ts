@@ -15,7 +15,7 @@ import type {
 } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
-import { laneLabel, type Lane } from '../plan/index.js'
+import { endsBlock, laneLabel, nextCandidates, type Lane } from '../plan/index.js'
 import { memoryRecords } from './memory.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
 import { stackDigest } from './stack/digest.js'
@@ -64,16 +64,6 @@ export interface BlockDone {
   samples: readonly SampleRecord[]
   elapsedMs: number
   blockMs: number
-}
-
-/** The block ends at `i` when the next slot belongs to another workload, block or kind. */
-function endsBlock(plan: readonly PlannedRun[], i: number): boolean {
-  const p = plan[i]!
-  const next = plan[i + 1]
-  return (
-    p.warmup === false &&
-    (next === undefined || next.workload !== p.workload || next.run !== p.run || next.warmup)
-  )
 }
 
 export interface ExecuteResult {
@@ -175,9 +165,11 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   const prefix = ctx.label ? `${ctx.label} ` : ''
   const eta = new PlanEta()
   let blockStart = t0
-  // Prestart (one lane): the next slot's process, started and held while this one measures.
+  // Prestart (one lane): the next slot's process, started and held while this one measures. Where this
+  // slot ends a block that the sequential rule may stop on, the next workload's first process is held too
+  // (imports only, CPU), so a stop does not leave the next workload to start cold; the unused one is dropped.
   const prestart = ctx.prestart === true && lanes.length === 1
-  let pending: Launched[] | null = null
+  let pending: Launched[][] = []
   const abandoned: Promise<ProcessResult>[] = []
   const abandon = (ls: Launched[]): void => {
     for (const l of ls) {
@@ -205,21 +197,19 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     const L = lanes.length
     const launch = (p: PlannedRun): Launched[] =>
       lanes.map((lane, k) => launchOnLane(p, lane, (p.run - 1) * L + k + 1, ctx, samples, stacks, prestart))
-    let launched: Launched[]
-    if (pending !== null && pending[0]!.planned === planned) launched = pending
-    else {
-      if (pending !== null) abandon(pending)
-      launched = launch(planned)
-    }
-    pending = null
+    const held = pending.find(ls => ls[0]!.planned === planned)
+    for (const ls of pending) if (ls !== held) abandon(ls)
+    pending = []
+    const launched = held ?? launch(planned)
     // Every lane at once: both arms meet the same neighbours on a shared host.
     for (const l of launched) l.handle.release()
-    if (prestart) {
-      const next = plan
-        .slice(index + 1)
-        .find(p => !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload))
-      if (next !== undefined) pending = launch(next)
-    }
+    if (prestart)
+      pending = nextCandidates(
+        plan,
+        index,
+        p => !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload),
+        ctx.afterBlock !== undefined
+      ).map(launch)
     const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)
 
@@ -272,7 +262,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       }
     }
   }
-  if (pending !== null) abandon(pending)
+  for (const ls of pending) abandon(ls)
   await Promise.all(abandoned)
   const reasons = [...failedWorkloads.values()]
   if (writeStop) reasons.unshift(writeStop)

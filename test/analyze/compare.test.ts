@@ -10,8 +10,8 @@ import {
   measureComparison,
   metricDirection,
   overallVerdict
-} from '../../src/analyze/compare.js'
-import { holm } from '../../src/analyze/stats.js'
+} from '../../src/analyze/compare/index.js'
+import { holm } from '../../src/analyze/stats/index.js'
 import type { Comparison, SampleRecord } from '../../src/types/index.js'
 import { noise, nonFiniteNumbers, series } from './helpers.js'
 

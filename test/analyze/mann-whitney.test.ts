@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { mannWhitneyU } from '../../src/analyze/mann-whitney.js'
+import { mannWhitneyU } from '../../src/analyze/stats/index.js'
 
 interface Case {
   name: string

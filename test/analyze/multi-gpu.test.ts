@@ -6,7 +6,7 @@
 import * as fs from 'node:fs'
 import { knownMetric } from '../../src/analyze/known-metrics.js'
 import { gunzipSync } from 'node:zlib'
-import { analyzeRecords } from '../../src/analyze/compare.js'
+import { analyzeRecords } from '../../src/analyze/compare/index.js'
 import { gpuDeviations, multiGpuSummary, multiGpuWarnings, pooledRows } from '../../src/analyze/multi-gpu.js'
 import type { CheckSummary, GpuLaneInfo, SampleRecord } from '../../src/types/index.js'
 

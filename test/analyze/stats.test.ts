@@ -11,7 +11,7 @@ import {
   tDeltaRatioInterval,
   tost,
   welchTTest
-} from '../../src/analyze/stats.js'
+} from '../../src/analyze/stats/index.js'
 
 interface RefInterval {
   low: number

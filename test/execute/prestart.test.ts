@@ -8,6 +8,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { executePlan } from '../../src/execute/runner.js'
 import { nativeSpec } from '../../src/execute/native.js'
+import { nextCandidates } from '../../src/plan/index.js'
 import { buildPlan } from '../../src/plan/schedule.js'
 import { ResultsWriter } from '../../src/results/store.js'
 import type { Arm, Fingerprint } from '../../src/types/index.js'
@@ -80,4 +81,84 @@ describe('prestart', () => {
     expect(r.runs.length).toBe(2)
     expect(r.complete).toBe(true)
   }, 120000)
+
+  it('where the sequential rule may stop a workload, the next workload’s first process is held too', async () => {
+    const plan = buildPlan({
+      arms,
+      workloads: ['matmul', 'llm'],
+      runs: 3,
+      warmupRuns: 0,
+      schedule: 'abba',
+      seed: 1
+    })
+    const launches: { workload: string; run: number; at: number }[] = []
+    const args: Record<string, string[]> = {
+      matmul: ['--device', 'cpu', '--size', '64', '--iters', '3', '--warmup', '1'],
+      llm: ['--device', 'cpu', '--preset', 'tiny', '--iters', '2', '--warmup', '0']
+    }
+    const r = await executePlan(plan, {
+      checkId: 'c2',
+      specFor: (p, _lane, hold) => {
+        launches.push({ workload: p.workload, run: p.run, at: Date.now() })
+        return nativeSpec({
+          python: 'python3',
+          workloadsDir: WORKLOADS,
+          workload: p.workload,
+          args: args[p.workload]!,
+          env: {},
+          timeoutMs: 60000,
+          hold
+        })
+      },
+      fingerprintFor: () => ({}) as Fingerprint,
+      paramsFor: () => ({}),
+      writer: ResultsWriter.open(path.join(tmp, `out-two-${Date.now()}`)),
+      logger: silentLogger,
+      prestart: true,
+      // matmul is decided after its first block (one run per arm); llm runs all three.
+      afterBlock: b => (b.workload === 'matmul' ? 'decided' : null)
+    })
+    expect(r.complete).toBe(true)
+    expect(r.runs.map(x => `${x.workload}:${x.run}`)).toEqual([
+      'matmul:1',
+      'matmul:1',
+      ...Array(6)
+        .fill('llm')
+        .map((w, i) => `${w}:${Math.floor(i / 2) + 1}`)
+    ])
+    const lastMatmulEnd = Math.max(...r.runs.filter(x => x.workload === 'matmul').map(x => x.end_ms))
+    const firstLlm = launches.find(l => l.workload === 'llm')!
+    // llm's first process was started while matmul still measured, not cold after the stop.
+    expect(firstLlm.at).toBeLessThan(lastMatmulEnd)
+    // The speculative matmul run 2 was started, then dropped; nothing else was wasted.
+    expect(launches.filter(l => l.workload === 'matmul').map(l => l.run)).toEqual([1, 1, 2])
+    expect(launches.filter(l => l.workload === 'llm').length).toBe(6)
+  }, 180000)
+})
+
+describe('nextCandidates', () => {
+  const plan = buildPlan({
+    arms,
+    workloads: ['matmul', 'llm'],
+    runs: 2,
+    warmupRuns: 0,
+    schedule: 'abba',
+    seed: 1
+  })
+  const all = (): boolean => true
+  const key = (ps: { workload: string; run: number }[]): string[] => ps.map(p => `${p.workload}:${p.run}`)
+  it('inside a block: only the next slot', () => {
+    expect(key(nextCandidates(plan, 0, all, true))).toEqual(['matmul:1'])
+  })
+  it('at a block end that may stop: the next slot and the next workload’s first', () => {
+    expect(key(nextCandidates(plan, 1, all, true))).toEqual(['matmul:2', 'llm:1'])
+  })
+  it('without a sequential rule, or at a workload boundary: one slot', () => {
+    expect(key(nextCandidates(plan, 1, all, false))).toEqual(['matmul:2'])
+    expect(key(nextCandidates(plan, 3, all, true))).toEqual(['llm:1'])
+    expect(key(nextCandidates(plan, 7, all, true))).toEqual([])
+  })
+  it('skips stopped or failed workloads', () => {
+    expect(key(nextCandidates(plan, 1, p => p.workload !== 'matmul', true))).toEqual(['llm:1'])
+  })
 })

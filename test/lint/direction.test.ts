@@ -33,7 +33,7 @@ describe('stage direction (no-restricted-imports)', () => {
   })
 
   it('fails a stage below report/ importing the GitHub toolkit', async () => {
-    const r = await lintAs('analyze-talks-to-github.txt', 'src/analyze/stats.ts')
+    const r = await lintAs('analyze-talks-to-github.txt', 'src/analyze/index.ts')
     expect(restricted(r)).toEqual([expect.stringMatching(/Only report\/.*talk to GitHub/)])
   })
 

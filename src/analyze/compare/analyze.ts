@@ -1,0 +1,153 @@
+/**
+ * A whole analysis: pair the series of the baseline arm with those of each candidate arm by
+ * (workload, params, metric), measure every pair, then decide them as one Holm family.
+ */
+import type { Analysis, Comparison } from '../../types/index.js'
+import { appendAll } from '../../util/arrays.js'
+import { describeModes, findModes } from '../modality.js'
+import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from '../run-values.js'
+import { aggregateRows } from '../run-values.js'
+import type { BootstrapOptions } from '../stats/index.js'
+import { decide, overallVerdict, type DecideOptions } from './decide.js'
+import { fingerprintDifferences } from './fingerprints.js'
+import { measureComparison } from './measure.js'
+
+export interface AnalyzeOptions {
+  baselineEnv: string
+  candidateEnv: string
+  maxOverheadPct: number
+  alpha: number
+  /** Fingerprint facts per environment; differing GPU or driver makes the arms incomparable. */
+  fingerprints?: Record<string, PartialFingerprint | undefined>
+  /** Bootstrap seed (e.g. the check's seed); the same seed always gives the same intervals. */
+  seed?: number | string
+  bootstrap?: BootstrapOptions
+}
+
+/** Pair series by (workload, params, metric) and measure each pair; no Holm or verdicts yet. */
+export function measureSeries(
+  series: readonly ArmSeries[],
+  opts: AnalyzeOptions
+): { comparisons: Comparison[]; notes: string[] } {
+  const key = (s: ArmSeries): string => `${s.workload}\u0000${s.params}\u0000${s.metric}`
+  const base = new Map<string, ArmSeries>()
+  const cand = new Map<string, ArmSeries>()
+  for (const s of series) {
+    if (s.environment === opts.baselineEnv) base.set(key(s), s)
+    else if (s.environment === opts.candidateEnv) cand.set(key(s), s)
+  }
+  const incomparable = fingerprintDifferences(
+    opts.fingerprints?.[opts.baselineEnv],
+    opts.fingerprints?.[opts.candidateEnv],
+    'arms'
+  )
+  const comparisons: Comparison[] = []
+  const notes: string[] = []
+  for (const [k, b] of base) {
+    const c = cand.get(k)
+    if (c === undefined) {
+      notes.push(`${b.workload}/${b.metric} was measured in ${opts.baselineEnv} only; not compared.`)
+      continue
+    }
+    const comparison = measureComparison(b, c, {
+      baselineEnv: opts.baselineEnv,
+      candidateEnv: opts.candidateEnv,
+      maxOverheadPct: opts.maxOverheadPct,
+      alpha: opts.alpha,
+      incomparable,
+      bootstrap: opts.seed === undefined ? opts.bootstrap : { ...opts.bootstrap, seed: String(opts.seed) }
+    })
+    if (comparison.scope === 'steady') {
+      const what = `${b.workload}/${b.metric}${b.params === '' ? '' : ` (${b.params})`}`
+      for (const [arm, series] of [
+        [opts.baselineEnv, b],
+        [opts.candidateEnv, c]
+      ] as const) {
+        const modes = findModes(series.values)
+        if (modes === null) continue
+        ;(comparison.multimodal_arms ??= []).push(arm)
+        notes.push(describeModes(what, arm, modes, series.unit))
+      }
+    }
+    comparisons.push(comparison)
+  }
+  for (const [k, c] of cand)
+    if (!base.has(k))
+      notes.push(`${c.workload}/${c.metric} was measured in ${opts.candidateEnv} only; not compared.`)
+  steadyFirst(comparisons)
+  return { comparisons, notes }
+}
+
+/** Gating (steady) comparisons first, start-up phases after; otherwise input order (stable sort). */
+function steadyFirst(comparisons: Comparison[]): void {
+  comparisons.sort((a, b) => Number(a.scope !== 'steady') - Number(b.scope !== 'steady'))
+}
+
+/** Holm and verdicts over the measured comparisons, and the overall verdict. */
+function decidedAnalysis(
+  comparisons: readonly Comparison[],
+  opts: DecideOptions & { baselineEnv: string }
+): Analysis {
+  const decided = decide(comparisons, opts)
+  return {
+    comparisons: decided,
+    verdict: overallVerdict(decided),
+    max_overhead_pct: opts.maxOverheadPct,
+    alpha: opts.alpha,
+    baseline_env: opts.baselineEnv
+  }
+}
+
+/** Series (one value per run) → full Analysis with Holm, verdicts and the overall verdict. */
+export function analyzeSeries(series: readonly ArmSeries[], opts: AnalyzeOptions): Analysis {
+  const { comparisons, notes } = measureSeries(series, opts)
+  const analysis = decidedAnalysis(comparisons, opts)
+  analysis.candidate_env = opts.candidateEnv
+  if (notes.length > 0) analysis.notes = notes
+  return analysis
+}
+
+export interface AnalyzeRecordsOptions {
+  baselineEnv: string
+  /** Arms compared with the baseline arm (e.g. `container`, `container#2`); one Holm family for all. */
+  candidateEnvs: readonly string[]
+  maxOverheadPct: number
+  alpha: number
+  /** Bootstrap seed (the check's seed), so a report can be reproduced exactly. */
+  seed?: number | string
+  bootstrap?: BootstrapOptions
+}
+
+/**
+ * Raw rows (SampleRecords: iterations, start-up phases) → per-run medians → one Analysis comparing every
+ * candidate arm with the baseline arm. Fingerprints on the rows decide comparability; warm-up rows and
+ * non-finite values are skipped (and the latter noted).
+ */
+export function analyzeRecords(rows: Iterable<RawRow>, opts: AnalyzeRecordsOptions): Analysis {
+  const agg: RunAggregator = aggregateRows(rows)
+  const series = agg.series()
+  const comparisons: Comparison[] = []
+  const notes: string[] = []
+  for (const candidateEnv of opts.candidateEnvs) {
+    if (candidateEnv === opts.baselineEnv) continue
+    const measured = measureSeries(series, { ...opts, candidateEnv, fingerprints: agg.fingerprints })
+    appendAll(comparisons, measured.comparisons)
+    appendAll(notes, measured.notes)
+  }
+  steadyFirst(comparisons)
+  const analysis = decidedAnalysis(comparisons, opts)
+  if (opts.candidateEnvs.length === 1) analysis.candidate_env = opts.candidateEnvs[0]!
+  appendAll(notes, agg.fingerprintConflicts)
+  if (agg.skippedNonFinite > 0)
+    notes.push(`${agg.skippedNonFinite} row(s) with a negative or non-finite value were skipped.`)
+  if (notes.length > 0) analysis.notes = notes
+  return analysis
+}
+
+/** Raw rows → Analysis of one candidate arm against the baseline arm (see analyzeRecords). */
+export function analyzeRows(rows: Iterable<RawRow>, opts: AnalyzeOptions): Analysis {
+  if (opts.fingerprints === undefined)
+    return analyzeRecords(rows, { ...opts, candidateEnvs: [opts.candidateEnv] })
+  const agg: RunAggregator = aggregateRows(rows)
+  return analyzeSeries(agg.series(), opts)
+}

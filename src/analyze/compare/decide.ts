@@ -1,0 +1,153 @@
+/**
+ * Verdicts: Holm across the gating comparisons, then a verdict and a reason per comparison, and one
+ * overall verdict for the report.
+ */
+import type { Comparison, MetricVerdict } from '../../types/index.js'
+import { holm, runsNeeded } from '../stats/index.js'
+import { formatOverhead, formatP, formatPct } from './format.js'
+import { equivalenceBounds } from './overhead-interval.js'
+
+export interface DecideOptions {
+  alpha: number
+  maxOverheadPct: number
+}
+
+/**
+ * Runs per arm at which an effect of max-overhead becomes detectable (alpha two-sided, power 0.8); null
+ * when no number of runs would (too noisy) or when the arms already have that many (the estimate then
+ * sits near the limit and more runs of the same kind are not the remedy).
+ */
+function runsToDetect(c: Comparison, opts: DecideOptions): number | null {
+  const bounds = equivalenceBounds(c.mean_baseline, opts.maxOverheadPct, c.direction)
+  const target = Math.min(Math.abs(bounds.low), Math.abs(bounds.high))
+  const n = runsNeeded(c.sd_baseline, c.sd_candidate, target, opts.alpha)
+  return n !== null && n > Math.max(c.n_baseline, c.n_candidate) ? n : null
+}
+
+/** The power advice of an inconclusive verdict, never "2 runs would detect" at 2 runs. */
+function powerAdvice(c: Comparison, max: number): string {
+  if (c.runs_needed !== null)
+    return `MDE ${formatPct(c.mde_pct)}; ${c.runs_needed} runs per arm would detect ${max}%`
+  if (c.mde_pct > 0 && c.mde_pct <= max)
+    return `MDE ${formatPct(c.mde_pct)} is already below ${max}%: the estimate sits near the limit`
+  return `MDE ${formatPct(c.mde_pct)}`
+}
+
+function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: MetricVerdict; reason: string } {
+  const max = opts.maxOverheadPct
+  const effect = formatOverhead(c)
+  const undef = new Set(c.undefined_stats ?? [])
+  if (c.incomparable_fields !== undefined && c.incomparable_fields.length > 0)
+    return {
+      verdict: 'incomparable',
+      reason: `Fingerprints differ (${c.incomparable_fields.join('; ')}), so ${effect} is not a like-for-like difference: incomparable.`
+    }
+  if (c.history !== undefined && c.history.checks < 2)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect} against ${c.history.checks} stored check: the day-to-day spread between checks is unknown until at least 2 (better 5) are stored, so nothing is decided: inconclusive.`
+    }
+  if (c.history === undefined && (c.n_baseline < 2 || c.n_candidate < 2))
+    return {
+      verdict: 'inconclusive',
+      reason: `Only ${c.n_baseline} baseline and ${c.n_candidate} candidate run(s); at least 2 runs per arm are needed to test anything: inconclusive.`
+    }
+  if (undef.has('overhead_pct'))
+    return {
+      verdict: 'inconclusive',
+      reason: `A ratio needs positive means (baseline ${c.mean_baseline}, candidate ${c.mean_candidate}), so no overhead can be stated: inconclusive.`
+    }
+  const pText =
+    c.p_source === 'mann-whitney'
+      ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
+      : c.p_source === 'prediction-interval'
+        ? `prediction interval over ${c.n_baseline} stored check means, ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
+        : c.scope !== 'steady'
+          ? `Welch p=${formatP(c.p_adjusted)}`
+          : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
+  const identical = c.welch.defined === false && c.p_gate === 1
+  const significant = c.p_adjusted < opts.alpha
+  const constant = c.n_baseline >= 2 && c.sd_baseline === 0 && c.sd_candidate === 0
+  if (significant && c.ci95.low > max && constant)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect} is significant (${pText}) but both arms are constant, so the interval has no width: likely timer resolution, not a regression on its own: inconclusive.`
+    }
+  if (significant && c.ci95.low > max)
+    return {
+      verdict: 'regression',
+      reason: `${effect} exceeds +${max}% even at the CI's favourable end and is significant (${pText}): regression.`
+    }
+  if (c.tost.equivalent)
+    return {
+      verdict: 'equivalent',
+      reason: identical
+        ? `${effect}: both arms are identical (zero variance, Welch's t undefined, p=1) and within ±${max}%: equivalent.`
+        : `${effect} is within ±${max}%: equivalent (TOST p=${formatP(c.tost.p)}).`
+    }
+  if (significant && c.ci95.high < 0)
+    return {
+      verdict: 'improvement',
+      reason: `${effect}: the candidate is significantly better (${pText}) and the whole CI is below 0, beyond what equivalence within ±${max}% covers: improvement.`
+    }
+  const power = powerAdvice(c, max)
+  if (significant)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect} is significant (${pText}) but its CI reaches below +${max}% and equivalence within ±${max}% is not shown (TOST p=${formatP(c.tost.p)}): inconclusive (${power}).`
+    }
+  return {
+    verdict: 'inconclusive',
+    reason: `${effect} is neither significant (${pText}) nor shown within ±${max}% (TOST p=${formatP(c.tost.p)}): inconclusive (${power}).`
+  }
+}
+
+/**
+ * Holm-adjust the gating p values ('steady' scope) together, then give every comparison its verdict and
+ * reason. 'startup' and 'info' comparisons keep their unadjusted p, get a verdict for information, and
+ * never gate.
+ * Returns new objects; the input is not modified.
+ */
+export function decide(comparisons: readonly Comparison[], opts: DecideOptions): Comparison[] {
+  const out = comparisons.map(c => ({ ...c, p_adjusted: c.p_gate ?? c.welch.p }))
+  const family = out.filter(c => c.scope === 'steady')
+  const adjusted = holm(family.map(c => c.p_adjusted))
+  family.forEach((c, i) => (c.p_adjusted = adjusted[i]!))
+  for (const c of out) {
+    const enough = c.n_baseline >= 2 && c.n_candidate >= 2
+    c.runs_needed = null
+    let { verdict, reason } = verdictAndReason(c, opts)
+    if (
+      verdict === 'inconclusive' &&
+      enough &&
+      c.history === undefined &&
+      !(c.undefined_stats ?? []).includes('overhead_pct')
+    ) {
+      c.runs_needed = runsToDetect(c, opts)
+      ;({ verdict, reason } = verdictAndReason(c, opts))
+    }
+    c.verdict = verdict
+    c.reason =
+      c.scope === 'startup'
+        ? `Start-up phase, reported and never gating: ${reason}`
+        : c.scope === 'info'
+          ? `Reported for information (${/^(data_read_mb_s|ckpt_write_mb_s)$/.test(c.metric) ? 'bind-mounted data path: the same file system in both arms' : 'container writable layer'}), never gating: ${reason}`
+          : c.scope === 'derived'
+            ? `Derived from a gated metric, shown and not tested again: ${reason}`
+            : reason
+  }
+  return out
+}
+
+/**
+ * regression if any gating comparison regressed; else incomparable if any comparison is; else equivalent
+ * if every gating comparison is equivalent or an improvement (and there is at least one); else inconclusive.
+ */
+export function overallVerdict(comparisons: readonly Comparison[]): MetricVerdict {
+  const gating = comparisons.filter(c => c.scope === 'steady')
+  if (gating.some(c => c.verdict === 'regression')) return 'regression'
+  if (comparisons.some(c => c.verdict === 'incomparable')) return 'incomparable'
+  if (gating.length > 0 && gating.every(c => c.verdict === 'equivalent' || c.verdict === 'improvement'))
+    return 'equivalent'
+  return 'inconclusive'
+}

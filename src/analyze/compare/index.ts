@@ -1,0 +1,20 @@
+/**
+ * Compare a candidate arm with a baseline arm, metric by metric, and decide verdicts. The steps are
+ * separate so other callers (the baseline store, the fleet merge, the sequential rule) can reuse them:
+ *   measureComparison — every statistic of one pair of per-run series (p_adjusted = unadjusted p);
+ *   decide            — Holm across the gating comparisons, then verdict and reason per comparison;
+ *   overallVerdict    — one verdict for the report.
+ */
+export {
+  analyzeRecords,
+  analyzeRows,
+  analyzeSeries,
+  measureSeries,
+  type AnalyzeRecordsOptions
+} from './analyze.js'
+export { decide, overallVerdict, type DecideOptions } from './decide.js'
+export { metricDirection } from './direction.js'
+export { fingerprintDifferences } from './fingerprints.js'
+export { formatOverhead, formatP } from './format.js'
+export { measureComparison } from './measure.js'
+export { equivalenceBounds } from './overhead-interval.js'

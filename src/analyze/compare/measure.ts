@@ -1,0 +1,173 @@
+/**
+ * Every statistic of one pair of per-run series (baseline arm, candidate arm). overhead =
+ * candidate/baseline − 1 for lower-is-better metrics and baseline/candidate − 1 for higher-is-better
+ * ones, so a positive overhead always means the candidate is worse.
+ */
+import type { Comparison, MetricScope } from '../../types/index.js'
+import type { ArmSeries } from '../run-values.js'
+import { isStartupMetric } from '../run-values.js'
+import type { BootstrapOptions, Interval } from '../stats/index.js'
+import {
+  describe,
+  mannWhitneyU,
+  minimumDetectableEffect,
+  outliers,
+  ratioIntervals,
+  tost,
+  welchTTest
+} from '../stats/index.js'
+import { metricDirection } from './direction.js'
+import { equivalenceBounds, finiteInterval, ratioToOverhead, widerInterval } from './overhead-interval.js'
+
+export interface MeasureOptions {
+  baselineEnv: string
+  candidateEnv: string
+  maxOverheadPct: number
+  alpha: number
+  /** Fingerprint differences that make the pair incomparable (from fingerprintDifferences). */
+  incomparable?: string[]
+  bootstrap?: BootstrapOptions
+}
+
+/**
+ * Percentile-bootstrap resamples: 10,000 for the usual 5–15 runs per arm, fewer (≥ 2,000) for many runs so
+ * one comparison costs at most ~3·10^5 draws. With many runs the bootstrap and t-delta intervals agree
+ * and the wider of the two is reported anyway, so the extra Monte Carlo error does not matter.
+ */
+export function resamplesFor(n: number): number {
+  return Math.max(2000, Math.min(10_000, Math.floor(3e5 / Math.max(1, n))))
+}
+
+/** Label of each run for outlier reports: its number, or its 1-based position. */
+function runNumbers(series: ArmSeries, indices: number[]): number[] {
+  return indices.map(i => {
+    const n = Number(series.runs[i])
+    return Number.isFinite(n) && series.runs[i]!.trim() !== '' ? n : i + 1
+  })
+}
+
+/** Start-up phases, info metrics (writable-layer I/O) and derived metrics are reported only; the rest gates. */
+function comparisonScope(base: ArmSeries, cand: ArmSeries): MetricScope {
+  if (cand.scope === 'startup' || base.scope === 'startup' || isStartupMetric(cand.metric)) return 'startup'
+  if (cand.scope === 'info' || base.scope === 'info') return 'info'
+  if (cand.scope === 'derived' || base.scope === 'derived') return 'derived'
+  return 'steady'
+}
+
+/** Both arms constant: a zero-width CI that says more about the timer's resolution than about the arms. */
+function constantArmsWarning(db: { n: number; sd: number }, dc: { n: number; sd: number }): string | null {
+  if (db.n < 2 || dc.n < 2 || db.sd !== 0 || dc.sd !== 0) return null
+  return (
+    `every run of both arms gave the same value (zero spread at ${db.n}+${dc.n} runs): the interval has no ` +
+    'width, which usually means the timer resolution is coarser than the run-to-run variation; not a ' +
+    'regression on its own — time with a finer clock or longer iterations'
+  )
+}
+
+/** Every statistic for one pair of series; p_adjusted is the unadjusted gating p until `decide` runs. */
+export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions): Comparison {
+  const b = base.values
+  const c = cand.values
+  const db = describe(b)
+  const dc = describe(c)
+  const { direction, source } = metricDirection({ ...cand, unit: cand.unit || base.unit }, base)
+  const undefinedStats: string[] = []
+  const enough = b.length >= 2 && c.length >= 2
+
+  const welch = welchTTest(c, b)
+  const mw = mannWhitneyU(c, b)
+  if (!welch.defined) undefinedStats.push('welch')
+  // Welch's t is undefined when both arms have zero variance. Identical arms: p = 1. Constant but
+  // different arms: the limit p = 0 would gate on as few as 2 runs, so the rank test's p gates instead.
+  const gateFromMw = enough && !welch.defined && welch.p === 0
+  const pGate = gateFromMw ? mw.p : welch.p
+
+  // Ratios need positive locations (times and throughputs are).
+  const positive = db.mean > 0 && dc.mean > 0
+  const ratioMean = dc.mean / db.mean
+  const overhead = positive ? ((direction === 'lower' ? ratioMean : 1 / ratioMean) - 1) * 100 : 0
+  let ci: Interval = { low: overhead, high: overhead }
+  let ciMedian: Interval = { low: 0, high: 0 }
+  let ciMethod: 'bootstrap' | 't-delta' = 'bootstrap'
+  let ciMedianMethod: 'bootstrap' | 't-delta' = 'bootstrap'
+  let ciBoot: Interval | undefined
+  let ciT: Interval | undefined
+  if (!positive) undefinedStats.push('overhead_pct', 'ci95', 'ci95_median')
+  else {
+    const intervals = ratioIntervals(b, c, {
+      resamples: resamplesFor(b.length + c.length),
+      ...opts.bootstrap
+    })
+    ciBoot = ratioToOverhead(intervals.mean.bootstrap, direction)
+    ciT = ratioToOverhead(intervals.mean.tDelta, direction)
+    ;({ ci, method: ciMethod } = widerInterval(ciBoot, ciT, overhead))
+    const medPositive = db.median > 0 && dc.median > 0
+    const medRatio = intervals.median.estimate
+    const medPoint = ((direction === 'lower' ? medRatio : 1 / medRatio) - 1) * 100
+    if (medPositive) {
+      ;({ ci: ciMedian, method: ciMedianMethod } = widerInterval(
+        ratioToOverhead(intervals.median.bootstrap, direction),
+        ratioToOverhead(intervals.median.tDelta, direction),
+        medPoint
+      ))
+    } else undefinedStats.push('ci95_median')
+    if (!enough) undefinedStats.push('ci95', 'ci95_median')
+  }
+
+  let tostP = 1
+  if (positive && enough) {
+    const bounds = equivalenceBounds(db.mean, opts.maxOverheadPct, direction)
+    tostP = tost(c, b, bounds.low, bounds.high).p
+  } else undefinedStats.push('tost')
+
+  let mdePct = 0
+  if (enough && db.mean !== 0) {
+    mdePct = (minimumDetectableEffect(db.sd, db.n, dc.sd, dc.n, opts.alpha) / Math.abs(db.mean)) * 100
+  } else undefinedStats.push('mde_pct')
+
+  const out = outliers(b)
+  const outC = outliers(c)
+  const comparison: Comparison = {
+    workload: cand.workload,
+    metric: cand.metric,
+    baseline_env: opts.baselineEnv,
+    candidate_env: opts.candidateEnv,
+    n_baseline: db.n,
+    n_candidate: dc.n,
+    mean_baseline: db.mean,
+    mean_candidate: dc.mean,
+    median_baseline: db.median,
+    median_candidate: dc.median,
+    overhead_pct: overhead,
+    ci95: ci,
+    welch: { t: welch.t, df: welch.df, p: welch.p, defined: welch.defined },
+    mann_whitney: { u: mw.u, p: mw.p, method: mw.method },
+    tost: { margin_pct: opts.maxOverheadPct, p: tostP, equivalent: tostP < opts.alpha },
+    p_adjusted: pGate,
+    mde_pct: mdePct,
+    verdict: 'inconclusive',
+    unit: cand.unit || base.unit,
+    direction,
+    direction_source: source,
+    scope: comparisonScope(base, cand),
+    sd_baseline: db.sd,
+    sd_candidate: dc.sd,
+    ci95_median: ciMedian,
+    ci_method: ciMethod,
+    ci95_median_method: ciMedianMethod,
+    runs_needed: null,
+    outliers: { baseline: runNumbers(base, out.any), candidate: runNumbers(cand, outC.any) },
+    reason: '',
+    p_gate: pGate,
+    p_source: gateFromMw ? 'mann-whitney' : 'welch'
+  }
+  if (ciBoot !== undefined && finiteInterval(ciBoot)) comparison.ci95_bootstrap = ciBoot
+  if (ciT !== undefined && finiteInterval(ciT)) comparison.ci95_t_delta = ciT
+  if (cand.params !== '') comparison.params = cand.params
+  const constant = constantArmsWarning(db, dc)
+  if (constant !== null) comparison.warnings = [constant]
+  if (undefinedStats.length > 0) comparison.undefined_stats = [...new Set(undefinedStats)]
+  if (opts.incomparable !== undefined && opts.incomparable.length > 0)
+    comparison.incomparable_fields = opts.incomparable
+  return comparison
+}

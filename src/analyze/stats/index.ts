@@ -1,0 +1,17 @@
+/**
+ * The statistics engine's public face: descriptive statistics, Welch's t-test, Mann–Whitney U, bootstrap
+ * and t-delta intervals of ratios, TOST equivalence, Holm correction, minimum detectable effect and
+ * outlier flags. Pure functions over plain number arrays; no I/O.
+ */
+export { describe, outliers, variance, type OutlierFlags } from './descriptive.js'
+export { minimumDetectableEffect, runsNeeded } from './detectable-effect.js'
+export { mannWhitneyU, type MannWhitneyResult } from './mann-whitney.js'
+export { holm } from './multiplicity.js'
+export {
+  bootstrapRatios,
+  ratioIntervals,
+  tDeltaRatioInterval,
+  type BootstrapOptions,
+  type Interval
+} from './ratio-intervals.js'
+export { tost, welchTTest } from './welch-tests.js'
