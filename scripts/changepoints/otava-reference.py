@@ -1,21 +1,17 @@
 #!/usr/bin/env python3
 """Record Apache Otava's change points for this project's tests (run by hand; needs numpy and scipy).
 
-    python3 scripts/changepoints/otava-reference.py --otava DIR --out FILE [--tests-out FILE] [--commit SHA]
+    python3 scripts/changepoints/otava-reference.py --otava DIR --out FILE [--commit SHA]
 
 DIR is a checkout of apache/otava (its `otava/analysis.py` and `otava/change_point_divisive/` are
 imported from there, never copied here). Writes FILE: seeded synthetic series of our own with Otava's
 change points, p-values and magnitudes for several settings — recorded outputs of the real tool, which
-`test/analyze/changepoints-otava.test.ts` compares our port with. With --tests-out it also extracts the
-series and expected change points of Otava's own tests (tests/tigerbeetle_test.py, analysis_test.py,
-series_test.py, change_point_divisive_test.py) into a JSON file with their source path and commit; that
-file is data taken from Otava's repository, so it is kept outside this repository (shared/).
+`test/analyze/changepoints-otava.test.ts` compares our port with. Otava's own tests are extracted by
+scripts/changepoints/otava-tests-extract.py (stdlib only) into test/__fixtures__/changepoints/otava-tests.json.
 """
 import argparse
-import ast
 import json
 import random
-import re
 import subprocess
 import sys
 
@@ -66,62 +62,10 @@ def run_otava(compute_change_points, series, s):
     ]
 
 
-def literal_after(src, pattern):
-    m = re.search(pattern, src, re.S)
-    if not m:
-        sys.exit("pattern not found: " + pattern)
-    return ast.literal_eval(m.group(1))
-
-
-def otava_tests(otava_dir):
-    def read(p):
-        with open(f"{otava_dir}/{p}") as f:
-            return f.read()
-
-    cases = []
-    tb = read("tests/tigerbeetle_test.py")
-    series = literal_after(tb, r"return (\[.*?\])\n")
-    for m in re.finditer(
-        r"def (test_\w+)\(\):\n    series = _get_series\(\)\n    cps, weak_cps = compute_change_points\(series, "
-        r"window_len=(\d+), max_pvalue=([\d.]+), min_magnitude=([\d.]+)\)\n    indexes = .*?\n"
-        r"(?:    print\(cps\)\n)?    assert indexes == (\[.*?\])",
-        tb,
-    ):
-        cases.append({
-            "source": "tests/tigerbeetle_test.py::" + m.group(1), "series": series,
-            "window": int(m.group(2)), "maxP": float(m.group(3)), "minMagnitude": float(m.group(4)),
-            "expected": ast.literal_eval(m.group(5)),
-        })
-    an = read("tests/analysis_test.py")
-    single = literal_after(an, r"def test_single_series\(\):\n    series = (\[.*?\])\n")
-    cases.append({"source": "tests/analysis_test.py::test_single_series", "series": single,
-                  "window": 10, "maxP": 0.0001, "minMagnitude": 0.0, "expected": [10]})
-    st = read("tests/series_test.py")
-    s1 = literal_after(st, r"def test_change_point_detection\(\):\n    series_1 = (\[.*?\])\n")
-    s2 = literal_after(st, r"def test_change_point_detection\(\):\n    series_1 = .*?\n    series_2 = (\[.*?\])\n")
-    z = literal_after(st, r"def test_div_by_zero\(\):\n    series_1 = (\[.*?\])\n")
-    # Series.analyze() defaults (otava/series.py AnalysisOptions): window 50, p 0.001, min magnitude 0.
-    d = {"window": 50, "maxP": 0.001}
-    cases += [
-        {"source": "tests/series_test.py::test_change_point_detection series1", "series": s1, **d, "minMagnitude": 0.0, "expected": [6]},
-        {"source": "tests/series_test.py::test_change_point_detection series2", "series": s2, **d, "minMagnitude": 0.0, "expected": [4]},
-        {"source": "tests/series_test.py::test_change_point_min_magnitude series1", "series": s1, **d, "minMagnitude": 0.2, "expected": [6]},
-        {"source": "tests/series_test.py::test_change_point_min_magnitude series2", "series": s2, **d, "minMagnitude": 0.2, "expected": []},
-        {"source": "tests/series_test.py::test_div_by_zero (2 change points, the first at 3)", "series": z, **d, "minMagnitude": 0.0, "expectedCount": 2, "expectedFirst": 3},
-    ]
-    cpd = read("tests/change_point_divisive_test.py")
-    seq = literal_after(cpd, r"SEQUENCE = np\.array\((\[.*?\])\)")
-    # test_ttest: the detector alone (one window, no merge) at p 0.01.
-    cases.append({"source": "tests/change_point_divisive_test.py::test_ttest (detector only)", "series": seq,
-                  "detectorOnly": True, "maxP": 0.01, "expected": [5, 8]})
-    return cases
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--otava", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--tests-out")
     ap.add_argument("--commit", help="Otava commit, when DIR is an export rather than a git checkout")
     a = ap.parse_args()
     sys.path.insert(0, a.otava)
@@ -142,13 +86,6 @@ def main():
     with open(a.out, "w") as f:
         json.dump(doc, f)
         f.write("\n")
-    if a.tests_out:
-        tests = {"about": "Series and expected change points from Apache Otava's tests (Apache-2.0), "
-                          "extracted by scripts/changepoints/otava-reference.py",
-                 "repository": "apache/otava", "commit": commit, "cases": otava_tests(a.otava)}
-        with open(a.tests_out, "w") as f:
-            json.dump(tests, f, indent=1)
-            f.write("\n")
 
 
 main()

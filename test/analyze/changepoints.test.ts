@@ -171,6 +171,12 @@ describe('change points on synthetic series (defaults: window 50, p 0.001, 2%)',
     expect(() => changePoints([1, 2], { maxP: 0 })).toThrow('max p must be in (0, 1], got 0')
     expect(() => changePoints([1, 2], { minMagnitude: -1 })).toThrow('min magnitude must be ≥ 0, got -1')
     expect(() => changePoints([1, 2], { minSegment: 0 })).toThrow('min segment must be an integer ≥ 1, got 0')
+    expect(() => changePoints([1, 2, 3], { resume: { newPoints: 0, weak: [] } })).toThrow(
+      'resume.newPoints must be'
+    )
+    expect(() => changePoints([1, 2, 3, 4], { resume: { newPoints: 1, weak: [3] } })).toThrow(
+      'resume.weak holds 3'
+    )
   })
 })
 

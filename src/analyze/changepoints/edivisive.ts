@@ -41,6 +41,19 @@ export interface ChangePointOptions {
    * otavaExact). Without it one outlying night splits off as a one-point segment with two change points.
    */
   minSegment?: number
+  /**
+   * Otava's incremental append (compute_change_points' new_data / old_weak_cp, used by
+   * AnalyzedSeries.append): the last `newPoints` points are new and `weak` are the change points Otava
+   * returned as weak for the series before them (its merge deletes from that list in place, so they are
+   * the final points of that run). They are kept, and the windows restart near the end. Its result can
+   * differ from a fresh run (Otava's own test_incremental_otava keeps a point a fresh run drops).
+   */
+  resume?: Resume
+}
+
+export interface Resume {
+  newPoints: number
+  weak: readonly number[]
 }
 
 export interface ChangePoint extends SplitStats {
@@ -120,12 +133,22 @@ export function detectInWindow(
   return found
 }
 
+/** Where Otava's split restarts on an append: the last old weak point or window step before its cut-off. */
+function resumeStart(resume: Resume, length: number, window: number, step: number): number {
+  const maxStart = length - (resume.newPoints / window + 4) * window
+  let start = 0
+  for (const i of resume.weak) if (i < maxStart) start = i
+  for (let s = 0; s < length; s += step) if (s < maxStart && start < s) start = s
+  return start
+}
+
 /** Split step: union of the windows' change points, re-tested against their neighbours in the whole series. */
-function split(ctx: Context, window: number, maxP: number): ChangePoint[] {
+function split(ctx: Context, window: number, maxP: number, resume?: Resume): ChangePoint[] {
   const { series } = ctx
   const step = Math.floor(window / 2)
-  const found = new Map<number, number>() // index → qhat
-  let start = 0
+  // index → qhat (Otava passes old weak points back with qhat 0)
+  const found = new Map<number, number>((resume?.weak ?? []).map(i => [i, 0]))
+  let start = resume === undefined ? 0 : resumeStart(resume, series.length, window, step)
   while (start < series.length) {
     const end = Math.min(start + window, series.length)
     const local = detectInWindow(series.slice(start, end), maxP, ctx)
@@ -203,6 +226,15 @@ function validate(series: readonly number[], window: number, maxP: number, minMa
     if (!Number.isFinite(v)) throw new RangeError(`series value ${i} is not a finite number (${v})`)
 }
 
+function validateResume({ newPoints, weak }: Resume, length: number): void {
+  if (!Number.isInteger(newPoints) || newPoints < 1 || newPoints > length)
+    throw new RangeError(`resume.newPoints must be an integer in [1, ${length}], got ${newPoints}`)
+  for (const i of weak)
+    if (!Number.isInteger(i) || i < 1 || i >= length - newPoints)
+      throw new RangeError(`resume.weak holds ${i}, not an index inside the old series`)
+  if (weak.some((v, k) => k > 0 && v <= weak[k - 1]!)) throw new RangeError('resume.weak must be ascending')
+}
+
 /**
  * Change points of `series` (oldest first). By default Otava's merge is followed by a reconciling pass:
  * every point is re-tested against its final neighbours and the merge goes on with adjacent re-tests,
@@ -219,7 +251,8 @@ export function changePoints(series: readonly number[], options: ChangePointOpti
     throw new RangeError(`min segment must be an integer ≥ 1, got ${minSegment}`)
   const exact = options.otavaExact === true
   const ctx: Context = { series, correct: !exact }
-  const weak = split(ctx, window, firstPassP(maxP))
+  if (options.resume !== undefined) validateResume(options.resume, series.length)
+  const weak = split(ctx, window, firstPassP(maxP), options.resume)
   const merged = merge(ctx, weak, maxP, minMagnitude, 'otava')
   if (exact) return { changePoints: merged, weak }
   const intervals = intervalsOf(

@@ -9,7 +9,8 @@ export {
   DEFAULT_WINDOW,
   type ChangePoint,
   type ChangePointOptions,
-  type ChangePointResult
+  type ChangePointResult,
+  type Resume
 } from './edivisive.js'
 export { bestSplit, nextCandidate } from './qhat.js'
 export { forwardChange, magnitude, splitTest, type SplitStats } from './ttest.js'
