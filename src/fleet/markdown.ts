@@ -1,7 +1,8 @@
-/** aggregate.md: a verdict line first, the groups, why they were not pooled, side by side, one table per group. Pure. */
+/** aggregate.md: the verdict line (verdict-line.ts) first, the groups, why they were not pooled, side by side, one table per group. Pure. */
 import { markdownTable } from 'markdown-table'
 import {
   SCOPE_WORD,
+  VERDICT_WORDS,
   cell,
   code,
   fmtOverheadCi,
@@ -16,111 +17,13 @@ import {
 import type { Comparison } from '../types/index.js'
 import type { AggregateGroup, AggregateReport } from './types.js'
 import { appendAll } from '../util/arrays.js'
-
-const VERDICT_WORD: Record<AggregateGroup['verdict'], string> = {
-  pass: 'PASS',
-  regression: 'REGRESSION',
-  incomparable: 'INCOMPARABLE',
-  error: 'ERROR'
-}
-
-const METRIC_WORD: Record<Comparison['verdict'], string> = {
-  regression: '**regression**',
-  improvement: 'improvement',
-  equivalent: 'equivalent',
-  inconclusive: 'inconclusive',
-  incomparable: 'incomparable'
-}
-
-/** A group's status word; a pass that could not show equivalence says so, like the check's own report. */
-function groupWord(g: AggregateGroup): string {
-  return g.verdict === 'pass' && g.analysis?.verdict === 'inconclusive'
-    ? 'INCONCLUSIVE (gate passes)'
-    : VERDICT_WORD[g.verdict]
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`
-}
+import { aggregateVerdictLine, describeGroup, gated, groupWord, plural, worst } from './verdict-line.js'
 
 /** `sha256:9b9306dbbe7d` */
 function shortDigest(d: string | null): string {
   if (d === null) return 'unknown digest'
   const m = /^(sha256:)?([a-f0-9]{12})[a-f0-9]*$/.exec(d)
   return m ? `sha256:${m[2]}` : d
-}
-
-/** `NVIDIA H200, driver 580.95.05` or `cpu`. */
-export function describeGroup(g: Pick<AggregateGroup, 'key'>): string {
-  const k = g.key
-  if (k.device === 'cpu' && k.gpu_name === null && k.driver === null) return 'cpu'
-  const parts = [
-    ...(k.device === 'gpu' ? [] : [k.device ?? 'unknown device']),
-    k.gpu_name ?? 'unknown GPU',
-    `driver ${k.driver ?? 'unknown'}`
-  ]
-  if (k.mig_mode && !/^disabled$/i.test(k.mig_mode)) parts.push(`MIG ${k.mig_mode}`)
-  return parts.join(', ')
-}
-
-function gated(g: AggregateGroup): Comparison[] {
-  return g.analysis?.comparisons.filter(c => c.scope === 'steady') ?? []
-}
-
-function describe(c: Comparison): string {
-  return `${c.workload} ${c.metric} (${c.candidate_env} vs ${c.baseline_env}) ${fmtPctCi(c.overhead_pct, c.ci95)}`
-}
-
-function worst(list: Comparison[]): Comparison | undefined {
-  return [...list].sort((a, b) => b.overhead_pct - a.overhead_pct)[0]
-}
-
-function groupWhy(g: AggregateGroup): string {
-  const regressions = gated(g).filter(c => c.verdict === 'regression')
-  const w = worst(regressions)
-  if (w) {
-    const more = regressions.length > 1 ? ` (and ${plural(regressions.length - 1, 'more metric')})` : ''
-    return `${describe(w)}${more}`
-  }
-  if (g.verdict === 'error')
-    return g.failed_preflight.length
-      ? `preflight failed: ${g.failed_preflight.join('; ')}`
-      : (g.notes.find(n => /incomplete/.test(n)) ?? 'nothing analysable was measured')
-  const incomparable = gated(g).find(c => c.verdict === 'incomparable')
-  if (incomparable) return incomparable.reason
-  const list = gated(g)
-  if (!list.length) return 'no gated steady-state metrics were measured'
-  const counts = (['equivalent', 'inconclusive', 'incomparable'] as const)
-    .map(v => [v, list.filter(c => c.verdict === v).length] as const)
-    .filter(([, n]) => n > 0)
-  if (counts.length === 1)
-    return `${list.length === 1 ? 'the' : 'all'} ${plural(list.length, 'gated metric')} ${counts[0]![0]}`
-  return `${counts.map(([v, n]) => `${n} ${v}`).join(', ')} of ${plural(list.length, 'gated metric')}`
-}
-
-const MAX_NAMED = 4
-
-/** Bold status word, an em dash, and why: the groups that decided it. */
-export function aggregateVerdictLine(r: AggregateReport): string {
-  const sources = r.groups.reduce((n, g) => n + g.sources.length, 0)
-  const tail = `${plural(sources, 'result folder')} in ${plural(r.groups.length, 'group')} (pooled only within identical fingerprints)`
-  const limit = `${fmtPlain(r.max_overhead_pct)}%`
-  const named = (g: AggregateGroup): string =>
-    `${g.id} (${describeGroup(g)}): ${groupWhy(g)}${g.verdict === 'regression' ? ` over the ${limit} limit` : ''}`
-  // A fleet can have dozens of groups: the line names a few, the tables below have them all.
-  const few = (list: AggregateGroup[]): string =>
-    list.slice(0, MAX_NAMED).map(named).join('; ') +
-    (list.length > MAX_NAMED ? `; and ${plural(list.length - MAX_NAMED, 'more group')}` : '')
-  const body =
-    r.verdict === 'pass'
-      ? `no group shows a significant overhead above ${limit}: ${few(r.groups)}`
-      : few(r.groups.filter(g => g.verdict === r.verdict))
-  // Like the check's own report: a pass that could not show equivalence everywhere says so.
-  const word =
-    r.verdict === 'pass' && r.groups.some(g => g.analysis?.verdict === 'inconclusive')
-      ? 'INCONCLUSIVE** (gate passes)'
-      : `${VERDICT_WORD[r.verdict]}**`
-  return redact(inline(`**${word} — ${body}; ${tail}`))
 }
 
 function armsCell(g: AggregateGroup): string {
@@ -210,7 +113,7 @@ function sideBySide(r: AggregateReport): string {
       cell(`${c.candidate_env} vs ${c.baseline_env}`),
       ...r.groups.map(g => {
         const m = gated(g).find(x => rowKey(x) === k)
-        return m ? `${fmtPctCi(m.overhead_pct, m.ci95)} ${METRIC_WORD[m.verdict]}` : '–'
+        return m ? `${fmtPctCi(m.overhead_pct, m.ci95)} ${VERDICT_WORDS[m.verdict]}` : '–'
       })
     ])
   }
@@ -247,7 +150,7 @@ function comparisonsTable(g: AggregateGroup): string {
       fmtValue(c.mean_candidate, c.unit),
       fmtOverheadCi(c),
       steady ? fmtP(c.p_adjusted) : '–',
-      steady ? METRIC_WORD[c.verdict] : `${c.verdict} (${SCOPE_WORD[c.scope]}, not gated)`
+      steady ? VERDICT_WORDS[c.verdict] : `${c.verdict} (${SCOPE_WORD[c.scope]}, not gated)`
     ])
   }
   return markdownTable(rows, { align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'] })

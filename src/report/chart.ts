@@ -1,6 +1,7 @@
 /** Mermaid `xychart-beta` charts of per-run values, one per gated workload. Pure. */
 import type { CheckSummary, Comparison, RunSeries } from '../types/index.js'
 import { chartNum } from './format.js'
+import type { Section } from './section.js'
 import { gatingComparisons } from './verdict.js'
 import { maxOf, minOf } from '../util/arrays.js'
 
@@ -71,4 +72,21 @@ export function runChart(summary: CheckSummary, c: Comparison): string | null {
     '```'
   ]
   return lines.join('\n')
+}
+
+export function chartSections(summary: CheckSummary): Section[] {
+  const out: Section[] = []
+  for (const c of primaryComparisons(summary)) {
+    const chart = runChart(summary, c)
+    if (chart)
+      out.push({
+        id: `chart:${c.workload}:${c.metric}`,
+        kind: 'chart',
+        title: `chart of ${c.workload} ${c.metric}`,
+        group:
+          '## Per-run values\n\nOne point per process run (the run’s median over its iterations), in schedule order; the y axis spans the data, so small spreads look large.',
+        body: chart
+      })
+  }
+  return out
 }

@@ -5,7 +5,9 @@
  */
 import type { CheckSummary } from '../types/index.js'
 import { redact } from './format.js'
-import { overheadSection, verdictSection, type Section } from './sections.js'
+import { overheadSection } from './overhead-section.js'
+import type { Section } from './section.js'
+import { verdictSection } from './verdict-section.js'
 import { reportSections } from './markdown.js'
 import { worstStartupLine } from './startup.js'
 

@@ -190,3 +190,17 @@ export function fmtOverheadCi(c: Pick<Comparison, 'overhead_pct' | 'ci95' | 'und
   if ((c.undefined_stats ?? []).includes('overhead_pct')) return DASH
   return fmtPctCi(c.overhead_pct, c.ci95)
 }
+
+/** A utilisation percentage, or a dash when none was measured. */
+export function fmtUtil(pct: number | null): string {
+  return pct === null || !Number.isFinite(pct) ? DASH : `${pct.toFixed(1)}%`
+}
+
+/** How a comparison's verdict reads in a table (a regression stands out). */
+export const VERDICT_WORDS: Record<Comparison['verdict'], string> = {
+  regression: '**regression**',
+  improvement: 'improvement',
+  equivalent: 'equivalent',
+  inconclusive: 'inconclusive',
+  incomparable: 'incomparable'
+}

@@ -2,21 +2,18 @@
 import { whySection } from './why.js'
 import type { CheckSummary } from '../types/index.js'
 import { redact } from './format.js'
-import type { Section } from './sections.js'
-import {
-  baselineSection,
-  chartSections,
-  definitionsSection,
-  environmentSection,
-  latencySection,
-  notMeasuredSection,
-  overheadSection,
-  preflightSection,
-  rawSections,
-  telemetrySection,
-  verdictSection,
-  warningsSection
-} from './sections.js'
+import type { Section } from './section.js'
+import { baselineSection } from './baseline-section.js'
+import { chartSections } from './chart.js'
+import { definitionsSection } from './definitions-section.js'
+import { environmentSection } from './environment-section.js'
+import { latencySection } from './latency-section.js'
+import { notMeasuredSection } from './not-measured-section.js'
+import { overheadSection } from './overhead-section.js'
+import { preflightSection } from './preflight-section.js'
+import { rawSections } from './raw-sections.js'
+import { telemetrySection } from './telemetry-section.js'
+import { verdictSection, warningsSection } from './verdict-section.js'
 import { multiGpuSection } from './multi-gpu.js'
 import { powerSection } from './power.js'
 import { startupSection } from './startup.js'

@@ -1,7 +1,7 @@
 /** The power-cap sweep: time, energy and EDP per cap and arm, and the EDP-optimal cap. Pure. */
 import type { CheckSummary, PowerCapSummary } from '../types/index.js'
 import { cell, fmtValue, inline } from './format.js'
-import type { Section } from './sections.js'
+import type { Section } from './section.js'
 import type { Table } from './table.js'
 import { dropEmptyColumns, table } from './table.js'
 

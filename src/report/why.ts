@@ -3,7 +3,7 @@
  * first), the rest as a short list, and one line for the verdict and the PR comment. Pure.
  */
 import type { CheckSummary, Explanation, Finding } from '../types/index.js'
-import type { Section } from './sections.js'
+import type { Section } from './section.js'
 import { cell, inline } from './format.js'
 import { table, type Table } from './table.js'
 

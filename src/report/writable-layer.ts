@@ -3,7 +3,7 @@ import type { CheckSummary, Comparison } from '../types/index.js'
 import { armRank } from './arms.js'
 import { comparisonTable } from './comparison-table.js'
 import { analysisNotes } from './notes.js'
-import type { Section } from './sections.js'
+import type { Section } from './section.js'
 
 const TITLE = 'Writable layer (OverlayFS tax, informational)'
 const BIND_MOUNT = /^(data_read_mb_s|ckpt_write_mb_s)$/

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import { flatten } from './flatten.js'
-import { FACT_RULES, envKnowledge } from './knowledge.js'
+import { envKnowledge } from './env-knowledge.js'
+import { FACT_RULES } from './fact-rules.js'
 
 export const STACK_DIGEST_PREFIX = 'stack:'
 const DIGEST_HEX = 16

@@ -1,0 +1,182 @@
+/**
+ * Rules for stack facts (flattened keys of the `stack` event), first match wins. Keys that differ
+ * by nature between processes or arms (pid, paths of the interpreter) are `ignore`d.
+ */
+import { ENV_KNOWLEDGE } from './env-knowledge.js'
+import { ALL, CPU, GPU, acts, type Knowledge } from './knowledge.js'
+
+export interface FactRule {
+  pattern: RegExp
+  ignore?: boolean
+  /** The fact matters only when this holds for the two arms' flattened stacks (else impact 0). */
+  mattersIf?: (base: ReadonlyMap<string, string>, cand: ReadonlyMap<string, string>) => boolean
+  label?: string
+  knowledge?: Knowledge
+}
+
+const LIB_FIX =
+  "build the image from the same library versions as the host, or accept the difference as the image's own"
+
+const rule = (pattern: RegExp, label: string, knowledge: Knowledge): FactRule => ({
+  pattern,
+  label,
+  knowledge
+})
+
+export const FACT_RULES: readonly FactRule[] = [
+  { pattern: /^(python\.executable|python\.compiler|os\.kernel|cpu\.model|cpu\.governor)$/, ignore: true },
+  { pattern: /^torch\.cuda\.jit_cache\.(path|exists|files)$/, ignore: true },
+  { pattern: /^numpy\.blas\.(loaded|threadpoolctl)(\.|$)/, ignore: true },
+  { pattern: /^env\./, ignore: true }, // environment variables get their own findings (envKnowledge)
+  rule(
+    /^torch\.precision\./,
+    'precision flag',
+    acts(
+      3,
+      GPU,
+      'a torch precision switch in effect differs: fp32 products/convolutions may run as TF32 or with reduced-precision reductions in one arm only',
+      'set the precision in code (torch.set_float32_matmul_precision, torch.backends.*.allow_tf32) so it does not depend on the image'
+    )
+  ),
+  rule(
+    /^torch\.sdpa\./,
+    'attention backend',
+    acts(
+      3,
+      ['gpu-compute'],
+      'the scaled-dot-product-attention backends enabled differ: attention runs another kernel (flash, memory-efficient, cuDNN or math)',
+      'enable the same SDPA backends in both arms (torch.nn.attention.sdpa_kernel)'
+    )
+  ),
+  rule(
+    /^numpy\.blas\.(name|library|config|build\.)/,
+    'BLAS library',
+    acts(
+      3,
+      CPU,
+      "NumPy's products run in another BLAS (reference BLAS is unblocked and single-threaded: many times slower than OpenBLAS/MKL)",
+      'install the same BLAS in the image (e.g. libopenblas0-pthread, or NumPy wheels from PyPI that bundle OpenBLAS)'
+    )
+  ),
+  rule(
+    /^numpy\.blas\.threads$|^torch\.num_(interop_)?threads$/,
+    'thread count',
+    acts(
+      3,
+      CPU,
+      'CPU math uses a different number of threads',
+      'give both arms the same CPUs and thread settings (OMP_NUM_THREADS, container --cpus/--cpuset-cpus)'
+    )
+  ),
+  rule(
+    /^cpu\.(affinity|affinity_count|cgroup_cpu_max|cpu_count)$/,
+    'CPU allotment',
+    acts(
+      3,
+      ['cpu-compute', 'launch'],
+      'the arms may run on different CPUs or under a different CPU quota (container --cpus/--cpuset-cpus)',
+      'give the container the same CPUs as the native run, or pin both arms to the same cpuset'
+    )
+  ),
+  rule(
+    /^cpu\.cgroup_memory_max$/,
+    'memory limit',
+    acts(
+      1,
+      ['memory', 'io'],
+      'a cgroup memory limit applies in one arm (page cache and host memory are capped)',
+      'give the container the memory the job needs (--memory)'
+    )
+  ),
+  rule(
+    /^torch\.cuda\.sass_for_device$/,
+    'kernels for this GPU',
+    acts(
+      3,
+      ['startup', 'gpu-compute'],
+      "the torch build has no SASS for this GPU's architecture in one arm: every kernel is JIT-compiled from PTX at first use (slow first kernels; cached only when the JIT cache persists)",
+      'use a torch build whose arch list includes this GPU (TORCH_CUDA_ARCH_LIST), or keep CUDA_CACHE_PATH on a persistent volume'
+    )
+  ),
+  {
+    ...rule(
+      /^torch\.cuda\.jit_cache\.(bytes|disabled)$/,
+      'CUDA JIT cache',
+      acts(
+        1,
+        ['startup'],
+        'the PTX JIT cache holds different amounts: a fresh container starts with an empty cache, so PTX kernels are compiled again in every container',
+        'mount a persistent volume at CUDA_CACHE_PATH (default ~/.nv/ComputeCache), or ship SASS for the GPU'
+      )
+    ),
+    // Nothing is JIT-compiled when the build has SASS for the GPU: the cache is then never read.
+    mattersIf: (b, c) =>
+      b.get('torch.cuda.sass_for_device') === 'false' || c.get('torch.cuda.sass_for_device') === 'false'
+  },
+  rule(/^torch\.cuda\.module_loading$/, 'CUDA module loading', ENV_KNOWLEDGE['CUDA_MODULE_LOADING']!),
+  rule(
+    /^torch\.cuda\.(driver|driver_api)$/,
+    'driver',
+    acts(
+      2,
+      ALL,
+      'the arms talk to different driver versions (a compat package in the image overrides the host driver)',
+      'remove the cuda-compat libraries from the image or match the host driver'
+    )
+  ),
+  rule(
+    /^torch\.cuda\.(runtime|cublas|cublaslt|cudnn|nccl)$|^libraries\.(cudart|cublas|cublaslt|cudnn|nccl|nvrtc|nvjitlink|cusparselt)$/,
+    'CUDA library',
+    acts(
+      3,
+      ['gpu-compute', 'startup', 'memory', 'comm'],
+      'another version/build of a CUDA library runs the hot path (other kernels and heuristics)',
+      LIB_FIX
+    )
+  ),
+  rule(
+    /^torch\.(version|git_version|cuda_build|cuda\.arch_list)/,
+    'torch build',
+    acts(
+      3,
+      ['gpu-compute', 'cpu-compute', 'launch', 'startup', 'memory'],
+      'another torch build runs the workload',
+      LIB_FIX
+    )
+  ),
+  rule(/^numpy\.version$/, 'NumPy version', acts(2, CPU, 'another NumPy version runs the CPU math', LIB_FIX)),
+  rule(
+    /^libraries\.(blas|lapack)$/,
+    'BLAS/LAPACK files loaded',
+    acts(2, CPU, 'another BLAS/LAPACK library is loaded', 'install the same BLAS in the image')
+  ),
+  rule(
+    /^libraries\.(openmp|malloc)$/,
+    'runtime library',
+    acts(2, ['cpu-compute', 'launch', 'memory'], 'another OpenMP runtime or malloc is loaded', LIB_FIX)
+  ),
+  rule(
+    /^python\.(version|implementation)$/,
+    'Python',
+    acts(
+      2,
+      ['launch', 'startup', 'cpu-compute', 'io'],
+      'another Python interpreter runs the workload (interpreter speed, import time)',
+      'use the same Python version in the image as natively (the `python` input picks the native one)'
+    )
+  ),
+  rule(
+    /^(os\.libc|libraries\.libc)$/,
+    'C library',
+    acts(1, ['cpu-compute', 'startup', 'io'], 'another C library (memcpy, malloc, math functions)', LIB_FIX)
+  ),
+  rule(/^libraries\./, 'loaded library', acts(1, ALL, 'a different shared library is loaded', LIB_FIX))
+]
+
+/** Any other recorded fact that differs. */
+export const UNKNOWN_FACT: Knowledge = acts(
+  1,
+  ALL,
+  'a recorded fact of the stack differs',
+  'make the image match the native stack in this respect'
+)

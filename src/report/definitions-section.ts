@@ -1,0 +1,18 @@
+/** "How to read this": the definitions of overhead, p, and each verdict, with this check's limits. Pure. */
+import type { CheckSummary } from '../types/index.js'
+import { fmtPlain } from './format.js'
+import type { Section } from './section.js'
+
+export function definitionsSection(summary: CheckSummary): Section {
+  const m = fmtPlain(summary.analysis?.max_overhead_pct ?? summary.config.max_overhead_pct)
+  const alpha = fmtPlain(summary.analysis?.alpha ?? summary.config.alpha)
+  const body = [
+    '## How to read this\n',
+    `- **Overhead**: how much worse the candidate (e.g. the container) is than the baseline (e.g. native): mean(candidate) / mean(baseline) − 1 for lower-is-better metrics (↓), mean(baseline) / mean(candidate) − 1 for higher-is-better ones (↑), as each workload declares; the tables show those means; positive means the candidate costs more, a significant negative overhead beyond the margin is an **improvement**, “–” means no ratio exists (zero baseline), and from +900% on it is written as a factor (320× = 320 times the baseline’s cost). The 95% CI is of the ratio of means: a bootstrap interval, or the Welch t interval where that is wider.`,
+    `- **p (Holm)**: Welch’s t-test, Holm-corrected across the gated metrics of this report (Mann–Whitney U is computed as a check).`,
+    `- **regression**: p (Holm) < ${alpha} **and** the CI’s lower end is above the ${m}% limit. **equivalent**: TOST shows the overhead within ±${m}%. **inconclusive**: neither; more runs would decide (the smallest detectable effect is given). **incomparable**: the arms’ fingerprints differ in something that matters (GPU, driver, clocks, MIG…), so no regression verdict is given.`,
+    '- Arms run interleaved (A B B A …) so drift and heat hit both alike; warm-up runs are excluded; samples taken while the GPU was throttled are flagged.',
+    '- Only steady-state metrics gate (GPU work and the bind-mounted data path); start-up phases and the writable layer are reported, never gated.'
+  ].join('\n')
+  return { id: 'definitions', kind: 'core', title: 'How to read this', body }
+}

@@ -1,0 +1,66 @@
+/** The gated table: steady-state overhead per metric, with what the table alone cannot say. Pure. */
+import type { CheckSummary, Comparison } from '../types/index.js'
+import { armRank } from './arms.js'
+import { comparisonTable } from './comparison-table.js'
+import { VERDICT_WORDS, code, fmtNum, fmtPlain, inline } from './format.js'
+import { analysisNotes } from './notes.js'
+import type { Section } from './section.js'
+import { armPair, gatingComparisons } from './verdict.js'
+
+function sentence(text: string): string {
+  const t = inline(text).trim()
+  return /[.!?]$/.test(t) ? t : `${t}.`
+}
+
+/** Whether the smallest detectable effect was computed (not a placeholder for n < 2 or zero spread). */
+function hasMde(c: Comparison): boolean {
+  return c.mde_pct > 0 && Number.isFinite(c.mde_pct) && !(c.undefined_stats ?? []).includes('mde_pct')
+}
+
+/**
+ * What the table cannot say. Regressions and equivalences need no note (the table and the verdict line
+ * say it all); inconclusive metrics get what would resolve them, incomparable ones why (shared reasons
+ * share a line).
+ */
+function comparisonNotes(list: Comparison[], maxOverhead: number, arms: boolean): string[] {
+  const name = (c: Comparison): string =>
+    code(`${c.workload} ${c.metric}`) + (arms ? ` (${inline(c.candidate_env)})` : '')
+  const lines: string[] = []
+  for (const c of list.filter(x => x.verdict === 'inconclusive')) {
+    if (!hasMde(c)) {
+      lines.push(`- ${name(c)} inconclusive: ${sentence(c.reason)}`)
+      continue
+    }
+    const runs = c.runs_needed
+      ? `; ~${c.runs_needed} runs per arm would resolve ±${fmtPlain(maxOverhead)}%`
+      : ''
+    lines.push(
+      `- ${name(c)} inconclusive: smallest detectable effect ${fmtNum(c.mde_pct)}% at ${c.n_baseline}+${c.n_candidate} runs${runs}.`
+    )
+  }
+  const groups = new Map<string, Comparison[]>()
+  for (const c of list.filter(x => x.verdict === 'incomparable'))
+    groups.set(c.reason, [...(groups.get(c.reason) ?? []), c])
+  for (const group of groups.values())
+    lines.push(`- ${group.map(name).join(', ')} incomparable: ${sentence(group[0]!.reason)}`)
+  return lines
+}
+
+export function overheadSection(summary: CheckSummary): Section {
+  const gating = gatingComparisons(summary)
+  let body = '## Steady-state overhead (gated)\n\n'
+  if (!summary.analysis) {
+    body +=
+      'Nothing was analysed: no steady-state samples reached the analysis (see preflight and not measured).'
+  } else if (!gating.length) {
+    body += 'No steady-state metric was compared.'
+  } else {
+    body += comparisonTable(gating, { armRank: armRank(summary), words: VERDICT_WORDS, holm: true })
+    const notes = [
+      ...comparisonNotes(gating, summary.analysis.max_overhead_pct, armPair(gating) === null),
+      ...analysisNotes(summary, 'steady')
+    ]
+    if (notes.length) body += `\n\n${notes.join('\n')}`
+  }
+  return { id: 'overhead', kind: 'core', title: 'Steady-state overhead', body }
+}

@@ -1,0 +1,45 @@
+/** The report's head: the verdict line with what was checked, and the check's warnings. Pure. */
+import type { CheckSummary } from '../types/index.js'
+import { armLabels } from './arms.js'
+import { code, fmtNum, fmtPlain, inline } from './format.js'
+import type { Section } from './section.js'
+import { verdictLine } from './verdict.js'
+
+function fmtDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '–'
+  if (seconds < 60) return `${fmtNum(seconds)} s`
+  const m = Math.floor(seconds / 60)
+  const s = Math.round(seconds - m * 60)
+  return m < 60 ? `${m} min ${s} s` : `${Math.floor(m / 60)} h ${m % 60} min`
+}
+
+export function verdictSection(summary: CheckSummary): Section {
+  const c = summary.config
+  const meta = [
+    'gpu-overhead-action',
+    `check ${code(summary.check_id)}`,
+    c.image ? `image ${code(c.image)}` : null,
+    `${c.runs} runs per arm`,
+    `arms ${armLabels(summary).map(code).join(' vs ')}`,
+    `device ${c.device}${c.device === 'gpu' ? ` (${c.gpu_access})` : ''}`,
+    `max overhead ${fmtPlain(c.max_overhead_pct)}%`,
+    `took ${fmtDuration(summary.wall_s)}`
+  ].filter((x): x is string => x !== null)
+  return {
+    id: 'verdict',
+    kind: 'verdict',
+    title: 'Verdict',
+    // The verdict is the first line: the CLI prints it, and it is what a reviewer reads first.
+    body: `${verdictLine(summary)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
+  }
+}
+
+export function warningsSection(summary: CheckSummary): Section | null {
+  if (!summary.warnings.length) return null
+  return {
+    id: 'warnings',
+    kind: 'core',
+    title: 'Warnings',
+    body: `### Warnings\n\n${summary.warnings.map(w => `- ${inline(w)}`).join('\n')}`
+  }
+}
