@@ -35,7 +35,8 @@ export const STACK_FIELDS = [
   'clocks'
 ] as const
 
-const Facts = <T extends readonly string[]>(fields: T) =>
+/** One optional, nullable string per field: facts a machine may not report (shared with the baseline store). */
+export const factsSchema = <T extends readonly string[]>(fields: T) =>
   z.object(
     Object.fromEntries(fields.map(f => [f, z.string().nullable().optional()])) as Record<
       T[number],
@@ -61,16 +62,20 @@ const HistoryPoint = z.object({
   time: z.string(),
   /** The commit the check ran on (GITHUB_SHA), when known. */
   commit: z.string().nullable().optional(),
-  stack: Facts(STACK_FIELDS),
+  stack: factsSchema(STACK_FIELDS),
   metrics: z.record(z.string(), PointMetric)
 })
 
-const HistorySeriesSchema = z.object({
+/** What names a stored series: its key, arm label, workload and canonical params (also a baseline entry's). */
+export const SeriesIdentitySchema = z.object({
   key: z.string().min(1),
   environment: z.string().min(1),
   workload: z.string().min(1),
-  params: z.string(),
-  facts: Facts(SERIES_FIELDS),
+  params: z.string()
+})
+
+const HistorySeriesSchema = SeriesIdentitySchema.extend({
+  facts: factsSchema(SERIES_FIELDS),
   /** Oldest first; at most `keep` of them. */
   points: z.array(HistoryPoint)
 })

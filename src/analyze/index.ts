@@ -1,5 +1,5 @@
 /** The analyze stage's public face: other stages and the entry points import from here. */
-export * from './baseline.js'
+export * from './baseline/index.js'
 export * from './blocking.js'
 export * from './compare/index.js'
 export * from './family.js'

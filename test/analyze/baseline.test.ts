@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ArmSeries } from '../../src/analyze/run-values.js'
-import type { CurrentResults } from '../../src/analyze/baseline.js'
+import type { CurrentResults } from '../../src/analyze/baseline/index.js'
 import {
   BASELINE_SCHEMA,
   DEFAULT_BASELINE_PATH,
@@ -12,7 +12,7 @@ import {
   baselineKey,
   compareWithBaseline,
   paramsHash
-} from '../../src/analyze/baseline.js'
+} from '../../src/analyze/baseline/index.js'
 import { noise, nonFiniteNumbers, series } from './helpers.js'
 
 let dir: string

@@ -5,7 +5,7 @@ import { trendChart, trendMarkdown } from '../../src/report/trend.js'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { JsonFileBaselineStore } from '../../src/analyze/baseline.js'
+import { JsonFileBaselineStore } from '../../src/analyze/baseline/index.js'
 import { buildHistory, nightChecks, nightDigest } from '../helpers/trend-history.js'
 import { series } from './helpers.js'
 

@@ -8,7 +8,7 @@ import {
   BASELINE_SCHEMA,
   type BaselineFile,
   type CurrentResults
-} from '../../src/analyze/baseline.js'
+} from '../../src/analyze/baseline/index.js'
 import type { ArmSeries, PartialFingerprint } from '../../src/analyze/run-values.js'
 
 export interface Night {

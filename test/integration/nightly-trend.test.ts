@@ -8,7 +8,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { JsonFileBaselineStore } from '../../src/analyze/baseline.js'
+import { JsonFileBaselineStore } from '../../src/analyze/baseline/index.js'
 import { startNode } from '../hardening/helpers.js'
 import { startFakeIssues, type FakeIssues } from '../helpers/fake-issues.js'
 import { nightChecks, nightDigest, type HistoryOptions } from '../helpers/trend-history.js'

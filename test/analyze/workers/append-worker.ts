@@ -2,7 +2,7 @@
  * Child process for the baseline race test: appends `count` checks named `<writer>-<i>` to the file.
  * Usage: node --import tsx append-worker.ts FILE WRITER COUNT
  */
-import { JsonFileBaselineStore } from '../../../src/analyze/baseline.js'
+import { JsonFileBaselineStore } from '../../../src/analyze/baseline/index.js'
 
 const [file, writer, count] = process.argv.slice(2)
 if (file === undefined || writer === undefined || count === undefined)

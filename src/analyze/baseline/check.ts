@@ -1,0 +1,73 @@
+/** The pipeline's entry to the baseline: compare this check with the stored one, then maybe store it. */
+import type { BaselineResult } from '../../types/index.js'
+import { aggregateRows, type RawRow } from '../run-values.js'
+import { JsonFileBaselineStore } from './json-file-store.js'
+import type { BaselineStore, CurrentResults } from './store.js'
+
+export interface BaselineCheckOptions {
+  /** Baseline file; empty or null disables the baseline (status 'disabled'). */
+  path: string | null | undefined
+  /** Append this check as an accepted run (the caller says the check passed and is complete). */
+  save: boolean
+  maxOverheadPct: number
+  alpha: number
+  /** Bootstrap seed (the check's seed). */
+  seed?: number | string
+  /** Accepted checks kept per entry (default 5). */
+  keep?: number
+  /** Replace a corrupt baseline file when saving (it is kept as `<file>.corrupt-<time>`). */
+  overwriteCorrupt?: boolean
+  /** Arms to compare and store (default: all). */
+  environments?: readonly string[]
+  /** Another backend; default: the JSON file at `path`. */
+  store?: BaselineStore
+  /** The commit the check ran on (GITHUB_SHA): stored with the check and in the trend history. */
+  commit?: string | null
+}
+
+/**
+ * Compare this check's samples with the stored baseline and, when asked, store them as an accepted run.
+ * A run whose stored comparison shows a regression is not saved: the baseline must not drift towards it.
+ */
+export async function compareWithBaseline(
+  samples: Iterable<RawRow & { check_id?: string }>,
+  opts: BaselineCheckOptions
+): Promise<BaselineResult> {
+  if (opts.store === undefined && (opts.path === null || opts.path === undefined || opts.path === ''))
+    return {
+      status: 'disabled',
+      path: '',
+      message: 'Baseline comparison is off.',
+      comparisons: [],
+      saved: false
+    }
+  const rows = [...samples]
+  const agg = aggregateRows(rows)
+  const current: CurrentResults = {
+    check_id: rows.find(r => r.check_id !== undefined)?.check_id ?? new Date().toISOString(),
+    commit: opts.commit ?? null,
+    series: agg.series(),
+    fingerprints: agg.fingerprints,
+    stacks: agg.stacks
+  }
+  const store = opts.store ?? new JsonFileBaselineStore(opts.path!)
+  const result = await store.compare(current, {
+    maxOverheadPct: opts.maxOverheadPct,
+    alpha: opts.alpha,
+    environments: opts.environments,
+    bootstrap: opts.seed === undefined ? undefined : { seed: String(opts.seed) }
+  })
+  if (!opts.save) return result
+  const regressed = result.comparisons.filter(c => c.scope === 'steady' && c.verdict === 'regression')
+  if (regressed.length > 0)
+    return {
+      ...result,
+      message: `${result.message} Not saved as a baseline: ${regressed.length} metric(s) regressed against it.`
+    }
+  const saved = await store.append(current, {
+    keep: opts.keep,
+    overwriteCorrupt: opts.overwriteCorrupt,
+    environments: opts.environments
+  })
+  return { ...result, saved: saved.saved, message: `${result.message} ${saved.message}` }
+}

@@ -1,0 +1,12 @@
+/**
+ * The baseline store: the last N accepted checks, each as its own record (date, commit, image digest,
+ * fingerprint, and per metric: n, mean, sd, median and the per-run values), keyed by fingerprint +
+ * workload config. A new check is compared with the history check by check, never by pooling runs of
+ * different days into one sample.
+ */
+export { appendToBaseline } from './append.js'
+export { compareWithBaseline } from './check.js'
+export { BASELINE_SCHEMA, DEFAULT_BASELINE_PATH, parseBaseline, type BaselineFile } from './format.js'
+export { JsonFileBaselineStore } from './json-file-store.js'
+export { baselineKey, paramsHash } from './match.js'
+export type { CurrentResults } from './store.js'
