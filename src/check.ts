@@ -1,10 +1,9 @@
 /**
  * The check, one direction: config → preflight → plan → execute (+ telemetry) → analyze (+ baseline)
- * → report → gate. Only this file and the entry points wire stages together. Over 300 lines: the
- * ordering of the stages and the state a fault must keep (what was measured so far) live here together.
+ * → report → gate. Only this file and the entry points wire stages together. What a fault must keep (what
+ * was measured so far) is the CheckState (gate/summary.ts) that the steps below fill; the summary is
+ * assembled from it at the start (an INCOMPLETE placeholder), on a fault and at the end.
  */
-import { randomBytes } from 'node:crypto'
-import * as os from 'node:os'
 import * as path from 'node:path'
 import {
   analyzeRecords,
@@ -14,11 +13,6 @@ import {
   multiGpuWarnings,
   pooledRows,
   capOf,
-  edpOptimal,
-  powerCapRows,
-  latencyPercentiles,
-  runSeries,
-  explainCheck,
   measuredWork,
   measuredWorkNote,
   SequentialController
@@ -35,181 +29,29 @@ import {
   restoreFromFile,
   validateCaps,
   sweepPowerCaps,
-  type SweepOutcome,
   executePlan,
   type BlockDone,
   type ExecuteResult,
   TelemetrySampler,
   attribute,
-  summarizeTelemetry,
   withTelemetry,
   workloadParams,
-  regionTelemetry,
-  armStackDigest,
-  armStacks
+  regionTelemetry
 } from './execute/index.js'
-import { laneLabel, resolveLanes, type Lane, buildPlan } from './plan/index.js'
+import { laneLabel, resolveLanes, buildPlan } from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
-import { preflightStage, type PreflightOutcome } from './preflight/index.js'
+import { fingerprintCache, logPreflight, powerRanges, preflightStage } from './preflight/index.js'
 import { buildReport } from './report/index.js'
-import type {
-  Arm,
-  CheckSummary,
-  Fingerprint,
-  MultiGpuSummary,
-  PowerCapSummary,
-  TelemetrySample
-} from './types/index.js'
-import { checkVerdict, headline, nothingMeasuredReason } from './gate/index.js'
+import type { CheckSummary, TelemetrySample } from './types/index.js'
+import { assembleSummary, initialCheckState, type CheckState } from './gate/index.js'
 import type { Logger } from './util/log.js'
-import { VERSION } from './util/version.js'
 import { processSpec, workloadsDir, workloadsGatedBySamples } from './execute/index.js'
-import { fingerprintFor } from './preflight/index.js'
 import { appendAll } from './util/arrays.js'
-import { killAllTrees } from './util/process-tree.js'
+import { cancelOnSignals, newCheckId } from './util/cancel.js'
 
 export interface CheckOutcome {
   summary: CheckSummary
   markdown: string
-}
-
-function newCheckId(): string {
-  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`
-}
-
-/** Cancels the check on SIGINT/SIGTERM (Actions sends SIGINT then SIGTERM on cancel). */
-function cancelOnSignals(
-  logger: Logger,
-  forcedCleanup: () => void
-): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController()
-  const handler = (sig: NodeJS.Signals): void => {
-    if (controller.signal.aborted) {
-      // A second signal: leave now. The INCOMPLETE report written before the check started stays; every
-      // process tree still running is killed, containers removed (bounded), nothing is awaited.
-      logger.warn(`received ${sig} again: exiting now; the results folder keeps the INCOMPLETE report`)
-      killAllTrees()
-      forcedCleanup()
-      process.exit(128 + (os.constants.signals[sig] ?? 1))
-    }
-    logger.warn(
-      `received ${sig}: stopping the check, keeping what was measured (send it again to exit at once)`
-    )
-    controller.abort()
-  }
-  process.on('SIGINT', handler)
-  process.on('SIGTERM', handler)
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off('SIGINT', handler)
-      process.off('SIGTERM', handler)
-    }
-  }
-}
-
-/** What a check knows so far; the summary is assembled from it at the start, on a fault and at the end. */
-interface CheckState {
-  pre: PreflightOutcome
-  exec: ExecuteResult
-  analysis: ReturnType<typeof analyzeRecords> | null
-  baseline: Awaited<ReturnType<typeof compareWithBaseline>> | null
-  warnings: string[]
-  notMeasured: { what: string; why: string }[]
-  /** GPUs the check pinned its processes to (null: one unpinned process, e.g. CPU). */
-  lanes: Lane[] | null
-  power: SweepOutcome | null
-  multiGpu: MultiGpuSummary | null
-  /** Sequential stopping (null: a fixed count, e.g. a power-cap sweep). */
-  sequential: SequentialController | null
-}
-
-function assembleSummary(
-  config: Config,
-  checkId: string,
-  started: Date,
-  state: CheckState,
-  paths: ResultsWriter['paths']
-): CheckSummary {
-  const { pre, exec, analysis } = state
-  const finished = new Date()
-  const telemetry = summarizeTelemetry(exec.runs, {
-    // NVML energy covers the measured region only, so EDP uses that region's time too.
-    delaySeconds: r =>
-      r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
-  })
-  const imageEnv = Object.fromEntries(
-    config.arms.flatMap(a => {
-      const facts = a.kind === 'container' && a.image ? pre.images.get(a.image) : undefined
-      return facts ? [[a.label, facts.env]] : []
-    })
-  )
-  // Nothing measured is never a pass: say why first, so the verdict line names it.
-  const sampleGated = workloadsGatedBySamples(config.workloads, config.gateIoThroughput)
-  // A check of rule-gated workloads only (io by its mount rule) has no gated samples by design.
-  const requireGated = sampleGated.length > 0
-  const nothing = exec.complete && requireGated ? nothingMeasuredReason(analysis, sampleGated) : null
-  return {
-    schema: 'gpu-overhead/summary@1',
-    check_id: checkId,
-    tool_version: VERSION,
-    started_at: started.toISOString(),
-    finished_at: finished.toISOString(),
-    wall_s: (finished.getTime() - started.getTime()) / 1000,
-    complete: exec.complete,
-    incomplete_reason: exec.incompleteReason,
-    verdict: checkVerdict(analysis, pre.results, exec.complete, sampleGated, requireGated),
-    ...headline(analysis),
-    config: {
-      image: config.image,
-      workloads: config.workloads,
-      runs: config.runs,
-      device: config.device,
-      gpu_access: config.gpuAccess,
-      arms: config.arms.map(a => a.label),
-      max_overhead_pct: config.maxOverheadPct,
-      alpha: config.alpha
-    },
-    arms: config.arms,
-    // The GPU the check ran on (its first, when several): not simply the host's first GPU.
-    fingerprints: Object.fromEntries(
-      config.arms.map(a => [
-        a.label,
-        {
-          ...fingerprintFor(a, config, pre, state.lanes?.[0] ?? null),
-          stack: armStackDigest(exec.runs, a.label)
-        }
-      ])
-    ),
-    preflight: pre.results,
-    analysis,
-    latency: latencyPercentiles(exec.samples),
-    telemetry,
-    baseline: state.baseline,
-    runs: exec.runs,
-    series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
-    ...(state.multiGpu ? { multi_gpu: state.multiGpu } : {}),
-    ...(state.power ? { power: powerSummary(state.power, exec.runs) } : {}),
-    stacks: armStacks(exec.stacks ?? []),
-    image_env: imageEnv,
-    explanation: explainCheck({
-      analysis,
-      device: config.device,
-      stacks: exec.stacks ?? [],
-      telemetry,
-      imageEnv
-    }),
-    ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
-    measured_work: measuredWork(exec.runs),
-    not_measured: state.notMeasured,
-    warnings: nothing === null ? state.warnings : [nothing, ...state.warnings],
-    paths: { ...paths }
-  }
-}
-
-function powerSummary(sweep: SweepOutcome, runs: ExecuteResult['runs']): PowerCapSummary {
-  const rows = powerCapRows(runs)
-  return { ...sweep, rows, edp_optimal: edpOptimal(rows) }
 }
 
 /** report.md and summary.json, each replaced whole or not at all; returns what could not be written. */
@@ -229,28 +71,11 @@ export async function runCheck(
   const checkId = newCheckId()
   const dir = workloadsDir()
   const writer = ResultsWriter.open(config.out, config.workspace ?? path.dirname(config.out))
-  const state: CheckState = {
-    pre: { results: [], gpus: null, images: new Map(), runtimeVersion: null, warnings: [] },
-    exec: {
-      samples: [],
-      runs: [],
-      complete: false,
-      incompleteReason:
-        'the check stopped before it could write its report (killed, crashed, or the results disk filled up); ' +
-        'results.jsonl holds every sample measured until then'
-    },
-    analysis: null,
-    baseline: null,
-    warnings: [],
-    notMeasured: [],
-    lanes: null,
-    power: null,
-    multiGpu: null,
-    sequential: null
-  }
+  const state = initialCheckState()
+  const summarize = (): CheckSummary => assembleSummary(config, checkId, started, state, writer.paths)
   // Until the check writes its own report, the folder says it is unfinished: a kill -9, a crash or a full
   // disk leaves this INCOMPLETE report and summary behind, never a stale or torn one.
-  const unwritable = writeReportFiles(writer, assembleSummary(config, checkId, started, state, writer.paths))
+  const unwritable = writeReportFiles(writer, summarize())
   if (unwritable.length)
     throw new EnvironmentError(
       `cannot write the results folder ${config.out} (input 'out'): ${unwritable[0]}; free space there, or choose another out`
@@ -266,7 +91,7 @@ export async function runCheck(
     // report files too, keep what was measured, and let the entry point turn the error into its exit code.
     state.exec.complete = false
     state.exec.incompleteReason = `the check stopped: ${error instanceof Error ? error.message : String(error)}`
-    writeReportFiles(writer, assembleSummary(config, checkId, started, state, writer.paths))
+    writeReportFiles(writer, summarize())
     throw error
   } finally {
     cancel.dispose()
@@ -316,7 +141,7 @@ export async function runCheck(
     state.baseline = { ...state.baseline, comparisons: family.baseline }
   }
 
-  let summary = assembleSummary(config, checkId, started, state, writer.paths)
+  let summary = summarize()
   const failed = writeReportFiles(writer, summary)
   if (failed.length) {
     // The placeholder (INCOMPLETE) stays on disk; what is returned says the same, so no exit code passes.
@@ -327,7 +152,7 @@ export async function runCheck(
     ]
       .filter(Boolean)
       .join('; ')
-    summary = assembleSummary(config, checkId, started, state, writer.paths)
+    summary = summarize()
     logger.warn(exec.incompleteReason)
   }
   // The file keeps everything; the comment/summary copy is capped at GitHub's 65,000 characters.
@@ -355,22 +180,9 @@ async function measure(
     preflightStage(config, hasContainer ? io : null, checkId)
   )
   state.pre = pre
-  for (const p of pre.results) {
-    const line = `${p.name}: ${p.status} — ${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
-    if (p.status === 'pass' || p.status === 'skip') logger.info(line)
-    else logger.warn(line)
-  }
+  logPreflight(pre.results, logger)
   appendAll(warnings, pre.warnings)
-  if (!hasContainer)
-    notMeasured.push({
-      what: 'container overhead',
-      why: `no container arm (arms: ${config.arms.map(a => a.label).join(', ')}): this is a calibration of the native side only`
-    })
-  if (config.device === 'cpu')
-    notMeasured.push({
-      what: 'GPU work, CUDA init, telemetry, energy',
-      why: 'device is cpu: the workloads ran on the CPU'
-    })
+  appendAll(notMeasured, pre.notMeasured)
 
   state.exec = { samples: [], runs: [], complete: false, incompleteReason: null }
   let telemetry: TelemetrySample[] = []
@@ -383,7 +195,7 @@ async function measure(
   // Outside the tree, HMAC'd, one per GPU set (docs/security.md): never a file from the checkout.
   const restoreFile = restoreFileFor((lanes ?? []).map(l => l.uuid ?? String(l.index)))
   if (config.device === 'gpu' && pre.gpus)
-    await restoreLeftoverCaps(presentOf(pre.gpus.gpus), logger, warnings)
+    await restoreLeftoverCaps(powerRanges(pre.gpus.gpus), logger, warnings)
   if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
   // Sequential stopping plans up to max-runs and stops each workload once decided; a power-cap sweep keeps
   // a fixed count (one controller per cap would be needed to look per cap).
@@ -427,13 +239,7 @@ async function measure(
         why: started.reason
       })
   } else if (!config.telemetry) notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
-  const fingerprints = new Map<string, Fingerprint>()
-  const fingerprintOf = (arm: Arm, lane: Lane | null): Fingerprint => {
-    const key = `${arm.label}\u0000${lane?.index ?? ''}`
-    let fp = fingerprints.get(key)
-    if (!fp) fingerprints.set(key, (fp = fingerprintFor(arm, config, pre, lane)))
-    return fp
-  }
+  const fingerprintOf = fingerprintCache(config, pre)
   const runPlan = (cap: number | null): Promise<ExecuteResult> =>
     executePlan(plan, {
       checkId,
@@ -510,15 +316,6 @@ async function measure(
     for (const s of exec.samples) if (throttled.has(runKey(s))) s.throttled = true
   }
   state.exec = exec
-}
-
-/** GPUs present, with their power-limit ranges (a restore file is checked against them). */
-function presentOf(gpus: NonNullable<PreflightOutcome['gpus']>['gpus']): PresentGpu[] {
-  const out: PresentGpu[] = []
-  for (const g of gpus)
-    if (g.uuid && g.power_min_limit_w !== null && g.power_max_limit_w !== null)
-      out.push({ uuid: g.uuid, min_w: g.power_min_limit_w, max_w: g.power_max_limit_w })
-  return out
 }
 
 /** A check killed mid-sweep left its GPUs capped: put the limits back before measuring anything. */

@@ -19,10 +19,12 @@ import {
   type ContainerRuntime,
   type Device,
   type GpuAccess,
+  type Mount,
   type Schedule,
   type Workload
 } from '../types/index.js'
-import { validateImageRef } from './image-ref.js'
+import { validateImageRef, type ImageRef } from './image-ref.js'
+import { CHECKPOINT_CONTAINER_PATH, DATA_CONTAINER_PATH } from './mount-spec.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS } from './parse.js'
 import { readConfigFile } from './file.js'
@@ -36,10 +38,10 @@ import {
   integer,
   list,
   maxRunsOf,
-  mountSpec,
+  hostMount,
   allowedHostFolder,
   oneOf,
-  parseArms,
+  parseArmsWithImages,
   maxOverhead,
   powerCaps,
   safePath,
@@ -54,15 +56,11 @@ export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
 export const LLM_PRESETS = ['tiny', '1b', '8b'] as const
 export type LlmPreset = (typeof LLM_PRESETS)[number]
 
-/** A host directory given to the workloads; bound into the container at `containerPath`. */
-export interface MountSpec {
-  hostPath: string
-  containerPath: string
-  readOnly: boolean
-}
-
 export interface Config {
+  /** The `image` input as given (validated); `images` holds the parsed references. */
   image: string | null
+  /** Every image a container arm runs (unique, in arm order), parsed once here and passed on typed. */
+  images: ImageRef[]
   workloads: Workload[]
   /** Runs per arm before the first sequential look (and the whole count when maxRuns equals it). */
   runs: number
@@ -83,8 +81,8 @@ export interface Config {
   saveBaseline: boolean
   /** Branch that stores the baseline between action runs; null = the file in the workspace only. */
   baselineBranch: string | null
-  data: MountSpec | null
-  checkpoint: MountSpec | null
+  data: Mount | null
+  checkpoint: Mount | null
   githubToken: string | null
   comment: CommentMode
   /** Name of the GitHub Check run that carries the verdict; null = none. */
@@ -156,7 +154,8 @@ export function loadConfig(sources: ConfigSources): Config {
 
   // Not trimmed: validateImageRef refuses any whitespace, so `ubuntu ` is an error, never a silent fix.
   const imageRaw = get(Inputs.Image)
-  const image = imageRaw.trim() === '' ? null : validateImageRef(imageRaw, Inputs.Image).ref
+  const imageRef = imageRaw.trim() === '' ? null : validateImageRef(imageRaw, Inputs.Image)
+  const image = imageRef?.ref ?? null
   const workloads = [
     ...new Set(list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, WORKLOADS)))
   ]
@@ -175,8 +174,10 @@ export function loadConfig(sources: ConfigSources): Config {
   const matmulDefault = device === 'cpu' ? '512' : DEFAULTS[Inputs.MatmulSize]
 
   const runs = integer(Inputs.Runs, get(Inputs.Runs), 2, 1000)
+  const { arms, images } = parseArmsWithImages(get(Inputs.Arms), imageRef)
   const config: Config = {
     image,
+    images,
     workloads,
     runs,
     maxRuns: maxRunsOf(runs, isSet(Inputs.MaxRuns) ? get(Inputs.MaxRuns) : null),
@@ -186,7 +187,7 @@ export function loadConfig(sources: ConfigSources): Config {
     gpuAccess: oneOf(Inputs.GpuAccess, get(Inputs.GpuAccess), GPU_ACCESS_MODES),
     gpus,
     containerRuntime: oneOf(Inputs.ContainerRuntime, get(Inputs.ContainerRuntime), CONTAINER_RUNTIMES),
-    arms: parseArms(get(Inputs.Arms), image),
+    arms,
     maxOverheadPct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
     alpha: alpha(Inputs.Alpha, get(Inputs.Alpha)),
     baselinePath: checkBaselinePath(
@@ -196,10 +197,17 @@ export function loadConfig(sources: ConfigSources): Config {
     ),
     saveBaseline: bool(Inputs.SaveBaseline, get(Inputs.SaveBaseline)),
     data: given(get(Inputs.DataPath))
-      ? mountSpec(Inputs.DataPath, get(Inputs.DataPath), workspace, '/data', true)
+      ? hostMount(Inputs.DataPath, get(Inputs.DataPath), workspace, 'data', DATA_CONTAINER_PATH, true)
       : null,
     checkpoint: given(get(Inputs.CheckpointPath))
-      ? mountSpec(Inputs.CheckpointPath, get(Inputs.CheckpointPath), workspace, '/checkpoints', false)
+      ? hostMount(
+          Inputs.CheckpointPath,
+          get(Inputs.CheckpointPath),
+          workspace,
+          'checkpoint',
+          CHECKPOINT_CONTAINER_PATH,
+          false
+        )
       : null,
     githubToken: given(get(Inputs.GithubToken)) ? validateGithubToken(get(Inputs.GithubToken)) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),

@@ -70,3 +70,11 @@ export function pickRepoDigest(ref: ImageRef, repoDigests: readonly string[]): s
 export function imageRefOrNull(ref: string): ImageRef | null {
   return IMAGE_ID_RE.test(ref) || REFERENCE_RE.test(ref) ? validateImageRef(ref, 'image') : null
 }
+
+/**
+ * A reference parsed by config passes as is; a string (a library caller's or a CLI flag's) is validated here
+ * first, since it goes onto a command line.
+ */
+export function imageRefOf(ref: ImageRef | string, inputName = 'image'): ImageRef {
+  return typeof ref === 'string' ? validateImageRef(ref, inputName) : ref
+}

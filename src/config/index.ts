@@ -1,8 +1,22 @@
-/** The config stage's public face: other stages and the entry points import from here. */
-export * from './config.js'
-export * from './image-ref.js'
-export * from './mount-policy.js'
-export * from './defaults.js'
-export * from './file.js'
-export * from './modes.js'
-export * from './parse.js'
+/** The config stage's public face: what other stages and the entry points use of it. */
+export { loadConfig, type Config, type ConfigSources, type LlmPreset } from './config.js'
+export { DEFAULTS, type RawInputs } from './defaults.js'
+export { FILE_KNOBS, readConfigFile } from './file.js'
+export { imageRefOf, imageRefOrNull, pickRepoDigest, validateImageRef, type ImageRef } from './image-ref.js'
+export {
+  loadAggregateConfig,
+  loadTrendConfig,
+  modeOf,
+  type AggregateConfig,
+  type TrendConfig
+} from './modes.js'
+export { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
+export {
+  CHECKPOINT_CONTAINER_PATH,
+  DATA_CONTAINER_PATH,
+  allowedMountSpec,
+  bindMounts,
+  bindSpecOf,
+  type IoMountSpec
+} from './mount-spec.js'
+export { alpha, checkAlpha, checkMaxOverhead, maxOverhead, oneOf, parseArms } from './parse.js'

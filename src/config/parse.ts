@@ -7,10 +7,9 @@ import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 import { parseNumber } from '../util/number.js'
-import { type Arm, type Device } from '../types/index.js'
-import { validateImageRef } from './image-ref.js'
+import { type Arm, type Device, type Mount } from '../types/index.js'
+import { validateImageRef, type ImageRef } from './image-ref.js'
 import { DEFAULTS } from './defaults.js'
-import type { MountSpec } from './config.js'
 import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
 
 // ---- validators (each throws InputError naming the input) ----
@@ -158,14 +157,16 @@ export function workspacePath(input: string, raw: string, workspace: string, any
 export const MOUNT_SPLITTERS = /[:,]/
 export const NO_SPLITTERS = 'no `:` or `,` in the path (the container mount would split on them)'
 
-export function mountSpec(
+/** A host folder input (`data-path`, `checkpoint-path`) as the one typed `Mount` the rest of the check uses. */
+export function hostMount(
   input: string,
   raw: string,
   base: string,
-  containerPath: string,
-  ro: boolean
-): MountSpec {
-  return { hostPath: allowedHostFolder(input, raw, base, 'data'), containerPath, readOnly: ro }
+  purpose: MountPurpose,
+  container: string,
+  readOnly: boolean
+): Mount {
+  return { host: allowedHostFolder(input, raw, base, purpose), container, readOnly }
 }
 
 /** A host folder for a bind mount, judged by the mount policy on its resolved path (docs/security.md). */
@@ -179,9 +180,18 @@ export function allowedHostFolder(input: string, raw: string, base: string, purp
 }
 
 export function parseArms(raw: string, image: string | null): Arm[] {
+  return parseArmsWithImages(raw, image === null ? null : validateImageRef(image, Inputs.Image)).arms
+}
+
+/** The arms, and every image a container arm runs (unique, in arm order), each parsed once. */
+export function parseArmsWithImages(
+  raw: string,
+  image: ImageRef | null
+): { arms: Arm[]; images: ImageRef[] } {
   const specs = list(Inputs.Arms, raw)
   if (specs.length < 2)
     throw new InputError(Inputs.Arms, raw, 'at least two of native | container | container:<image ref>')
+  const images = new Map<string, ImageRef>()
   const arms: Arm[] = specs.map(spec => {
     if (spec === 'native') return { label: 'native', kind: 'native', image: null }
     if (spec === 'container') {
@@ -191,11 +201,13 @@ export function parseArms(raw: string, image: string | null): Arm[] {
           '',
           'an image reference (required when arms include `container`; pin it by digest)'
         )
-      return { label: 'container', kind: 'container', image }
+      images.set(image.ref, image)
+      return { label: 'container', kind: 'container', image: image.ref }
     }
     if (spec.startsWith('container:')) {
-      const ref = validateImageRef(spec.slice('container:'.length), Inputs.Arms).ref
-      return { label: `container:${ref}`, kind: 'container', image: ref }
+      const parsed = validateImageRef(spec.slice('container:'.length), Inputs.Arms)
+      if (!images.has(parsed.ref)) images.set(parsed.ref, parsed)
+      return { label: `container:${parsed.ref}`, kind: 'container', image: parsed.ref }
     }
     throw new InputError(Inputs.Arms, spec, 'native | container | container:<image ref>')
   })
@@ -206,7 +218,7 @@ export function parseArms(raw: string, image: string | null): Arm[] {
     seen.set(arm.label, n)
     if (n > 1) arm.label = `${arm.label}#${n}`
   }
-  return arms
+  return { arms, images: [...images.values()] }
 }
 export function given(v: string | undefined): v is string {
   return v !== undefined && v !== ''

@@ -9,12 +9,10 @@ import {
   removeLabelledNow,
   runArgs
 } from '../tools/docker.js'
-import type { BindMount, ContainerRuntime, Workload } from '../types/index.js'
+import type { Mount, ContainerRuntime, Workload } from '../types/index.js'
 import { runtimeClientEnv } from '../util/child-env.js'
 import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
-
-export type { BindMount } from '../types/index.js'
 
 export interface ContainerRunInput {
   runtime: ContainerRuntime
@@ -25,7 +23,7 @@ export interface ContainerRunInput {
   workloadsDir: string
   workload: Workload
   args: string[]
-  mounts: BindMount[]
+  mounts: Mount[]
   gpuArgs: string[]
   env: Record<string, string>
   timeoutMs: number

@@ -5,19 +5,20 @@
  */
 import { randomBytes } from 'node:crypto'
 import * as path from 'node:path'
-import type { MountSpec } from '../config/index.js'
+import { CHECKPOINT_CONTAINER_PATH, DATA_CONTAINER_PATH } from '../config/index.js'
+import type { Mount } from '../types/index.js'
 import { ensureParents, safeChmodFolder, safeWriteStream, writeAll } from '../util/safe-fs.js'
 
 export interface IoFolders {
-  data: MountSpec
-  checkpoint: MountSpec
+  data: Mount
+  checkpoint: Mount
   created: string[]
 }
 
 export function prepareIoFolders(
   out: string,
-  data: MountSpec | null,
-  checkpoint: MountSpec | null,
+  data: Mount | null,
+  checkpoint: Mount | null,
   datasetMb: number
 ): IoFolders {
   const created: string[] = []
@@ -42,7 +43,7 @@ export function prepareIoFolders(
       )
     }
     created.push(dir)
-    dataSpec = { hostPath: dir, containerPath: '/data', readOnly: true }
+    dataSpec = { host: dir, container: DATA_CONTAINER_PATH, readOnly: true }
   }
   let ckptSpec = checkpoint
   if (!ckptSpec) {
@@ -51,7 +52,7 @@ export function prepareIoFolders(
     // The container may run as another user: let it write here (never chmod through a link).
     safeChmodFolder(dir, 0o777)
     created.push(dir)
-    ckptSpec = { hostPath: dir, containerPath: '/checkpoints', readOnly: false }
+    ckptSpec = { host: dir, container: CHECKPOINT_CONTAINER_PATH, readOnly: false }
   }
   return { data: dataSpec, checkpoint: ckptSpec, created }
 }

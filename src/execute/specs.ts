@@ -40,9 +40,7 @@ export function processSpec(
     driverMount: config.driverMount
   }
   if (planned.arm.kind === 'native') {
-    const ioPaths = io
-      ? { data: io.data.hostPath, checkpoint: io.checkpoint.hostPath }
-      : { data: '', checkpoint: '' }
+    const ioPaths = io ? { data: io.data.host, checkpoint: io.checkpoint.host } : { data: '', checkpoint: '' }
     return nativeSpec({
       python: config.python,
       workloadsDir: dir,
@@ -61,16 +59,9 @@ export function processSpec(
       `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
     )
   const ioPaths = io
-    ? { data: io.data.containerPath, checkpoint: io.checkpoint.containerPath }
+    ? { data: io.data.container, checkpoint: io.checkpoint.container }
     : { data: '', checkpoint: '' }
-  const mounts =
-    planned.workload === 'io' && io
-      ? [io.data, io.checkpoint].map(m => ({
-          host: m.hostPath,
-          container: m.containerPath,
-          readOnly: m.readOnly
-        }))
-      : []
+  const mounts = planned.workload === 'io' && io ? [io.data, io.checkpoint] : []
   return containerSpec({
     runtime: config.containerRuntime,
     imageRef: imageId,

@@ -30,3 +30,17 @@ export function fingerprintFor(
       gpu?.clocks_applications_graphics_mhz != null ? `${gpu.clocks_applications_graphics_mhz} MHz app` : null
   }
 }
+
+/** fingerprintFor, computed once per arm and lane: every record of a run carries it. */
+export function fingerprintCache(
+  config: Config,
+  pre: PreflightOutcome
+): (arm: Arm, lane: Lane | null) => Fingerprint {
+  const fingerprints = new Map<string, Fingerprint>()
+  return (arm, lane) => {
+    const key = `${arm.label}\u0000${lane?.index ?? ''}`
+    let fp = fingerprints.get(key)
+    if (!fp) fingerprints.set(key, (fp = fingerprintFor(arm, config, pre, lane)))
+    return fp
+  }
+}

@@ -249,3 +249,12 @@ export function allDatacenter(names: readonly (string | null)[]): boolean | null
     return verdicts.some(v => v === false) ? false : null
   return verdicts.every(v => v === true)
 }
+
+/** The GPUs whose power-limit range nvidia-smi reported (a power-restore file is checked against them). */
+export function powerRanges(gpus: readonly GpuFacts[]): { uuid: string; min_w: number; max_w: number }[] {
+  const out: { uuid: string; min_w: number; max_w: number }[] = []
+  for (const g of gpus)
+    if (g.uuid && g.power_min_limit_w !== null && g.power_max_limit_w !== null)
+      out.push({ uuid: g.uuid, min_w: g.power_min_limit_w, max_w: g.power_max_limit_w })
+  return out
+}

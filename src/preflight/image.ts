@@ -1,7 +1,7 @@
 import type { ContainerRuntime } from '../types/index.js'
 import { EnvironmentError } from '../util/errors.js'
 import { inspectImageCall, pullImage } from '../tools/docker.js'
-import { imageRefOrNull, pickRepoDigest, validateImageRef } from '../config/index.js'
+import { imageRefOf, imageRefOrNull, pickRepoDigest, type ImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
 
 // ---- NVIDIA_REQUIRE_CUDA ----
@@ -127,13 +127,17 @@ export function envMap(env: readonly string[]): Record<string, string> {
   return out
 }
 
-/** Turn `docker image inspect` / `podman image inspect` JSON (an array, or one object) into facts. */
-export function parseImageInspect(json: unknown, ref: string): ImageFacts {
+/**
+ * Turn `docker image inspect` / `podman image inspect` JSON (an array, or one object) into facts. `image` is
+ * the parsed reference (a recorded output's plain string is parsed leniently: null when it is not one).
+ */
+export function parseImageInspect(json: unknown, image: ImageRef | string): ImageFacts {
+  const ref = typeof image === 'string' ? image : image.ref
   const obj = (Array.isArray(json) ? json[0] : json) as InspectJson | undefined
   if (!obj || typeof obj !== 'object' || typeof obj.Id !== 'string') {
     throw new EnvironmentError(`image inspect of ${ref} returned no image object`)
   }
-  const parsedRef = imageRefOrNull(ref)
+  const parsedRef = typeof image === 'string' ? imageRefOrNull(image) : image
   const id = obj.Id.startsWith('sha256:') ? obj.Id : `sha256:${obj.Id}`
   const repoDigests = strings(obj.RepoDigests)
   const repoDigest = parsedRef ? pickRepoDigest(parsedRef, repoDigests) : null
@@ -225,11 +229,11 @@ export function runtimeFailure(
  * Throws InputError for a bad reference, EnvironmentError when the image is neither present nor pullable.
  */
 export async function inspectImage(
-  ref: string,
+  ref: ImageRef | string,
   runtime: ContainerRuntime,
   options: { pull?: boolean; inputName?: string } = {}
 ): Promise<ImageFacts> {
-  const parsed = validateImageRef(ref, options.inputName ?? 'image')
+  const parsed = imageRefOf(ref, options.inputName)
   const inspect = async (): Promise<{ exitCode: number; stdout: string; stderr: string }> =>
     inspectImageCall(runtime, parsed.ref)
   let res = await inspect()
@@ -263,5 +267,5 @@ export async function inspectImage(
   } catch {
     throw new EnvironmentError(`${runtime} image inspect ${parsed.ref} printed something that is not JSON`)
   }
-  return { ...parseImageInspect(json, parsed.ref), pulled }
+  return { ...parseImageInspect(json, parsed), pulled }
 }

@@ -3,10 +3,10 @@ import { gate } from './driver-gate.js'
 import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
 import { allDatacenter, readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
-import { validateImageRef } from '../config/index.js'
+import { imageRefOf, type ImageRef, type IoMountSpec } from '../config/index.js'
 import { inspectImage } from './image.js'
 import type { ImageFacts } from './image.js'
-import { checkMounts, parseMountSpec } from './mounts.js'
+import { checkMounts } from './io-check.js'
 import { appendAll } from '../util/arrays.js'
 import { requireGate } from './nvidia-require.js'
 
@@ -14,16 +14,16 @@ import { requireGate } from './nvidia-require.js'
 export interface PreflightInput {
   device: Device
   gpuAccess: GpuAccess
-  /** Image reference, or null for a native-only run. */
-  image: string | null
+  /** Image reference (parsed by config; a string is validated here), or null for a native-only run. */
+  image: ImageRef | string | null
   runtime: ContainerRuntime
   strict: boolean
   /** Run label value of the probe containers (the check id), so a cancel removes them too. */
   checkId?: string
-  /** Dataset mount SPEC (`HOST:CONTAINER[:ro]` or a bare container path). */
-  dataSpec?: string | null
-  /** Checkpoint mount SPEC. */
-  ckptSpec?: string | null
+  /** Dataset mount (a bind mount, or a path inside the image), parsed and judged by config. */
+  data?: IoMountSpec | null
+  /** Checkpoint mount. */
+  ckpt?: IoMountSpec | null
   /** The GPU(s) the run uses (e.g. `all`, `0`, `MIG-<uuid>`), for the MIG check. */
   gpuDevices?: string | null
   /** Runtime arguments the workload containers get (GPU access, --tmpfs ...); the I/O check uses them too. */
@@ -44,15 +44,13 @@ export interface PreflightOutput {
 }
 
 /**
- * All preflight checks for a run. Throws InputError (bad image ref / mount spec) and
+ * All preflight checks for a run. Throws InputError (bad image ref) and
  * EnvironmentError (no nvidia-smi or GPU on a GPU run, image absent and not pullable) — exit 2.
  * Check outcomes (including a failed driver gate) come back as results; the caller decides.
  */
 export async function runPreflight(input: PreflightInput): Promise<PreflightOutput> {
   // Bad input first, before any slow or host-touching step.
-  if (input.image !== null) validateImageRef(input.image, 'image')
-  if (input.dataSpec) parseMountSpec(input.dataSpec, 'data')
-  if (input.ckptSpec) parseMountSpec(input.ckptSpec, 'ckpt')
+  const imageRef = input.image === null ? null : imageRefOf(input.image)
 
   const results: PreflightResult[] = []
   let gpus: GpuFacts[] = []
@@ -64,7 +62,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
     driver = report.driver
     driverCuda = report.cuda_version
   }
-  const image = input.image !== null ? await inspectImage(input.image, input.runtime) : null
+  const image = imageRef !== null ? await inspectImage(imageRef, input.runtime) : null
 
   if (input.device !== 'gpu') {
     results.push({ name: 'driver-gate', status: 'skip', message: 'device cpu: no GPU checks', fix: null })
@@ -112,7 +110,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
     if (image !== null) results.push(checkIsolation(gpus, input.gpuAccess))
   }
 
-  if (input.dataSpec || input.ckptSpec) {
+  if (input.data || input.ckpt) {
     if (image === null) {
       results.push({
         name: 'mounts',
@@ -124,10 +122,10 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
       appendAll(
         results,
         await checkMounts({
-          image: image.ref,
+          image: imageRef ?? image.ref,
           runtime: input.runtime,
-          data: input.dataSpec ?? null,
-          ckpt: input.ckptSpec ?? null,
+          data: input.data ?? null,
+          ckpt: input.ckpt ?? null,
           extraDockerArgs: input.extraDockerArgs,
           imageId: image.id,
           label: input.checkId,

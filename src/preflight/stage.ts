@@ -3,21 +3,16 @@
  * mount checks with the folders the io workload will really get. Bad input and a broken environment
  * throw (exit 2); check outcomes come back as results.
  */
-import {
-  judgeMount,
-  refusalMessage,
-  type Config,
-  type MountPurpose,
-  type MountSpec
-} from '../config/index.js'
+import { bindSpecOf, judgeMount, refusalMessage, type Config, type MountPurpose } from '../config/index.js'
 import { Inputs } from '../types/inputs.js'
 import { containerGpuArgs } from '../tools/gpu-access.js'
 import type { GpuReport } from './gpu.js'
 import type { ImageFacts } from './image.js'
 import { runPreflight } from './run.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
-import type { PreflightResult } from '../types/index.js'
+import type { Mount, PreflightResult } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
+import type { Logger } from '../util/log.js'
 import { dockerRootDir, engineVersion } from '../tools/docker.js'
 
 export interface PreflightOutcome {
@@ -27,10 +22,37 @@ export interface PreflightOutcome {
   images: Map<string, ImageFacts>
   runtimeVersion: string | null
   warnings: string[]
+  /** What this configuration cannot measure, and why (the report lists them). */
+  notMeasured: { what: string; why: string }[]
 }
 
-function specOf(m: MountSpec | null): string | null {
-  return m ? `${m.hostPath}:${m.containerPath}${m.readOnly ? ':ro' : ''}` : null
+/** Before preflight ran (the INCOMPLETE placeholder's): nothing known. */
+export function emptyPreflightOutcome(): PreflightOutcome {
+  return { results: [], gpus: null, images: new Map(), runtimeVersion: null, warnings: [], notMeasured: [] }
+}
+
+/** Each result as one log line: passes and skips as info, the rest as warnings. */
+export function logPreflight(results: readonly PreflightResult[], logger: Logger): void {
+  for (const p of results) {
+    const line = `${p.name}: ${p.status} — ${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
+    if (p.status === 'pass' || p.status === 'skip') logger.info(line)
+    else logger.warn(line)
+  }
+}
+
+function notMeasured(config: Config): PreflightOutcome['notMeasured'] {
+  const out: PreflightOutcome['notMeasured'] = []
+  if (!config.arms.some(a => a.kind === 'container'))
+    out.push({
+      what: 'container overhead',
+      why: `no container arm (arms: ${config.arms.map(a => a.label).join(', ')}): this is a calibration of the native side only`
+    })
+  if (config.device === 'cpu')
+    out.push({
+      what: 'GPU work, CUDA init, telemetry, energy',
+      why: 'device is cpu: the workloads ran on the CPU'
+    })
+  return out
 }
 
 /**
@@ -40,9 +62,9 @@ function specOf(m: MountSpec | null): string | null {
  */
 async function mountPolicyRows(config: Config): Promise<PreflightResult[]> {
   const asked: { input: string; path: string; purpose: MountPurpose }[] = []
-  if (config.data) asked.push({ input: Inputs.DataPath, path: config.data.hostPath, purpose: 'data' })
+  if (config.data) asked.push({ input: Inputs.DataPath, path: config.data.host, purpose: 'data' })
   if (config.checkpoint)
-    asked.push({ input: Inputs.CheckpointPath, path: config.checkpoint.hostPath, purpose: 'checkpoint' })
+    asked.push({ input: Inputs.CheckpointPath, path: config.checkpoint.host, purpose: 'checkpoint' })
   if (config.driverMount)
     asked.push({ input: Inputs.DriverMount, path: config.driverMount, purpose: 'driver' })
   if (!asked.length || !config.arms.some(a => a.kind === 'container')) return []
@@ -89,10 +111,10 @@ function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult
 
 export async function preflightStage(
   config: Config,
-  io: { data: MountSpec; checkpoint: MountSpec } | null,
+  io: { data: Mount; checkpoint: Mount } | null,
   checkId?: string
 ): Promise<PreflightOutcome> {
-  const images = [...new Set(config.arms.flatMap(a => (a.kind === 'container' && a.image ? [a.image] : [])))]
+  const images = config.images
   const base = {
     device: config.device,
     gpuAccess: config.gpuAccess,
@@ -109,19 +131,19 @@ export async function preflightStage(
   const rest = images.slice(1)
   const out = await runPreflight({
     ...base,
-    image: first ?? null,
-    dataSpec: specOf(io?.data ?? null),
-    ckptSpec: specOf(io?.checkpoint ?? null)
+    image: first,
+    data: io ? bindSpecOf(io.data) : null,
+    ckpt: io ? bindSpecOf(io.checkpoint) : null
   })
   appendAll(results, out.results)
   if (config.device === 'gpu') gpus = { gpus: out.gpus, driver: out.driver, cuda_version: out.driver_cuda }
-  if (first && out.image) facts.set(first, out.image)
+  if (first && out.image) facts.set(first.ref, out.image)
   for (const image of rest) {
     // Other images (image bump): only their own driver gate is new.
     const more = await runPreflight({ ...base, image })
-    if (more.image) facts.set(image, more.image)
+    if (more.image) facts.set(image.ref, more.image)
     for (const r of more.results.filter(r => r.name === 'driver-gate'))
-      results.push({ ...r, name: `driver-gate (${image})` })
+      results.push({ ...r, name: `driver-gate (${image.ref})` })
   }
   appendAll(results, await mountPolicyRows(config))
   if (config.workloads.includes('llm')) results.push(llmMemoryCheck(config, gpus))
@@ -129,5 +151,5 @@ export async function preflightStage(
   if (images.length) {
     runtimeVersion = await engineVersion(config.containerRuntime)
   }
-  return { results, gpus, images: facts, runtimeVersion, warnings: [] }
+  return { results, gpus, images: facts, runtimeVersion, warnings: [], notMeasured: notMeasured(config) }
 }

@@ -5,7 +5,7 @@
  * The small engine calls (version, image inspect, pull, kill, cleanup) are here too.
  */
 import { spawnSync } from 'node:child_process'
-import type { BindMount, ContainerRuntime } from '../types/index.js'
+import type { Mount, ContainerRuntime } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
 import { execCapture, type ExecOptions, type ExecResult } from '../util/exec.js'
 
@@ -27,7 +27,7 @@ export interface ContainerRun {
   /** Value of the run label: the check id, so `removeLabelled` finds everything one check started. */
   label: string
   name?: string
-  mounts?: readonly BindMount[]
+  mounts?: readonly Mount[]
   env?: Readonly<Record<string, string>>
   /** `--memory` limit, swap included (so going over it is an OOM kill, not a slow crawl); null = none. */
   memory?: string | null
@@ -43,12 +43,12 @@ export interface ContainerRun {
 }
 
 /** `-v HOST:CONTAINER[:ro]` for a bind mount (paths are validated by config; no `:` or `,` inside). */
-export function volumeArgs(mounts: readonly BindMount[]): string[] {
+export function volumeArgs(mounts: readonly Mount[]): string[] {
   return mounts.flatMap(m => ['-v', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`])
 }
 
 /** `--mount type=bind,…`: fails when the host path is missing instead of creating it (probes use this). */
-export function bindMountArgs(mounts: readonly BindMount[]): string[] {
+export function bindMountArgs(mounts: readonly Mount[]): string[] {
   return mounts.flatMap(m => [
     '--mount',
     `type=bind,source=${m.host},target=${m.container}${m.readOnly ? ',readonly=true' : ''}`

@@ -94,9 +94,15 @@ export interface Lane {
   minor: number | null
 }
 
-/** A bind mount as the container runtime gets it: host path (resolved) → container path. */
-export interface BindMount {
+/**
+ * The one mount type: a host folder (or file) bound into the container. Config parses it once — the host
+ * path already resolved (realpath) and judged by the mount policy — and it travels typed from there to the
+ * preflight probe and the workload containers (tools/docker.ts); it is never turned back into a string.
+ */
+export interface Mount {
+  /** Host path, resolved; never holds `:` or `,` (config refuses them: `-v`/`--mount` would split on them). */
   host: string
+  /** Absolute path inside the container. */
   container: string
   readOnly: boolean
 }

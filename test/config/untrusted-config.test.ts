@@ -132,7 +132,7 @@ describe('mount policy on data-path, checkpoint-path, driver-mount (case 1)', ()
     fs.mkdirSync(path.join(w, 'data'))
     fs.symlinkSync(path.join(w, 'data'), path.join(w, 'data-link'))
     const c = loadConfig({ workspace: w, flags: { ...CPU, [Inputs.DataPath]: 'data-link' } })
-    expect(c.data?.hostPath).toBe(fs.realpathSync(path.join(w, 'data')))
+    expect(c.data?.host).toBe(fs.realpathSync(path.join(w, 'data')))
   })
 })
 

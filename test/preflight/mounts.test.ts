@@ -2,17 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { InputError } from '../../src/util/errors.js'
-import {
-  checkMounts,
-  classifyMount,
-  coveringMount,
-  evaluateMounts,
-  isReadOnly,
-  mountArgs,
-  parseMountinfo,
-  parseMountSpec
-} from '../../src/preflight/mounts.js'
-import type { MountReport } from '../../src/preflight/mounts.js'
+import { mountArgs, parseMountSpec } from '../../src/config/mount-spec.js'
+import { checkMounts } from '../../src/preflight/io-check.js'
+import { evaluateMounts, type MountReport } from '../../src/preflight/mount-rules.js'
+import { classifyMount, coveringMount, isReadOnly, parseMountinfo } from '../../src/preflight/mountinfo.js'
 import { ioCheckCommand } from '../../src/entry/cli/io-check.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
@@ -236,8 +229,8 @@ describe('io-check against the local Docker engine', () => {
     const results = await checkMounts({
       image,
       runtime: 'docker',
-      data: `${host}:/data`,
-      ckpt: '/vol',
+      data: parseMountSpec(`${host}:/data`, 'data'),
+      ckpt: parseMountSpec('/vol', 'ckpt'),
       extraDockerArgs: ['-v', `${volume}:/vol`],
       probeMiB: 4
     })

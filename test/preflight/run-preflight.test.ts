@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { EnvironmentError, InputError } from '../../src/util/errors.js'
 import { fingerprintFacts, preflightStatus, runPreflight } from '../../src/preflight/run.js'
+import { parseMountSpec } from '../../src/config/mount-spec.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
@@ -109,8 +110,8 @@ describe('runPreflight', () => {
       ...base,
       device: 'cpu',
       image: pyImage,
-      dataSpec: `${host}:/data:ro`,
-      ckptSpec: '/ckpt',
+      data: parseMountSpec(`${host}:/data:ro`, 'data'),
+      ckpt: parseMountSpec('/ckpt', 'ckpt'),
       probeMiB: 4
     })
     expect(out.gpus).toEqual([])
@@ -130,7 +131,7 @@ describe('runPreflight', () => {
       device: 'gpu',
       image: null,
       nvidiaSmi: REPLAY,
-      ckptSpec: '/ckpt'
+      ckpt: parseMountSpec('/ckpt', 'ckpt')
     })
     expect(out.results.find(r => r.name === 'driver-gate')?.status).toBe('skip')
     expect(out.results.find(r => r.name === 'mounts')?.status).toBe('skip')
@@ -139,9 +140,8 @@ describe('runPreflight', () => {
 
   it('bad input and a missing GPU are exit-2 errors', async () => {
     await expect(runPreflight({ ...base, device: 'cpu', image: 'Bad Ref' })).rejects.toThrow(InputError)
-    await expect(runPreflight({ ...base, device: 'cpu', image: null, dataSpec: 'x:y:z:w' })).rejects.toThrow(
-      InputError
-    )
+    // A mount spec is parsed (and refused) where it enters, before preflight gets it typed.
+    expect(() => parseMountSpec('x:y:z:w', 'data')).toThrow(InputError)
     await expect(
       runPreflight({ ...base, device: 'gpu', image: null, nvidiaSmi: 'no-such-nvidia-smi' })
     ).rejects.toThrow(EnvironmentError)

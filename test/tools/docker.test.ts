@@ -1,6 +1,6 @@
 import { CONTAINER_WORKLOADS_DIR, RUN_LABEL, runArgs } from '../../src/tools/docker.js'
 import { containerArgs } from '../../src/execute/container.js'
-import { mountArgs, parseMountSpec } from '../../src/preflight/mounts.js'
+import { mountArgs, parseMountSpec } from '../../src/config/mount-spec.js'
 
 const ID = `sha256:${'a'.repeat(64)}`
 

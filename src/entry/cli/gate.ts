@@ -36,7 +36,7 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<{
   // Validate every input before touching the host.
   if (opts.driver !== undefined) validateDriverVersion(opts.driver)
   if (opts.cuda !== undefined) validateCudaVersion(opts.cuda)
-  if (opts.image !== undefined) validateImageRef(opts.image, 'image')
+  const imageRef = opts.image !== undefined ? validateImageRef(opts.image, 'image') : null
 
   let driver: string
   let driverCuda: string | null = null
@@ -54,7 +54,7 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<{
     datacenter = allDatacenter(report.gpus.map(g => g.name))
   }
 
-  const image = opts.image !== undefined ? await inspectImage(opts.image, opts.runtime) : null
+  const image = imageRef !== null ? await inspectImage(imageRef, opts.runtime) : null
   const cuda = opts.cuda ?? image?.required_cuda ?? null
   if (cuda === null) {
     throw new InputError(

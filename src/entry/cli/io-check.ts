@@ -1,10 +1,9 @@
 /** `gpu-overhead io-check`: the mount/OverlayFS check on its own; text or JSON, and the gate's exit code. */
 import { exitCodeFor } from '../../gate/index.js'
-import { parseMountSpec, runIoCheck, type IoCheckReport } from '../../preflight/index.js'
+import { runIoCheck, type IoCheckReport } from '../../preflight/index.js'
 import type { ContainerRuntime } from '../../types/index.js'
 import { InputError } from '../../util/errors.js'
-import * as fs from 'node:fs'
-import { judgeMount, refusalMessage } from '../../config/index.js'
+import { allowedMountSpec, validateImageRef } from '../../config/index.js'
 
 export function formatIoCheckText(report: IoCheckReport): string {
   const lines = [`io-check ${report.image}: ${report.verdict.toUpperCase()}`]
@@ -45,22 +44,14 @@ export async function ioCheckCommand(opts: {
   if (!opts.data && !opts.ckpt) {
     throw new InputError('data', opts.data, 'at least one of --data SPEC or --ckpt SPEC')
   }
-  // The user's host paths go through the mount policy, judged on the resolved path (docs/security.md).
-  for (const [input, raw] of [
-    ['data', opts.data],
-    ['ckpt', opts.ckpt]
-  ] as const) {
-    const spec = raw ? parseMountSpec(raw, input) : null
-    if (spec?.kind !== 'bind') continue
-    const d = judgeMount({
-      input,
-      path: spec.host,
-      kind: fs.statSync(spec.host).isDirectory() ? 'folder' : 'file',
-      purpose: input === 'data' ? 'data' : 'checkpoint'
-    })
-    if (!d.allowed) throw new InputError(input, raw, refusalMessage(d))
-  }
-  const report = await runIoCheck(opts)
+  // Parsed once here; the user's host paths go through the mount policy on the resolved path (docs/security.md).
+  const image = validateImageRef(opts.image, 'image')
+  const report = await runIoCheck({
+    ...opts,
+    image,
+    data: opts.data ? allowedMountSpec(opts.data, 'data', 'data') : null,
+    ckpt: opts.ckpt ? allowedMountSpec(opts.ckpt, 'ckpt', 'checkpoint') : null
+  })
   const exitCode = exitCodeFor(report.verdict)
   // The JSON report lists mounts once; results keep their message and fix.
   const json = {

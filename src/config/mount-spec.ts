@@ -1,13 +1,23 @@
-/** io-check's mount specs: `HOST:CONTAINER[:ro|rw]` (a bind mount) or a bare path expected inside the image. */
+/**
+ * Mounts, parsed once. The check's `data-path`/`checkpoint-path` become a `Mount` (types/) in config; io-check's
+ * `--data`/`--ckpt` SPEC (`HOST:CONTAINER[:ro|rw]`, or a bare path expected inside the image) becomes an
+ * `IoMountSpec` here. Both go through the mount policy (mount-policy.ts) on the resolved host path; what leaves
+ * config is typed and never re-parsed.
+ */
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import { bindMountArgs } from '../tools/docker.js'
-import type { BindMount } from '../types/index.js'
+import type { Mount } from '../types/index.js'
 import { InputError } from '../util/errors.js'
+import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
 
-/** `HOST:CONTAINER[:ro|rw]` (bind mount) or a bare `CONTAINER` path (expected inside the image). */
+/** Where the workloads see the dataset and the checkpoint folder inside the container. */
+export const DATA_CONTAINER_PATH = '/data'
+export const CHECKPOINT_CONTAINER_PATH = '/checkpoints'
+
+/** io-check's target: a bind mount (a `Mount` plus the SPEC as given), or a path expected inside the image. */
 export type IoMountSpec =
-  | { kind: 'bind'; spec: string; host: string; container: string; readOnly: boolean }
+  | (Mount & { kind: 'bind'; spec: string })
   | { kind: 'image'; spec: string; container: string; readOnly: false }
 
 const SPEC_ALLOWED =
@@ -57,8 +67,35 @@ export function parseMountSpec(
   }
 }
 
+/**
+ * io-check's SPEC as a user gives it: parsed, and its host path judged by the mount policy on the resolved
+ * path (a folder, or a regular file where a file is named; docs/security.md).
+ */
+export function allowedMountSpec(
+  raw: string,
+  input: string,
+  purpose: MountPurpose,
+  options: { cwd?: string } = {}
+): IoMountSpec {
+  const spec = parseMountSpec(raw, input, options)
+  if (spec.kind !== 'bind') return spec
+  const d = judgeMount({
+    input,
+    path: spec.host,
+    kind: statSync(spec.host).isDirectory() ? 'folder' : 'file',
+    purpose
+  })
+  if (!d.allowed) throw new InputError(input, raw, refusalMessage(d))
+  return spec
+}
+
+/** A config mount as io-check's target; `spec` is display text for the report, never parsed again. */
+export function bindSpecOf(m: Mount): IoMountSpec {
+  return { kind: 'bind', spec: `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`, ...m }
+}
+
 /** The bind mounts among the specs (image paths need none). */
-export function bindMounts(specs: readonly IoMountSpec[]): BindMount[] {
+export function bindMounts(specs: readonly IoMountSpec[]): Mount[] {
   return specs.flatMap(m =>
     m.kind === 'bind' ? [{ host: m.host, container: m.container, readOnly: m.readOnly }] : []
   )

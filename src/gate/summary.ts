@@ -1,0 +1,157 @@
+/**
+ * The check's record (summary.json, and what the report renders): assembled from what the check knows so far —
+ * at its start (an INCOMPLETE placeholder), on a fault and at the end — with the gate's verdict in it.
+ */
+import {
+  type analyzeRecords,
+  type compareWithBaseline,
+  edpOptimal,
+  explainCheck,
+  latencyPercentiles,
+  measuredWork,
+  powerCapRows,
+  runSeries,
+  type SequentialController
+} from '../analyze/index.js'
+import type { Config } from '../config/index.js'
+import {
+  armStackDigest,
+  armStacks,
+  summarizeTelemetry,
+  workloadsGatedBySamples,
+  type ExecuteResult,
+  type SweepOutcome
+} from '../execute/index.js'
+import type { Lane } from '../plan/index.js'
+import { emptyPreflightOutcome, fingerprintFor, type PreflightOutcome } from '../preflight/index.js'
+import type { ResultsWriter } from '../results/index.js'
+import type { CheckSummary, MultiGpuSummary, PowerCapSummary } from '../types/index.js'
+import { VERSION } from '../util/version.js'
+import { checkVerdict, headline, nothingMeasuredReason } from './verdict.js'
+
+/** What a check knows so far; the summary is assembled from it at the start, on a fault and at the end. */
+export interface CheckState {
+  pre: PreflightOutcome
+  exec: ExecuteResult
+  analysis: ReturnType<typeof analyzeRecords> | null
+  baseline: Awaited<ReturnType<typeof compareWithBaseline>> | null
+  warnings: string[]
+  notMeasured: { what: string; why: string }[]
+  /** GPUs the check pinned its processes to (null: one unpinned process, e.g. CPU). */
+  lanes: Lane[] | null
+  power: SweepOutcome | null
+  multiGpu: MultiGpuSummary | null
+  /** Sequential stopping (null: a fixed count, e.g. a power-cap sweep). */
+  sequential: SequentialController | null
+}
+
+/** The state before anything ran: what the INCOMPLETE placeholder is made of. */
+export function initialCheckState(): CheckState {
+  return {
+    pre: emptyPreflightOutcome(),
+    exec: {
+      samples: [],
+      runs: [],
+      complete: false,
+      incompleteReason:
+        'the check stopped before it could write its report (killed, crashed, or the results disk filled up); ' +
+        'results.jsonl holds every sample measured until then'
+    },
+    analysis: null,
+    baseline: null,
+    warnings: [],
+    notMeasured: [],
+    lanes: null,
+    power: null,
+    multiGpu: null,
+    sequential: null
+  }
+}
+
+export function assembleSummary(
+  config: Config,
+  checkId: string,
+  started: Date,
+  state: CheckState,
+  paths: ResultsWriter['paths']
+): CheckSummary {
+  const { pre, exec, analysis } = state
+  const finished = new Date()
+  const telemetry = summarizeTelemetry(exec.runs, {
+    // NVML energy covers the measured region only, so EDP uses that region's time too.
+    delaySeconds: r =>
+      r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
+  })
+  const imageEnv = Object.fromEntries(
+    config.arms.flatMap(a => {
+      const facts = a.kind === 'container' && a.image ? pre.images.get(a.image) : undefined
+      return facts ? [[a.label, facts.env]] : []
+    })
+  )
+  // Nothing measured is never a pass: say why first, so the verdict line names it.
+  const sampleGated = workloadsGatedBySamples(config.workloads, config.gateIoThroughput)
+  // A check of rule-gated workloads only (io by its mount rule) has no gated samples by design.
+  const requireGated = sampleGated.length > 0
+  const nothing = exec.complete && requireGated ? nothingMeasuredReason(analysis, sampleGated) : null
+  return {
+    schema: 'gpu-overhead/summary@1',
+    check_id: checkId,
+    tool_version: VERSION,
+    started_at: started.toISOString(),
+    finished_at: finished.toISOString(),
+    wall_s: (finished.getTime() - started.getTime()) / 1000,
+    complete: exec.complete,
+    incomplete_reason: exec.incompleteReason,
+    verdict: checkVerdict(analysis, pre.results, exec.complete, sampleGated, requireGated),
+    ...headline(analysis),
+    config: {
+      image: config.image,
+      workloads: config.workloads,
+      runs: config.runs,
+      device: config.device,
+      gpu_access: config.gpuAccess,
+      arms: config.arms.map(a => a.label),
+      max_overhead_pct: config.maxOverheadPct,
+      alpha: config.alpha
+    },
+    arms: config.arms,
+    // The GPU the check ran on (its first, when several): not simply the host's first GPU.
+    fingerprints: Object.fromEntries(
+      config.arms.map(a => [
+        a.label,
+        {
+          ...fingerprintFor(a, config, pre, state.lanes?.[0] ?? null),
+          stack: armStackDigest(exec.runs, a.label)
+        }
+      ])
+    ),
+    preflight: pre.results,
+    analysis,
+    latency: latencyPercentiles(exec.samples),
+    telemetry,
+    baseline: state.baseline,
+    runs: exec.runs,
+    series: runSeries(exec.samples.filter(s => s.scope === 'steady')),
+    ...(state.multiGpu ? { multi_gpu: state.multiGpu } : {}),
+    ...(state.power ? { power: powerSummary(state.power, exec.runs) } : {}),
+    stacks: armStacks(exec.stacks ?? []),
+    image_env: imageEnv,
+    explanation: explainCheck({
+      analysis,
+      device: config.device,
+      stacks: exec.stacks ?? [],
+      telemetry,
+      imageEnv
+    }),
+    ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
+    measured_work: measuredWork(exec.runs),
+    not_measured: state.notMeasured,
+    warnings: nothing === null ? state.warnings : [nothing, ...state.warnings],
+    paths: { ...paths }
+  }
+}
+
+function powerSummary(sweep: SweepOutcome, runs: ExecuteResult['runs']): PowerCapSummary {
+  const rows = powerCapRows(runs)
+  return { ...sweep, rows, edp_optimal: edpOptimal(rows) }
+}

@@ -1,0 +1,160 @@
+/**
+ * The I/O rules of the mount/OverlayFS check (issue 3 of the seeds): what io-check found per path, judged.
+ * Pure: the probe (io-check.ts) gathers the facts, these functions turn them into preflight results.
+ */
+import type { ContainerRuntime, PreflightResult } from '../types/index.js'
+import type { MountKind } from './mountinfo.js'
+
+export type MountRole = 'data' | 'ckpt' | 'writable-layer'
+
+export interface MountReport {
+  role: MountRole
+  spec: string | null
+  container_path: string
+  exists: boolean | null
+  kind: MountKind | null
+  fs_type: string | null
+  read_only: boolean | null
+  requested_read_only: boolean | null
+  mount_point: string | null
+  /** mountinfo root: the host-side path of a bind mount within its filesystem. */
+  source_root: string | null
+  write_mb_s: number | null
+  read_mb_s: number | null
+  probe_error: string | null
+}
+
+export type IoVerdict = 'pass' | 'warn' | 'fail'
+
+export interface CopyUpReport {
+  file: string
+  size_mib: number
+  ms: number | null
+  baseline_ms: number | null
+  error: string | null
+}
+
+export interface IoCheckReport {
+  image: string
+  runtime: ContainerRuntime
+  probe_mib: number
+  mounts: MountReport[]
+  copy_up: CopyUpReport | null
+  results: PreflightResult[]
+  verdict: IoVerdict
+}
+
+function copyUpNote(copyUp: CopyUpReport | null): string {
+  if (!copyUp || copyUp.ms === null) return ''
+  return ` (copy-up here: a 1-byte write into a ${copyUp.size_mib} MiB image file took ${copyUp.ms} ms)`
+}
+
+/** The I/O rules, as preflight results. Pure. */
+export function evaluateMounts(
+  mounts: readonly MountReport[],
+  copyUp: CopyUpReport | null,
+  probeMiB: number
+): PreflightResult[] {
+  const results: PreflightResult[] = []
+  for (const m of mounts) {
+    const name = `mounts:${m.role}`
+    const details: Record<string, unknown> = { ...m }
+    const what = m.role === 'data' ? 'dataset' : 'checkpoint'
+    if (m.role === 'writable-layer') {
+      results.push({
+        name,
+        status: m.probe_error ? 'warn' : 'pass',
+        message: m.probe_error
+          ? `could not probe the container's writable layer at ${m.container_path}: ${m.probe_error}`
+          : `container writable layer (${m.fs_type ?? '?'} at ${m.container_path}): ${probeMiB} MiB write+fsync ` +
+            `${m.write_mb_s ?? '?'} MB/s, read ${m.read_mb_s ?? '?'} MB/s${copyUpNote(copyUp)}`,
+        fix: m.probe_error ? 'check that the image has a writable /tmp' : null,
+        details: { ...details, copy_up: copyUp }
+      })
+      continue
+    }
+    const bindFix =
+      m.role === 'data'
+        ? `bind-mount the dataset from the host: --data /host/dataset:${m.container_path}:ro`
+        : `bind-mount a host directory for checkpoints: --ckpt /host/checkpoints:${m.container_path}`
+    const speed =
+      m.write_mb_s !== null ? `; write+fsync ${m.write_mb_s} MB/s, read ${m.read_mb_s ?? '?'} MB/s` : ''
+    if (m.kind === 'overlay') {
+      results.push({
+        name,
+        status: 'fail',
+        message:
+          `${what} path ${m.container_path} lands on the container's OverlayFS layer, not a mount: every write into an ` +
+          `image file copies the whole file up first${copyUpNote(copyUp)}, and data is lost with the container${speed}`,
+        fix: bindFix,
+        details
+      })
+    } else if (m.role === 'data' && m.requested_read_only === true && m.read_only === false) {
+      results.push({
+        name,
+        status: 'fail',
+        message: `dataset mount ${m.container_path} is writable although :ro was asked`,
+        fix: 'check that no extra runtime argument mounts the same path read-write, and that the runtime honours readonly',
+        details
+      })
+    } else if (m.role === 'ckpt' && m.read_only === true) {
+      results.push({
+        name,
+        status: 'fail',
+        message: `checkpoint path ${m.container_path} is read-only: checkpoint writes will fail`,
+        fix: `mount it read-write: --ckpt /host/checkpoints:${m.container_path}`,
+        details
+      })
+    } else if (m.role === 'ckpt' && m.kind === 'tmpfs') {
+      results.push({
+        name,
+        status: 'warn',
+        message: `checkpoint path ${m.container_path} is on tmpfs: it uses RAM and is gone when the container exits${speed}`,
+        fix: bindFix,
+        details
+      })
+    } else if (m.role === 'data' && m.read_only === false && m.kind !== 'tmpfs') {
+      results.push({
+        name,
+        status: 'warn',
+        message: `dataset mount ${m.container_path} (${m.kind}, ${m.fs_type}) is writable${speed}`,
+        fix: `mount the dataset read-only: --data /host/dataset:${m.container_path}:ro`,
+        details
+      })
+    } else if (m.kind === 'other' || m.kind === null) {
+      results.push({
+        name,
+        status: 'warn',
+        message: `${what} path ${m.container_path} is on ${m.fs_type ?? 'an unknown filesystem'}, not a bind mount or volume`,
+        fix: bindFix,
+        details
+      })
+    } else if (m.role === 'ckpt' && m.probe_error) {
+      results.push({
+        name,
+        status: 'warn',
+        message: `checkpoint path ${m.container_path} (${m.kind}, ${m.fs_type}) could not be written: ${m.probe_error}`,
+        fix: 'make the host directory writable for the container user',
+        details
+      })
+    } else {
+      results.push({
+        name,
+        status: 'pass',
+        message: `${what} path ${m.container_path}: ${m.kind} (${m.fs_type}${m.read_only ? ', read-only' : ''})${speed}`,
+        fix: null,
+        details
+      })
+    }
+  }
+  return results
+}
+
+/** io-check's verdict: the worst of its results. */
+export function ioVerdict(results: readonly PreflightResult[]): IoVerdict {
+  return results.some(r => r.status === 'fail')
+    ? 'fail'
+    : results.some(r => r.status === 'warn')
+      ? 'warn'
+      : 'pass'
+}
