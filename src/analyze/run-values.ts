@@ -42,12 +42,14 @@ const STARTUP_METRICS = new Set([
   'imports',
   'device_init',
   'first_kernel',
+  'prepare',
   'total_startup',
   'launch_s',
   'interpreter_s',
   'imports_s',
   'device_init_s',
   'first_kernel_s',
+  'prepare_s',
   'total_startup_s'
 ])
 
