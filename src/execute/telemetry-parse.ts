@@ -132,16 +132,7 @@ export function parseFieldValue(raw: string, kind: FieldKind): FieldValue {
 export function parseSmiTimestamp(raw: string): number | null {
   const m = /^(\d{4})\/(\d{2})\/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?$/.exec(raw.trim())
   if (!m) return null
-  const [, y, mo, d, h, mi, s, ms] = m.map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number
-  ]
+  const [y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, ms = Number.NaN] = m.slice(1).map(Number)
   const t = new Date(y, mo - 1, d, h, mi, s, Number.isNaN(ms) ? 0 : ms).getTime()
   return Number.isNaN(t) ? null : t
 }

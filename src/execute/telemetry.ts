@@ -4,45 +4,15 @@
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import * as fs from 'node:fs'
-import type { Device, TelemetrySample } from '../types/index.js'
-import { InputError } from '../util/errors.js'
-import { queryGpuArgs, runNvidiaSmi } from '../tools/nvidia-smi.js'
-import { openAppend } from '../util/safe-fs.js'
-import { firstLine } from '../util/text.js'
-import {
-  DEFAULT_TELEMETRY_FIELDS,
-  KNOWN_TELEMETRY_FIELDS,
-  TELEMETRY_CSV_HEADER,
-  isKnownField,
-  parseTelemetryLine,
-  telemetryCsvRow
-} from './telemetry-parse.js'
+import type { TelemetrySample } from '../types/index.js'
+import { queryGpuArgs } from '../tools/nvidia-smi.js'
 import { appendAll } from '../util/arrays.js'
 import { MAX_LINE_CHARS } from '../util/lines.js'
-
-export * from './telemetry-parse.js'
-export * from './telemetry-attribute.js'
-
-export interface TelemetryOptions {
-  /** nvidia-smi executable (name on PATH or path). Default `nvidia-smi`. */
-  nvidiaSmi?: string
-  /** Sampling interval, ms (`-lms`). Default 100. */
-  intervalMs?: number
-  /** GPUs to sample (`--id`); default every GPU. */
-  gpuIndices?: number[]
-  /** Query fields; default DEFAULT_TELEMETRY_FIELDS. `index` is added when missing. */
-  fields?: readonly string[]
-  onSample?: (sample: TelemetrySample) => void
-  /** Each warning once, as it happens (dropped fields, garbage lines, early exit). */
-  onWarning?: (message: string) => void
-  /** telemetry.csv; appended to, header written when the file is new or empty. */
-  csvPath?: string
-  /** `cpu` gives no sampler. */
-  device?: Device
-  /** SIGTERM → SIGKILL grace on stop, ms. Default 2000. */
-  killGraceMs?: number
-}
+import { firstLine } from '../util/text.js'
+import { TelemetryCsvFile } from './telemetry-csv-file.js'
+import { validateTelemetryOptions, type TelemetryOptions } from './telemetry-options.js'
+import { parseTelemetryLine, telemetryCsvRow } from './telemetry-parse.js'
+import { probeTelemetryFields } from './telemetry-probe.js'
 
 export type StartResult =
   | { sampler: TelemetrySampler; reason: null; warnings: string[] }
@@ -61,111 +31,6 @@ export interface SamplerStatus {
   warnings: string[]
 }
 
-const INVALID_FIELD_RE = /Field "([^"]+)" is not a valid field to query/i
-const OLD_REASONS = 'clocks_throttle_reasons.active'
-const NEW_REASONS = 'clocks_event_reasons.active'
-
-function validate(opts: TelemetryOptions): { interval: number; fields: string[]; ids: number[] | null } {
-  const interval = opts.intervalMs ?? 100
-  if (!Number.isInteger(interval) || interval < 10 || interval > 60_000)
-    throw new InputError('telemetry-interval-ms', interval, 'an integer from 10 to 60000')
-  const fields = [...(opts.fields ?? DEFAULT_TELEMETRY_FIELDS)]
-  for (const f of fields)
-    if (!isKnownField(f)) throw new InputError('telemetry-fields', f, KNOWN_TELEMETRY_FIELDS.join(', '))
-  if (!fields.includes('index')) fields.unshift('index')
-  const ids = opts.gpuIndices ?? null
-  if (ids) {
-    for (const i of ids)
-      if (!Number.isInteger(i) || i < 0) throw new InputError('gpu-indices', i, 'non-negative integers')
-    if (ids.length === 0) throw new InputError('gpu-indices', ids, 'at least one GPU index, or leave unset')
-  }
-  return { interval, fields, ids }
-}
-
-type Probe = { ok: true; fields: string[]; ids: number[] | null } | { ok: false; reason: string }
-
-/**
- * One-shot query with the same fields before the loop starts: older drivers reject fields they do
- * not know (power.draw.instant before ~R530, clocks_event_reasons.* before R535), and a rejected
- * field would make the looping process exit at once. Unknown fields are dropped (the old reasons name
- * is tried for the new one), each with a warning.
- */
-async function probe(
-  smi: string,
-  fields: string[],
-  ids: number[] | null,
-  warn: (m: string) => void
-): Promise<Probe> {
-  const current = [...fields]
-  let byId = ids
-  for (let attempt = 0; attempt <= fields.length + 2; attempt++) {
-    const r = await runNvidiaSmi(smi, queryGpuArgs(current, { ids: byId }))
-    const text = `${r.stdout}\n${r.stderr}`
-    if (r.exitCode === 127 && !INVALID_FIELD_RE.test(text))
-      return { ok: false, reason: `nvidia-smi not found (${smi}): no GPU telemetry` }
-    const invalid = INVALID_FIELD_RE.exec(text)?.[1]
-    if (r.exitCode !== 0 && invalid !== undefined && current.includes(invalid) && invalid !== 'index') {
-      const at = current.indexOf(invalid)
-      if (invalid === NEW_REASONS && !current.includes(OLD_REASONS)) {
-        current[at] = OLD_REASONS
-        warn(
-          `telemetry: this nvidia-smi does not know '${NEW_REASONS}'; using its older name '${OLD_REASONS}'`
-        )
-      } else {
-        current.splice(at, 1)
-        warn(`telemetry: this nvidia-smi does not know '${invalid}'; sampling without it`)
-      }
-      continue
-    }
-    if (r.exitCode !== 0 && byId !== null && invalid === undefined) {
-      // Some builds refuse a list after --id; sample every GPU and filter here instead.
-      warn(
-        `telemetry: nvidia-smi refused --id=${byId.join(',')} (${firstLine(text, 200)}); sampling every GPU, keeping the ones asked for`
-      )
-      byId = null
-      continue
-    }
-    if (r.exitCode !== 0)
-      return {
-        ok: false,
-        reason: `nvidia-smi failed (exit ${r.exitCode}): ${firstLine(text, 200)}; no GPU telemetry`
-      }
-    const parsed = r.stdout
-      .split('\n')
-      .filter(l => l.trim() !== '')
-      .map(l => parseTelemetryLine(l, current, Date.now()))
-    const good = parsed.filter(p => p !== null)
-    if (good.length === 0)
-      return {
-        ok: false,
-        reason: `nvidia-smi gave no GPU samples: ${firstLine(text, 200) || 'empty output'}`
-      }
-    if (ids) {
-      const seen = new Set(good.map(p => p.sample.gpu_index))
-      const missing = ids.filter(i => !seen.has(i))
-      if (missing.length === ids.length)
-        return {
-          ok: false,
-          reason: `nvidia-smi shows no GPU ${ids.join(', ')} (it shows ${[...seen].join(', ')})`
-        }
-      if (missing.length > 0)
-        warn(`telemetry: nvidia-smi shows no GPU ${missing.join(', ')}; sampling the others`)
-    }
-    for (const field of current) {
-      if (field === 'index' || field === 'timestamp' || field === 'uuid') continue
-      const at = current.indexOf(field)
-      const raws = r.stdout
-        .split('\n')
-        .filter(l => l.trim() !== '')
-        .map(l => l.split(',')[at]?.trim() ?? '')
-      if (raws.every(v => v.startsWith('[') || v === '' || v === 'N/A'))
-        warn(`telemetry: '${field}' reads ${raws[0] || 'empty'} on every GPU here; it will be empty`)
-    }
-    return { ok: true, fields: current, ids: byId }
-  }
-  return { ok: false, reason: 'nvidia-smi kept rejecting the telemetry fields; no GPU telemetry' }
-}
-
 export class TelemetrySampler {
   private readonly samples: TelemetrySample[] = []
   private readonly warningList: string[] = []
@@ -173,7 +38,7 @@ export class TelemetrySampler {
   private garbage = 0
   private badValues = 0
   private stderrTail = ''
-  private csvFd: number | null = null
+  private readonly csv: TelemetryCsvFile | null
   private exited = false
   private stopping = false
   private stopped: Promise<TelemetrySample[]> | null = null
@@ -195,7 +60,7 @@ export class TelemetrySampler {
     initialWarnings: string[]
   ) {
     appendAll(this.warningList, initialWarnings)
-    if (opts.csvPath) this.openCsv(opts.csvPath)
+    this.csv = opts.csvPath ? new TelemetryCsvFile(opts.csvPath, m => this.warn(m)) : null
     let resolveExit: () => void = () => undefined
     this.exitPromise = new Promise(resolve => (resolveExit = resolve))
     const onExit = (code: number | null, signal: string | null, error?: Error): void => {
@@ -235,9 +100,9 @@ export class TelemetrySampler {
       opts.onWarning?.(m)
     }
     if (opts.device === 'cpu') return { sampler: null, reason: 'device is cpu: no GPU telemetry', warnings }
-    const { interval, fields, ids } = validate(opts)
+    const { interval, fields, ids } = validateTelemetryOptions(opts)
     const smi = opts.nvidiaSmi ?? 'nvidia-smi'
-    const probed = await probe(smi, fields, ids, warn)
+    const probed = await probeTelemetryFields(smi, fields, ids, warn)
     if (!probed.ok) return { sampler: null, reason: probed.reason, warnings }
     const child = spawn(
       smi,
@@ -266,16 +131,6 @@ export class TelemetrySampler {
     }
   }
 
-  private openCsv(path: string): void {
-    try {
-      this.csvFd = openAppend(path)
-      if (fs.fstatSync(this.csvFd).size === 0) fs.writeSync(this.csvFd, TELEMETRY_CSV_HEADER)
-    } catch (error) {
-      this.csvFd = null
-      this.warn(`telemetry: cannot write ${path}: ${(error as Error).message}; samples kept in memory only`)
-    }
-  }
-
   /**
    * time_ms is the host's clock when the line arrived (Date.now()), not nvidia-smi's `timestamp`: that
    * one is local time with no zone, at second.millisecond resolution, stamped "when the query was
@@ -298,7 +153,7 @@ export class TelemetrySampler {
     this.buffer = lines.pop() ?? ''
     let rows = ''
     for (const line of lines) rows += this.handleLine(line.replace(/\r$/, ''), arrivedMs)
-    this.appendCsv(rows)
+    this.csv?.append(rows)
   }
 
   private handleLine(line: string, arrivedMs: number): string {
@@ -335,29 +190,6 @@ export class TelemetrySampler {
         `telemetry: skipped a line nvidia-smi printed that is not a sample: ${JSON.stringify(line.slice(0, 200))} ` +
           '(further ones are counted, not shown)'
       )
-  }
-
-  /** One write per chunk, no fsync: the OS has every row as soon as it is parsed, at negligible cost. */
-  private appendCsv(rows: string): void {
-    if (rows === '' || this.csvFd === null) return
-    try {
-      fs.writeSync(this.csvFd, rows)
-    } catch (error) {
-      this.warn(
-        `telemetry: writing telemetry.csv failed: ${(error as Error).message}; samples kept in memory only`
-      )
-      this.closeCsv()
-    }
-  }
-
-  private closeCsv(): void {
-    if (this.csvFd === null) return
-    try {
-      fs.closeSync(this.csvFd)
-    } catch {
-      // Already closed or gone; nothing more to save.
-    }
-    this.csvFd = null
   }
 
   /** Samples so far (a copy). */
@@ -415,7 +247,7 @@ export class TelemetrySampler {
       this.countGarbage(`${this.buffer} (no newline)`)
       this.buffer = ''
     }
-    this.closeCsv()
+    this.csv?.close()
     process.removeListener('exit', this.killOnExit)
     return this.samples.slice()
   }
