@@ -17,18 +17,7 @@ export {
   sameChange,
   syncTrendIssues
 } from './trend-issues.js'
-// Formatting shared with the fleet's aggregate report.
-export {
-  SCOPE_WORD,
-  VERDICT_WORDS,
-  cell,
-  code,
-  fmtOverheadCi,
-  fmtP,
-  fmtPctCi,
-  fmtPlain,
-  fmtValue,
-  inline,
-  metricLabel,
-  redact
-} from './format.js'
+// Formatting shared with the fleet's aggregate report: words, numbers, markdown escaping.
+export { SCOPE_WORD, VERDICT_WORDS, metricLabel } from './format.js'
+export { fmtOverheadCi, fmtP, fmtPctCi, fmtPlain, fmtValue } from './format.js'
+export { cell, code, inline, redact } from './format.js'

@@ -3,7 +3,7 @@
  * others (kept per run as extras). Located once from the header, by name, so column order is free.
  */
 import { InputError } from '../../util/errors.js'
-import { FINGERPRINT_FIELDS } from '../run-values.js'
+import { FINGERPRINT_FIELDS } from '../run-values/index.js'
 
 export const REQUIRED_COLUMNS = ['workload', 'environment', 'run', 'metric', 'value'] as const
 const KNOWN_OPTIONAL = ['iteration', 'unit', 'scope', 'params', 'power_cap_w', 'better'] as const

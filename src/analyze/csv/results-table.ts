@@ -4,8 +4,8 @@
  * 1,000,000-row file needs little memory). Both readers feed it; the plain reader's lines take a fast
  * path that makes no strings for a row continuing the previous row's run.
  */
-import type { ArmSeries, PartialFingerprint } from '../run-values.js'
-import { RowConflictError, RunAggregator } from '../run-values.js'
+import type { ArmSeries, PartialFingerprint } from '../run-values/index.js'
+import { RowConflictError, RunAggregator } from '../run-values/index.js'
 import { emptyHeader, keyColumns, readHeader, type Header } from './columns.js'
 import { allDigits } from './plain-reader.js'
 import {

@@ -4,7 +4,7 @@
  */
 import { METRIC_SCOPES } from '../../types/index.js'
 import { describeRule, parseNumber } from '../../util/number.js'
-import { canonicalParams } from '../run-values.js'
+import { canonicalParams } from '../../util/params.js'
 
 const VALUE_RULE = { kind: 'real', min: 0 } as const
 const VALUE_ALLOWED = `${describeRule(VALUE_RULE)} (a duration, rate or count; the overhead is a ratio of them)`
