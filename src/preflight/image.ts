@@ -3,6 +3,7 @@ import { EnvironmentError } from '../util/errors.js'
 import { inspectImageCall, pullImage } from '../tools/docker.js'
 import { imageRefOf, imageRefOrNull, pickRepoDigest, type ImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
+import { missingInitBinary, missingInitMessage } from './container-init.js'
 
 // ---- NVIDIA_REQUIRE_CUDA ----
 
@@ -221,6 +222,9 @@ export function runtimeFailure(
       `${runtime} cannot reach its engine: ${firstLine(res.stderr)}; start it, or check DOCKER_HOST and permissions`
     )
   }
+  // Every container runs with --init: a missing init binary (podman without catatonit) fails them all.
+  const noInit = missingInitBinary(res.stderr)
+  if (noInit !== null) return new EnvironmentError(missingInitMessage(runtime, noInit))
   return null
 }
 
