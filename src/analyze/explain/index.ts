@@ -19,6 +19,7 @@ import { MEMORY_METRIC, describeDifference, isMeasuredDifference, measuredDiffer
 import { armStacks, diffFlat, envOf, flatten, type Flat } from '../../execute/index.js'
 import { GPU_SELECTION_ENV } from '../../tools/gpu-access.js'
 import { startupFindings } from './startup.js'
+import { cotenantExplains, cotenantFindings } from './cotenants.js'
 import { telemetryFindings, type ArmTelemetry } from './telemetry.js'
 import type { ArmStack, Explanation, Finding, FindingKind, MeasuredDifference } from '../../types/index.js'
 
@@ -38,6 +39,8 @@ export interface ExplainInput {
 
 /** Causes (configuration) before the conditions they produce (clocks, power, utilisation). */
 const KIND_ORDER: readonly FindingKind[] = [
+  // A process beside the workload in one arm: what it measured was shared, whatever the configuration.
+  'cotenant',
   'env',
   'stack',
   'throttling',
@@ -73,6 +76,7 @@ export const RELEVANT_IMPACT = 2
  */
 function explainsOf(f: Finding, measured: readonly MeasuredDifference[]): string[] {
   if (f.impact === 0) return []
+  if (f.kind === 'cotenant') return cotenantExplains(f, measured)
   if (f.kind === 'startup') {
     const [, workload, metric] = f.key.split(':')
     return measured.filter(m => m.workload === workload && m.metric === metric).map(describeDifference)
@@ -227,6 +231,8 @@ export function rank(findings: Finding[]): Finding[] {
   return [...findings].sort(
     (a, b) =>
       Number(b.relevant) - Number(a.relevant) ||
+      // A neighbour only in the slower arm is direct evidence: above any configuration fact.
+      Number(b.kind === 'cotenant') - Number(a.kind === 'cotenant') ||
       b.impact - a.impact ||
       b.explains.length - a.explains.length ||
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
@@ -254,6 +260,7 @@ export function explain(input: ExplainInput): Explanation {
     const cand = input.stacks.find(s => s.environment === input.candidateEnv && s.workload === base.workload)
     if (cand) appendAll(raw, stackFindings(base, cand, image))
   }
+  appendAll(raw, cotenantFindings(input.stacks, input.baselineEnv, input.candidateEnv))
   appendAll(raw, telemetryFindings(input.telemetry, input.baselineEnv, input.candidateEnv))
   appendAll(
     raw,
