@@ -16,12 +16,14 @@ const plugins = () => [
 ]
 
 // Known, harmless warnings from bundled dependencies; anything else fails the build.
-const onwarn = (warning, warn) => {
+const onwarn = warning => {
   if (warning.code === 'CIRCULAR_DEPENDENCY' && /node_modules/.test(warning.message)) return
   if (warning.code === 'THIS_IS_UNDEFINED') return
   // Misplaced /*@__PURE__*/ hints inside dependencies (zod): rollup drops them, nothing else changes.
   if (warning.code === 'INVALID_ANNOTATION' && /node_modules/.test(warning.id ?? '')) return
-  warn(warning)
+  // A dependency that does not resolve would become a bare import of a package the runner does not have
+  // (the bundle must be self-contained): fail, as for every other warning.
+  throw new Error(`rollup: ${warning.code ?? 'warning'}: ${warning.message}`)
 }
 
 export default [

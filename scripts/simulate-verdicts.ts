@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import seedrandom from 'seedrandom'
 import { decide, measureComparison } from '../src/analyze/compare/index.js'
 import { compareWithHistory, summarizeCheck } from '../src/analyze/history-compare.js'
-import type { ArmSeries } from '../src/analyze/run-values.js'
+import type { ArmSeries } from '../src/analyze/run-values/index.js'
 import type { Comparison } from '../src/types/index.js'
 
 const argv = process.argv.slice(2)

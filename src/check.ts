@@ -2,7 +2,9 @@
  * The check, one direction: config → preflight → plan → execute (+ telemetry) → analyze (+ baseline)
  * → report → gate. Only this file and the entry points wire stages together. What a fault must keep (what
  * was measured so far) is the CheckState (gate/summary.ts) that the steps below fill; the summary is
- * assembled from it at the start (an INCOMPLETE placeholder), on a fault and at the end.
+ * assembled from it at the start (an INCOMPLETE placeholder), on a fault and at the end. Over 300 lines:
+ * runCheck and measure read as the stage order; below them, the few steps that combine several stages'
+ * outputs of one check (its analysis with the baseline, telemetry onto runs, leftover power limits).
  */
 import * as path from 'node:path'
 import {
@@ -39,7 +41,7 @@ import {
   workloadParams,
   regionTelemetry
 } from './execute/index.js'
-import { laneLabel, resolveLanes, buildPlan } from './plan/index.js'
+import { laneLabel, resolveLanes, buildPlan, type Lane } from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
 import { fingerprintCache, logPreflight, powerRanges, preflightStage } from './preflight/index.js'
 import { buildReport } from './report/index.js'
@@ -98,6 +100,29 @@ export async function runCheck(
     cancel.dispose()
   }
 
+  await analyzeCheck(config, state)
+
+  let summary = summarize()
+  const failed = writeReportFiles(writer, summary)
+  if (failed.length) {
+    const { exec } = state
+    // The placeholder (INCOMPLETE) stays on disk; what is returned says the same, so no exit code passes.
+    exec.complete = false
+    exec.incompleteReason = [
+      exec.incompleteReason,
+      `${failed.join('; ')} (the results folder keeps an INCOMPLETE placeholder)`
+    ]
+      .filter(Boolean)
+      .join('; ')
+    summary = summarize()
+    logger.warn(exec.incompleteReason)
+  }
+  // The file keeps everything; the comment/summary copy is capped at GitHub's 65,000 characters.
+  return { summary, markdown: buildReport(summary) }
+}
+
+/** Analysis of what was measured: the arms, each GPU, the stored baseline, decided as one Holm family. */
+async function analyzeCheck(config: Config, state: CheckState): Promise<void> {
   const { exec } = state
   const analyzeOpts = {
     baselineEnv: config.arms[0]?.label ?? 'native',
@@ -141,23 +166,6 @@ export async function runCheck(
     state.analysis = { ...state.analysis, comparisons: family.arms, verdict: family.verdict }
     state.baseline = { ...state.baseline, comparisons: family.baseline }
   }
-
-  let summary = summarize()
-  const failed = writeReportFiles(writer, summary)
-  if (failed.length) {
-    // The placeholder (INCOMPLETE) stays on disk; what is returned says the same, so no exit code passes.
-    exec.complete = false
-    exec.incompleteReason = [
-      exec.incompleteReason,
-      `${failed.join('; ')} (the results folder keeps an INCOMPLETE placeholder)`
-    ]
-      .filter(Boolean)
-      .join('; ')
-    summary = summarize()
-    logger.warn(exec.incompleteReason)
-  }
-  // The file keeps everything; the comment/summary copy is capped at GitHub's 65,000 characters.
-  return { summary, markdown: buildReport(summary) }
 }
 
 /** Preflight, plan, runs and telemetry; fills `state` as it goes so a fault keeps what was measured. */
@@ -186,7 +194,6 @@ async function measure(
   appendAll(notMeasured, pre.notMeasured)
 
   state.exec = { samples: [], runs: [], complete: false, incompleteReason: null }
-  let telemetry: TelemetrySample[] = []
   if (pre.results.some(p => p.status === 'fail')) {
     state.exec.incompleteReason = 'a preflight gate failed, so no workload was run'
     return
@@ -198,48 +205,11 @@ async function measure(
   if (config.device === 'gpu' && pre.gpus)
     await restoreLeftoverCaps(powerRanges(pre.gpus.gpus), logger, warnings)
   if (config.powerCaps.length && lanes && pre.gpus) validateCaps(config.powerCaps, lanes, pre.gpus.gpus)
-  // Sequential stopping plans up to max-runs and stops each workload once decided; a power-cap sweep keeps
-  // a fixed count (one controller per cap would be needed to look per cap).
-  const sequential =
-    !config.powerCaps.length && (config.maxRuns > config.runs || config.timeBudgetS !== null)
-      ? new SequentialController({
-          minRuns: config.runs,
-          maxRuns: config.maxRuns,
-          timeBudgetS: config.timeBudgetS,
-          maxOverheadPct: config.maxOverheadPct,
-          alpha: config.alpha,
-          baselineEnv: config.arms[0]?.label ?? 'native',
-          candidateEnvs: config.arms.slice(1).map(a => a.label),
-          gatedWorkloads: Math.max(
-            1,
-            workloadsGatedBySamples(config.workloads, config.gateIoThroughput).length
-          )
-        })
-      : null
+  const sequential = sequentialFor(config)
   state.sequential = sequential
   const plan = buildPlan({ ...config, runs: sequential ? config.maxRuns : config.runs })
-  const multi = lanes && lanes.length > 1 ? lanes : null
-  const processes = multi
-    ? `${plan.length * multi.length} processes (${plan.length} slots × ${multi.length} GPUs at once: ${multi.map(laneLabel).join(', ')})`
-    : `${plan.length} processes`
-  const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
-  logger.info(
-    `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${sequential ? `${config.runs} to ${config.maxRuns} runs, stopping when decided${config.timeBudgetS === null ? '' : ` or at ${config.timeBudgetS} s`}` : `${config.runs} runs`} + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
-  )
-  let sampler: TelemetrySampler | null = null
-  if (config.telemetry && config.device === 'gpu') {
-    const started = await TelemetrySampler.tryStart({
-      csvPath: writer.paths.telemetry,
-      device: config.device,
-      onWarning: m => warnings.push(`telemetry: ${m}`)
-    })
-    if (started.sampler) sampler = started.sampler
-    else
-      notMeasured.push({
-        what: 'GPU telemetry (utilization, clocks, power, throttling)',
-        why: started.reason
-      })
-  } else if (!config.telemetry) notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
+  logger.info(describePlan(config, plan.length, lanes, sequential !== null))
+  const sampler = await startTelemetry(config, writer, state)
   const fingerprintOf = fingerprintCache(config, pre)
   const runPlan = (cap: number | null): Promise<ExecuteResult> =>
     executePlan(plan, {
@@ -260,6 +230,7 @@ async function measure(
       ...(sequential ? { afterBlock: (d: BlockDone) => sequential.afterBlock(d) } : {})
     })
   let exec: ExecuteResult
+  let telemetry: TelemetrySample[] = []
   try {
     exec = await logger.group('Runs', async () => {
       if (!config.powerCaps.length) return runPlan(null)
@@ -297,27 +268,85 @@ async function measure(
     if (config.arms.some(a => a.kind === 'container'))
       await killCheckContainers(config.containerRuntime, checkId)
   }
-  if (telemetry.length) {
-    // Pinned processes get their own GPU's samples; an unpinned one gets every GPU's.
-    const windows = attribute(
-      telemetry,
-      exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms, gpu_index: r.gpu }))
-    )
-    exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
-    // And over the measured region the workload marked: start-up must not dilute it.
-    exec.runs = exec.runs.map(r =>
-      r.regions?.length ? { ...r, region: regionTelemetry(telemetry, r.regions, r.gpu) } : r
-    )
-    const runKey = (r: {
-      workload: string
-      environment: string
-      run: number
-      params: Record<string, unknown>
-    }): string => `${r.workload}\u0000${r.environment}\u0000${r.run}\u0000${capOf(r.params) ?? ''}`
-    const throttled = new Set(exec.runs.filter(r => !r.warmup && r.throttled_samples > 0).map(runKey))
-    for (const s of exec.samples) if (throttled.has(runKey(s))) s.throttled = true
-  }
+  if (telemetry.length) attachTelemetry(exec, telemetry)
   state.exec = exec
+}
+
+/**
+ * Sequential stopping plans up to max-runs and stops each workload once decided; a power-cap sweep keeps
+ * a fixed count (one controller per cap would be needed to look per cap).
+ */
+function sequentialFor(config: Config): SequentialController | null {
+  if (config.powerCaps.length || (config.maxRuns <= config.runs && config.timeBudgetS === null)) return null
+  return new SequentialController({
+    minRuns: config.runs,
+    maxRuns: config.maxRuns,
+    timeBudgetS: config.timeBudgetS,
+    maxOverheadPct: config.maxOverheadPct,
+    alpha: config.alpha,
+    baselineEnv: config.arms[0]?.label ?? 'native',
+    candidateEnvs: config.arms.slice(1).map(a => a.label),
+    gatedWorkloads: Math.max(1, workloadsGatedBySamples(config.workloads, config.gateIoThroughput).length)
+  })
+}
+
+/** The plan's one log line: processes, GPUs, caps, workloads × arms × runs, order and seed. */
+function describePlan(config: Config, slots: number, lanes: Lane[] | null, sequential: boolean): string {
+  const multi = lanes && lanes.length > 1 ? lanes : null
+  const processes = multi
+    ? `${slots * multi.length} processes (${slots} slots × ${multi.length} GPUs at once: ${multi.map(laneLabel).join(', ')})`
+    : `${slots} processes`
+  const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
+  const runs = sequential
+    ? `${config.runs} to ${config.maxRuns} runs, stopping when decided${config.timeBudgetS === null ? '' : ` or at ${config.timeBudgetS} s`}`
+    : `${config.runs} runs`
+  return `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${runs} + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
+}
+
+/** The nvidia-smi sampler for a GPU check with telemetry on; what is not sampled goes into not-measured. */
+async function startTelemetry(
+  config: Config,
+  writer: ResultsWriter,
+  state: CheckState
+): Promise<TelemetrySampler | null> {
+  if (!config.telemetry) {
+    state.notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
+    return null
+  }
+  if (config.device !== 'gpu') return null
+  const started = await TelemetrySampler.tryStart({
+    csvPath: writer.paths.telemetry,
+    device: config.device,
+    onWarning: m => state.warnings.push(`telemetry: ${m}`)
+  })
+  if (!started.sampler)
+    state.notMeasured.push({
+      what: 'GPU telemetry (utilization, clocks, power, throttling)',
+      why: started.reason
+    })
+  return started.sampler ?? null
+}
+
+/** Telemetry onto the runs: each run's window (its own GPU's samples when pinned), its measured region, throttling. */
+function attachTelemetry(exec: ExecuteResult, telemetry: TelemetrySample[]): void {
+  // Pinned processes get their own GPU's samples; an unpinned one gets every GPU's.
+  const windows = attribute(
+    telemetry,
+    exec.runs.map(r => ({ start_ms: r.start_ms, end_ms: r.end_ms, gpu_index: r.gpu }))
+  )
+  exec.runs = exec.runs.map((r, i) => (windows[i] ? withTelemetry(r, windows[i]) : r))
+  // And over the measured region the workload marked: start-up must not dilute it.
+  exec.runs = exec.runs.map(r =>
+    r.regions?.length ? { ...r, region: regionTelemetry(telemetry, r.regions, r.gpu) } : r
+  )
+  const runKey = (r: {
+    workload: string
+    environment: string
+    run: number
+    params: Record<string, unknown>
+  }): string => `${r.workload}\u0000${r.environment}\u0000${r.run}\u0000${capOf(r.params) ?? ''}`
+  const throttled = new Set(exec.runs.filter(r => !r.warmup && r.throttled_samples > 0).map(runKey))
+  for (const s of exec.samples) if (throttled.has(runKey(s))) s.throttled = true
 }
 
 /** A check killed mid-sweep left its GPUs capped: put the limits back before measuring anything. */

@@ -2,6 +2,7 @@
 Recorder that turns per-request timestamps into TTFT/TPOT/ITL/E2E samples."""
 
 import itertools
+import time
 
 import _stats as S
 
@@ -71,6 +72,28 @@ class Recorder:
         self.cur["tpot"].append(tpot)
         self.cur["e2e"].append(e2e)
         self.cur["tps"].append(tps)
+
+    def measure(self, conf, prompts, request, sync=None, energy=None):
+        """Runs one configuration's measured requests inside the marked region, a sample set per request.
+
+        request(prompt) -> (t0, stamps); sync() waits for the device before the region opens and before the
+        clock stops; energy: an NVML energy counter, read just outside the region. Returns (measured_s, e0, e1).
+        """
+        self.begin(conf)
+        if sync:
+            sync()
+        e0 = energy.read_mj() if energy else None
+        self.proto.region("start")
+        t_meas = time.perf_counter()
+        for prompt in prompts:
+            t0, stamps = request(prompt)
+            self.request(t0, stamps)
+        if sync:
+            sync()
+        measured_s = time.perf_counter() - t_meas
+        self.proto.region("end")
+        e1 = energy.read_mj() if energy else None
+        return measured_s, e0, e1
 
     def end(self, measured_s, energy_j, extra=None):
         c = self.cur

@@ -72,16 +72,7 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
         for _ in range(args.warmup):
             request(prompt())
         prompts = [prompt() for _ in range(args.iters)]
-        rec.begin(conf)
-        e0 = energy.read_mj() if energy else None
-        proto.region("start")
-        t_meas = time.perf_counter()
-        for p_host in prompts:
-            t0, stamps = request(p_host)
-            rec.request(t0, stamps)
-        measured_s = time.perf_counter() - t_meas
-        proto.region("end")
-        e1 = energy.read_mj() if energy else None
+        measured_s, e0, e1 = rec.measure(conf, prompts, request, energy=energy)
         energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
         rec.end(measured_s, energy_j, {"decode_mode": "eager", "energy_unavailable_reason": energy_why})
     facts = rec.summary_facts()

@@ -143,14 +143,7 @@ def run_numpy(proto, args, t_imports):
         for _ in range(args.warmup):
             request(rng.integers(0, args.cfg["vocab"], (B, Pl)))
         prompts = [rng.integers(0, args.cfg["vocab"], (B, Pl)) for _ in range(args.iters)]
-        rec.begin(conf)
-        proto.region("start")
-        t_meas = time.perf_counter()
-        for prompt in prompts:
-            t0, stamps = request(prompt)
-            rec.request(t0, stamps)
-        measured_s = time.perf_counter() - t_meas
-        proto.region("end")
+        measured_s, _, _ = rec.measure(conf, prompts, request)
         rec.end(measured_s, None, {"decode_mode": "eager", "energy_unavailable_reason": "cpu"})
     facts = rec.summary_facts()
     facts.update(

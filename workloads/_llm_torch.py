@@ -355,18 +355,9 @@ def run_torch(proto, args, torch, t_imports):
                 proto.memory(_gpu_memory.collect(torch, dev, env.get("device_uuid"), kv))
 
         prompts = [prompt() for _ in range(args.iters)]
-        rec.begin(conf)
-        TU.sync(torch, dev)
-        e0 = energy.read_mj() if energy else None
-        proto.region("start")
-        t_meas = time.perf_counter()
-        for p_host in prompts:
-            t0, stamps = request(p_host, use_graph)
-            rec.request(t0, stamps)
-        TU.sync(torch, dev)
-        measured_s = time.perf_counter() - t_meas
-        proto.region("end")
-        e1 = energy.read_mj() if energy else None
+        measured_s, e0, e1 = rec.measure(
+            conf, prompts, lambda p_host: request(p_host, use_graph), sync=lambda: TU.sync(torch, dev), energy=energy
+        )
         energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
         rec.end(measured_s, energy_j, {"decode_mode": mode, "graph_verified": verified, "energy_unavailable_reason": energy_why})
         sess.graph = None

@@ -29,6 +29,13 @@ from _llm_common import DIM_ARGS, PRESETS, param_count  # noqa: E402,F401
 from _llm_numpy import NumpyLlama, NumpySession, run_numpy  # noqa: E402,F401
 from _llm_torch import TorchLlama, TorchSession, run_torch  # noqa: E402,F401
 
+# The start event's parameters, in this order: each the command-line argument of the same name, but the
+# model's resolved shape (args.cfg) is recorded as "model".
+PARAMS = ("device", "preset", "cfg", "dtype", "batch_sizes", "prompt_lens", "output_lens", "decode_mode", "backend",
+          "model_path", "warmup", "iters", "seed")
+PARAM_NAMES = {"cfg": "model"}
+
+
 def parse(argv):
     p = P.make_parser("llm", __doc__.splitlines()[0])
     p.add_argument("--preset", choices=sorted(PRESETS), default=None, help="gpu: 1b, cpu: tiny")
@@ -83,21 +90,7 @@ def parse(argv):
 
 def main(proto, argv):
     args = parse(argv)
-    params = {
-        "device": args.device,
-        "preset": args.preset,
-        "model": args.cfg,
-        "dtype": args.dtype,
-        "batch_sizes": args.batch_sizes,
-        "prompt_lens": args.prompt_lens,
-        "output_lens": args.output_lens,
-        "decode_mode": args.decode_mode,
-        "backend": args.backend,
-        "model_path": args.model_path,
-        "warmup": args.warmup,
-        "iters": args.iters,
-        "seed": args.seed,
-    }
+    params = {PARAM_NAMES.get(name, name): getattr(args, name) for name in PARAMS}
     proto.start(params)
     if args.backend == "numpy":
         return run_numpy(proto, args, time.perf_counter())

@@ -13,6 +13,7 @@ import time
 _T0 = (time.time(), time.perf_counter())
 sys.dont_write_bytecode = True
 
+import importlib  # noqa: E402
 import os  # noqa: E402
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,6 +28,8 @@ import _torchutil as TU  # noqa: E402
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16")
 BACKENDS = ("torch", "cupy", "tensorflow", "numpy")
+# The start event's parameters: each the command-line argument of the same name, in this order.
+PARAMS = ("device", "size", "dtype", "backend", "warmup", "iters", "seed", "buffers", "min_warmup_s")
 
 # Dense (no sparsity) peak TFLOP/s by GPU and dtype, from NVIDIA's datasheets.
 _PEAK_SXM = {"fp32": 67.0, "tf32": 494.7, "bf16": 989.4, "fp16": 989.4}
@@ -85,19 +88,34 @@ def n_buffers(requested, n, itemsize):
     return max(1, min(8, -(-(256 << 20) // pair)))
 
 
+def import_backend(proto, t, name, missing):
+    """Imports a backend's module, ending the imports phase begun at t; missing: the error text (%s: why)."""
+    try:
+        module = importlib.import_module(name)
+    except ImportError as e:
+        raise P.WorkloadError("missing_backend", missing % P.short(e))
+    proto.phase("imports", t, time.perf_counter())
+    return module
+
+
+def first_array_product(xp, rng_of, args):
+    """NumPy and CuPy alike: nbuf pairs of random n x n operands (drawn in fp32, cast to --dtype), the
+    output, and the first product, queued. Returns (when the first-kernel phase began, nbuf, As, Bs, C)."""
+    dtype = xp.float16 if args.dtype == "fp16" else xp.float32
+    n = args.size
+    nbuf = n_buffers(args.buffers, n, xp.dtype(dtype).itemsize)
+    t = time.perf_counter()
+    rng = rng_of(args.seed)
+    As = [rng.standard_normal((n, n), dtype=xp.float32).astype(dtype) for _ in range(nbuf)]
+    Bs = [rng.standard_normal((n, n), dtype=xp.float32).astype(dtype) for _ in range(nbuf)]
+    C = xp.empty((n, n), dtype=dtype)
+    xp.matmul(As[0], Bs[0], out=C)
+    return t, nbuf, As, Bs, C
+
+
 def main(proto, argv):
     args = parse(argv)
-    params = {
-        "device": args.device,
-        "size": args.size,
-        "dtype": args.dtype,
-        "backend": args.backend,
-        "warmup": args.warmup,
-        "iters": args.iters,
-        "seed": args.seed,
-        "buffers": args.buffers,
-        "min_warmup_s": args.min_warmup_s,
-    }
+    params = {name: getattr(args, name) for name in PARAMS}
     proto.start(params)
     backend = args.backend or "torch"
     if backend == "torch":
@@ -277,24 +295,12 @@ def run_numpy(proto, args, t_imports=None):
     if args.device != "cpu":
         raise P.WorkloadError("bad_args", "--backend numpy runs on the CPU only: add --device cpu")
     t = time.perf_counter() if t_imports is None else t_imports
-    try:
-        import numpy as np
-    except ImportError as e:
-        raise P.WorkloadError("missing_backend", "neither torch nor numpy is importable (%s)" % P.short(e))
-    proto.phase("imports", t, time.perf_counter())
+    np = import_backend(proto, t, "numpy", "neither torch nor numpy is importable (%s)")
     if args.dtype == "bf16":
         raise P.WorkloadError("bad_args", "--dtype bf16 needs torch; NumPy has fp32 and fp16 only")
     t = time.perf_counter()
     proto.phase("device_init", t, time.perf_counter())
-    dtype = np.float16 if args.dtype == "fp16" else np.float32
-    n = args.size
-    nbuf = n_buffers(args.buffers, n, np.dtype(dtype).itemsize)
-    t = time.perf_counter()
-    rng = np.random.default_rng(args.seed)
-    As = [rng.standard_normal((n, n), dtype=np.float32).astype(dtype) for _ in range(nbuf)]
-    Bs = [rng.standard_normal((n, n), dtype=np.float32).astype(dtype) for _ in range(nbuf)]
-    C = np.empty((n, n), dtype=dtype)
-    np.matmul(As[0], Bs[0], out=C)
+    t, nbuf, As, Bs, C = first_array_product(np, np.random.default_rng, args)
     proto.phase("first_kernel", t, time.perf_counter())
     proto.env(
         {
@@ -350,11 +356,7 @@ def run_cupy(proto, args):
     t = time.perf_counter()
     # CuPy reads CUPY_TF32 when it loads cuBLAS: set it before the import.
     os.environ["CUPY_TF32"] = "1" if args.dtype == "tf32" else "0"
-    try:
-        import cupy as cp
-    except ImportError as e:
-        raise P.WorkloadError("missing_backend", "--backend cupy: cupy is not importable (%s)" % P.short(e))
-    proto.phase("imports", t, time.perf_counter())
+    cp = import_backend(proto, t, "cupy", "--backend cupy: cupy is not importable (%s)")
     if args.dtype == "bf16":
         raise P.WorkloadError("bad_args", "--backend cupy has no bf16; use fp32, tf32 or fp16")
     t = time.perf_counter()
@@ -371,15 +373,7 @@ def run_cupy(proto, args):
     proto.phase("device_init", t, time.perf_counter())
     props = cp.cuda.runtime.getDeviceProperties(idx)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    dtype = cp.float16 if args.dtype == "fp16" else cp.float32
-    n = args.size
-    nbuf = n_buffers(args.buffers, n, cp.dtype(dtype).itemsize)
-    t = time.perf_counter()
-    rs = cp.random.RandomState(args.seed)
-    As = [rs.standard_normal((n, n), dtype=cp.float32).astype(dtype) for _ in range(nbuf)]
-    Bs = [rs.standard_normal((n, n), dtype=cp.float32).astype(dtype) for _ in range(nbuf)]
-    C = cp.empty((n, n), dtype=dtype)
-    cp.matmul(As[0], Bs[0], out=C)
+    t, nbuf, As, Bs, C = first_array_product(cp, cp.random.RandomState, args)
     cp.cuda.Device(idx).synchronize()
     proto.phase("first_kernel", t, time.perf_counter())
     uuid = None
@@ -452,11 +446,7 @@ def run_cupy(proto, args):
 def run_tensorflow(proto, args):
     gpu = args.device == "gpu"
     t = time.perf_counter()
-    try:
-        import tensorflow as tf
-    except ImportError as e:
-        raise P.WorkloadError("missing_backend", "--backend tensorflow: tensorflow is not importable (%s)" % P.short(e))
-    proto.phase("imports", t, time.perf_counter())
+    tf = import_backend(proto, t, "tensorflow", "--backend tensorflow: tensorflow is not importable (%s)")
     t = time.perf_counter()
     tf.config.experimental.enable_tensor_float32_execution(args.dtype == "tf32")
     if gpu:

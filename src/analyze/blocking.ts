@@ -9,7 +9,7 @@
  */
 import { median } from 'simple-statistics'
 import type { Fingerprint } from '../types/index.js'
-import { canonicalParams } from './run-values.js'
+import { canonicalParams } from '../util/params.js'
 
 interface BlockRow {
   workload: string

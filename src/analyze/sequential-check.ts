@@ -8,7 +8,7 @@
  */
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
 import { metricDirection, overallVerdict } from './compare/index.js'
-import { aggregateRows } from './run-values.js'
+import { aggregateRows } from './run-values/index.js'
 import {
   describeUndecided,
   sequentialLook,

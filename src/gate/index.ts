@@ -2,8 +2,9 @@
  * The gate's public face: an outcome → exit code and failure reason, one mapping for every command; the
  * check's verdict and the summary record that carries it.
  */
-export * from './outcome.js'
-export * from './verdict.js'
-export * from './trend.js'
-export { assembleSummary, initialCheckState, type CheckState } from './summary.js'
-export { ExitCode } from '../util/errors.js'
+export { checkGate, exitCodeFor } from './outcome.js'
+export type { ExitCodeValue } from './outcome.js'
+export { checkVerdict, headlineOf, nothingMeasuredReason } from './verdict.js'
+export { trendVerdict } from './trend.js'
+export { assembleSummary, initialCheckState } from './summary.js'
+export type { CheckState } from './summary.js'

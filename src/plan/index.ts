@@ -1,4 +1,6 @@
-/** The plan stage's public face: other stages and the entry points import from here. */
-export * from './blocks.js'
-export * from './lanes.js'
-export * from './schedule.js'
+/** The plan stage's public face: the lanes, the interleaved schedule and its blocks. */
+export { laneLabel, resolveLanes } from './lanes.js'
+export type { Lane } from './lanes.js'
+export { buildPlan } from './schedule.js'
+export type { PlannedRun } from './schedule.js'
+export { endsBlock, nextCandidates } from './blocks.js'

@@ -1,22 +1,23 @@
-/** The report stage's public face: other stages and the entry points import from here. */
-export * from './analysis-text.js'
-export * from './arms.js'
-export * from './artifacts.js'
-export * from './chart.js'
-export * from './check-run.js'
-export * from './comment-body.js'
-export * from './comment.js'
-export * from './comparison-table.js'
-export * from './format.js'
-export * from './github.js'
-export * from './markdown.js'
-export * from './multi-gpu.js'
-export * from './notes.js'
-export * from './paper-csv.js'
-export * from './power.js'
-export * from './startup.js'
-export * from './table.js'
-export * from './verdict.js'
-export * from './writable-layer.js'
-export * from './trend.js'
-export * from './trend-issues.js'
+/** The report stage's public face: what the check, the gate, the fleet merge and the entry points use. */
+// The check's report, and publishing it on GitHub.
+export { buildReport } from './markdown.js'
+export { numberOutput, publish, writeJobSummary } from './github.js'
+export { repository } from './comment.js'
+export { uploadArtifact } from './artifacts.js'
+export { decideFailure, failedPreflight } from './verdict.js'
+// `analyze` on a CSV, and the nightly trend.
+export { renderJson, renderMarkdown } from './analysis-text.js'
+export { trendMarkdown } from './trend.js'
+export {
+  TREND_LABEL,
+  listTracked,
+  markerOf,
+  markerText,
+  parseMarker,
+  sameChange,
+  syncTrendIssues
+} from './trend-issues.js'
+// Formatting shared with the fleet's aggregate report: words, numbers, markdown escaping.
+export { SCOPE_WORD, VERDICT_WORDS, metricLabel } from './format.js'
+export { fmtOverheadCi, fmtP, fmtPctCi, fmtPlain, fmtValue } from './format.js'
+export { cell, code, inline, redact } from './format.js'

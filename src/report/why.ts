@@ -54,7 +54,8 @@ export function whyMarkdown(e: Explanation): string {
   )
   if (ranked.length === 0) {
     parts.push(
-      `**No relevant difference found.** ${inline(e.headline.replace(/^no relevant difference found:?\s*/, ''))}`,
+      // The headline goes on as one sentence: ": the arms measured alike" or " among the recorded facts for …".
+      `**No relevant difference found**${inline(e.headline.replace(/^no relevant difference found/, ''))}.`,
       ''
     )
   } else {

@@ -1,2 +1,2 @@
-/** The results stage's public face: other stages and the entry points import from here. */
-export * from './store.js'
+/** The results stage's public face: the live writer, and reading a finished check's folder back. */
+export { ResultsWriter, readResults, resultPaths } from './store.js'

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
-import type { ArmSeries } from '../../src/analyze/run-values.js'
-import { aggregateRows, isStartupMetric } from '../../src/analyze/run-values.js'
+import type { ArmSeries } from '../../src/analyze/run-values/index.js'
+import { aggregateRows, isStartupMetric } from '../../src/analyze/run-values/index.js'
 import {
   analyzeRecords,
   analyzeRows,

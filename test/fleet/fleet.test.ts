@@ -9,40 +9,19 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import type { AggregateReport } from '../../src/fleet/types.js'
 import type { CheckSummary } from '../../src/types/index.js'
+import { cpuRunArgs, runCli, type CliResult } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
-const CLI = path.resolve('dist/cli.js')
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'aggregate-fleet-'))
 let image = ''
 
-function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('node', [CLI, ...args], { cwd: ws, encoding: 'utf8', timeout: 300_000 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
+const cli = (args: string[]): CliResult => runCli(args, ws)
 
 function runCheck(out: string): void {
-  const r = cli([
-    'run',
-    '--device',
-    'cpu',
-    '--image',
-    image,
-    '--workloads',
-    'matmul',
-    // runs = max-runs: sequential stopping would otherwise run 3 to 12 per arm; the counts below need 3.
-    '--runs',
-    '3',
-    '--max-runs',
-    '3',
-    '--warmup-runs',
-    '0',
-    '--python',
-    '/usr/bin/python3',
-    '--matmul-size',
-    '64',
-    '--out',
-    out
-  ])
+  // runs = max-runs: sequential stopping would otherwise run 3 to 12 per arm; the counts below need 3.
+  const r = cli(
+    cpuRunArgs({ image, runs: 3, maxRuns: 3, out, extra: ['--warmup-runs', '0', '--matmul-size', '64'] })
+  )
   if (r.code === null || r.code > 1) throw new Error(`run ${out} failed (${r.code}): ${r.stderr}`)
 }
 

@@ -10,9 +10,9 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import type { AggregateReport } from '../../src/fleet/types.js'
 import type { CheckSummary } from '../../src/types/index.js'
+import { cpuRunArgs, runCli, type CliResult } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
-const CLI = path.resolve('dist/cli.js')
 const CANDIDATE = 'local/gpu-overhead-test:py-bump'
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'image-bump-'))
 let current = ''
@@ -25,10 +25,7 @@ function docker(args: string[]): string {
   return r.stdout.trim()
 }
 
-function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('node', [CLI, ...args], { cwd: ws, encoding: 'utf8', timeout: 300_000 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
+const cli = (args: string[]): CliResult => runCli(args, ws)
 
 beforeAll(async () => {
   current = await ensurePythonImage()
@@ -45,29 +42,15 @@ afterAll(() => {
 describe('image bump: container:<current>, container:<candidate>, native', () => {
   it('compares the candidate and native against the current image, with different digests', () => {
     const armList = [`container:${current}`, `container:${CANDIDATE}`, 'native']
-    const r = cli([
-      'run',
-      '--device',
-      'cpu',
-      '--image',
-      current,
-      '--arms',
-      armList.join(','),
-      '--workloads',
-      'matmul',
-      '--runs',
-      '3',
-      '--max-runs',
-      '3',
-      '--warmup-runs',
-      '0',
-      '--python',
-      '/usr/bin/python3',
-      '--matmul-size',
-      '64',
-      '--out',
-      'bump'
-    ])
+    const r = cli(
+      cpuRunArgs({
+        image: current,
+        runs: 3,
+        maxRuns: 3,
+        out: 'bump',
+        extra: ['--arms', armList.join(','), '--warmup-runs', '0', '--matmul-size', '64']
+      })
+    )
     expect([0, 1]).toContain(r.code)
     const summary = JSON.parse(fs.readFileSync(path.join(ws, 'bump', 'summary.json'), 'utf8')) as CheckSummary
     expect(summary.complete).toBe(true)

@@ -8,15 +8,10 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { readResults } from '../../src/results/store.js'
 import type { CheckSummary, RunRecord } from '../../src/types/index.js'
+import { CLI, cpuRunArgs, runCli as cli } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
-const CLI = path.resolve('dist/cli.js')
 let image = ''
-
-function cli(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('node', [CLI, ...args], { cwd, encoding: 'utf8', timeout: 300_000 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
 
 function readRuns(out: string): RunRecord[] {
   return fs
@@ -35,25 +30,14 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
 
   it('measures both arms, interleaved, and writes every result file', () => {
     const r = cli(
-      [
-        'run',
-        '--device',
-        'cpu',
-        '--image',
+      cpuRunArgs({
         image,
-        '--workloads',
-        'matmul,io',
-        '--runs',
-        '4',
-        '--max-runs',
-        '4',
-        '--out',
-        'out',
-        '--python',
-        '/usr/bin/python3',
-        '--checkpoint-mb',
-        '16'
-      ],
+        workloads: 'matmul,io',
+        runs: 4,
+        maxRuns: 4,
+        out: 'out',
+        extra: ['--checkpoint-mb', '16']
+      }),
       ws
     )
     const out = path.join(ws, 'out')
@@ -113,26 +97,10 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
 
   it('keeps every sample measured before a cancel (SIGTERM) and reports the check incomplete', async () => {
     const out = path.join(ws, 'cancelled')
-    const child = spawn(
-      'node',
-      [
-        CLI,
-        'run',
-        '--device',
-        'cpu',
-        '--image',
-        image,
-        '--workloads',
-        'matmul',
-        '--runs',
-        '40',
-        '--out',
-        'cancelled',
-        '--python',
-        '/usr/bin/python3'
-      ],
-      { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] }
-    )
+    const child = spawn('node', [CLI, ...cpuRunArgs({ image, runs: 40, out: 'cancelled' })], {
+      cwd: ws,
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
     // Wait until a few measured runs are on disk, then cancel like the Actions runner does.

@@ -8,10 +8,9 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import type { CheckSummary } from '../../src/types/index.js'
+import { HOST_PYTHON as PYTHON, cpuRunArgs, runCli } from '../helpers/cli.js'
 import { OPENBLAS_IMAGE_TAG, ensurePythonImage } from '../helpers/docker-image.js'
 
-const CLI = path.resolve('dist/cli.js')
-const PYTHON = '/usr/bin/python3'
 let image = ''
 
 function hostBlas(): string {
@@ -29,27 +28,8 @@ test('native reference BLAS vs an OpenBLAS image: the report names the BLAS', ()
   // The premise, checked rather than assumed: otherwise both arms run the same BLAS.
   expect(hostBlas()).toBe('reference')
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'why-blas-'))
-  const r = spawnSync(
-    'node',
-    [
-      CLI,
-      'run',
-      '--device',
-      'cpu',
-      '--image',
-      image,
-      '--workloads',
-      'matmul',
-      '--runs',
-      '3',
-      '--out',
-      'out',
-      '--python',
-      PYTHON
-    ],
-    { cwd: ws, encoding: 'utf8', timeout: 300_000 }
-  )
-  expect([0, 1]).toContain(r.status)
+  const r = runCli(cpuRunArgs({ image, runs: 3, out: 'out' }), ws)
+  expect([0, 1]).toContain(r.code)
   const out = path.join(ws, 'out')
   const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as CheckSummary
   const kernel = summary.analysis?.comparisons.find(c => c.workload === 'matmul' && c.metric === 'kernel_ms')

@@ -5,7 +5,7 @@
 import type { Direction } from '../../types/index.js'
 import { InputError } from '../../util/errors.js'
 import { knownMetric } from '../known-metrics.js'
-import type { ArmSeries } from '../run-values.js'
+import type { ArmSeries } from '../run-values/index.js'
 
 /** Time units: a duration is lower-is-better, the one direction a unit states by itself. */
 const TIME_UNITS = new Set(['ns', 'us', 'µs', 'ms', 's', 'sec', 'seconds', 'min'])

@@ -3,7 +3,13 @@
  * 1 check failed, 2 bad input or environment error — always with one line saying what and how to fix.
  */
 import { Command, CommanderError, Option } from 'commander'
-import { DEFAULTS, loadConfig, type RawInputs } from '../../config/index.js'
+import {
+  CHECKPOINT_CONTAINER_PATH,
+  DATA_CONTAINER_PATH,
+  DEFAULTS,
+  loadConfig,
+  type RawInputs
+} from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
 import { flushAndExit } from '../../util/exit.js'
@@ -77,8 +83,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.FailOnRegression]: 'exit 1 on a regression (false: report it, exit 0)',
   [Inputs.AllowForkPrs]:
     'run pull requests from forks (action only; refused by default on self-hosted runners)',
-  [Inputs.DataPath]: 'dataset folder (bound read-only at /data in the container)',
-  [Inputs.CheckpointPath]: 'checkpoint folder (bound at /checkpoints in the container)',
+  [Inputs.DataPath]: `dataset folder (bound read-only at ${DATA_CONTAINER_PATH} in the container)`,
+  [Inputs.CheckpointPath]: `checkpoint folder (bound at ${CHECKPOINT_CONTAINER_PATH} in the container)`,
   [Inputs.Out]: 'results folder',
   [Inputs.Config]: 'YAML config file (default gpu-overhead.yml if present)',
   [Inputs.Schedule]: 'abba | random (seeded) interleaving of arms',

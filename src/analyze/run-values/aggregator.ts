@@ -9,72 +9,9 @@
  * before any test; tests then see n = number of runs per arm.
  */
 import { median } from 'simple-statistics'
-import type { Direction, Fingerprint, MetricScope } from '../types/index.js'
-import { canonicalParams } from '../util/params.js'
-import { knownMetric } from './known-metrics.js'
-
-/** `steady` gates; `startup` (start-up phases) and `info` (writable-layer I/O) are reported only. */
-export type Scope = MetricScope
-
-/** Per-run values of one metric in one environment: what the tests consume. */
-export interface ArmSeries {
-  workload: string
-  /** Canonical workload parameters ('' when none): series with different params are different configs. */
-  params: string
-  metric: string
-  environment: string
-  unit: string
-  /** Which way is better, as declared on the rows (`better`); undefined when no row declared it. */
-  better?: Direction
-  scope: Scope
-  /** Run labels in run order (numeric order when all are numbers). */
-  runs: string[]
-  /** One value per run: the median over that run's iterations. */
-  values: number[]
-  /** Number of rows (iterations) behind each value. */
-  iterations: number[]
-}
-
-/** Start-up phases: reported, never gating, never in the Holm family. */
-const STARTUP_METRICS = new Set([
-  'launch',
-  'interpreter',
-  'imports',
-  'device_init',
-  'first_kernel',
-  'total_startup',
-  'launch_s',
-  'interpreter_s',
-  'imports_s',
-  'device_init_s',
-  'first_kernel_s',
-  'total_startup_s'
-])
-
-export function isStartupMetric(metric: string): boolean {
-  return STARTUP_METRICS.has(metric)
-}
-
-/** Fingerprint fields that may arrive as extra CSV columns or on sample records. */
-export const FINGERPRINT_FIELDS = [
-  'host',
-  'device',
-  'gpu_name',
-  'gpu_uuid',
-  'driver',
-  'cuda',
-  'image',
-  'image_digest',
-  'runtime',
-  'runtime_version',
-  'gpu_access',
-  'mig_mode',
-  'persistence_mode',
-  'clocks',
-  'stack'
-] as const satisfies readonly (keyof Fingerprint)[]
-
-export type PartialFingerprint = { [K in (typeof FINGERPRINT_FIELDS)[number]]?: string | null }
+import { knownMetric } from '../known-metrics.js'
+import { FINGERPRINT_FIELDS, type ArmSeries, type PartialFingerprint } from './series.js'
+import { isStartupMetric } from './startup-metrics.js'
 
 interface Group {
   workload: string
@@ -100,7 +37,30 @@ export class RowConflictError extends Error {
   }
 }
 
-export { canonicalParams }
+/** Fields a run group takes from its first row that declares them; a later row may not contradict it. */
+type DeclaredField = 'unit' | 'scope' | 'better'
+
+/** Take a row's declared field into its run group: the first non-empty value holds for the whole run. */
+function settle(g: Group, field: DeclaredField, value: string): void {
+  if (value === g[field]) return
+  if (g[field] === '') g[field] = value
+  else if (value !== '')
+    throw new RowConflictError(field, value, `'${g[field]}' as in earlier rows of this run`)
+}
+
+/** The one value a series' runs declared for a field (undefined when none did); several are a conflict. */
+function declaredOnce(groups: readonly Group[], field: 'unit' | 'better', what: string): string | undefined {
+  const values = [...new Set(groups.map(g => g[field]).filter(v => v !== ''))]
+  if (values.length > 1) {
+    const first = groups[0]!
+    throw new RowConflictError(
+      field,
+      values.join(' and '),
+      `one ${what} per metric (${first.workload}/${first.metric} in ${first.environment})`
+    )
+  }
+  return values[0]
+}
 
 /**
  * Streaming aggregator: `add` one row at a time (only the numbers are kept, grouped per run), then
@@ -160,21 +120,9 @@ export class RunAggregator {
       }
       this.last = g
     }
-    if (unit !== g.unit) {
-      if (g.unit === '') g.unit = unit
-      else if (unit !== '')
-        throw new RowConflictError('unit', unit, `'${g.unit}' as in earlier rows of this run`)
-    }
-    if (scope !== g.scope) {
-      if (g.scope === '') g.scope = scope
-      else if (scope !== '')
-        throw new RowConflictError('scope', scope, `'${g.scope}' as in earlier rows of this run`)
-    }
-    if (better !== g.better) {
-      if (g.better === '') g.better = better
-      else if (better !== '')
-        throw new RowConflictError('better', better, `'${g.better}' as in earlier rows of this run`)
-    }
+    settle(g, 'unit', unit)
+    settle(g, 'scope', scope)
+    settle(g, 'better', better)
     g.values.push(value)
     return isNew
   }
@@ -222,20 +170,8 @@ export class RunAggregator {
       const numeric = groups.every(g => g.run.trim() !== '' && Number.isFinite(Number(g.run)))
       if (numeric) groups.sort((a, b) => Number(a.run) - Number(b.run))
       const first = groups[0]!
-      const units = [...new Set(groups.map(g => g.unit).filter(u => u !== ''))]
-      if (units.length > 1)
-        throw new RowConflictError(
-          'unit',
-          units.join(' and '),
-          `one unit per metric (${first.workload}/${first.metric} in ${first.environment})`
-        )
-      const betters = [...new Set(groups.map(g => g.better).filter(b => b !== ''))]
-      if (betters.length > 1)
-        throw new RowConflictError(
-          'better',
-          betters.join(' and '),
-          `one direction per metric (${first.workload}/${first.metric} in ${first.environment})`
-        )
+      const unit = declaredOnce(groups, 'unit', 'unit')
+      const better = declaredOnce(groups, 'better', 'direction')
       const startup = isStartupMetric(first.metric) || groups.some(g => g.scope === 'startup')
       const info = groups.some(g => g.scope === 'info')
       // Records made before samples declared `derived_from` still mark our own derived metrics.
@@ -248,8 +184,8 @@ export class RunAggregator {
         params: first.params,
         metric: first.metric,
         environment: first.environment,
-        unit: units[0] ?? '',
-        ...(betters[0] === 'lower' || betters[0] === 'higher' ? { better: betters[0] } : {}),
+        unit: unit ?? '',
+        ...(better === 'lower' || better === 'higher' ? { better } : {}),
         scope: startup ? 'startup' : info ? 'info' : derived ? 'derived' : 'steady',
         runs: groups.map(g => g.run),
         values: groups.map(g => (g.values.length === 1 ? g.values[0]! : median(g.values))),
@@ -258,47 +194,4 @@ export class RunAggregator {
     }
     return out
   }
-}
-
-/** The subset of a SampleRecord that analysis needs; SampleRecord[] can be passed as is. */
-export interface RawRow {
-  workload: string
-  environment: string
-  run: number | string
-  metric: string
-  value: number
-  iteration?: number
-  unit?: string
-  better?: string
-  scope?: string
-  params?: Record<string, unknown> | string
-  fingerprint?: Partial<Fingerprint> | PartialFingerprint
-  /** Warm-up rows are excluded from analysis. */
-  warmup?: boolean
-}
-
-/** Aggregate in-memory rows (e.g. SampleRecords from results.jsonl). */
-export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
-  const agg = new RunAggregator()
-  for (const row of rows) {
-    if (row.warmup === true) continue
-    if (!Number.isFinite(row.value) || row.value < 0) {
-      agg.skippedNonFinite++
-      continue
-    }
-    const isNew = agg.add(
-      row.workload,
-      row.environment,
-      String(row.run),
-      row.metric,
-      row.value,
-      row.unit ?? '',
-      row.scope ?? '',
-      canonicalParams(row.params),
-      row.better ?? ''
-    )
-    if (isNew && row.fingerprint !== undefined)
-      agg.noteFingerprint(row.environment, row.fingerprint, row.workload)
-  }
-  return agg
 }

@@ -1,0 +1,3 @@
+/** The results CSV reader's public face. */
+export { readResultsCsv, type ReadCsvOptions } from './read.js'
+export type { CsvResults } from './results-table.js'

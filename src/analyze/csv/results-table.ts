@@ -1,0 +1,190 @@
+/**
+ * The rows of one results CSV, record by record, into per-run series: the header locates the columns,
+ * each row is checked and handed to the RunAggregator, which keeps only numbers per run group (a
+ * 1,000,000-row file needs little memory). Both readers feed it; the plain reader's lines take a fast
+ * path that makes no strings for a row continuing the previous row's run.
+ */
+import type { ArmSeries, PartialFingerprint } from '../run-values/index.js'
+import { RowConflictError, RunAggregator } from '../run-values/index.js'
+import { emptyHeader, keyColumns, readHeader, type Header } from './columns.js'
+import { allDigits } from './plain-reader.js'
+import {
+  BETTER_ALLOWED,
+  BadRow,
+  SCOPES_ALLOWED,
+  checkIteration,
+  paramsOf,
+  parseValue,
+  requireText
+} from './row-rules.js'
+import { METRIC_SCOPES } from '../../types/index.js'
+
+export interface CsvResults {
+  file: string
+  /** Data rows read. */
+  rows: number
+  /** Header as read. */
+  columns: string[]
+  /** Columns that are neither required, known optional, nor fingerprint fields (kept per run). */
+  extraColumns: string[]
+  /** Environments in order of first appearance. */
+  environments: string[]
+  series: ArmSeries[]
+  /** Per environment, fingerprint facts from fingerprint columns (first value of each run). */
+  fingerprints: Record<string, PartialFingerprint>
+  notes: string[]
+  /** Values of the extra columns, per run: environment → run → column → value (first row of the run). */
+  extras: Record<string, Record<string, Record<string, string>>>
+}
+
+export class ResultsTable {
+  private readonly agg = new RunAggregator()
+  private readonly extras: CsvResults['extras'] = {}
+  private header: Header = emptyHeader()
+  /** Index of the record being read (0 = header); −1 until the header is read. */
+  record = -1
+  // Fast path of the plain reader: the previous row's key fields, and where each field of a line ends.
+  private keys: number[] = []
+  private prevKey: string[] = []
+  private ends = new Int32Array(0)
+
+  constructor(private readonly file: string) {}
+
+  /** One parsed record (header included) from either reader. */
+  onRecord(rec: string[], index: number, line: number | null): void {
+    this.record = index
+    if (index === 0) this.header = readHeader(rec, `${this.file}:${line ?? 1} (header)`)
+    else {
+      if (rec.length !== this.header.columns.length) throw this.fieldCountError(index, line, rec.length)
+      this.onRow(rec, line)
+    }
+  }
+
+  /** One line text[start, end) from the plain reader. */
+  readonly onPlainLine = (text: string, start: number, end: number, index: number, line: number): void => {
+    if (index === 0) {
+      this.onRecord(text.slice(start, end).split(','), index, line)
+      this.keys = keyColumns(this.header.index)
+      this.ends = new Int32Array(this.header.columns.length)
+      return
+    }
+    this.record = index
+    const { ends, keys, prevKey } = this
+    const n = this.header.columns.length
+    let p = start
+    for (let k = 0; k < n - 1; k++) {
+      const c = text.indexOf(',', p)
+      if (c === -1 || c >= end) throw this.fieldCountError(index, line, k + 1)
+      ends[k] = c
+      p = c + 1
+    }
+    ends[n - 1] = end
+    const more = text.indexOf(',', p)
+    if (more !== -1 && more < end)
+      throw this.fieldCountError(index, line, text.slice(start, end).split(',').length)
+    let same = prevKey.length > 0
+    for (let j = 0; same && j < keys.length; j++) {
+      const k = keys[j]!
+      const from = k === 0 ? start : ends[k - 1]! + 1
+      const prev = prevKey[j]!
+      if (ends[k]! - from !== prev.length || !text.startsWith(prev, from)) same = false
+    }
+    if (!same) {
+      const fields = text.slice(start, end).split(',')
+      this.onRow(fields, line)
+      this.prevKey = keys.map(k => fields[k]!)
+      return
+    }
+    const { value: iV, iteration: iI } = this.header.index
+    const value = parseValue(text.slice(iV === 0 ? start : ends[iV - 1]! + 1, ends[iV]), index, line)
+    if (iI >= 0) {
+      const from = iI === 0 ? start : ends[iI - 1]! + 1
+      if (!allDigits(text, from, ends[iI]!)) checkIteration(text.slice(from, ends[iI]), index, line)
+    }
+    this.agg.addToLast(value)
+  }
+
+  private onRow(rec: string[], line: number | null): void {
+    const { record } = this
+    const ix = this.header.index
+    const value = parseValue(rec[ix.value]!, record, line)
+    const run = rec[ix.run]!
+    requireText(run, 'run', 'a run number (each process run of an arm)', record, line)
+    const workload = rec[ix.workload]!
+    const environment = rec[ix.environment]!
+    const metric = rec[ix.metric]!
+    requireText(workload, 'workload', 'a workload name', record, line)
+    requireText(environment, 'environment', 'an environment label', record, line)
+    requireText(metric, 'metric', 'a metric name', record, line)
+    if (ix.iteration >= 0) checkIteration(rec[ix.iteration]!, record, line)
+    const scope = ix.scope >= 0 ? rec[ix.scope]! : ''
+    if (scope !== '' && !(METRIC_SCOPES as readonly string[]).includes(scope))
+      throw new BadRow(record, line, 'scope', scope, SCOPES_ALLOWED)
+    const better = ix.better >= 0 ? rec[ix.better]!.trim() : ''
+    if (better !== '' && better !== 'lower' && better !== 'higher')
+      throw new BadRow(record, line, 'better', better, BETTER_ALLOWED)
+    let isNew: boolean
+    try {
+      isNew = this.agg.add(
+        workload,
+        environment,
+        run,
+        metric,
+        value,
+        ix.unit >= 0 ? rec[ix.unit]! : '',
+        scope,
+        paramsOf(
+          ix.params >= 0 ? rec[ix.params]!.trim() : '',
+          ix.power_cap_w >= 0 ? rec[ix.power_cap_w]!.trim() : ''
+        ),
+        better
+      )
+    } catch (error) {
+      if (error instanceof RowConflictError)
+        throw new BadRow(record, line, error.column, error.value, error.allowed)
+      throw error
+    }
+    if (isNew) this.noteRun(rec, environment, run, workload)
+  }
+
+  /** The per-run context of a new run group: its fingerprint facts and extra columns (first row wins). */
+  private noteRun(rec: string[], environment: string, run: string, workload: string): void {
+    const { fingerprint, extra } = this.header
+    if (fingerprint.length > 0) {
+      const facts: PartialFingerprint = {}
+      for (const { field, index } of fingerprint) facts[field] = rec[index]!
+      this.agg.noteFingerprint(environment, facts, workload)
+    }
+    if (extra.length > 0) {
+      const runs = (this.extras[environment] ??= {})
+      const kept = (runs[run] ??= {})
+      for (const { name, index } of extra) if (!(name in kept)) kept[name] = rec[index]!
+    }
+  }
+
+  private fieldCountError(index: number, line: number | null, got: number): BadRow {
+    return new BadRow(
+      index,
+      line,
+      '(row)',
+      `${got} fields`,
+      `${this.header.columns.length} fields as in the header (CSV_RECORD_INCONSISTENT_FIELDS_LENGTH)`
+    )
+  }
+
+  /** The series read; RowConflictError when runs of one metric disagree (unit, direction). */
+  results(): CsvResults {
+    const series = this.agg.series()
+    return {
+      file: this.file,
+      rows: this.agg.rows,
+      columns: this.header.columns,
+      extraColumns: this.header.extra.map(c => c.name),
+      environments: this.agg.environments,
+      series,
+      fingerprints: this.agg.fingerprints,
+      notes: [...this.agg.fingerprintConflicts],
+      extras: this.extras
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * "Why the arms differ": every recorded difference between the baseline arm and the candidate arm
+ * (environment variables, stack facts, clocks, throttling, power, utilisation, memory, start-up
+ * phases), each with its meaning and a fix, ranked by whether it can explain a difference the check
+ * measured, then by how strongly such a difference changes speed.
+ */
+import type {
+  Analysis,
+  ArmStack,
+  Comparison,
+  Explanation,
+  Finding,
+  StackRecord,
+  TelemetrySummary
+} from '../../types/index.js'
+import { armStacks } from '../../execute/index.js'
+import { appendAll } from '../../util/arrays.js'
+import { measuredDifferences } from './measured.js'
+import { memoryFindings } from './memory.js'
+import { RELEVANT_IMPACT, explainsOf, headline, merge, rank } from './rank.js'
+import { imageEnvMap, stackFindings } from './stack.js'
+import { startupFindings } from './startup.js'
+import { cotenantFindings } from './cotenants.js'
+import { armTelemetry, telemetryFindings, type ArmTelemetry } from './telemetry.js'
+
+export interface ExplainInput {
+  baselineEnv: string
+  candidateEnv: string
+  device: 'gpu' | 'cpu'
+  alpha: number
+  stacks: readonly ArmStack[]
+  /** Declared ENV of each container arm's image (docker image inspect), by arm label. */
+  imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>
+  comparisons: readonly Comparison[]
+  telemetry: readonly ArmTelemetry[]
+}
+
+export function explain(input: ExplainInput): Explanation {
+  const measured = measuredDifferences(input.comparisons, input.alpha, input.device)
+  const image = imageEnvMap(input.imageEnv[input.candidateEnv])
+  const raw: Finding[] = []
+  for (const base of input.stacks.filter(s => s.environment === input.baselineEnv)) {
+    const cand = input.stacks.find(s => s.environment === input.candidateEnv && s.workload === base.workload)
+    if (cand) appendAll(raw, stackFindings(base, cand, image))
+  }
+  appendAll(raw, cotenantFindings(input.stacks, input.baselineEnv, input.candidateEnv))
+  appendAll(raw, telemetryFindings(input.telemetry, input.baselineEnv, input.candidateEnv))
+  appendAll(
+    raw,
+    startupFindings(input.comparisons, input.stacks, input.baselineEnv, input.candidateEnv, input.alpha)
+  )
+  appendAll(raw, memoryFindings(input.comparisons, input.alpha))
+  const findings = merge(raw).map(f => {
+    const explains = explainsOf(f, measured)
+    return {
+      ...f,
+      explains,
+      relevant: f.impact >= RELEVANT_IMPACT && explains.length > 0 && f.kind !== 'memory'
+    }
+  })
+  const ranked = rank(findings)
+  return {
+    baseline_env: input.baselineEnv,
+    candidate_env: input.candidateEnv,
+    measured,
+    findings: ranked,
+    headline: headline(ranked, measured)
+  }
+}
+
+export interface CheckExplainInput {
+  analysis: Analysis | null
+  device: 'gpu' | 'cpu'
+  stacks: readonly StackRecord[]
+  telemetry: readonly TelemetrySummary[]
+  imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>
+}
+
+/** The explanation of a check's primary pair of arms; null when nothing was compared. */
+export function explainCheck(input: CheckExplainInput): Explanation | null {
+  const a = input.analysis
+  if (!a?.baseline_env || !a.candidate_env) return null
+  return explain({
+    baselineEnv: a.baseline_env,
+    candidateEnv: a.candidate_env,
+    device: input.device,
+    alpha: a.alpha,
+    stacks: armStacks(input.stacks),
+    imageEnv: input.imageEnv,
+    comparisons: a.comparisons,
+    telemetry: armTelemetry(input.telemetry)
+  })
+}

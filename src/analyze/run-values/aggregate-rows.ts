@@ -1,0 +1,29 @@
+/** Aggregate in-memory rows (e.g. SampleRecords from results.jsonl) to per-run values. */
+import { canonicalParams } from '../../util/params.js'
+import { RunAggregator } from './aggregator.js'
+import type { RawRow } from './series.js'
+
+export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
+  const agg = new RunAggregator()
+  for (const row of rows) {
+    if (row.warmup === true) continue
+    if (!Number.isFinite(row.value) || row.value < 0) {
+      agg.skippedNonFinite++
+      continue
+    }
+    const isNew = agg.add(
+      row.workload,
+      row.environment,
+      String(row.run),
+      row.metric,
+      row.value,
+      row.unit ?? '',
+      row.scope ?? '',
+      canonicalParams(row.params),
+      row.better ?? ''
+    )
+    if (isNew && row.fingerprint !== undefined)
+      agg.noteFingerprint(row.environment, row.fingerprint, row.workload)
+  }
+  return agg
+}
