@@ -1,21 +1,23 @@
-/** The analyze stage's public face: other stages and the entry points import from here. */
-export * from './baseline/index.js'
-export * from './blocking.js'
-export * from './compare/index.js'
-export * from './family.js'
-export * from './history-compare.js'
-export * from './known-metrics.js'
-export * from './csv/index.js'
-export * from './measured-work.js'
-export * from './modality.js'
-export * from './multi-gpu.js'
-export * from './power.js'
-export * from './run-values/index.js'
-export * from './sequential.js'
-export * from './sequential-check.js'
-export * from './stats/index.js'
-export * from './summary.js'
-export * from './changepoints/index.js'
-export * from './history.js'
-export * from './trend.js'
-export * from './explain/index.js'
+/**
+ * The analyze stage's public face: what the check, the fleet merge, the later stages, the entry points
+ * and the tests import. Everything else in analyze/ is internal.
+ */
+export { compareWithBaseline, JsonFileBaselineStore, parseBaseline } from './baseline/index.js'
+export { blockScaled } from './blocking.js'
+export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
+export { readResultsCsv } from './csv/index.js'
+export { explain, explainCheck } from './explain/index.js'
+export { decideFamily } from './family.js'
+export { measuredWork, measuredWorkNote } from './measured-work.js'
+export { multiGpuSummary, multiGpuWarnings, pooledRows } from './multi-gpu.js'
+export { capOf, capOfParams, edpOptimal, powerCapRows } from './power.js'
+export type { RawRow } from './run-values/index.js'
+export { SequentialController } from './sequential-check.js'
+export { latencyPercentiles, runSeries } from './summary.js'
+export {
+  analyzeTrend,
+  UnknownMetricError,
+  type TrendChange,
+  type TrendReport,
+  type TrendSeries
+} from './trend.js'

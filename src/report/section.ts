@@ -1,7 +1,7 @@
-/** The unit the report is built from: each renderer turns a CheckSummary into one or more of these. */
 /**
- * A block of the report. `core` blocks are kept (shortened last), `chart` and `raw` blocks are dropped
- * first when the report must fit a size limit. `group` is a heading printed before the first block of it.
+ * A block of the report: each renderer (the *-section.ts modules) turns a CheckSummary into one or more.
+ * `core` blocks are kept (shortened last), `chart` and `raw` blocks are dropped first when the report must
+ * fit a size limit. `group` is a heading printed before the first block of it.
  */
 export interface Section {
   id: string

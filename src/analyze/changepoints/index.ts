@@ -2,15 +2,13 @@
 export {
   changePoints,
   detectInWindow,
-  firstPassP,
   DEFAULT_MAX_P,
   DEFAULT_MIN_MAGNITUDE,
   DEFAULT_MIN_SEGMENT,
   DEFAULT_WINDOW,
   type ChangePoint,
   type ChangePointOptions,
-  type ChangePointResult,
   type Resume
 } from './edivisive.js'
-export { bestSplit, nextCandidate } from './qhat.js'
-export { forwardChange, magnitude, splitTest, type SplitStats } from './ttest.js'
+export { bestSplit } from './qhat.js'
+export { forwardChange, magnitude, splitTest } from './ttest.js'
