@@ -3,7 +3,8 @@
 Every line on stdout is one JSON object:
   start   {workload, proc_start_epoch_s, epoch_s, params}            always the first line
   phase   {name, duration_s, end_epoch_s}   name in interpreter | imports | held | device_init | first_kernel
-          (held: only with GPU_OVERHEAD_HOLD=stdin, the wait for "go" on stdin after the imports)
+          | prepare (held: only with GPU_OVERHEAD_HOLD=stdin, the wait for "go" on stdin after the imports;
+          prepare: emitted by the first region start, first kernel -> measuring)
   env     {python, torch, cuda, device_name, ...}                    free-form facts
   stack   {python, torch, numpy, cpu, libraries, env}                the software stack in effect (_stack.py)
   memory  {nvml_process_used_bytes, torch_reserved_bytes, ...}        GPU memory after warm-up (_gpu_memory.py)
@@ -37,6 +38,8 @@ STARTUP_PHASES = ("interpreter", "imports", "device_init", "first_kernel")
 # Prestart (see Protocol.hold): the variable that asks for the hold, and the exit code of a process the
 # runner released without "go" (it was started for a run that the check no longer needs).
 HOLD_ENV = "GPU_OVERHEAD_HOLD"
+# The last start-up phase, emitted at the first measured region: first kernel -> measuring.
+PREPARE_PHASE = "prepare"
 HELD_EXIT = 3
 
 
@@ -142,6 +145,8 @@ class Protocol:
         self.out = _claim_stdout()
         self.started = False
         self.proc_start, self.proc_start_source = proc_start_epoch()
+        self.last_phase_end = None  # perf_counter at the end of the last start-up phase
+        self.measuring = False
 
     # perf_counter -> epoch on one clock, anchored at the first line of the script
     def epoch(self, perf):
@@ -184,6 +189,7 @@ class Protocol:
                 "end_epoch_s": self.epoch(t_end_perf),
             }
         )
+        self.last_phase_end = t_end_perf
         if name == "imports":
             self.hold()
 
@@ -219,7 +225,13 @@ class Protocol:
         self.emit(ev)
 
     def region(self, edge):
-        """Marks the start or the end of the measured region: the runner attributes telemetry to it."""
+        """Marks the start or the end of the measured region: the runner attributes telemetry to it. The
+        first start closes start-up with the phase `prepare` (first kernel → measuring: warm-up, graph
+        capture, checks, recorded facts), so the phases add up to the time before the first measurement."""
+        if edge == "start" and not self.measuring:
+            self.measuring = True
+            if self.last_phase_end is not None:
+                self.phase(PREPARE_PHASE, self.last_phase_end, time.perf_counter())
         self.emit({"event": "region", "edge": edge, "epoch_s": time.time()})
 
     def sample(self, metric, value, unit, iteration, better, derived_from=None, **fields):

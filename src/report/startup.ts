@@ -19,12 +19,13 @@ const PHASE_LABELS: Record<StartupPhase, string> = {
   interpreter: 'Interpreter start',
   imports: 'Imports',
   device_init: 'CUDA/device init',
-  first_kernel: 'First kernel'
+  first_kernel: 'First kernel',
+  prepare: 'Warm-up, capture, checks'
 }
 const TOTAL = 'total_startup'
 const WALL = 'process_wall'
 const TOTAL_LABELS: Record<string, string> = {
-  [TOTAL]: '**Start-up total** (spawn → first kernel)',
+  [TOTAL]: '**Start-up total** (spawn → measuring)',
   [WALL]: '**Whole process** (spawn → exit)'
 }
 
@@ -127,7 +128,10 @@ function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: numbe
     let added = 0
     for (const c of phases) added += (c.mean_candidate - c.mean_baseline) * (SECONDS[c.unit] ?? NaN)
     const seen = new Set(phases.map(c => phaseName(c.metric)))
-    const missing = STARTUP_PHASES.filter(p => !seen.has(p)).map(p => PHASE_LABELS[p].toLowerCase())
+    // `prepare` is newer than the other phases: results recorded before it lack it without anything missing.
+    const missing = STARTUP_PHASES.filter(p => p !== 'prepare' && !seen.has(p)).map(p =>
+      PHASE_LABELS[p].toLowerCase()
+    )
     const gap = missing.length ? ` (${missing.join(', ')} not compared)` : ''
     parts.push(`start-up phases ${fmtDelta(added, 's')}${gap}`)
   }
@@ -192,11 +196,12 @@ export function startupSection(summary: CheckSummary): Section | null {
   const notes = analysisNotes(summary, 'startup')
   const body = [
     '## Start-up vs steady state',
-    'Start-up is paid once per process (container launch, interpreter, imports, CUDA init, first kernel) and is ' +
+    'Start-up is paid once per process (container launch, interpreter, imports, CUDA init, first kernel, then ' +
+      'warm-up, graph capture and checks before the first measurement) and is ' +
       'reported, never gated: timing a whole process around a short kernel measures start-up, not GPU work. ' +
       'Means per arm. **Relative**: candidate mean / baseline mean − 1 with its 95% CI, the same overhead ' +
       '`gpu-overhead analyze` reports (a factor from 10× on; “–” without a positive baseline). ' +
-      '**p**: Welch’s t-test, unadjusted. The start-up total runs from spawn to the end of the first kernel, launch included.',
+      '**p**: Welch’s t-test, unadjusted. The start-up total runs from spawn to the first measurement, launch included.',
     ...groups(summary, startup).map(g => groupBlock(summary, g)),
     notes.join('\n')
   ]
@@ -212,9 +217,7 @@ export function startupSection(summary: CheckSummary): Section | null {
 export function worstStartupLine(summary: CheckSummary): string | null {
   const startup = summary.analysis?.comparisons.filter(c => c.scope === 'startup') ?? []
   const pick = (metric: string): Comparison[] => startup.filter(c => phaseName(c.metric) === metric)
-  const [rows, span] = pick(TOTAL).length
-    ? [pick(TOTAL), 'spawn → first kernel']
-    : [pick(WALL), 'whole process']
+  const [rows, span] = pick(TOTAL).length ? [pick(TOTAL), 'spawn → measuring'] : [pick(WALL), 'whole process']
   const delta = (c: Comparison): number => (c.median_candidate - c.median_baseline) * (SECONDS[c.unit] ?? NaN)
   const worst = rows.filter(c => Number.isFinite(delta(c))).sort((a, b) => delta(b) - delta(a))[0]
   if (!worst) return null

@@ -18,7 +18,7 @@ export interface EnvEvent {
 }
 export interface PhaseEvent {
   event: 'phase'
-  /** interpreter | imports | device_init | first_kernel */
+  /** interpreter | imports | held | device_init | first_kernel | prepare */
   name: string
   duration_s: number
   end_epoch_s: number
@@ -72,5 +72,13 @@ export type WorkloadEvent =
   | RegionEvent
 
 /** Start-up phase names in order, as metrics (seconds). `launch` is measured by the runner. */
-export const STARTUP_PHASES = ['launch', 'interpreter', 'imports', 'device_init', 'first_kernel'] as const
+export const STARTUP_PHASES = [
+  'launch',
+  'interpreter',
+  'imports',
+  'device_init',
+  'first_kernel',
+  // First kernel → first measured region: warm-up, graph capture, checks, recorded facts.
+  'prepare'
+] as const
 export type StartupPhase = (typeof STARTUP_PHASES)[number]

@@ -46,7 +46,7 @@ describe('start-up section', () => {
       'Imports',
       'CUDA/device init',
       'First kernel',
-      '**Start-up total** (spawn → first kernel)',
+      '**Start-up total** (spawn → measuring)',
       '**Whole process** (spawn → exit)'
     ])
     expect(md).not.toMatch(/_s \|/)
@@ -99,6 +99,24 @@ describe('start-up section', () => {
     )
     const md2 = body({ ...pass, analysis: { ...pass.analysis!, comparisons } })
     expect(rowsAfter(md2, '**matmul**').map(r => r[0])).toEqual(rowsAfter(md, '**matmul**').map(r => r[0]))
+  })
+
+  test('prepare (first kernel → measuring) sits after the first kernel and counts in the phases', () => {
+    const fk = startup(pass, 'matmul').find(c => c.metric === 'first_kernel_s')!
+    const prepare = { ...fk, metric: 'prepare_s', mean_baseline: 0.5, mean_candidate: 0.9 }
+    const comparisons = [...pass.analysis!.comparisons, prepare]
+    const md2 = body({ ...pass, analysis: { ...pass.analysis!, comparisons } })
+    const labels = rowsAfter(md2, '**matmul**').map(r => r[0])
+    expect(labels.slice(4, 6)).toEqual(['First kernel', 'Warm-up, capture, checks'])
+    const shown = (m: string): number => {
+      const x = /start-up phases \+([\d.]+) (s|ms)/.exec(
+        m.split('\n').find(l => l.startsWith('**matmul**'))!
+      )!
+      return Number(x[1]) * (x[2] === 'ms' ? 1e-3 : 1)
+    }
+    expect(shown(md2) - shown(md)).toBeCloseTo(0.4, 2)
+    // Older results without it name nothing as missing.
+    expect(md).not.toMatch(/warm-up, capture, checks not compared/)
   })
 
   test('missing phases are named in the lead', () => {

@@ -19,7 +19,7 @@ KNOWN = {
     "memory": {"after": str},
     "region": {"edge": str, "epoch_s": NUMBER},
 }
-PHASES = ("interpreter", "imports", "device_init", "first_kernel")
+PHASES = ("interpreter", "imports", "device_init", "first_kernel", "prepare")
 ERROR_TYPES = ("oom", "no_gpu", "missing_backend", "bad_args", "runtime")
 
 
@@ -128,6 +128,12 @@ class WorkloadTestCase(unittest.TestCase):
             for p in run.of("phase"):
                 self.assertGreaterEqual(p["duration_s"], 0)
                 self.assertLess(p["duration_s"], 120)
+            # `prepare` closes start-up where measuring starts: it ends at the first region start, before it.
+            prepare = run.of("phase")[-1]
+            first_region = run.of("region")[0]
+            self.assertEqual(first_region["edge"], "start")
+            self.assertLess(ev.index(prepare), ev.index(first_region))
+            self.assertAlmostEqual(prepare["end_epoch_s"], first_region["epoch_s"], delta=0.05)
             for s in run.of("sample"):
                 self.assertGreaterEqual(s["iteration"], 1)
                 # Every sample declares its direction; derived ones name the metric they come from.

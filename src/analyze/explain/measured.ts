@@ -21,7 +21,13 @@ export const MEMORY_METRIC = /^(gpu_mem_|kv_cache_)/
  * Start-up phases that can have a cause in the stack. launch_s (container creation) is the
  * container's own, expected cost, and the totals only repeat the phases.
  */
-export const EXPLAINED_PHASES = new Set(['interpreter_s', 'imports_s', 'device_init_s', 'first_kernel_s'])
+export const EXPLAINED_PHASES = new Set([
+  'interpreter_s',
+  'imports_s',
+  'device_init_s',
+  'first_kernel_s',
+  'prepare_s'
+])
 
 export function comparisonDomains(
   c: Pick<Comparison, 'workload' | 'metric' | 'scope'>,

@@ -34,6 +34,11 @@ const PHASE_CAUSES: Readonly<Record<string, PhaseCause>> = {
     likely:
       'first kernels load from the image’s library files (cold page cache), and kernels without SASS for this GPU are JIT-compiled from PTX with a cache that starts empty in every fresh container',
     fix: 'ship SASS for the GPU (TORCH_CUDA_ARCH_LIST), or mount a persistent volume at CUDA_CACHE_PATH'
+  },
+  prepare_s: {
+    likely:
+      'warm-up and graph capture run each library kernel for the first time: cuBLAS/cuDNN load and tune them lazily, cuDNN compiles its fused attention kernels at run time, and kernels JIT-compiled from PTX go through a cache that starts empty in every fresh container',
+    fix: 'nothing to fix in steady state (which gates); mount a persistent volume at CUDA_CACHE_PATH to keep JIT results between containers'
   }
 }
 
