@@ -113,8 +113,8 @@ export function ratioIntervals(
   cand: readonly number[],
   options: BootstrapOptions = {}
 ): { mean: RatioIntervals; median: RatioIntervals } {
-  const level = options.level ?? DEFAULT_LEVEL
   const boot = bootstrapRatios(base, cand, options)
+  const level = options.level ?? DEFAULT_LEVEL
   const mb = mean(base)
   const mc = mean(cand)
   const medB = median(base)
