@@ -263,6 +263,7 @@ def run_torch(proto, args, torch, t_imports):
     mode_used, mode_reason, verify_rows = [], [], []
     capture_s = 0.0
     warmup_s = 0.0
+    facts_s = 0.0  # env, stack and GPU-memory facts: part of the `prepare` phase
     env_sent = False
     for conf in confs:
         B, Pl, O = conf["batch_size"], conf["prompt_len"], conf["output_len"]
@@ -335,6 +336,7 @@ def run_torch(proto, args, torch, t_imports):
         verify_rows.append(verified)
 
         if not env_sent:
+            t = time.perf_counter()
             env.update(
                 {
                     "backend": "torch",
@@ -353,6 +355,7 @@ def run_torch(proto, args, torch, t_imports):
                 # After the first configuration's warm-up, its KV cache still allocated.
                 kv = kv_bytes_per_token(args.cfg, torch.empty((), dtype=dtype).element_size())
                 proto.memory(_gpu_memory.collect(torch, dev, env.get("device_uuid"), kv))
+            facts_s = time.perf_counter() - t
 
         prompts = [prompt() for _ in range(args.iters)]
         measured_s, e0, e1 = rec.measure(
@@ -381,6 +384,7 @@ def run_torch(proto, args, torch, t_imports):
             "logits_finite": logits_finite,
             "capture_s": capture_s,
             "warmup_s": warmup_s,
+            "facts_s": facts_s,
             "energy_source": "nvml" if facts.get("energy_j") is not None else None,
             "energy_unavailable_reason": next((r["energy_unavailable_reason"] for r in rec.per_config if r["energy_unavailable_reason"]), None),
             "device_name": env.get("device_name", "cpu"),

@@ -26,7 +26,7 @@ case $PART in
   default) action "$BASE" matmul,llm,io default 280 ;;
   slow)
     bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
-    action local/gpu-torch:noisy-3pct matmul,llm slow 280 ;;
+    action local/gpu-torch:noisy-3pct "${SLOW_WORKLOADS:-matmul,llm}" slow 280 ;;
   env)
     VAR=${ENV_VAR:-NVIDIA_TF32_OVERRIDE=0}
     ctx=$(mktemp -d); printf 'FROM %s\nENV %s\n' "$BASE" "$VAR" > "$ctx/Dockerfile"
