@@ -51,66 +51,67 @@ export function checkMig(gpus: readonly GpuFacts[], gpuDevices: string | null | 
   }
 }
 
+/** A per-GPU setting against its default: skip when nvidia-smi reports it for no GPU, warn naming the GPUs off it. */
+function defaultCheck(o: {
+  name: string
+  gpus: readonly GpuFacts[]
+  reported: (g: GpuFacts) => boolean
+  offDefault: (g: GpuFacts) => boolean
+  notReported: string
+  atDefault: string
+  message: (off: readonly GpuFacts[]) => string
+  fix: string
+}): PreflightResult {
+  const known = o.gpus.filter(o.reported)
+  if (known.length === 0) return { name: o.name, status: 'skip', message: o.notReported, fix: null }
+  const off = known.filter(o.offDefault)
+  if (off.length === 0) return { name: o.name, status: 'pass', message: o.atDefault, fix: null }
+  return {
+    name: o.name,
+    status: 'warn',
+    message: o.message(off),
+    fix: o.fix,
+    details: { gpus: off.map(g => g.index) }
+  }
+}
+
 /** Applications clocks changed from their default: results are not comparable with other hosts or runs. */
 export function checkClocks(gpus: readonly GpuFacts[]): PreflightResult {
-  const known = gpus.filter(
-    g => g.clocks_applications_graphics_mhz !== null && g.clocks_default_applications_graphics_mhz !== null
-  )
-  if (known.length === 0) {
-    return {
-      name: 'clocks',
-      status: 'skip',
-      message: 'applications clocks not reported by nvidia-smi',
-      fix: null
-    }
-  }
-  const changed = known.filter(
-    g => g.clocks_applications_graphics_mhz !== g.clocks_default_applications_graphics_mhz
-  )
-  if (changed.length === 0) {
-    return { name: 'clocks', status: 'pass', message: 'applications clocks at their defaults', fix: null }
-  }
-  return {
+  return defaultCheck({
     name: 'clocks',
-    status: 'warn',
-    message:
+    gpus,
+    reported: g =>
+      g.clocks_applications_graphics_mhz !== null && g.clocks_default_applications_graphics_mhz !== null,
+    offDefault: g => g.clocks_applications_graphics_mhz !== g.clocks_default_applications_graphics_mhz,
+    notReported: 'applications clocks not reported by nvidia-smi',
+    atDefault: 'applications clocks at their defaults',
+    message: off =>
       'applications clocks differ from the default on ' +
-      changed
+      off
         .map(
           g =>
             `${label(g)}: ${g.clocks_applications_graphics_mhz} MHz vs default ${g.clocks_default_applications_graphics_mhz} MHz`
         )
         .join('; ') +
       '; results will not compare with a baseline taken at default clocks',
-    fix: 'reset them: sudo nvidia-smi -rac (or record the clocks with the baseline and keep them fixed)',
-    details: { gpus: changed.map(g => g.index) }
-  }
+    fix: 'reset them: sudo nvidia-smi -rac (or record the clocks with the baseline and keep them fixed)'
+  })
 }
 
 /** Power limit lowered from the default: the GPU is capped (seed 002 measures under caps deliberately). */
 export function checkPowerLimit(gpus: readonly GpuFacts[]): PreflightResult {
-  const known = gpus.filter(g => g.power_limit_w !== null && g.power_default_limit_w !== null)
-  if (known.length === 0) {
-    return {
-      name: 'power-limit',
-      status: 'skip',
-      message: 'power limits not reported by nvidia-smi',
-      fix: null
-    }
-  }
-  const capped = known.filter(g => (g.power_limit_w ?? 0) < (g.power_default_limit_w ?? 0))
-  if (capped.length === 0) {
-    return { name: 'power-limit', status: 'pass', message: 'power limit at its default', fix: null }
-  }
-  return {
+  return defaultCheck({
     name: 'power-limit',
-    status: 'warn',
-    message:
+    gpus,
+    reported: g => g.power_limit_w !== null && g.power_default_limit_w !== null,
+    offDefault: g => (g.power_limit_w ?? 0) < (g.power_default_limit_w ?? 0),
+    notReported: 'power limits not reported by nvidia-smi',
+    atDefault: 'power limit at its default',
+    message: off =>
       'power limit below the default on ' +
-      capped.map(g => `${label(g)}: ${g.power_limit_w} W vs ${g.power_default_limit_w} W`).join('; '),
-    fix: 'keep it if the cap is intended (and in the baseline too), else restore it: sudo nvidia-smi -pl <default watts>',
-    details: { gpus: capped.map(g => g.index) }
-  }
+      off.map(g => `${label(g)}: ${g.power_limit_w} W vs ${g.power_default_limit_w} W`).join('; '),
+    fix: 'keep it if the cap is intended (and in the baseline too), else restore it: sudo nvidia-smi -pl <default watts>'
+  })
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ContainerRuntime } from '../types/index.js'
 import { EnvironmentError } from '../util/errors.js'
+import { firstLine } from '../util/text.js'
 import { inspectImageCall, pullImage } from '../tools/docker.js'
 import { imageRefOf, imageRefOrNull, pickRepoDigest, type ImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
@@ -192,13 +193,9 @@ export function parseImageInspect(json: unknown, image: ImageRef | string): Imag
   }
 }
 
-function firstLine(text: string): string {
-  return (
-    text
-      .split(/\r?\n/)
-      .map(l => l.trim())
-      .find(l => l !== '' && l !== '[]') ?? ''
-  )
+/** The engine's first line of complaint: `image inspect` of a missing image prints an empty `[]` first. */
+function engineLine(text: string): string {
+  return firstLine(text.replace(/^\s*\[\]\s*$/gm, ''))
 }
 
 /** Map a container-runtime failure that is about the runtime itself (missing, daemon down) to EnvironmentError. */
@@ -218,7 +215,7 @@ export function runtimeFailure(
     )
   ) {
     return new EnvironmentError(
-      `${runtime} cannot reach its engine: ${firstLine(res.stderr)}; start it, or check DOCKER_HOST and permissions`
+      `${runtime} cannot reach its engine: ${engineLine(res.stderr)}; start it, or check DOCKER_HOST and permissions`
     )
   }
   return null
@@ -243,13 +240,13 @@ export async function inspectImage(
   if (res.exitCode !== 0) {
     if (options.pull === false) {
       throw new EnvironmentError(
-        `image ${parsed.ref} is not present locally (${firstLine(res.stderr)}); pull or build it first`
+        `image ${parsed.ref} is not present locally (${engineLine(res.stderr)}); pull or build it first`
       )
     }
     const pull = await pullImage(runtime, parsed.ref)
     if (pull.exitCode !== 0) {
       throw new EnvironmentError(
-        `image ${parsed.ref} is not present locally and could not be pulled: ${firstLine(pull.stderr + pull.stdout) || `exit ${pull.exitCode}`}; ` +
+        `image ${parsed.ref} is not present locally and could not be pulled: ${engineLine(pull.stderr + pull.stdout) || `exit ${pull.exitCode}`}; ` +
           `load or build it on this machine (docker load / docker import), or check that the registry is reachable and you are logged in`
       )
     }
@@ -257,7 +254,7 @@ export async function inspectImage(
     res = await inspect()
     if (res.exitCode !== 0) {
       throw new EnvironmentError(
-        `image ${parsed.ref} was pulled but cannot be inspected: ${firstLine(res.stderr)}`
+        `image ${parsed.ref} was pulled but cannot be inspected: ${engineLine(res.stderr)}`
       )
     }
   }

@@ -16,9 +16,18 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs `node dist/cli.js ARGS` in `cwd` to completion (bounded). */
-export function runCli(args: readonly string[], cwd: string, timeoutMs = CLI_TIMEOUT_MS): CliResult {
-  const r = spawnSync('node', [CLI, ...args], { cwd, encoding: 'utf8', timeout: timeoutMs })
+/** Runs `node dist/cli.js ARGS` in `cwd` to completion (bounded; the test's environment unless `env`). */
+export function runCli(
+  args: readonly string[],
+  cwd: string,
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}
+): CliResult {
+  const r = spawnSync('node', [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: options.timeoutMs ?? CLI_TIMEOUT_MS,
+    ...(options.env ? { env: options.env } : {})
+  })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 

@@ -8,9 +8,9 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import type { CheckSummary } from '../../src/types/index.js'
+import { CLI } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
-const CLI = path.resolve('dist/cli.js')
 const TAG = 'local/gpu-overhead-test:cuda13.1'
 
 let bin = ''

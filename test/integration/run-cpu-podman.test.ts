@@ -13,9 +13,9 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import type { CheckSummary } from '../../src/types/index.js'
+import { cpuRunArgs, runCli } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
-const CLI = path.resolve('dist/cli.js')
 const TAG = 'local/gpu-overhead-test:py'
 /** Under this project's machines' hard limits (nofile 20000; nproc above 16384 is refused). */
 const ULIMIT = 16384
@@ -50,27 +50,13 @@ afterAll(() => {
 
 describePodman('gpu-overhead run --device cpu --container-runtime podman (rootful)', () => {
   it('measures native vs the podman container and records podman in the fingerprint', () => {
-    const args = ['run', '--device', 'cpu', '--container-runtime', 'podman', '--image', TAG]
-    const r = spawnSync(
-      'node',
-      [
-        CLI,
-        ...args,
-        '--workloads',
-        'matmul',
-        '--runs',
-        '3',
-        '--max-runs',
-        '3',
-        '--python',
-        '/usr/bin/python3',
-        '--out',
-        'out'
-      ],
-      { cwd: ws, encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, CONTAINERS_CONF: conf } }
+    const r = runCli(
+      cpuRunArgs({ image: TAG, runs: 3, maxRuns: 3, out: 'out', extra: ['--container-runtime', 'podman'] }),
+      ws,
+      { timeoutMs: RUN_TIMEOUT_MS, env: { ...process.env, CONTAINERS_CONF: conf } }
     )
     expect(r.stderr).not.toMatch(/rlimit|OCI permission denied/)
-    expect([0, 1]).toContain(r.status)
+    expect([0, 1]).toContain(r.code)
     const summary = JSON.parse(fs.readFileSync(path.join(ws, 'out', 'summary.json'), 'utf8')) as CheckSummary
     expect(summary.complete).toBe(true)
     expect(summary.fingerprints.container?.runtime).toBe('podman')
