@@ -32,6 +32,7 @@ import {
   validateCaps,
   sweepPowerCaps,
   executePlan,
+  gpuCotenantProbe,
   type BlockDone,
   type ExecuteResult,
   TelemetrySampler,
@@ -225,6 +226,7 @@ async function measure(
       signal,
       label: cap === null ? undefined : `${cap} W`,
       gateIoThroughput: config.gateIoThroughput,
+      gpuCotenants: gpuCotenantProbe(config.device),
       ...(sequential ? { afterBlock: (d: BlockDone) => sequential.afterBlock(d) } : {})
     })
   let exec: ExecuteResult

@@ -9,6 +9,8 @@ Every line on stdout is one JSON object:
   stack   {python, torch, numpy, cpu, libraries, env}                the software stack in effect (_stack.py)
   memory  {nvml_process_used_bytes, torch_reserved_bytes, ...}        GPU memory after warm-up (_gpu_memory.py)
   region  {edge: start | end, epoch_s}                               the measured region (telemetry window)
+  peers   {scope, window_s, total, processes | unavailable}           container arm only (GPU_OVERHEAD_PEERS): the
+          container's other processes over the region just ended (_peers.py)
   sample  {metric, value, unit, iteration, ...}                      one per measured iteration (1-based)
   summary {...}                                                      last line on success
   error   {type, message}     type in oom | no_gpu | missing_backend | bad_args | runtime
@@ -26,6 +28,11 @@ import os
 import platform
 import sys
 import time
+
+try:  # a package in the tests, plain modules beside the script when a workload runs
+    from . import _peers
+except ImportError:
+    import _peers
 
 # Which way is better for a sample; declared by every workload (never guessed from the name).
 BETTER = ("lower", "higher")
@@ -147,6 +154,8 @@ class Protocol:
         self.proc_start, self.proc_start_source = proc_start_epoch()
         self.last_phase_end = None  # perf_counter at the end of the last start-up phase
         self.measuring = False
+        # Container arm: the other processes of the container, over each measured region (_peers.py).
+        self.peers = _peers.safe(_peers.Peers) if _peers.enabled() else None
 
     # perf_counter -> epoch on one clock, anchored at the first line of the script
     def epoch(self, perf):
@@ -227,12 +236,27 @@ class Protocol:
     def region(self, edge):
         """Marks the start or the end of the measured region: the runner attributes telemetry to it. The
         first start closes start-up with the phase `prepare` (first kernel → measuring: warm-up, graph
-        capture, checks, recorded facts), so the phases add up to the time before the first measurement."""
+        capture, checks, recorded facts), so the phases add up to the time before the first measurement.
+        In the container arm, the region's end also reports the container's other processes (`peers`)."""
         if edge == "start" and not self.measuring:
             self.measuring = True
             if self.last_phase_end is not None:
                 self.phase(PREPARE_PHASE, self.last_phase_end, time.perf_counter())
         self.emit({"event": "region", "edge": edge, "epoch_s": time.time()})
+        if isinstance(self.peers, _peers.Peers):
+            if edge == "start":
+                failed = _peers.safe(self.peers.start)
+                if failed:
+                    self.peers = failed
+            else:
+                ev = {"event": "peers"}
+                ev.update(_peers.safe(self.peers.report))
+                ev["event"] = "peers"
+                self.emit(ev)
+        elif self.peers is not None and edge == "end":
+            ev = dict(self.peers)
+            ev["event"] = "peers"
+            self.emit(ev)
 
     def sample(self, metric, value, unit, iteration, better, derived_from=None, **fields):
         """One measured value. `better` ("lower" | "higher") is required: the analysis never guesses a

@@ -95,7 +95,13 @@ def main(proto, argv):
     if args.backend == "numpy":
         return run_numpy(proto, args, time.perf_counter())
     t = time.perf_counter()
-    torch = TU.import_torch(required=args.device == "gpu" or args.backend == "torch" or args.model_path is not None)
+    required = args.device == "gpu" or args.backend == "torch" or args.model_path is not None
+    torch = TU.import_torch(required=required)
+    if torch is not None and not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+        # torch < 2.0 (e.g. Debian's 1.13): no fused attention to measure; NumPy serves the CPU default.
+        if required:
+            raise P.WorkloadError("missing_backend", "the llm workload needs torch >= 2.0 (scaled_dot_product_attention); found torch %s" % torch.__version__)
+        torch = None
     if torch is None:
         return run_numpy(proto, args, t)
     run_torch(proto, args, torch, t)

@@ -11,6 +11,11 @@ run query-gpu-preflight.csv nvidia-smi --query-gpu=index,name,uuid,driver_versio
 run query-gpu-preflight-header.csv nvidia-smi --query-gpu=index,name,uuid,driver_version,persistence_mode,mig.mode.current,power.limit,clocks.sm,clocks.max.sm,ecc.mode.current,compute_mode,memory.total --format=csv
 run query-gpu-bad-field.txt nvidia-smi --query-gpu=index,not.a.field --format=csv,noheader,nounits
 run query-throttle-old-name.csv nvidia-smi --query-gpu=clocks_throttle_reasons.active --format=csv,noheader,nounits
+# Compute apps with names while a second CUDA process holds the GPU (the co-tenant probe, execute/cotenants.ts).
+python3 -c 'import torch, time; x = torch.ones(1, device="cuda"); time.sleep(15)' cotenant-probe & CP=$!
+sleep 8
+run compute-apps-named.csv nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader,nounits
+kill $CP; wait $CP 2>/dev/null
 # Telemetry while a real matmul runs (idle at the start and end).
 nvidia-smi --query-gpu=timestamp,index,uuid,utilization.gpu,utilization.memory,clocks.sm,clocks.mem,power.draw,power.draw.instant,temperature.gpu,memory.used,pstate,clocks_event_reasons.active --format=csv,noheader,nounits -lms 100 > "$D/telemetry-lms.csv" 2> "$D/telemetry-lms.stderr" &
 TP=$!

@@ -14,6 +14,9 @@ import { runtimeClientEnv } from '../util/child-env.js'
 import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
 
+/** Asks the workload to list the container's other processes over each measured region (workloads/_peers.py). */
+export const PEERS_ENV = { GPU_OVERHEAD_PEERS: 'pid-namespace' } as const
+
 export interface ContainerRunInput {
   runtime: ContainerRuntime
   /** Image reference to run: `repo@sha256:…` or the local image ID, resolved at preflight. */
@@ -42,7 +45,7 @@ export function containerArgs(input: ContainerRunInput): string[] {
       { host: input.workloadsDir, container: CONTAINER_WORKLOADS_DIR, readOnly: true },
       ...input.mounts
     ],
-    env: { ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env },
+    env: { ...WORKLOAD_ENV, ...PEERS_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env },
     interactive: input.hold === true,
     memory: input.memory ?? null,
     gpuArgs: input.gpuArgs,

@@ -12,6 +12,9 @@ export { killCheckContainers, removeCheckContainersNow } from './container.js'
 export { workloadsGatedBySamples } from './metrics.js'
 export { parseEventLine } from './process.js'
 export { memoryRecords } from './memory.js'
+// Co-tenants: the other processes beside a measured one (the peers event, the GPU probe).
+export { gpuCotenantProbe, gpuCotenants, mergeCotenants, peersList, probeGpuCotenants } from './cotenants.js'
+export { MAX_CMDLINE_CHARS, MAX_COTENANTS } from './cotenants.js'
 // Power caps: the sweep, and restoring the caps after a crash.
 export { sweepPowerCaps } from './power-sweep.js'
 export type { SweepOutcome } from './power-sweep.js'

@@ -55,7 +55,8 @@ const KNOWN_EVENTS = new Set([
   'error',
   'stack',
   'memory',
-  'region'
+  'region',
+  'peers'
 ])
 const STDERR_TAIL = 4000
 const MAX_BAD_LINES = 50

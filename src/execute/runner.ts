@@ -5,6 +5,7 @@
  */
 import type {
   Arm,
+  CotenantList,
   Fingerprint,
   RecordSink,
   RunRecord,
@@ -17,6 +18,10 @@ import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { endsBlock, laneLabel, nextCandidates, type Lane } from '../plan/index.js'
 import { memoryRecords } from './memory.js'
+import { peersList } from './cotenants.js'
+
+/** Lists kept per process: one per measured region (a workload marks a few) plus the GPU's. */
+const MAX_COTENANT_LISTS = 64
 import { sampleMetricName, sampleScope } from './metrics.js'
 import { stackDigest } from './stack/digest.js'
 import type { PlannedRun } from '../plan/index.js'
@@ -54,6 +59,11 @@ export interface ExecuteContext {
   gateIoThroughput?: boolean
   /** GPU memory metrics gate (scope steady) instead of being informational. */
   gateMemory?: boolean
+  /**
+   * Reads the other compute processes on a measured process's GPU, once, at the start of its measured
+   * region (cotenants.ts; absent: not read). `ownPid`: the PID the workload saw for itself.
+   */
+  gpuCotenants?: (fingerprint: Fingerprint, ownPid: number | null) => Promise<CotenantList>
 }
 
 export interface BlockDone {
@@ -113,16 +123,29 @@ function launchOnLane(
   }
   const live: SampleRecord[] = []
   let stack: StackRecord | null = null
+  // Filled as the process runs (peers events, the GPU probe); the stack record shares the array.
+  const cotenants: CotenantList[] = []
+  let ownPid: number | null = null
+  let gpuProbe: Promise<void> | null = null
   const onEvent = (event: WorkloadEvent, epochMs: number): void => {
     if (event.event === 'stack' && stack === null) {
       const { event: _kind, ...facts } = event
-      stack = { environment: arm.label, workload, run, facts }
+      stack = { environment: arm.label, workload, run, facts, cotenants }
       // Every record after this carries the stack it was measured on.
       base.fingerprint = { ...base.fingerprint, stack: stackDigest(facts) }
       if (!planned.warmup) stacks.push(stack)
       return
     }
+    if (event.event === 'env' && typeof event['pid'] === 'number') ownPid = event['pid']
     if (planned.warmup) return
+    if (event.event === 'peers') {
+      if (cotenants.length < MAX_COTENANT_LISTS) cotenants.push(peersList(event))
+      return
+    }
+    if (event.event === 'region' && event.edge === 'start' && gpuProbe === null && ctx.gpuCotenants) {
+      gpuProbe = ctx.gpuCotenants(base.fingerprint, ownPid).then(l => void cotenants.push(l))
+      return
+    }
     if (event.event === 'memory') {
       const records = memoryRecords(event, base, new Date(epochMs).toISOString(), ctx.gateMemory === true)
       appendAll(live, records)
@@ -144,8 +167,11 @@ function launchOnLane(
     ctx.writer.appendSamples([record])
   }
   const handle = startProcess(ctx.specFor(planned, lane, hold), onEvent, ctx.signal)
-  const finish = async (): Promise<LaneOutcome> =>
-    recordRun(planned, await handle.done, base, live, ctx, samples)
+  const finish = async (): Promise<LaneOutcome> => {
+    const done = await handle.done
+    await gpuProbe
+    return recordRun(planned, done, base, live, ctx, samples)
+  }
   return { planned, handle, finish }
 }
 

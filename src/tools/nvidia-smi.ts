@@ -32,6 +32,11 @@ export function computeAppsArgs(): string[] {
   return ['--query-compute-apps=gpu_uuid,pid,used_memory', CSV_FORMAT]
 }
 
+/** Processes using each GPU with their names: `gpu_uuid,pid,process_name,used_memory` (co-tenants). */
+export function computeAppsNamedArgs(): string[] {
+  return ['--query-compute-apps=gpu_uuid,pid,process_name,used_memory', CSV_FORMAT]
+}
+
 /** `-i X -pl W` (needs root). */
 export function setPowerLimitArgs(select: string, watts: number): string[] {
   return ['-i', select, '-pl', String(watts)]

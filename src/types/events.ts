@@ -54,6 +54,11 @@ export interface MemoryEvent {
   event: 'memory'
   [key: string]: unknown
 }
+/** The container's other processes over the measured region just ended (workloads/_peers.py). */
+export interface PeersEvent {
+  event: 'peers'
+  [key: string]: unknown
+}
 /** Start or end of the measured region; telemetry is attributed to it. */
 export interface RegionEvent {
   event: 'region'
@@ -70,6 +75,7 @@ export type WorkloadEvent =
   | StackEvent
   | MemoryEvent
   | RegionEvent
+  | PeersEvent
 
 /** Start-up phase names in order, as metrics (seconds). `launch` is measured by the runner. */
 export const STARTUP_PHASES = [

@@ -2,6 +2,7 @@
  * Contracts of the stack recording and the explainer: what each arm's processes recorded (stack,
  * measured regions) and the ranked findings of "Why the arms differ" (summary.json `explanation`).
  */
+import type { CotenantList } from './cotenants.js'
 
 /** What a fact can move: GPU math, CPU math, kernel launches, start-up, memory, multi-GPU comms. */
 export const DOMAINS = ['gpu-compute', 'cpu-compute', 'launch', 'startup', 'memory', 'comm', 'io'] as const
@@ -16,6 +17,8 @@ export interface StackRecord {
   workload: string
   run: number
   facts: Record<string, unknown>
+  /** Other processes beside this one during its measured region (types/cotenants.ts). */
+  cotenants?: CotenantList[]
 }
 
 /** The stack one arm ran one workload on, as its processes recorded it (`stack` event minus `event`). */
@@ -27,6 +30,8 @@ export interface ArmStack {
   facts: Record<string, unknown>
   /** Flattened keys whose value differed between processes of this arm (e.g. a JIT cache filling up). */
   varies: string[]
+  /** Other processes seen beside this arm's processes, merged over them (one list per scope). */
+  cotenants?: CotenantList[]
 }
 
 /** Telemetry over a process's measured region(s). */
@@ -51,7 +56,7 @@ export interface ArmMemory {
 }
 
 export type FindingKind =
-  'env' | 'stack' | 'clocks' | 'throttling' | 'power' | 'utilization' | 'memory' | 'startup'
+  'cotenant' | 'env' | 'stack' | 'clocks' | 'throttling' | 'power' | 'utilization' | 'memory' | 'startup'
 
 export interface Finding {
   kind: FindingKind

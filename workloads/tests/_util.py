@@ -18,6 +18,7 @@ KNOWN = {
     "stack": {"python": dict, "cpu": dict, "env": dict},
     "memory": {"after": str},
     "region": {"edge": str, "epoch_s": NUMBER},
+    "peers": {"scope": str},
 }
 PHASES = ("interpreter", "imports", "device_init", "first_kernel", "prepare")
 ERROR_TYPES = ("oom", "no_gpu", "missing_backend", "bad_args", "runtime")

@@ -20,6 +20,7 @@ import { memoryFindings } from './memory.js'
 import { RELEVANT_IMPACT, explainsOf, headline, merge, rank } from './rank.js'
 import { imageEnvMap, stackFindings } from './stack.js'
 import { startupFindings } from './startup.js'
+import { cotenantFindings } from './cotenants.js'
 import { armTelemetry, telemetryFindings, type ArmTelemetry } from './telemetry.js'
 
 export interface ExplainInput {
@@ -42,6 +43,7 @@ export function explain(input: ExplainInput): Explanation {
     const cand = input.stacks.find(s => s.environment === input.candidateEnv && s.workload === base.workload)
     if (cand) appendAll(raw, stackFindings(base, cand, image))
   }
+  appendAll(raw, cotenantFindings(input.stacks, input.baselineEnv, input.candidateEnv))
   appendAll(raw, telemetryFindings(input.telemetry, input.baselineEnv, input.candidateEnv))
   appendAll(
     raw,

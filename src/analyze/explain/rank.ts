@@ -5,9 +5,12 @@
  */
 import type { Domain, Finding, FindingKind, MeasuredDifference } from '../../types/index.js'
 import { describeDifference } from './measured.js'
+import { cotenantExplains } from './cotenants.js'
 
 /** Causes (configuration) before the conditions they produce (clocks, power, utilisation). */
 const KIND_ORDER: readonly FindingKind[] = [
+  // A process beside the workload in one arm: what it measured was shared, whatever the configuration.
+  'cotenant',
   'env',
   'stack',
   'throttling',
@@ -43,6 +46,7 @@ export const RELEVANT_IMPACT = 2
  */
 export function explainsOf(f: Finding, measured: readonly MeasuredDifference[]): string[] {
   if (f.impact === 0) return []
+  if (f.kind === 'cotenant') return cotenantExplains(f, measured)
   if (f.kind === 'startup') {
     const [, workload, metric] = f.key.split(':')
     return measured.filter(m => m.workload === workload && m.metric === metric).map(describeDifference)
@@ -65,6 +69,8 @@ export function rank(findings: Finding[]): Finding[] {
   return [...findings].sort(
     (a, b) =>
       Number(b.relevant) - Number(a.relevant) ||
+      // A neighbour only in the slower arm is direct evidence: above any configuration fact.
+      Number(b.kind === 'cotenant') - Number(a.kind === 'cotenant') ||
       b.impact - a.impact ||
       b.explains.length - a.explains.length ||
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||

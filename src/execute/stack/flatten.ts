@@ -3,7 +3,9 @@
  * compared by file name (the same library sits under /lib or /usr/lib depending on the root file
  * system's layout); environment variables are compared separately, by name.
  */
-import type { ArmStack } from '../../types/index.js'
+import type { ArmStack, CotenantList } from '../../types/index.js'
+import { appendAll } from '../../util/arrays.js'
+import { mergeCotenants } from '../cotenants.js'
 
 export type Flat = Map<string, string>
 
@@ -92,13 +94,23 @@ export function varyingKeys(stacks: readonly Record<string, unknown>[]): string[
 
 /** One ArmStack per (environment, workload) from the stacks its measured processes recorded, in run order. */
 export function armStacks(
-  recorded: readonly { environment: string; workload: string; run?: number; facts: Record<string, unknown> }[]
+  recorded: readonly {
+    environment: string
+    workload: string
+    run?: number
+    facts: Record<string, unknown>
+    cotenants?: readonly CotenantList[]
+  }[]
 ): ArmStack[] {
-  const groups = new Map<string, { environment: string; workload: string; list: Record<string, unknown>[] }>()
+  const groups = new Map<
+    string,
+    { environment: string; workload: string; list: Record<string, unknown>[]; cotenants: CotenantList[] }
+  >()
   for (const r of recorded) {
     const k = JSON.stringify([r.environment, r.workload])
-    const g = groups.get(k) ?? { environment: r.environment, workload: r.workload, list: [] }
+    const g = groups.get(k) ?? { environment: r.environment, workload: r.workload, list: [], cotenants: [] }
     g.list.push(r.facts)
+    appendAll(g.cotenants, r.cotenants ?? [])
     groups.set(k, g)
   }
   return [...groups.values()].map(g => ({
@@ -106,6 +118,7 @@ export function armStacks(
     workload: g.workload,
     processes: g.list.length,
     facts: g.list[0]!,
-    varies: varyingKeys(g.list)
+    varies: varyingKeys(g.list),
+    ...(g.cotenants.length ? { cotenants: mergeCotenants(g.cotenants) } : {})
   }))
 }

@@ -1,0 +1,106 @@
+/**
+ * A co-tenant is a fact the explainer names, for real: an image whose entrypoint starts busy processes
+ * beside the workload (more than the machine has cores, so the workload must share) makes the container
+ * arm slower, and "Why the arms differ" must rank that process first — not the CPU allotment or any
+ * other configuration fact — with its command line clipped and its credential-shaped argument masked.
+ */
+import { spawnSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import type { CheckSummary } from '../../src/types/index.js'
+import { execCapture } from '../../src/util/exec.js'
+import { ensurePythonImage } from '../helpers/docker-image.js'
+
+const CLI = path.resolve('dist/cli.js')
+const TAG = 'local/gpu-overhead-test:py-cotenant'
+/** Looks like a credential: the workload, the runner and the report must each keep it out. */
+const FAKE_SECRET = 'notasecretbutlooks1234567'
+/** The co-tenant: two busy processes per core plus their parent, so the workload cannot have a core alone. */
+const BUSY = String.raw`exec("import os\nfor _ in range(2 * os.cpu_count()):\n if os.fork()==0:break\nwhile 1:pass")`
+const ENTRYPOINT = [
+  '/bin/sh',
+  '-c',
+  `python3 -c '${BUSY}' cotenant-busy API_TOKEN=${FAKE_SECRET} & exec "$@"`,
+  'entrypoint'
+]
+
+async function docker(args: string[]): Promise<string> {
+  const r = await execCapture('docker', args, { timeoutMs: 120_000 })
+  if (r.exitCode !== 0) throw new Error(`docker ${args[0]} failed: ${r.stderr.trim()}`)
+  return r.stdout.trim()
+}
+
+beforeAll(async () => {
+  const base = await ensurePythonImage()
+  const cid = await docker(['create', '--network', 'none', base])
+  try {
+    await docker(['commit', '--change', `ENTRYPOINT ${JSON.stringify(ENTRYPOINT)}`, cid, TAG])
+  } finally {
+    await docker(['rm', cid])
+  }
+}, 300_000)
+
+afterAll(async () => {
+  await execCapture('docker', ['rmi', '--no-prune', TAG], { timeoutMs: 60_000 })
+})
+
+test('a busy process beside the workload in the container only is the top reason, named and masked', () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'why-cotenant-'))
+  const r = spawnSync(
+    'node',
+    [
+      CLI,
+      'run',
+      '--device',
+      'cpu',
+      '--image',
+      TAG,
+      '--workloads',
+      'matmul',
+      '--runs',
+      '3',
+      '--max-runs',
+      '3',
+      '--out',
+      'out',
+      '--python',
+      '/usr/bin/python3'
+    ],
+    { cwd: ws, encoding: 'utf8', timeout: 300_000 }
+  )
+  expect([0, 1]).toContain(r.status)
+  const out = path.join(ws, 'out')
+  const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as CheckSummary
+  const kernel = summary.analysis?.comparisons.find(c => c.workload === 'matmul' && c.metric === 'kernel_ms')
+  // The premise, measured: sharing the CPU slowed the container arm.
+  expect(kernel?.overhead_pct).toBeGreaterThan(5)
+
+  // The raw facts: the container arm recorded its neighbours, the native arm none; no GPU on the CPU.
+  const arm = (env: string) => summary.stacks?.find(s => s.environment === env && s.workload === 'matmul')
+  const peers = arm('container')?.cotenants?.find(l => l.scope === 'pid-namespace')
+  expect(peers?.unavailable).toBeNull()
+  const busy = peers?.processes.find(p => p.cmdline?.includes('cotenant-busy'))
+  expect(busy?.name).toBe('python3')
+  expect(busy?.cpu_pct).toBeGreaterThan(1)
+  expect(busy?.uses_gpu).toBe(false)
+  expect(arm('native')?.cotenants?.some(l => l.scope === 'pid-namespace')).toBe(false)
+  expect(arm('native')?.cotenants?.find(l => l.scope === 'gpu')?.unavailable).toMatch(/no GPU/)
+
+  const e = summary.explanation!
+  const top = e.findings[0]!
+  expect(top.kind).toBe('cotenant')
+  expect(top.relevant).toBe(true)
+  expect(top.label).toBe('other process in the container: python3')
+  expect(top.baseline).toBe('none')
+  expect(top.candidate).toMatch(/^python3 \(python3 -c exec.*\), CPU \d/)
+  expect(top.explains.join()).toMatch(/matmul kernel_ms/)
+  expect(e.headline).toMatch(/^most likely: other process in the container: python3/)
+
+  const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8')
+  const why = report.slice(report.indexOf('## Why the arms differ'))
+  expect(why).toMatch(/\|\s+1 \| other process in the container: python3\s+\|/)
+  for (const file of ['summary.json', 'report.md', 'results.jsonl'])
+    expect(fs.readFileSync(path.join(out, file), 'utf8')).not.toContain(FAKE_SECRET)
+  fs.rmSync(ws, { recursive: true, force: true })
+}, 400_000)

@@ -1,0 +1,90 @@
+"""The `peers` event: the container's other processes over the measured region, read from /proc."""
+
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+from workloads import _peers as P
+from workloads.tests._util import python, run_workload
+
+BUSY = "import time\nt = time.time()\nwhile time.time() - t < 30: pass\n"
+
+
+class MaskTest(unittest.TestCase):
+    def test_credentials_are_masked(self):
+        got = P.mask_args(
+            ["job", "--token", "abc", "API_KEY=s3cr3t", "--password=hunter2", "https://u:pw@host/x",
+             "ghp_0123456789abcdefABCDEF0123", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "--iters=5"]
+        )
+        self.assertEqual(
+            got,
+            ["job", "--token", "***", "API_KEY=***", "--password=***", "https://***@host/x", "***",
+             "/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "--iters=5"],
+        )
+
+    def test_only_the_runner_turns_it_on(self):
+        self.assertTrue(P.enabled({P.ENV: "pid-namespace"}))
+        self.assertFalse(P.enabled({}))
+        self.assertFalse(P.enabled({P.ENV: "1"}))
+
+
+class PeersTest(unittest.TestCase):
+    """Real processes: one started before the 'workload' (listed), one it starts itself (not)."""
+
+    def test_lists_an_older_busy_process_with_its_cpu_and_not_its_own_children(self):
+        older = subprocess.Popen([sys.executable, "-c", BUSY, "API_TOKEN=leak"])
+        try:
+            time.sleep(0.3)
+            peers = P.Peers()
+            own = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+            try:
+                peers.start()
+                time.sleep(1.0)
+                facts = peers.report()
+            finally:
+                own.kill()
+                own.wait()
+        finally:
+            older.kill()
+            older.wait()
+        self.assertEqual(facts["scope"], "pid-namespace")
+        pids = {p["pid"]: p for p in facts["processes"]}
+        self.assertIn(older.pid, pids, facts)
+        self.assertNotIn(own.pid, pids)
+        self.assertNotIn(os.getpid(), pids)
+        self.assertNotIn(os.getppid(), pids)  # the launch chain
+        mine = pids[older.pid]
+        # Busy for the whole window, on a shared machine: well above idle, whatever the load.
+        self.assertGreater(mine["cpu_pct"], 10)
+        self.assertIn("API_TOKEN=***", mine["cmdline"])
+        self.assertNotIn("leak", mine["cmdline"])
+        self.assertFalse(mine["uses_gpu"])
+        self.assertLessEqual(len(facts["processes"]), P.MAX_LISTED)
+        self.assertGreaterEqual(facts["total"], len(facts["processes"]))
+
+    def test_a_missing_proc_is_reported_not_raised(self):
+        got = P.safe(P.Peers("/nonexistent-proc").start)
+        self.assertIn("unavailable", got)
+
+
+class ProtocolTest(unittest.TestCase):
+    def test_each_measured_region_ends_with_a_peers_event_when_asked(self):
+        env = dict(os.environ, **{P.ENV: P.SCOPE})
+        events = run_workload("matmul.py", ["--device", "cpu", "--size", "64", "--warmup", "1", "--iters", "2"], env=env).events
+        peers = [e for e in events if e["event"] == "peers"]
+        ends = [e for e in events if e["event"] == "region" and e["edge"] == "end"]
+        self.assertEqual(len(peers), len(ends))
+        self.assertGreater(len(peers), 0)
+        for e in peers:
+            self.assertLessEqual(len(e["processes"]), P.MAX_LISTED)
+
+    def test_no_peers_event_natively(self):
+        env = {k: v for k, v in os.environ.items() if k != P.ENV}
+        events = run_workload("matmul.py", ["--device", "cpu", "--size", "64", "--warmup", "1", "--iters", "2"], env=env).events
+        self.assertEqual([e for e in events if e["event"] == "peers"], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
