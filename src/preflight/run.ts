@@ -1,5 +1,5 @@
 import type { ContainerRuntime, Device, Fingerprint, GpuAccess, PreflightResult } from '../types/index.js'
-import { gate } from './driver-gate.js'
+import { DRIVER_GATE, gate } from './driver-gate.js'
 import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
 import { allDatacenter, readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
@@ -9,6 +9,9 @@ import type { ImageFacts } from './image.js'
 import { checkMounts } from './io-check.js'
 import { appendAll } from '../util/arrays.js'
 import { requireGate } from './nvidia-require.js'
+
+/** Name of the preflight row of the image's NVIDIA_REQUIRE_* requirements. */
+export const NVIDIA_REQUIRE_CHECK = 'nvidia-require'
 
 /** What preflight needs; a small explicit slice of the run configuration. */
 export interface PreflightInput {
@@ -65,12 +68,12 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
   const image = imageRef !== null ? await inspectImage(imageRef, input.runtime) : null
 
   if (input.device !== 'gpu') {
-    results.push({ name: 'driver-gate', status: 'skip', message: 'device cpu: no GPU checks', fix: null })
+    results.push({ name: DRIVER_GATE, status: 'skip', message: 'device cpu: no GPU checks', fix: null })
   } else if (image === null) {
-    results.push({ name: 'driver-gate', status: 'skip', message: 'no image: native run only', fix: null })
+    results.push({ name: DRIVER_GATE, status: 'skip', message: 'no image: native run only', fix: null })
   } else if (image.required_cuda === null || driver === null) {
     results.push({
-      name: 'driver-gate',
+      name: DRIVER_GATE,
       status: 'warn',
       message:
         driver === null
@@ -189,7 +192,7 @@ function requirementCheck(
     access
   )
   return {
-    name: 'nvidia-require',
+    name: NVIDIA_REQUIRE_CHECK,
     status: r.status,
     message: r.message,
     fix: r.fix,

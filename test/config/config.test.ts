@@ -220,6 +220,25 @@ describe('arms', () => {
     expect(arms[1]?.image).toBe('nvcr.io/nvidia/pytorch:25.11-py3')
     expect(parseArms('container,container', IMAGE).map(a => a.label)).toEqual(['container', 'container#2'])
   })
+
+  it('parses every image an arm runs once: unique, in arm order, typed', () => {
+    const bump = 'nvcr.io/nvidia/pytorch:25.11-py3'
+    const c = load({
+      [Inputs.Image]: IMAGE,
+      [Inputs.Arms]: `container:${bump},native,container,container:${bump}`
+    })
+    expect(c.images).toEqual([
+      { ref: bump, repository: 'nvcr.io/nvidia/pytorch', tag: '25.11-py3', digest: null },
+      {
+        ref: IMAGE,
+        repository: 'nvcr.io/nvidia/pytorch',
+        tag: '25.10-py3',
+        digest: `sha256:${'a'.repeat(64)}`
+      }
+    ])
+    expect(c.arms.filter(a => a.kind === 'container').map(a => a.image)).toEqual([bump, IMAGE, bump])
+    expect(load({ [Inputs.Arms]: 'native,native' }).images).toEqual([])
+  })
 })
 
 describe('power-caps', () => {
