@@ -104,6 +104,9 @@ describe('gate evaluates NVIDIA_REQUIRE_* like the check', () => {
       /^FAIL nvidia-require: NVIDIA_REQUIRE_DRIVER: unsatisfied condition: driver>=590 \(false here: driver>=590\); driver 580\.159\.04 .*refuses to start this container under --gpus$/m
     )
     expect(text.text).toMatch(/^ {2}fix: upgrade the host driver/m)
+    expect(text.text).toContain(
+      'note: with --driver, the CUDA version the driver supports (13.0) comes from its branch and the GPU brand is unknown'
+    )
   })
 
   it('a requirement the driver meets passes (exit 0)', async () => {

@@ -178,10 +178,19 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
   )
   if (image?.require_vacuous) {
     lines.push(
-      `  note: NVIDIA_REQUIRE_CUDA=${image.require_cuda ?? ''} is weaker than the image's CUDA ${image.cuda_version ?? ''}; ignored`
+      `  note: NVIDIA_REQUIRE_CUDA=${image.require_cuda ?? ''} is weaker than the image's CUDA ${image.cuda_version ?? ''}; the driver gate uses CUDA_VERSION`
     )
   }
   if (result.fix) lines.push(`  fix: ${result.fix}`)
-  if (requirement) appendAll(lines, rowLines(requirement))
+  if (requirement) {
+    appendAll(lines, rowLines(requirement))
+    if (driverSource === 'input') {
+      const inferred = requirement.details?.driver_cuda
+      lines.push(
+        `  note: with --driver, the CUDA version the driver supports (${typeof inferred === 'string' ? inferred : 'unknown'}) ` +
+          `comes from its branch and the GPU brand is unknown; leave out --driver on the GPU host to read both from nvidia-smi`
+      )
+    }
+  }
   return { text: lines.join('\n'), exitCode }
 }
