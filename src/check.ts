@@ -5,7 +5,7 @@
  * assembled from it at the start (an INCOMPLETE placeholder), on a fault and at the end. Over 300 lines:
  * runCheck and measure read as the stage order; below them, steps that act on one check's state across
  * stages (its analysis with the baseline, the sequential controller, telemetry start and attachment,
- * leftover power limits), which belong in analyze/ and execute/ once those take a CheckState.
+ * leftover power limits): they belong in analyze/ and execute/, with their inputs passed explicitly.
  */
 import * as path from 'node:path'
 import {
