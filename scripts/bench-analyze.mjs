@@ -56,20 +56,20 @@ function gauss() {
 /** 3 workloads, native and container, 30 runs each; start-up phases once per run; iterations fill the rest. */
 async function generate(file, rows) {
   const out = createWriteStream(file)
-  out.write('workload,environment,run,iteration,metric,value,unit,scope\n')
+  out.write('workload,environment,run,iteration,metric,value,unit,scope,better\n')
   const workloads = {
     matmul: [
-      ['kernel_ms', 'ms', 41.0, 0.0006],
-      ['tflops', 'TFLOP/s', 48.8, 0.0006]
+      ['kernel_ms', 'ms', 41.0, 0.0006, 'lower'],
+      ['tflops', 'TFLOP/s', 48.8, 0.0006, 'higher']
     ],
     llm: [
-      ['ttft_ms', 'ms', 35, 0.05],
-      ['tpot_ms', 'ms', 18, 0.1],
-      ['tokens_per_s', 'tokens/s', 55, 0.1]
+      ['ttft_ms', 'ms', 35, 0.05, 'lower'],
+      ['tpot_ms', 'ms', 18, 0.1, 'lower'],
+      ['tokens_per_s', 'tokens/s', 55, 0.1, 'higher']
     ],
     io: [
-      ['write_mb_s', 'MB/s', 2000, 0.02],
-      ['read_mb_s', 'MB/s', 3500, 0.02]
+      ['write_mb_s', 'MB/s', 2000, 0.02, 'higher'],
+      ['read_mb_s', 'MB/s', 3500, 0.02, 'higher']
     ]
   }
   const phases = [
@@ -99,11 +99,13 @@ async function generate(file, rows) {
     for (const env of ['native', 'container'])
       for (const [workload, metrics] of Object.entries(workloads)) {
         for (const phase of phases)
-          await emit(`${workload},${env},${run},0,${phase},${(0.3 + 0.05 * gauss()).toFixed(6)},s,startup\n`)
-        for (const [metric, unit, mean, cv] of metrics)
+          await emit(
+            `${workload},${env},${run},0,${phase},${(0.3 + 0.05 * gauss()).toFixed(6)},s,startup,lower\n`
+          )
+        for (const [metric, unit, mean, cv, better] of metrics)
           for (let it = 0; it < iterations; it++)
             await emit(
-              `${workload},${env},${run},${it},${metric},${(mean * (1 + cv * gauss())).toFixed(6)},${unit},steady\n`
+              `${workload},${env},${run},${it},${metric},${(mean * (1 + cv * gauss())).toFixed(6)},${unit},steady,${better}\n`
             )
       }
   out.end(buf)

@@ -47,7 +47,7 @@ for (const workload of ['matmul', 'llm'] as const) {
           metric: sampleMetricName(e),
           value: e.value,
           unit: e.unit,
-          scope: sampleScope(e.metric),
+          scope: sampleScope(e),
           time: '',
           params: {},
           fingerprint: {} as Fingerprint

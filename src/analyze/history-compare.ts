@@ -117,7 +117,7 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
       input.direction === 'lower'
         ? { low: overheadOfRatio(lo, 'lower'), high: overheadOfRatio(hi, 'lower') }
         : { low: overheadOfRatio(hi, 'higher'), high: overheadOfRatio(lo, 'higher') }
-    // Equivalence within ±margin on the same scale (mean difference bounds as in compare.ts).
+    // Equivalence within ±margin on the same scale (mean difference bounds as in compare/overhead-interval.ts).
     const m = input.maxOverheadPct / 100
     const low = input.direction === 'lower' ? -m * mbar : mbar / (1 + m) - mbar
     const high = input.direction === 'lower' ? m * mbar : m >= 1 ? Infinity : mbar / (1 - m) - mbar

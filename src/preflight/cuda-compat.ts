@@ -126,3 +126,22 @@ export function maxCudaForDriver(driver: string): { full: string | null; minorCo
 export function driverBranch(driver: string): string {
   return `R${parseVersion(driver)?.[0] ?? driver}`
 }
+
+/**
+ * The CUDA version a driver reports (nvidia-smi "CUDA Version", the toolkit's `cuda` property), from its
+ * version alone: every driver branch reports one CUDA major.minor (R550 → 12.4, R580 → 13.0), so a driver at
+ * or above a toolkit's release driver and in the same branch reports that toolkit's major.minor, provided the
+ * next toolkit in the table came with a later branch. Null when the table cannot tell (a branch it does not
+ * list, such as R565, a pre-release driver below its branch's release driver, or a branch newer than the table).
+ */
+export function reportedCudaForDriver(driver: string): string | null {
+  const branch = parseVersion(driver)?.[0]
+  if (branch === undefined) return null
+  const rows = [...TOOLKIT_RELEASE_DRIVERS].sort((x, y) => compareVersions(x.cuda, y.cuda))
+  const at = rows.findLastIndex(r => compareVersions(r.driver, driver) <= 0)
+  const row = rows[at]
+  if (row === undefined || parseVersion(row.driver)?.[0] !== branch) return null
+  const next = rows.slice(at + 1).find(r => majorMinor(r.cuda) !== majorMinor(row.cuda))
+  if (next === undefined || (parseVersion(next.driver)?.[0] ?? 0) <= branch) return null
+  return majorMinor(row.cuda)
+}

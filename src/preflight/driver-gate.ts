@@ -48,7 +48,15 @@ export type DriverGateDetails = {
   driver_max_cuda_major: number | null
 }
 
-export type DriverGateResult = PreflightResult & { name: 'driver-gate'; details: DriverGateDetails }
+/** Name of the driver gate's preflight row. */
+export const DRIVER_GATE = 'driver-gate'
+
+export type DriverGateResult = PreflightResult & { name: typeof DRIVER_GATE; details: DriverGateDetails }
+
+/** A row the gate itself produced (with its details), not a "could not run" row. */
+export function isDriverGateResult(row: PreflightResult): row is DriverGateResult {
+  return row.name === DRIVER_GATE && typeof row.details?.floor_driver !== 'undefined'
+}
 
 const DRIVER_ALLOWED = 'a driver version like 580.65.06 (digits and dots, up to 4 parts)'
 const CUDA_ALLOWED = 'a CUDA version like 12.4, 12.4.1 or 12.4.1.004'
@@ -180,5 +188,5 @@ function result(
   message: string,
   fix: string | null
 ): DriverGateResult {
-  return { name: 'driver-gate', status, message, fix: status === 'pass' ? null : fix, details }
+  return { name: DRIVER_GATE, status, message, fix: status === 'pass' ? null : fix, details }
 }

@@ -6,6 +6,8 @@ import { firstLine } from '../util/text.js'
 export interface GpuFacts {
   index: number
   name: string | null
+  /** "Product Brand" of `nvidia-smi -q` (`NVIDIA`, `GeForce`, `Quadro RTX` …): NVIDIA_REQUIRE_* `brand=`. */
+  brand: string | null
   uuid: string | null
   pci_bus_id: string | null
   driver_version: string | null
@@ -127,6 +129,8 @@ export function parseQueryGpuCsv(text: string, fields: readonly string[] = GPU_Q
     gpus.push({
       index: index ?? gpus.length,
       name: cleanValue(get('name')),
+      // Not a --query-gpu field (nvidia-smi --help-query-gpu lists none): read from `nvidia-smi -q`.
+      brand: null,
       uuid: cleanValue(get('uuid')),
       pci_bus_id: cleanValue(get('pci.bus_id')),
       driver_version: cleanValue(get('driver_version')),
@@ -154,6 +158,42 @@ export function parseQueryGpuCsv(text: string, fields: readonly string[] = GPU_Q
 export function parseCudaVersion(text: string): string | null {
   const m = /CUDA Version\s*:\s*(\d+\.\d+(?:\.\d+)?)/.exec(text)
   return m?.[1] ?? null
+}
+
+/** One `GPU <bus id>` section of `nvidia-smi -q`: its bus id and "Product Brand" (null when absent or N/A). */
+export interface QueryBrand {
+  pci_bus_id: string
+  brand: string | null
+}
+
+/** Sections of `nvidia-smi -q` start at column 0 with `GPU 00000000:00:06.0`; the fields are indented. */
+const GPU_SECTION = /^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$/
+const PRODUCT_BRAND = /^\s+Product Brand\s*:\s*(.*)$/
+
+/** The brand of every GPU section of `nvidia-smi -q`, in order. */
+export function parseProductBrands(text: string): QueryBrand[] {
+  const out: QueryBrand[] = []
+  for (const line of text.split(/\r?\n/)) {
+    const section = GPU_SECTION.exec(line)
+    if (section?.[1]) out.push({ pci_bus_id: section[1], brand: null })
+    const brand = PRODUCT_BRAND.exec(line)
+    const current = out[out.length - 1]
+    if (brand && current && current.brand === null) current.brand = cleanValue(brand[1])
+  }
+  return out
+}
+
+/** Give each GPU its brand: by PCI bus id, or by position when the query had no bus id and the counts agree. */
+export function assignBrands(gpus: GpuFacts[], brands: readonly QueryBrand[]): void {
+  const byBus = new Map(brands.map(b => [b.pci_bus_id.toLowerCase(), b.brand]))
+  gpus.forEach((g, i) => {
+    g.brand =
+      g.pci_bus_id !== null
+        ? (byBus.get(g.pci_bus_id.toLowerCase()) ?? null)
+        : brands.length === gpus.length
+          ? (brands[i]?.brand ?? null)
+          : null
+  })
 }
 
 /** Parse `--query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits`. */
@@ -224,9 +264,12 @@ export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promis
     throw new EnvironmentError('nvidia-smi lists no GPU; check the driver, or run with --device cpu')
   }
 
-  // The CUDA version the driver supports is only in the human-readable outputs.
-  let cuda = parseCudaVersion((await runNvidiaSmi(tool, readableArgs(false))).stdout)
-  if (cuda === null) cuda = parseCudaVersion((await runNvidiaSmi(tool, readableArgs(true))).stdout)
+  // The CUDA version the driver supports and each GPU's brand are only in the human-readable outputs;
+  // `-q` has both (the short summary is asked only when it lacks the CUDA version).
+  const full = await runNvidiaSmi(tool, readableArgs(true))
+  assignBrands(gpus, full.exitCode === 0 ? parseProductBrands(full.stdout) : [])
+  let cuda = full.exitCode === 0 ? parseCudaVersion(full.stdout) : null
+  if (cuda === null) cuda = parseCudaVersion((await runNvidiaSmi(tool, readableArgs(false))).stdout)
 
   const apps = await runNvidiaSmi(tool, computeAppsArgs())
   const procs = apps.exitCode === 0 ? parseComputeApps(apps.stdout) : null

@@ -4,6 +4,7 @@ import { firstLine } from '../util/text.js'
 import { inspectImageCall, pullImage } from '../tools/docker.js'
 import { imageRefOf, imageRefOrNull, pickRepoDigest, type ImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
+import { missingInitBinary, missingInitMessage } from './container-init.js'
 
 // ---- NVIDIA_REQUIRE_CUDA ----
 
@@ -218,6 +219,9 @@ export function runtimeFailure(
       `${runtime} cannot reach its engine: ${engineLine(res.stderr)}; start it, or check DOCKER_HOST and permissions`
     )
   }
+  // Every container runs with --init: a missing init binary (podman without catatonit) fails them all.
+  const noInit = missingInitBinary(res.stderr)
+  if (noInit !== null) return new EnvironmentError(missingInitMessage(runtime, noInit))
   return null
 }
 

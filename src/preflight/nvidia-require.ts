@@ -51,6 +51,8 @@ export interface RequirementOutcome extends Requirement {
   message: string | null
   /** Conditions that were false (first failing condition of each alternative), for the report. */
   failed: string[]
+  /** Conditions that could not be decided because a fact (brand, compute capability …) is unknown. */
+  undecided: string[]
 }
 
 /** The requirements the toolkit would check for an image with environment `env`. */
@@ -168,15 +170,22 @@ export function evaluateRequirement(req: Requirement, host: HostFacts): Requirem
     for (const text of alt) {
       const c = parseCondition(text)
       if (c === null)
-        return { ...req, result: 'invalid', message: `invalid expression: ${text}`, failed: [text] }
+        return {
+          ...req,
+          result: 'invalid',
+          message: `invalid expression: ${text}`,
+          failed: [text],
+          undecided: []
+        }
       conds.push(c)
     }
     parsed.push(conds)
   }
-  if (parsed.length === 0) return { ...req, result: 'satisfied', message: null, failed: [] }
+  if (parsed.length === 0) return { ...req, result: 'satisfied', message: null, failed: [], undecided: [] }
   const targets: (HostFacts['gpus'][number] | null)[] = host.gpus.length > 0 ? host.gpus : [null]
   let overall: Truth = true
   const failed = new Set<string>()
+  const undecided = new Set<string>()
   for (const gpu of targets) {
     let any: Truth = false
     for (const conds of parsed) {
@@ -184,8 +193,15 @@ export function evaluateRequirement(req: Requirement, host: HostFacts): Requirem
       for (const c of conds) {
         const v = evalCondition(c, host, gpu)
         if (v === null)
-          return { ...req, result: 'invalid', message: `invalid expression: ${c.text}`, failed: [c.text] }
+          return {
+            ...req,
+            result: 'invalid',
+            message: `invalid expression: ${c.text}`,
+            failed: [c.text],
+            undecided: []
+          }
         if (v === false) failed.add(c.text)
+        if (v === 'unknown') undecided.add(c.text)
         all = and(all, v)
         if (all === false) break
       }
@@ -193,10 +209,29 @@ export function evaluateRequirement(req: Requirement, host: HostFacts): Requirem
     }
     overall = and(overall, any)
   }
-  if (overall === true) return { ...req, result: 'satisfied', message: null, failed: [] }
+  if (overall === true) return { ...req, result: 'satisfied', message: null, failed: [], undecided: [] }
   const first = req.expression.split(' ').find(s => s !== '') ?? req.expression
   const message = `unsatisfied condition: ${first}${first.startsWith('cuda>=') ? CUDA_HINT : ''}`
-  return { ...req, result: overall === false ? 'unsatisfied' : 'unknown', message, failed: [...failed] }
+  return {
+    ...req,
+    result: overall === false ? 'unsatisfied' : 'unknown',
+    message,
+    failed: [...failed],
+    undecided: overall === false ? [] : [...undecided]
+  }
+}
+
+/** Words for the facts an undecided requirement waits on: `the GPU brand (brand=tesla,…)`. */
+const FACT_WORDS: Readonly<Record<string, string>> = {
+  brand: 'the GPU brand',
+  arch: "the GPU's compute capability",
+  cuda: 'the CUDA version the driver supports',
+  driver: 'the driver version'
+}
+
+function undecidedFacts(o: RequirementOutcome): string {
+  const props = [...new Set(o.undecided.map(c => parseCondition(c)?.property ?? c))]
+  return props.map(p => `${FACT_WORDS[p] ?? p}, which is unknown`).join(', and ')
 }
 
 export type AccessMode = 'gpus' | 'cdi' | 'devices'
@@ -265,8 +300,10 @@ export function requireGate(
   if (unknown.length > 0)
     return {
       status: 'warn',
-      message: `${unknown.map(o => `${o.source} (${o.expression.split(' ')[0] ?? ''} …)`).join('; ')} could not be decided: ${facts}`,
-      fix: 'make nvidia-smi report the driver, its CUDA version and the GPU brand',
+      message:
+        `${unknown.map(o => `${o.source} (${o.expression.split(' ')[0] ?? ''} …) could not be decided: it depends on ${undecidedFacts(o)}`).join('; ')}; ` +
+        `${facts}: not passed on a guess`,
+      fix: 'run on the GPU host, where nvidia-smi -q reports the driver, its CUDA version and the GPU brand (gpu-overhead gate: leave out --driver), or check the requirement by hand',
       outcomes
     }
   return {

@@ -1,14 +1,14 @@
 import type { ContainerRuntime, Device, Fingerprint, GpuAccess, PreflightResult } from '../types/index.js'
-import { gate } from './driver-gate.js'
+import { DRIVER_GATE } from './driver-gate.js'
+import { driverChecks } from './driver-checks.js'
 import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
-import { allDatacenter, readGpuFacts } from './gpu.js'
+import { readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
 import { imageRefOf, type ImageRef, type IoMountSpec } from '../config/index.js'
 import { inspectImage } from './image.js'
 import type { ImageFacts } from './image.js'
 import { checkMounts } from './io-check.js'
 import { appendAll } from '../util/arrays.js'
-import { requireGate } from './nvidia-require.js'
 
 /** What preflight needs; a small explicit slice of the run configuration. */
 export interface PreflightInput {
@@ -65,40 +65,21 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
   const image = imageRef !== null ? await inspectImage(imageRef, input.runtime) : null
 
   if (input.device !== 'gpu') {
-    results.push({ name: 'driver-gate', status: 'skip', message: 'device cpu: no GPU checks', fix: null })
+    results.push({ name: DRIVER_GATE, status: 'skip', message: 'device cpu: no GPU checks', fix: null })
   } else if (image === null) {
-    results.push({ name: 'driver-gate', status: 'skip', message: 'no image: native run only', fix: null })
-  } else if (image.required_cuda === null || driver === null) {
-    results.push({
-      name: 'driver-gate',
-      status: 'warn',
-      message:
-        driver === null
-          ? 'nvidia-smi reported no driver version; the driver gate could not run'
-          : `image ${image.ref} declares no CUDA version (CUDA_VERSION or NVIDIA_REQUIRE_CUDA=cuda>=X)` +
-            `${image.require_vacuous ? ` beyond the vacuous ${image.require_cuda ?? ''}` : ''}; the driver gate could not run`,
-      fix:
-        driver === null
-          ? 'check the NVIDIA driver'
-          : 'set ENV CUDA_VERSION in the image, or check the driver against the CUDA it bundles by hand (gpu-overhead gate --cuda X)',
-      details: { image: image.ref }
-    })
+    results.push({ name: DRIVER_GATE, status: 'skip', message: 'no image: native run only', fix: null })
   } else {
-    results.push(
-      gate({
-        driver,
-        cuda: image.required_cuda,
+    // The same rows `gpu-overhead gate` prints for this image and driver.
+    appendAll(
+      results,
+      driverChecks({
+        image,
+        host: { driver, driverCuda, gpus },
         strict: input.strict,
-        forwardCompat: image.forward_compat,
-        datacenterGpu: allDatacenter(gpus.map(g => g.name)),
-        releaseDriver: image.cuda_driver_version,
-        driverCuda
+        access: input.gpuAccess
       })
     )
   }
-
-  if (input.device === 'gpu' && image !== null)
-    results.push(requirementCheck(image.env, gpus, driver, driverCuda, input.gpuAccess))
 
   if (input.device === 'gpu') {
     results.push(
@@ -167,32 +148,5 @@ export function fingerprintFacts(
     mig_mode: g?.mig_mode ?? null,
     persistence_mode: g?.persistence_mode ?? null,
     clocks
-  }
-}
-
-/**
- * The image's NVIDIA_REQUIRE_* evaluated as the NVIDIA Container Toolkit does (nvidia-require.ts): FAIL
- * under `gpus`, where the toolkit refuses to start the container; WARN with the same words under
- * `cdi`/`devices`, where nothing checks it. The GPU brand is not among the facts nvidia-smi's query
- * gives us, so brand conditions are undecided unless the outcome does not depend on them.
- */
-function requirementCheck(
-  env: Readonly<Record<string, string>>,
-  gpus: readonly GpuFacts[],
-  driver: string | null,
-  driverCuda: string | null,
-  access: GpuAccess
-): PreflightResult {
-  const r = requireGate(
-    env,
-    { driver, driverCuda, gpus: gpus.map(() => ({ brand: null, arch: null })) },
-    access
-  )
-  return {
-    name: 'nvidia-require',
-    status: r.status,
-    message: r.message,
-    fix: r.fix,
-    details: { outcomes: r.outcomes, gpu_access: access }
   }
 }

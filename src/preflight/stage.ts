@@ -9,11 +9,17 @@ import { containerGpuArgs } from '../tools/gpu-access.js'
 import type { GpuReport } from './gpu.js'
 import type { ImageFacts } from './image.js'
 import { runPreflight } from './run.js'
+import { NVIDIA_REQUIRE_CHECK } from './driver-checks.js'
+import { DRIVER_GATE } from './driver-gate.js'
+import { checkContainerInit } from './container-init.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import type { Mount, PreflightResult } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { dockerRootDir, engineVersion } from '../tools/docker.js'
+
+/** The rows that depend on the image alone, so every image of an image bump gets its own. */
+const IMAGE_GATES: readonly string[] = [DRIVER_GATE, NVIDIA_REQUIRE_CHECK]
 
 export interface PreflightOutcome {
   results: PreflightResult[]
@@ -138,12 +144,15 @@ export async function preflightStage(
   appendAll(results, out.results)
   if (config.device === 'gpu') gpus = { gpus: out.gpus, driver: out.driver, cuda_version: out.driver_cuda }
   if (first && out.image) facts.set(first.ref, out.image)
+  // One container start with the workloads' flags: a runtime that cannot run --init fails here, once.
+  if (out.image && config.arms.some(a => a.kind === 'container'))
+    results.push(await checkContainerInit(config.containerRuntime, out.image.id, checkId))
   for (const image of rest) {
     // Other images (image bump): only their own driver gate is new.
     const more = await runPreflight({ ...base, image })
     if (more.image) facts.set(image.ref, more.image)
-    for (const r of more.results.filter(r => r.name === 'driver-gate'))
-      results.push({ ...r, name: `driver-gate (${image.ref})` })
+    for (const r of more.results.filter(r => IMAGE_GATES.includes(r.name)))
+      results.push({ ...r, name: `${r.name} (${image.ref})` })
   }
   appendAll(results, await mountPolicyRows(config))
   if (config.workloads.includes('llm')) results.push(llmMemoryCheck(config, gpus))

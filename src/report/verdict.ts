@@ -33,6 +33,14 @@ function worstFirst(list: Comparison[]): Comparison[] {
   return [...list].sort((a, b) => b.overhead_pct - a.overhead_pct)
 }
 
+/**
+ * Text made safe inside a markdown link's brackets: the headline quotes recorded values (an image's
+ * environment, a co-tenant's command line) and a `]` there would close the link and start another.
+ */
+function linkText(text: string): string {
+  return text.replace(/[\\[\]]/g, '\\$&')
+}
+
 /** One line, no trailing full stop (clauses are joined with semicolons), at most `max` characters. */
 function clip(text: string, max = 300): string {
   const one = inline(text).trim().replace(/\.+$/, '')
@@ -153,7 +161,7 @@ function whyClause(summary: CheckSummary): string | null {
     summary.analysis?.verdict === 'inconclusive' ||
     gatingComparisons(summary).some(c => (c.verdict as string) === 'improvement')
   if (!e || !undecided) return null
-  return `[why: ${clip(e.headline)}](${WHY_ANCHOR})`
+  return `[why: ${linkText(clip(e.headline))}](${WHY_ANCHOR})`
 }
 
 /**

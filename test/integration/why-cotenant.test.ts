@@ -16,12 +16,14 @@ const CLI = path.resolve('dist/cli.js')
 const TAG = 'local/gpu-overhead-test:py-cotenant'
 /** Looks like a credential: the workload, the runner and the report must each keep it out. */
 const FAKE_SECRET = 'notasecretbutlooks1234567'
+/** Markdown that would close the verdict line's why-link and open one of its own, were it not escaped. */
+const LINK = '](https://example.invalid) [x'
 /** The co-tenant: two busy processes per core plus their parent, so the workload cannot have a core alone. */
 const BUSY = String.raw`exec("import os\nfor _ in range(2 * os.cpu_count()):\n if os.fork()==0:break\nwhile 1:pass")`
 const ENTRYPOINT = [
   '/bin/sh',
   '-c',
-  `python3 -c '${BUSY}' cotenant-busy API_TOKEN=${FAKE_SECRET} & exec "$@"`,
+  `python3 -c '${BUSY}' cotenant-busy '${LINK}' API_TOKEN=${FAKE_SECRET} & exec "$@"`,
   'entrypoint'
 ]
 
@@ -98,6 +100,11 @@ test('a busy process beside the workload in the container only is the top reason
   expect(e.headline).toMatch(/^most likely: other process in the container: python3/)
 
   const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8')
+  // The verdict line links to the section; the command line quoted in it cannot break out of the link.
+  const first = report.split('\n')[0]!
+  expect(first).toContain('[why: most likely: other process in the container: python3')
+  expect(first).toContain('\\](https://example.invalid) \\[x')
+  expect(first).not.toMatch(/[^\\]\]\(https:\/\/example\.invalid\)/)
   const why = report.slice(report.indexOf('## Why the arms differ'))
   expect(why).toMatch(/\|\s+1 \| other process in the container: python3\s+\|/)
   for (const file of ['summary.json', 'report.md', 'results.jsonl'])

@@ -1,4 +1,5 @@
 import {
+  reportedCudaForDriver,
   compareVersions,
   majorMinor,
   maxCudaForDriver,
@@ -9,6 +10,9 @@ import {
   toolkitReleaseDriver
 } from '../../src/preflight/cuda-compat.js'
 import { gate } from '../../src/preflight/driver-gate.js'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parseCudaVersion } from '../../src/preflight/gpu.js'
 
 /** The next lower version at the last non-zero part: 525.60.13 → 525.60.12, 580 → 579. */
 function justBelow(v: string): string {
@@ -147,3 +151,29 @@ describe.each(MINOR_VERSION_FLOORS.map(f => [f.cudaMajor, f.minDriver] as const)
     )
   }
 )
+
+describe('reportedCudaForDriver: the CUDA version a driver reports, from its branch', () => {
+  it('agrees with what the recorded H200 driver reports (nvidia-smi header)', () => {
+    const text = readFileSync(
+      path.join(import.meta.dirname, '../__fixtures__/nvidia-smi/nvidia-smi.txt'),
+      'utf8'
+    )
+    const driver = /Driver Version:\s*(\S+)/.exec(text)![1]!
+    expect(reportedCudaForDriver(driver)).toBe(parseCudaVersion(text))
+  })
+
+  it.each([
+    ['550.54.14', '12.4'], // the 12.4 release driver
+    ['560.35.03', '12.6'], // later in the 12.6 branch
+    ['570.124.06', '12.8'], // 12.8 Update 1: still 12.8
+    ['590.48.01', '13.1']
+  ])('%s → %s', (driver, cuda) => expect(reportedCudaForDriver(driver)).toBe(cuda))
+
+  it.each([
+    ['565.57.01', 'a branch the table does not list (R565)'],
+    ['550.40.07', 'below its branch release driver'],
+    ['595.45.04', 'the newest branch: a later toolkit may come with it'],
+    ['470.82.01', 'older than the table'],
+    ['not-a-version', 'not a version']
+  ])('%s → unknown (%s)', driver => expect(reportedCudaForDriver(driver)).toBeNull())
+})

@@ -15,6 +15,8 @@ import {
   numberValue,
   parseComputeApps,
   parseCudaVersion,
+  parseProductBrands,
+  assignBrands,
   parseQueryGpuCsv,
   readGpuFacts
 } from '../../src/preflight/gpu.js'
@@ -42,6 +44,7 @@ describe('nvidia-smi parsing (recorded on the GPU host)', () => {
     expect(g).toEqual<GpuFacts>({
       index: 0,
       name: 'NVIDIA H200',
+      brand: null, // not a --query-gpu field: read from nvidia-smi -q
       uuid: 'GPU-faafcc66-a40d-b2a9-3c4a-f026277663ea',
       pci_bus_id: '00000000:00:06.0',
       driver_version: '580.159.04',
@@ -82,6 +85,31 @@ describe('nvidia-smi parsing (recorded on the GPU host)', () => {
     expect(parseCudaVersion(read(FIX, 'nvidia-smi-q.txt'))).toBe('13.0')
     expect(parseCudaVersion(read(MINE, 'version.txt'))).toBe('13.0')
     expect(parseCudaVersion('no header here')).toBeNull()
+  })
+
+  it('reads each GPU section\'s "Product Brand" from nvidia-smi -q; unknown where a section has none', () => {
+    expect(parseProductBrands(read(FIX, 'nvidia-smi-q.txt'))).toEqual([
+      { pci_bus_id: '00000000:00:06.0', brand: 'NVIDIA' }
+    ])
+    // `-q -d POWER` on the 2-GPU host: two GPU sections, no product fields, so no brand (never guessed).
+    const twoGpu = read(path.join(FIX, '../nvidia-smi-2gpu'), 'nvidia-smi-q-power-2gpu.txt')
+    expect(parseProductBrands(twoGpu)).toEqual([
+      { pci_bus_id: '00000000:00:06.0', brand: null },
+      { pci_bus_id: '00000000:00:07.0', brand: null }
+    ])
+    // --query-gpu has no brand field on this driver: the recorded list of fields names none.
+    expect(read(FIX, 'help-query-gpu.txt')).not.toMatch(/"[^"]*brand[^"]*"/i)
+  })
+
+  it('gives each GPU the brand of its own bus id', () => {
+    const gpus = parseQueryGpuCsv(read(path.join(FIX, '../nvidia-smi-2gpu'), 'query-gpu-preflight-2gpu.csv'))
+    assignBrands(gpus, [
+      { pci_bus_id: '00000000:00:07.0', brand: 'second' },
+      { pci_bus_id: '00000000:00:06.0', brand: 'first' }
+    ])
+    expect(gpus.map(g => g.brand)).toEqual(['first', 'second'])
+    assignBrands(gpus, parseProductBrands(read(FIX, 'nvidia-smi-q.txt')))
+    expect(gpus.map(g => g.brand)).toEqual(['NVIDIA', null]) // 00:07.0 has no section there
   })
 
   it('parses the (empty) compute-apps list', () => {
@@ -142,7 +170,12 @@ describe('readGpuFacts', () => {
     expect(report.driver).toBe('580.159.04')
     expect(report.cuda_version).toBe('13.0')
     expect(report.gpus).toHaveLength(1)
-    expect(report.gpus[0]).toMatchObject({ name: 'NVIDIA H200', cuda_version: '13.0', compute_processes: [] })
+    expect(report.gpus[0]).toMatchObject({
+      name: 'NVIDIA H200',
+      brand: 'NVIDIA',
+      cuda_version: '13.0',
+      compute_processes: []
+    })
   })
 
   it('throws EnvironmentError (exit 2) when nvidia-smi is missing', async () => {

@@ -1,3 +1,2 @@
 /** The results CSV reader's public face. */
-export { readResultsCsv, type ReadCsvOptions } from './read.js'
-export type { CsvResults } from './results-table.js'
+export { readResultsCsv } from './read.js'

@@ -3,9 +3,9 @@
  * and t-delta intervals of ratios, TOST equivalence, Holm correction, minimum detectable effect and
  * outlier flags. Pure functions over plain number arrays; no I/O.
  */
-export { describe, outliers, variance, type OutlierFlags } from './descriptive.js'
+export { describe, outliers, variance } from './descriptive.js'
 export { minimumDetectableEffect, runsNeeded } from './detectable-effect.js'
-export { mannWhitneyU, type MannWhitneyResult } from './mann-whitney.js'
+export { mannWhitneyU } from './mann-whitney.js'
 export { holm } from './multiplicity.js'
 export {
   bootstrapRatios,

@@ -5,7 +5,7 @@ import { alpha, DEFAULTS, maxOverhead, oneOf } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
 import { gateCommand } from './gate.js'
 import { ioCheckCommand } from './io-check.js'
-import { CONTAINER_RUNTIMES, type ContainerRuntime } from '../../types/index.js'
+import { CONTAINER_RUNTIMES, GPU_ACCESS_MODES, type ContainerRuntime } from '../../types/index.js'
 
 /** A flag's raw value, or the input's default: commander hands strings (or true for a bare flag). */
 function flag(opts: Record<string, unknown>, key: string, input: Inputs): string {
@@ -57,7 +57,8 @@ export async function gateCli(opts: Record<string, unknown>): Promise<number> {
     image: optionalString(opts.image),
     strict: opts.strict === true,
     format: opts.format === 'json' ? 'json' : 'text',
-    runtime: runtimeOf(opts)
+    runtime: runtimeOf(opts),
+    gpuAccess: oneOf('--gpu-access', flag(opts, 'gpuAccess', Inputs.GpuAccess), GPU_ACCESS_MODES)
   })
   return printed(result)
 }

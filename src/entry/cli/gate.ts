@@ -1,16 +1,20 @@
 import { exitCodeFor } from '../../gate/index.js'
-import type { ContainerRuntime } from '../../types/index.js'
+import { appendAll } from '../../util/arrays.js'
+import type { ContainerRuntime, GpuAccess, PreflightResult } from '../../types/index.js'
 import { EnvironmentError, InputError } from '../../util/errors.js'
 import {
-  gate,
+  driverChecks,
+  preflightStatus,
   validateCudaVersion,
   validateDriverVersion,
-  allDatacenter,
   readGpuFacts,
-  inspectImage
+  inspectImage,
+  DRIVER_GATE,
+  NVIDIA_REQUIRE_CHECK,
+  isDriverGateResult
 } from '../../preflight/index.js'
 import { validateImageRef } from '../../config/index.js'
-import type { DriverGateResult, ImageFacts } from '../../preflight/index.js'
+import type { DriverFacts, DriverGateResult, ImageFacts } from '../../preflight/index.js'
 
 export interface GateCommandOptions {
   driver?: string
@@ -19,18 +23,30 @@ export interface GateCommandOptions {
   strict: boolean
   format: 'text' | 'json'
   runtime: ContainerRuntime
+  /** How the containers get the GPU: under `gpus` an unmet NVIDIA_REQUIRE_* fails (default), else warns. */
+  gpuAccess?: GpuAccess
   /** nvidia-smi to run when no driver is given (default `nvidia-smi` on PATH). */
   nvidiaSmi?: string
 }
 
-/** Gate an image (or a CUDA version) against a driver (or the host's) and an image's facts. */
-export async function evaluateGate(opts: GateCommandOptions): Promise<{
-  result: DriverGateResult
+/** The access mode the action uses by default (config/defaults). */
+const DEFAULT_GPU_ACCESS: GpuAccess = 'gpus'
+
+export interface GateEvaluation {
+  /** Worst of the rows: what the exit code follows. */
+  status: 'pass' | 'warn' | 'fail'
+  /** The rows the check's preflight shows for the same image and driver (driver gate, nvidia-require). */
+  checks: PreflightResult[]
+  result: DriverGateResult | null
   image: ImageFacts | null
+  host: DriverFacts
   driverSource: 'input' | 'nvidia-smi'
   cudaSource: 'input' | 'image'
   gpus: string[]
-}> {
+}
+
+/** Gate an image (or a CUDA version) against a driver (or the host's), through preflight's own checks. */
+export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvaluation> {
   if (!opts.cuda && !opts.image)
     throw new InputError('cuda', opts.cuda ?? null, 'one of --cuda VERSION or --image REF')
   // Validate every input before touching the host.
@@ -38,67 +54,86 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<{
   if (opts.cuda !== undefined) validateCudaVersion(opts.cuda)
   const imageRef = opts.image !== undefined ? validateImageRef(opts.image, 'image') : null
 
-  let driver: string
-  let driverCuda: string | null = null
-  let datacenter: boolean | null = null
-  let gpus: string[] = []
+  let host: DriverFacts
   if (opts.driver !== undefined) {
-    driver = validateDriverVersion(opts.driver)
+    // A driver given by hand: what nvidia-smi would say about the GPUs (brand …) is unknown.
+    host = { driver: validateDriverVersion(opts.driver), driverCuda: null, gpus: null }
   } else {
     const report = await readGpuFacts({ nvidiaSmi: opts.nvidiaSmi })
     if (!report.driver)
       throw new EnvironmentError('nvidia-smi reported no driver version; pass --driver VERSION')
-    driver = report.driver
-    driverCuda = report.cuda_version
-    gpus = report.gpus.map(g => g.name ?? `GPU ${g.index}`)
-    datacenter = allDatacenter(report.gpus.map(g => g.name))
+    host = { driver: report.driver, driverCuda: report.cuda_version, gpus: report.gpus }
   }
 
   const image = imageRef !== null ? await inspectImage(imageRef, opts.runtime) : null
-  const cuda = opts.cuda ?? image?.required_cuda ?? null
-  if (cuda === null) {
+  if ((opts.cuda ?? image?.required_cuda ?? null) === null) {
     throw new InputError(
       'image',
       opts.image,
       'an image that declares its CUDA version (CUDA_VERSION, or NVIDIA_REQUIRE_CUDA=cuda>=X), or pass --cuda VERSION'
     )
   }
-  const result = gate({
-    driver,
-    cuda,
-    strict: opts.strict,
-    forwardCompat: image?.forward_compat ?? false,
-    datacenterGpu: datacenter,
-    // The image's own release driver only describes the image's CUDA, not a --cuda override.
-    releaseDriver: opts.cuda === undefined ? (image?.cuda_driver_version ?? null) : null,
-    driverCuda
-  })
-  return {
-    result,
+  const checks = driverChecks({
     image,
+    cuda: opts.cuda ?? null,
+    host,
+    strict: opts.strict,
+    access: opts.gpuAccess ?? DEFAULT_GPU_ACCESS
+  })
+  const gateRow = checks.find(c => c.name === DRIVER_GATE)
+  return {
+    status: preflightStatus(checks),
+    checks,
+    // The CLI always has a driver and a CUDA version, so the row is the gate's own (with its details).
+    result: gateRow !== undefined && isDriverGateResult(gateRow) ? gateRow : null,
+    image,
+    host,
     driverSource: opts.driver !== undefined ? 'input' : 'nvidia-smi',
     cudaSource: opts.cuda !== undefined ? 'input' : 'image',
-    gpus
+    gpus: (host.gpus ?? []).map((g, i) => g.name ?? `GPU ${i}`)
   }
 }
 
+/** `PASS name: message` and its fix, as the preflight table words them. */
+function rowLines(row: PreflightResult): string[] {
+  const lines = [`${row.status.toUpperCase()} ${row.name}: ${row.message}`]
+  if (row.fix) lines.push(`  fix: ${row.fix}`)
+  return lines
+}
+
 /**
- * `gate` command logic. Exit 0 pass/warn, 1 fail. Bad input throws InputError and a missing
+ * `gate` command logic: the driver gate and the image's NVIDIA_REQUIRE_* rows, exit code from the worst
+ * (gate/ maps it, as for the check): 0 pass/warn, 1 fail. Bad input throws InputError and a missing
  * nvidia-smi/image throws EnvironmentError (both exit 2 through exitCodeOf).
  */
 export async function gateCommand(opts: GateCommandOptions): Promise<{ text: string; exitCode: number }> {
-  const { result, image, driverSource, cudaSource, gpus } = await evaluateGate(opts)
-  const exitCode = exitCodeFor(result.status)
+  const ev = await evaluateGate(opts)
+  const { result, image, driverSource, cudaSource, gpus } = ev
+  const exitCode = exitCodeFor(ev.status)
+  const requirement = ev.checks.find(c => c.name === NVIDIA_REQUIRE_CHECK) ?? null
+  /** The row that decides the outcome: the first with the overall status. */
+  const deciding = ev.checks.find(c => c.status === ev.status) ?? ev.checks[0]
+  if (result === null) throw new Error('gate: the driver gate row carries no details')
   const d = result.details
   if (opts.format === 'json') {
     return {
       exitCode,
       text: JSON.stringify(
         {
-          status: result.status,
+          status: ev.status,
           exit_code: exitCode,
-          message: result.message,
-          fix: result.fix,
+          message: deciding?.message ?? result.message,
+          fix: deciding?.fix ?? null,
+          checks: ev.checks.map(c => ({ name: c.name, status: c.status, message: c.message, fix: c.fix })),
+          driver_gate: { status: result.status, message: result.message, fix: result.fix },
+          nvidia_require: requirement
+            ? {
+                status: requirement.status,
+                message: requirement.message,
+                fix: requirement.fix,
+                ...requirement.details
+              }
+            : null,
           driver: d.driver,
           driver_source: driverSource,
           cuda: d.cuda,
@@ -134,7 +169,7 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
       )
     }
   }
-  const lines = [`${result.status.toUpperCase()} driver-gate: ${result.message}`]
+  const lines = [`${result.status.toUpperCase()} ${result.name}: ${result.message}`]
   lines.push(
     `  driver ${d.driver} (${driverSource === 'input' ? '--driver' : 'nvidia-smi'}${d.driver_cuda ? `, supports CUDA ${d.driver_cuda}` : ''})` +
       ` · CUDA ${d.cuda} (${cudaSource === 'input' ? '--cuda' : `image ${image?.ref ?? ''}`})` +
@@ -147,5 +182,6 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
     )
   }
   if (result.fix) lines.push(`  fix: ${result.fix}`)
+  if (requirement) appendAll(lines, rowLines(requirement))
   return { text: lines.join('\n'), exitCode }
 }

@@ -11,6 +11,7 @@ import {
   type RawInputs
 } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
+import { GPU_ACCESS_MODES } from '../../types/index.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
 import { flushAndExit } from '../../util/exit.js'
 import { consoleLogger } from '../../util/log.js'
@@ -187,6 +188,14 @@ export function buildProgram(): Command {
     .option('--image <ref>', 'image to read the CUDA version from')
     .option('--strict', 'fail (not warn) below the toolkit release driver', false)
     .option('--container-runtime <runtime>', 'docker | podman', 'docker')
+    .addOption(
+      new Option(
+        '--gpu-access <mode>',
+        'how containers get the GPU: under gpus the NVIDIA Container Toolkit refuses an image whose NVIDIA_REQUIRE_* this host does not meet (fail); cdi and devices check nothing (warn)'
+      )
+        .choices([...GPU_ACCESS_MODES])
+        .default(DEFAULTS[Inputs.GpuAccess])
+    )
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (opts: Record<string, unknown>) => {
       const { gateCli } = await import('./commands.js')

@@ -1,0 +1,110 @@
+/**
+ * The image-vs-driver checks, one function for the check's preflight and the stand-alone `gate` command, so
+ * both give the same rows for the same image and driver: the driver gate (can the image's CUDA start on this
+ * driver, with all features?) and the image's `NVIDIA_REQUIRE_*` requirements as the NVIDIA Container
+ * Toolkit evaluates them (driver, the CUDA version the driver supports, GPU brand, compute capability).
+ * Pure: the caller reads nvidia-smi and inspects the image.
+ */
+import type { GpuAccess, PreflightResult } from '../types/index.js'
+import { reportedCudaForDriver } from './cuda-compat.js'
+import { DRIVER_GATE, gate } from './driver-gate.js'
+import { allDatacenter } from './gpu.js'
+import type { ImageFacts } from './image.js'
+import { requireGate, type HostFacts } from './nvidia-require.js'
+
+/** Name of the preflight row of the image's NVIDIA_REQUIRE_* requirements. */
+export const NVIDIA_REQUIRE_CHECK = 'nvidia-require'
+
+/** What is known of the host the image is to run on. */
+export interface DriverFacts {
+  /** Driver version (nvidia-smi, or given); null when nvidia-smi reported none. */
+  driver: string | null
+  /** CUDA version the driver supports as nvidia-smi reports it; null: inferred from the driver's branch. */
+  driverCuda: string | null
+  /**
+   * The visible GPUs as nvidia-smi reports them; null when they were not read (a driver version given by
+   * hand): the requirements are then judged for one GPU of unknown brand and compute capability, never
+   * for "no GPU", which the toolkit would let through.
+   */
+  gpus: readonly { name: string | null; brand: string | null }[] | null
+}
+
+export interface DriverChecksInput {
+  /** The image (its ENV carries CUDA_VERSION, NVIDIA_REQUIRE_*); null for a bare CUDA version. */
+  image: ImageFacts | null
+  /** CUDA version to gate instead of the image's (gate --cuda). */
+  cuda?: string | null
+  host: DriverFacts
+  strict: boolean
+  /** Under `gpus` the toolkit refuses an unmet requirement (fail); under cdi/devices nothing checks it (warn). */
+  access: GpuAccess
+}
+
+/** The CUDA version the driver supports: nvidia-smi's word, else what the driver's branch reports. */
+function driverCudaOf(host: DriverFacts): string | null {
+  if (host.driverCuda !== null) return host.driverCuda
+  return host.driver === null ? null : reportedCudaForDriver(host.driver)
+}
+
+function driverGateRow(input: DriverChecksInput): PreflightResult {
+  const { image, host } = input
+  const cuda = input.cuda ?? image?.required_cuda ?? null
+  if (cuda === null || host.driver === null) {
+    return {
+      name: DRIVER_GATE,
+      status: 'warn',
+      message:
+        host.driver === null
+          ? 'nvidia-smi reported no driver version; the driver gate could not run'
+          : `image ${image?.ref ?? ''} declares no CUDA version (CUDA_VERSION or NVIDIA_REQUIRE_CUDA=cuda>=X)` +
+            `${image?.require_vacuous ? ` beyond the vacuous ${image.require_cuda ?? ''}` : ''}; the driver gate could not run`,
+      fix:
+        host.driver === null
+          ? 'check the NVIDIA driver'
+          : 'set ENV CUDA_VERSION in the image, or check the driver against the CUDA it bundles by hand (gpu-overhead gate --cuda X)',
+      details: { image: image?.ref ?? null }
+    }
+  }
+  return gate({
+    driver: host.driver,
+    cuda,
+    strict: input.strict,
+    forwardCompat: image?.forward_compat ?? false,
+    datacenterGpu: host.gpus === null ? null : allDatacenter(host.gpus.map(g => g.name)),
+    // The image's own release driver only describes the image's CUDA, not a --cuda override.
+    releaseDriver: input.cuda ? null : (image?.cuda_driver_version ?? null),
+    driverCuda: host.driverCuda
+  })
+}
+
+function requirementRow(image: ImageFacts, input: DriverChecksInput): PreflightResult {
+  const { host } = input
+  const facts: HostFacts = {
+    driver: host.driver,
+    driverCuda: driverCudaOf(host),
+    // Compute capability is not among the facts read (arch conditions stay undecided).
+    gpus: (host.gpus ?? [{ brand: null }]).map(g => ({ brand: g.brand, arch: null }))
+  }
+  const r = requireGate(image.env, facts, input.access)
+  return {
+    name: NVIDIA_REQUIRE_CHECK,
+    status: r.status,
+    message: r.message,
+    fix: r.fix,
+    details: {
+      outcomes: r.outcomes,
+      gpu_access: input.access,
+      driver_cuda: facts.driverCuda,
+      driver_cuda_source:
+        host.driverCuda !== null ? 'nvidia-smi' : facts.driverCuda !== null ? 'driver branch' : null,
+      brands: facts.gpus.map(g => g.brand)
+    }
+  }
+}
+
+/** The driver gate and, for an image, its NVIDIA_REQUIRE_* row: what both the check and `gate` report. */
+export function driverChecks(input: DriverChecksInput): PreflightResult[] {
+  const rows = [driverGateRow(input)]
+  if (input.image !== null) rows.push(requirementRow(input.image, input))
+  return rows
+}
