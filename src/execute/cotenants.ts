@@ -103,8 +103,16 @@ export function gpuCotenants(input: GpuCotenantsInput): CotenantList {
     if (parts.length < 4 || parts[0] !== input.gpuUuid || !/^\d+$/.test(parts[1]!)) continue
     const pid = Number(parts[1])
     // The workload: its host PID (native) or the PID its container namespace gave it.
+    if (pid === input.ownPid) continue
     const inner = innermostPid(proc, pid)
-    if (input.ownPid !== null && (pid === input.ownPid || inner === input.ownPid)) continue
+    if (inner === input.ownPid) continue
+    // A process this host cannot look into might be the workload itself (in a container, under another
+    // PID): listing it would blame the container arm for its own workload. Say so instead.
+    if (inner === null || input.ownPid === null)
+      return unavailable(
+        'gpu',
+        `cannot tell the workload from GPU process ${pid}: its /proc status is not readable here`
+      )
     total++
     if (others.length >= MAX_COTENANTS) continue
     const name = parts.slice(2, -1).join(',')

@@ -18,7 +18,7 @@ import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { endsBlock, laneLabel, nextCandidates, type Lane } from '../plan/index.js'
 import { memoryRecords } from './memory.js'
-import { peersList } from './cotenants.js'
+import { peersList, unavailable } from './cotenants.js'
 
 /** Lists kept per process: one per measured region (a workload marks a few) plus the GPU's. */
 const MAX_COTENANT_LISTS = 64
@@ -143,7 +143,10 @@ function launchOnLane(
       return
     }
     if (event.event === 'region' && event.edge === 'start' && gpuProbe === null && ctx.gpuCotenants) {
-      gpuProbe = ctx.gpuCotenants(base.fingerprint, ownPid).then(l => void cotenants.push(l))
+      gpuProbe = ctx.gpuCotenants(base.fingerprint, ownPid).then(
+        l => void cotenants.push(l),
+        (error: unknown) => void cotenants.push(unavailable('gpu', `GPU probe failed: ${String(error)}`))
+      )
       return
     }
     if (event.event === 'memory') {

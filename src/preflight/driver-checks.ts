@@ -40,6 +40,26 @@ export interface DriverChecksInput {
   access: GpuAccess
 }
 
+/**
+ * The GPUs a run's containers see (`gpus: 0,1` or GPU UUIDs): the toolkit judges brand and arch on those only.
+ * `all`, an empty choice, or a MIG device (whose parent GPU the facts do not name) keep every GPU.
+ */
+export function visibleGpus<G extends { index: number; uuid: string | null }>(
+  gpus: readonly G[],
+  devices: string | null | undefined
+): G[] {
+  const wanted = (devices ?? 'all')
+    .split(',')
+    .map(d => d.trim())
+    .filter(d => d !== '')
+  if (wanted.length === 0 || wanted.includes('all') || wanted.some(d => d.startsWith('MIG-')))
+    return [...gpus]
+  const chosen = gpus.filter(
+    g => wanted.includes(String(g.index)) || (g.uuid !== null && wanted.includes(g.uuid))
+  )
+  return chosen.length > 0 ? chosen : [...gpus]
+}
+
 /** The CUDA version the driver supports: nvidia-smi's word, else what the driver's branch reports. */
 function driverCudaOf(host: DriverFacts): string | null {
   if (host.driverCuda !== null) return host.driverCuda

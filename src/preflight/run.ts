@@ -1,6 +1,6 @@
 import type { ContainerRuntime, Device, Fingerprint, GpuAccess, PreflightResult } from '../types/index.js'
 import { DRIVER_GATE } from './driver-gate.js'
-import { driverChecks } from './driver-checks.js'
+import { driverChecks, visibleGpus } from './driver-checks.js'
 import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
 import { readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
@@ -74,7 +74,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
       results,
       driverChecks({
         image,
-        host: { driver, driverCuda, gpus },
+        host: { driver, driverCuda, gpus: visibleGpus(gpus, input.gpuDevices) },
         strict: input.strict,
         access: input.gpuAccess
       })

@@ -12,7 +12,10 @@ import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { loadConfig } from '../../src/config/index.js'
 import { checkContainerInit, missingInitBinary } from '../../src/preflight/container-init.js'
+import { preflightStage } from '../../src/preflight/index.js'
+import { Inputs } from '../../src/types/inputs.js'
 import { inspectImage, runtimeFailure } from '../../src/preflight/image.js'
 import { runContainer } from '../../src/tools/docker.js'
 import { EnvironmentError } from '../../src/util/errors.js'
@@ -95,4 +98,38 @@ describePodman('podman --init: catatonit present or missing (real podman)', () =
     expect(err).toBeInstanceOf(EnvironmentError)
     expect(err?.message).toMatch(/^podman cannot start containers with --init: install catatonit/)
   })
+
+  it("the check's preflight runs the probe: its one failed row (a failed row stops the check before any workload)", async () => {
+    process.env.CONTAINERS_CONF = withoutInit
+    const config = loadConfig({
+      workspace: ws,
+      flags: {
+        [Inputs.Device]: 'cpu',
+        [Inputs.Image]: TAG,
+        [Inputs.ContainerRuntime]: 'podman',
+        [Inputs.Python]: '/usr/bin/python3'
+      }
+    })
+    const out = await preflightStage(config, null, 'init-probe-test')
+    const failed = out.results.filter(r => r.status === 'fail')
+    expect(failed.map(r => r.name)).toEqual(['container-init'])
+    expect(failed[0]?.message).toMatch(/^podman cannot start containers with --init: install catatonit/)
+    process.env.CONTAINERS_CONF = withInit
+    const ok = await preflightStage(config, null, 'init-probe-test')
+    expect(ok.results.find(r => r.name === 'container-init')?.status).toBe('pass')
+  })
+})
+
+describe('docker --init (docker-init present on this engine)', () => {
+  it(
+    'passes',
+    async () => {
+      const tag = await ensurePythonImage()
+      const id = (await inspectImage(tag, 'docker', { pull: false })).id
+      const r = await checkContainerInit('docker', id)
+      expect(r).toMatchObject({ name: 'container-init', status: 'pass' })
+      expect(r.message).toBe('docker starts containers of the image with --init')
+    },
+    BUILD_TIMEOUT_MS
+  )
 })

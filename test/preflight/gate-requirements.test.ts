@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { gateCommand, type GateCommandOptions } from '../../src/entry/cli/gate.js'
 import { exitCodeFor } from '../../src/gate/index.js'
+import { readFileSync } from 'node:fs'
+import { visibleGpus } from '../../src/preflight/driver-checks.js'
+import { parseQueryGpuCsv } from '../../src/preflight/gpu.js'
 import { preflightStatus, runPreflight } from '../../src/preflight/run.js'
 import type { GpuAccess, PreflightResult } from '../../src/types/index.js'
 import { execCapture } from '../../src/util/exec.js'
@@ -158,4 +161,23 @@ describe('gate evaluates NVIDIA_REQUIRE_* like the check', () => {
       expect(j.nvidia_require?.brands).toEqual([null])
     }
   })
+})
+
+describe('visibleGpus: brand and arch are judged on the GPUs the containers get', () => {
+  // The 2-GPU host's recorded query (two H200s, indices 0 and 1).
+  const gpus = parseQueryGpuCsv(
+    readFileSync(
+      path.join(import.meta.dirname, '../__fixtures__/nvidia-smi-2gpu/query-gpu-preflight-2gpu.csv'),
+      'utf8'
+    )
+  )
+  it.each<[string | null, number[]]>([
+    ['all', [0, 1]],
+    [null, [0, 1]],
+    ['1', [1]],
+    ['0, 1', [0, 1]],
+    [gpus[1]!.uuid, [1]],
+    ['MIG-0c7d2d36-0000-0000-0000-000000000000', [0, 1]], // a MIG device: its parent is not in the facts
+    ['7', [0, 1]] // no such GPU: the run itself will say so; judge all rather than none
+  ])('%s → GPUs %j', (devices, want) => expect(visibleGpus(gpus, devices).map(g => g.index)).toEqual(want))
 })
