@@ -3,8 +3,9 @@
  * → report → gate. Only this file and the entry points wire stages together. What a fault must keep (what
  * was measured so far) is the CheckState (gate/summary.ts) that the steps below fill; the summary is
  * assembled from it at the start (an INCOMPLETE placeholder), on a fault and at the end. Over 300 lines:
- * runCheck and measure read as the stage order; below them, the few steps that combine several stages'
- * outputs of one check (its analysis with the baseline, telemetry onto runs, leftover power limits).
+ * runCheck and measure read as the stage order; below them, steps that act on one check's state across
+ * stages (its analysis with the baseline, the sequential controller, telemetry start and attachment,
+ * leftover power limits): they belong in analyze/ and execute/, with their inputs passed explicitly.
  */
 import * as path from 'node:path'
 import {
@@ -41,7 +42,7 @@ import {
   workloadParams,
   regionTelemetry
 } from './execute/index.js'
-import { laneLabel, resolveLanes, buildPlan, type Lane } from './plan/index.js'
+import { describePlan, resolveLanes, buildPlan } from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
 import { fingerprintCache, logPreflight, powerRanges, preflightStage } from './preflight/index.js'
 import { buildReport } from './report/index.js'
@@ -288,19 +289,6 @@ function sequentialFor(config: Config): SequentialController | null {
     candidateEnvs: config.arms.slice(1).map(a => a.label),
     gatedWorkloads: Math.max(1, workloadsGatedBySamples(config.workloads, config.gateIoThroughput).length)
   })
-}
-
-/** The plan's one log line: processes, GPUs, caps, workloads × arms × runs, order and seed. */
-function describePlan(config: Config, slots: number, lanes: Lane[] | null, sequential: boolean): string {
-  const multi = lanes && lanes.length > 1 ? lanes : null
-  const processes = multi
-    ? `${slots * multi.length} processes (${slots} slots × ${multi.length} GPUs at once: ${multi.map(laneLabel).join(', ')})`
-    : `${slots} processes`
-  const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
-  const runs = sequential
-    ? `${config.runs} to ${config.maxRuns} runs, stopping when decided${config.timeBudgetS === null ? '' : ` or at ${config.timeBudgetS} s`}`
-    : `${config.runs} runs`
-  return `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${runs} + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
 }
 
 /** The nvidia-smi sampler for a GPU check with telemetry on; what is not sampled goes into not-measured. */
