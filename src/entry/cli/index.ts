@@ -111,6 +111,16 @@ function formatOption(): Option {
   return new Option('--format <format>', 'output format').choices(['md', 'json']).default('md')
 }
 
+/** `--format text|json` of the probe commands (gate, io-check). */
+function textFormatOption(): Option {
+  return new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')
+}
+
+/** `--container-runtime` of the commands that start a container themselves. */
+function runtimeOption(): Option {
+  return new Option('--container-runtime <runtime>', 'docker | podman').default('docker')
+}
+
 /** Collects the flags the user actually gave, as raw strings keyed by input name. */
 function rawFlags(opts: Record<string, unknown>): RawInputs {
   const raw: RawInputs = {}
@@ -187,7 +197,7 @@ export function buildProgram(): Command {
     .option('--cuda <version>', 'CUDA version the image needs')
     .option('--image <ref>', 'image to read the CUDA version from')
     .option('--strict', 'fail (not warn) below the toolkit release driver', false)
-    .option('--container-runtime <runtime>', 'docker | podman', 'docker')
+    .addOption(runtimeOption())
     .addOption(
       new Option(
         '--gpu-access <mode>',
@@ -196,7 +206,7 @@ export function buildProgram(): Command {
         .choices([...GPU_ACCESS_MODES])
         .default(DEFAULTS[Inputs.GpuAccess])
     )
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(textFormatOption())
     .action(async (opts: Record<string, unknown>) => {
       const { gateCli } = await import('./commands.js')
       process.exitCode = await gateCli(opts)
@@ -208,8 +218,8 @@ export function buildProgram(): Command {
     .requiredOption('--image <ref>', 'image to start')
     .option('--data <spec>', 'HOST:CONTAINER[:ro] bind mount, or a bare CONTAINER path')
     .option('--ckpt <spec>', 'HOST:CONTAINER[:ro] bind mount, or a bare CONTAINER path')
-    .option('--container-runtime <runtime>', 'docker | podman', 'docker')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(runtimeOption())
+    .addOption(textFormatOption())
     .action(async (opts: Record<string, unknown>) => {
       const { ioCheckCli } = await import('./commands.js')
       process.exitCode = await ioCheckCli(opts)
