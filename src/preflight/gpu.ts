@@ -1,3 +1,8 @@
+/**
+ * The host's GPUs as nvidia-smi reports them: the query-gpu CSV (settings that must match between arms),
+ * the CUDA version and brands from `-q`, and compute processes. Parsers are pure (tested on recordings);
+ * `readGpuFacts` is the one reader, through tools/nvidia-smi.
+ */
 import { EnvironmentError, getErrorMessage } from '../util/errors.js'
 import { computeAppsArgs, NVIDIA_SMI, queryGpuArgs, readableArgs, runNvidiaSmi } from '../tools/nvidia-smi.js'
 import { firstLine } from '../util/text.js'

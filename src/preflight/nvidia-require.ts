@@ -15,7 +15,8 @@
  * - brand and arch are evaluated per visible GPU, each GPU must satisfy every requirement;
  * - the refusal names the requirement's FIRST alternative: "unsatisfied condition: cuda>=13.2".
  * Facts we do not know (e.g. the brand) evaluate to `unknown` (three-valued logic), so an outcome that
- * depends on them is reported as undecided rather than guessed. Pure: no I/O.
+ * depends on them is reported as undecided rather than guessed. Pure: no I/O. One file on purpose (a little
+ * over 300 lines): the grammar, its evaluation and its messages mirror the toolkit's one module.
  */
 
 export const REQUIRE_PREFIX = 'NVIDIA_REQUIRE_'

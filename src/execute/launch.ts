@@ -1,0 +1,102 @@
+/** One process of a planned run on one lane: started (held for prestart), its events turned into records. */
+import type { CotenantList, SampleRecord, StackRecord, WorkloadEvent } from '../types/index.js'
+import type { Lane, PlannedRun } from '../plan/index.js'
+import { peersList, unavailable } from './cotenants.js'
+import { memoryRecords } from './memory.js'
+import { sampleMetricName, sampleScope } from './metrics.js'
+import { startProcess, type ProcessHandle } from './process.js'
+import { recordRun, type LaneOutcome } from './run-record.js'
+import type { ExecuteContext } from './runner.js'
+import { stackDigest } from './stack/digest.js'
+import { appendAll } from '../util/arrays.js'
+
+/** Lists kept per process: one per measured region (a workload marks a few) plus the GPU's. */
+const MAX_COTENANT_LISTS = 64
+
+export interface Launched {
+  planned: PlannedRun
+  handle: ProcessHandle
+  finish(): Promise<LaneOutcome>
+}
+
+/**
+ * Starts one process of a planned run on one lane (held when `hold`); its samples are written the moment
+ * they arrive. `finish` waits for it and records the run.
+ */
+export function launchOnLane(
+  planned: PlannedRun,
+  lane: Lane | null,
+  run: number,
+  ctx: ExecuteContext,
+  samples: SampleRecord[],
+  stacks: StackRecord[],
+  hold: boolean
+): Launched {
+  const { arm, workload } = planned
+  const params = ctx.paramsFor(workload)
+  const gpu = lane === null ? {} : { gpu: lane.index }
+  const base = {
+    check_id: ctx.checkId,
+    workload,
+    environment: arm.label,
+    run,
+    ...gpu,
+    params,
+    fingerprint: ctx.fingerprintFor(arm, lane)
+  }
+  const live: SampleRecord[] = []
+  let stack: StackRecord | null = null
+  // Filled as the process runs (peers events, the GPU probe); the stack record shares the array.
+  const cotenants: CotenantList[] = []
+  let ownPid: number | null = null
+  let gpuProbe: Promise<void> | null = null
+  const onEvent = (event: WorkloadEvent, epochMs: number): void => {
+    if (event.event === 'stack' && stack === null) {
+      const { event: _kind, ...facts } = event
+      stack = { environment: arm.label, workload, run, facts, cotenants }
+      // Every record after this carries the stack it was measured on.
+      base.fingerprint = { ...base.fingerprint, stack: stackDigest(facts) }
+      if (!planned.warmup) stacks.push(stack)
+      return
+    }
+    if (event.event === 'env' && typeof event['pid'] === 'number') ownPid = event['pid']
+    if (planned.warmup) return
+    if (event.event === 'peers') {
+      if (cotenants.length < MAX_COTENANT_LISTS) cotenants.push(peersList(event))
+      return
+    }
+    if (event.event === 'region' && event.edge === 'start' && gpuProbe === null && ctx.gpuCotenants) {
+      gpuProbe = ctx.gpuCotenants(base.fingerprint, ownPid).then(
+        l => void cotenants.push(l),
+        (error: unknown) => void cotenants.push(unavailable('gpu', `GPU probe failed: ${String(error)}`))
+      )
+      return
+    }
+    if (event.event === 'memory') {
+      const records = memoryRecords(event, base, new Date(epochMs).toISOString(), ctx.gateMemory === true)
+      appendAll(live, records)
+      ctx.writer.appendSamples(records)
+      return
+    }
+    if (event.event !== 'sample') return
+    const record: SampleRecord = {
+      ...base,
+      iteration: event.iteration,
+      metric: sampleMetricName(event),
+      value: event.value,
+      unit: event.unit,
+      better: event.better,
+      scope: sampleScope(event, ctx.gateIoThroughput),
+      time: new Date(epochMs).toISOString()
+    }
+    live.push(record)
+    ctx.writer.appendSamples([record])
+  }
+  const handle = startProcess(ctx.specFor(planned, lane, hold), onEvent, ctx.signal)
+  const finish = async (): Promise<LaneOutcome> => {
+    const done = await handle.done
+    await gpuProbe
+    return recordRun(planned, done, base, live, ctx, samples)
+  }
+  return { planned, handle, finish }
+}
