@@ -3,6 +3,7 @@
  * secrets masked), the GPU probe says why it could not look, and an arm's lists merge by process.
  */
 import * as fs from 'node:fs'
+import * as os from 'node:os'
 import * as path from 'node:path'
 import {
   MAX_COTENANTS,
@@ -13,6 +14,7 @@ import {
   peersList,
   probeGpuCotenants
 } from '../../src/execute/index.js'
+import { computeAppsNamedArgs } from '../../src/tools/nvidia-smi.js'
 import { clearSecrets, registerSecret } from '../../src/util/secrets.js'
 
 const STACKS = path.resolve('test/__fixtures__/stacks')
@@ -125,6 +127,80 @@ describe('the GPU probe', () => {
       total: 0,
       processes: []
     })
+  })
+})
+
+/**
+ * `compute-apps-named.csv`: the named query on the H200 host while a second CUDA process (host PID 681,
+ * python3, 612 MiB) held the GPU. Its /proc is not on this machine, so a folder stands in for the host's
+ * /proc whose `681` entry is a link to a real process here (this one): the kernel's own `status` and
+ * `cmdline`, with the NSpid this process has in its namespace.
+ */
+describe('gpuCotenants: a recorded compute process on the H200', () => {
+  const H200 = path.resolve('test/preflight/fixtures/nvidia-smi-h200')
+  const REC_PID = 681
+  // The GPU of the recording (its -q of the same run names this UUID) and the host's GPU of the day before.
+  const REC_GPU = 'GPU-6a70d365-5ea1-6bbd-5421-703b9b9e0091'
+  const OTHER_GPU = 'GPU-faafcc66-a40d-b2a9-3c4a-f026277663ea'
+  const csv = fs.readFileSync(path.join(H200, 'compute-apps-named.csv'), 'utf8')
+  const ownNsPid = Number(/^NSpid:.*?(\d+)\s*$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1])
+  let proc: string
+
+  beforeAll(() => {
+    proc = fs.mkdtempSync(path.join(os.tmpdir(), 'cotenants-proc-'))
+    fs.symlinkSync(`/proc/${process.pid}`, path.join(proc, String(REC_PID)))
+  })
+  afterAll(() => fs.rmSync(proc, { recursive: true, force: true }))
+
+  it('was recorded with the very command the probe runs', () => {
+    const cmd = fs.readFileSync(path.join(H200, 'compute-apps-named.csv.cmd'), 'utf8')
+    expect(cmd).toBe(`$ nvidia-smi ${computeAppsNamedArgs().join(' ')}\nrc=0\n`)
+    const help = fs.readFileSync(path.join(H200, 'help-query-compute-apps.txt'), 'utf8')
+    for (const f of ['gpu_uuid', 'pid', 'process_name', 'used_memory']) expect(help).toContain(`"${f}"`)
+  })
+
+  it('names another process on the workload’s GPU with its PID and MiB', () => {
+    const l = gpuCotenants({ csv, gpuUuid: REC_GPU, ownPid: ownNsPid + 1, proc })
+    expect(l.unavailable).toBeNull()
+    expect(l.total).toBe(1)
+    expect(l.processes).toEqual([
+      {
+        pid: REC_PID,
+        name: 'python3',
+        cmdline: expect.stringContaining('jest'),
+        cpu_pct: null,
+        gpu_mem_mib: 612,
+        uses_gpu: true
+      }
+    ])
+  })
+
+  it('attributes it to its own GPU only', () => {
+    expect(gpuCotenants({ csv, gpuUuid: OTHER_GPU, ownPid: ownNsPid + 1, proc })).toEqual({
+      scope: 'gpu',
+      unavailable: null,
+      total: 0,
+      processes: []
+    })
+  })
+
+  it('is not a co-tenant when it is the workload: by host PID (native) or its namespace PID (container)', () => {
+    const none = { scope: 'gpu', unavailable: null, total: 0, processes: [] }
+    expect(gpuCotenants({ csv, gpuUuid: REC_GPU, ownPid: REC_PID, proc })).toEqual(none)
+    // The container arm saw its own PID as the innermost NSpid of host PID 681.
+    expect(gpuCotenants({ csv, gpuUuid: REC_GPU, ownPid: ownNsPid, proc })).toEqual(none)
+  })
+
+  it('says it cannot tell when the process’s /proc is not readable or the workload’s PID is unknown', () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'cotenants-noproc-'))
+    try {
+      const l = gpuCotenants({ csv, gpuUuid: REC_GPU, ownPid: 1, proc: empty })
+      expect(l.processes).toEqual([])
+      expect(l.unavailable).toMatch(/GPU process 681: its \/proc status is not readable/)
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true })
+    }
+    expect(gpuCotenants({ csv, gpuUuid: REC_GPU, ownPid: null, proc }).unavailable).toMatch(/681/)
   })
 })
 
