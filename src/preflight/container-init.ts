@@ -43,7 +43,7 @@ export async function checkContainerInit(
   const res = await runContainer(
     runtime,
     // python3 is what every workload container starts (the io-check probe asks for it too).
-    { image: imageId, label, entrypoint: 'python3', command: ['-c', ''] },
+    { image: imageId, label, role: 'probe', entrypoint: 'python3', command: ['-c', ''] },
     'volume',
     { timeoutMs: INIT_PROBE_TIMEOUT_MS }
   )

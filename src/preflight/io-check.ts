@@ -107,6 +107,7 @@ async function probe(
     {
       image: imageId,
       label: opts.label ?? IO_CHECK_LABEL,
+      role: 'probe',
       mounts: bindMounts(targets.map(t => t.spec)),
       extraArgs: opts.extraDockerArgs,
       entrypoint: 'python3',

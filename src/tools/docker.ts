@@ -18,6 +18,9 @@ export const PROBE_TIMEOUT_MS = 900_000
 
 /** Label key on every container this tool starts; its value is the check id (or the probe's own id). */
 export const RUN_LABEL = 'gpu-overhead-action.check'
+/** Second label: what the container is for, so a probe is never taken for a workload (and the reverse). */
+export const ROLE_LABEL = 'gpu-overhead-action.role'
+export type ContainerRole = 'workload' | 'probe'
 /** Where the workloads folder is mounted read-only in the container. */
 export const CONTAINER_WORKLOADS_DIR = '/gpu-overhead/workloads'
 
@@ -26,6 +29,8 @@ export interface ContainerRun {
   image: string
   /** Value of the run label: the check id, so `removeLabelled` finds everything one check started. */
   label: string
+  /** Default `workload`; preflight's short containers (io probe, --init probe) say `probe`. */
+  role?: ContainerRole
   name?: string
   mounts?: readonly Mount[]
   env?: Readonly<Record<string, string>>
@@ -67,6 +72,8 @@ export function runArgs(run: ContainerRun, mountStyle: 'volume' | 'mount' = 'vol
     ...(run.name ? ['--name', run.name] : []),
     '--label',
     `${RUN_LABEL}=${run.label}`,
+    '--label',
+    `${ROLE_LABEL}=${run.role ?? 'workload'}`,
     '--security-opt',
     'no-new-privileges'
   ]
@@ -109,10 +116,13 @@ export async function killContainer(runtime: ContainerRuntime, name: string): Pr
   await execCapture(runtime, ['kill', name], { timeoutMs: CLEANUP_TIMEOUT_MS })
 }
 
-/** Removes every container carrying this run label value that is still around (cancel, crash). */
+/**
+ * Removes every container carrying this run label value that is still around (cancel, crash), created-but-
+ * never-started ones included (`-a`): a client killed while the engine creates its container leaves one.
+ */
 export async function removeLabelled(runtime: ContainerRuntime, label: string): Promise<number> {
   const bound = { timeoutMs: CLEANUP_TIMEOUT_MS }
-  const ps = await execCapture(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${label}`], bound)
+  const ps = await execCapture(runtime, ['ps', '-aq', '--filter', `label=${RUN_LABEL}=${label}`], bound)
   const ids = ps.stdout.split('\n').filter(Boolean)
   if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids], bound)
   return ids.length
@@ -121,7 +131,7 @@ export async function removeLabelled(runtime: ContainerRuntime, label: string): 
 /** The same clean-up, synchronous and bounded, for a forced exit (second signal: nothing may be awaited). */
 export function removeLabelledNow(runtime: ContainerRuntime, label: string): void {
   const opts = { encoding: 'utf8' as const, timeout: CLEANUP_TIMEOUT_MS, killSignal: 'SIGKILL' as const }
-  const ps = spawnSync(runtime, ['ps', '-q', '--filter', `label=${RUN_LABEL}=${label}`], opts)
+  const ps = spawnSync(runtime, ['ps', '-aq', '--filter', `label=${RUN_LABEL}=${label}`], opts)
   const ids = (ps.stdout ?? '').split('\n').filter(Boolean)
   if (ids.length > 0) spawnSync(runtime, ['rm', '-f', ...ids], opts)
 }

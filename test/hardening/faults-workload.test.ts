@@ -122,7 +122,8 @@ describe('workload faults (real CLI, real Docker)', () => {
       }
     })
     let ids: string[] = []
-    await waitFor('the hanging container', () => (ids = checkContainers(checkId)).length > 0)
+    // The workload's container, not preflight's probes (which carry the check's label too).
+    await waitFor('the hanging container', () => (ids = checkContainers(checkId, 'workload')).length > 0)
     const inspect = spawnSync('docker', ['inspect', ids[0]!], { encoding: 'utf8' })
     const [c] = JSON.parse(inspect.stdout) as {
       Path: string

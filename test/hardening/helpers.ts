@@ -13,6 +13,7 @@ export const CLI = path.resolve('dist/cli.js')
 export const ACTION = path.resolve('dist/index.js')
 export const WORKLOADS = path.resolve('workloads')
 export const LABEL = 'gpu-overhead-action.check'
+export const ROLE_LABEL = 'gpu-overhead-action.role'
 
 /** The smallest real check: matmul 64² on the CPU, two runs per arm, no warm-up. */
 export const FAST = [
@@ -165,9 +166,11 @@ export function expectKeptBeforeFault(
   return ok.length
 }
 
-/** IDs of containers (running or not) a check started, by its run label. */
-export function checkContainers(checkId: string): string[] {
-  const ps = spawnSync('docker', ['ps', '-aq', '--filter', `label=${LABEL}=${checkId}`], { encoding: 'utf8' })
+/** IDs of containers (running or not) a check started, by its run label; only those of `role` if given. */
+export function checkContainers(checkId: string, role?: 'workload' | 'probe'): string[] {
+  const filters = ['--filter', `label=${LABEL}=${checkId}`]
+  if (role) filters.push('--filter', `label=${ROLE_LABEL}=${role}`)
+  const ps = spawnSync('docker', ['ps', '-aq', ...filters], { encoding: 'utf8' })
   return ps.stdout.split('\n').filter(Boolean)
 }
 

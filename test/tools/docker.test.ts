@@ -1,4 +1,4 @@
-import { CONTAINER_WORKLOADS_DIR, RUN_LABEL, runArgs } from '../../src/tools/docker.js'
+import { CONTAINER_WORKLOADS_DIR, ROLE_LABEL, RUN_LABEL, runArgs } from '../../src/tools/docker.js'
 import { containerArgs } from '../../src/execute/container.js'
 import { mountArgs, parseMountSpec } from '../../src/config/mount-spec.js'
 
@@ -15,6 +15,8 @@ function expectHardened(args: string[], label: string): void {
   expect(pair('--network')).toBe('none')
   expect(pair('--security-opt')).toBe('no-new-privileges')
   expect(pair('--label')).toBe(`${RUN_LABEL}=${label}`)
+  const labels = before.flatMap((a, i) => (a === '--label' ? [before[i + 1]] : []))
+  expect(labels.filter(l => l?.startsWith(`${ROLE_LABEL}=`))).toHaveLength(1)
 }
 
 describe('tools/docker runArgs', () => {
@@ -31,6 +33,9 @@ describe('tools/docker runArgs', () => {
       'mount'
     )
     expectHardened(args, 'check-1')
+    // Not marked as a probe: the default role is workload.
+    expect(args).toContain(`${ROLE_LABEL}=workload`)
+    expect(runArgs({ image: ID, label: 'c', role: 'probe', command: [] })).toContain(`${ROLE_LABEL}=probe`)
     expect(args).toContain('type=bind,source=/h,target=/data,readonly=true')
     expect(args.slice(args.indexOf(ID))).toEqual([ID, '-c', 'print(1)'])
     expect(args[args.indexOf('--entrypoint') + 1]).toBe('python3')
