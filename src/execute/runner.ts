@@ -111,12 +111,16 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     }
   }
 
+  // A slot still to run: its workload neither failed nor was stopped by the sequential rule.
+  const runnable = (p: PlannedRun): boolean =>
+    !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload)
+
   for (const [index, planned] of plan.entries()) {
     if (ctx.signal?.aborted) {
       cancelled = true
       break
     }
-    if (failedWorkloads.has(planned.workload) || stoppedWorkloads.has(planned.workload)) continue
+    if (!runnable(planned)) continue
     const { arm, workload } = planned
     const slotStart = Date.now()
     const previous = plan[index - 1]
@@ -136,21 +140,13 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     const launched = held ?? launch(planned)
     // Every lane at once: both arms meet the same neighbours on a shared host.
     for (const l of launched) l.handle.release()
-    if (prestart)
-      pending = nextCandidates(
-        plan,
-        index,
-        p => !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload),
-        ctx.afterBlock !== undefined
-      ).map(launch)
+    if (prestart) pending = nextCandidates(plan, index, runnable, ctx.afterBlock !== undefined).map(launch)
     const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)
 
     done++
     eta.record(planned, Date.now() - slotStart)
-    const left = plan
-      .slice(index + 1)
-      .filter(p => !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload))
+    const left = plan.slice(index + 1).filter(runnable)
     const what = `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
     const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.spawnEpochMs) / 1000).toFixed(1)
     const how =
