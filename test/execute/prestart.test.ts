@@ -6,12 +6,12 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { executePlan } from '../../src/execute/runner.js'
+import { executePlan, type ExecuteContext } from '../../src/execute/runner.js'
 import { nativeSpec } from '../../src/execute/native.js'
-import { nextCandidates } from '../../src/plan/index.js'
+import { nextCandidates, type PlannedRun } from '../../src/plan/index.js'
 import { buildPlan } from '../../src/plan/schedule.js'
 import { ResultsWriter } from '../../src/results/store.js'
-import type { Arm, Fingerprint } from '../../src/types/index.js'
+import type { Arm, Fingerprint, Workload } from '../../src/types/index.js'
 import { silentLogger } from '../../src/util/log.js'
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'prestart-'))
@@ -21,18 +21,33 @@ const arms: Arm[] = [
   { label: 'native#2', kind: 'native', image: null }
 ]
 
-async function check(prestart: boolean, afterBlock?: () => string | null) {
-  const plan = buildPlan({ arms, workloads: ['matmul'], runs: 2, warmupRuns: 0, schedule: 'abba', seed: 1 })
+/** Per-workload CPU arguments: small and fast, the real protocol all the same. */
+const ARGS: Record<string, string[]> = {
+  matmul: ['--device', 'cpu', '--size', '64', '--iters', '3', '--warmup', '1'],
+  llm: ['--device', 'cpu', '--preset', 'tiny', '--iters', '2', '--warmup', '0']
+}
+
+const planOf = (workloads: Workload[], runs: number): PlannedRun[] =>
+  buildPlan({ arms, workloads, runs, warmupRuns: 0, schedule: 'abba', seed: 1 })
+
+/** Runs a plan (default: matmul, 2 runs per arm); every process start is recorded in `launches`. */
+async function check(
+  prestart: boolean,
+  afterBlock?: ExecuteContext['afterBlock'],
+  plan: PlannedRun[] = planOf(['matmul'], 2)
+) {
   const holds: boolean[] = []
+  const launches: { workload: string; run: number; at: number }[] = []
   const r = await executePlan(plan, {
     checkId: 'c',
-    specFor: (_p, _lane, hold) => {
+    specFor: (p, _lane, hold) => {
       holds.push(hold)
+      launches.push({ workload: p.workload, run: p.run, at: Date.now() })
       return nativeSpec({
         python: 'python3',
         workloadsDir: WORKLOADS,
-        workload: 'matmul',
-        args: ['--device', 'cpu', '--size', '64', '--iters', '3', '--warmup', '1'],
+        workload: p.workload,
+        args: ARGS[p.workload]!,
         env: {},
         timeoutMs: 60000,
         hold
@@ -40,12 +55,12 @@ async function check(prestart: boolean, afterBlock?: () => string | null) {
     },
     fingerprintFor: () => ({}) as Fingerprint,
     paramsFor: () => ({}),
-    writer: ResultsWriter.open(path.join(tmp, `out-${prestart}-${Date.now()}`)),
+    writer: ResultsWriter.open(fs.mkdtempSync(path.join(tmp, 'out-'))),
     logger: silentLogger,
     prestart,
     ...(afterBlock ? { afterBlock } : {})
   })
-  return { r, holds }
+  return { r, holds, launches }
 }
 
 describe('prestart', () => {
@@ -83,41 +98,12 @@ describe('prestart', () => {
   }, 120000)
 
   it('where the sequential rule may stop a workload, the next workload’s first process is held too', async () => {
-    const plan = buildPlan({
-      arms,
-      workloads: ['matmul', 'llm'],
-      runs: 3,
-      warmupRuns: 0,
-      schedule: 'abba',
-      seed: 1
-    })
-    const launches: { workload: string; run: number; at: number }[] = []
-    const args: Record<string, string[]> = {
-      matmul: ['--device', 'cpu', '--size', '64', '--iters', '3', '--warmup', '1'],
-      llm: ['--device', 'cpu', '--preset', 'tiny', '--iters', '2', '--warmup', '0']
-    }
-    const r = await executePlan(plan, {
-      checkId: 'c2',
-      specFor: (p, _lane, hold) => {
-        launches.push({ workload: p.workload, run: p.run, at: Date.now() })
-        return nativeSpec({
-          python: 'python3',
-          workloadsDir: WORKLOADS,
-          workload: p.workload,
-          args: args[p.workload]!,
-          env: {},
-          timeoutMs: 60000,
-          hold
-        })
-      },
-      fingerprintFor: () => ({}) as Fingerprint,
-      paramsFor: () => ({}),
-      writer: ResultsWriter.open(path.join(tmp, `out-two-${Date.now()}`)),
-      logger: silentLogger,
-      prestart: true,
-      // matmul is decided after its first block (one run per arm); llm runs all three.
-      afterBlock: b => (b.workload === 'matmul' ? 'decided' : null)
-    })
+    // matmul is decided after its first block (one run per arm); llm runs all three.
+    const { r, launches } = await check(
+      true,
+      b => (b.workload === 'matmul' ? 'decided' : null),
+      planOf(['matmul', 'llm'], 3)
+    )
     expect(r.complete).toBe(true)
     expect(r.runs.map(x => `${x.workload}:${x.run}`)).toEqual([
       'matmul:1',
@@ -137,14 +123,7 @@ describe('prestart', () => {
 })
 
 describe('nextCandidates', () => {
-  const plan = buildPlan({
-    arms,
-    workloads: ['matmul', 'llm'],
-    runs: 2,
-    warmupRuns: 0,
-    schedule: 'abba',
-    seed: 1
-  })
+  const plan = planOf(['matmul', 'llm'], 2)
   const all = (): boolean => true
   const key = (ps: { workload: string; run: number }[]): string[] => ps.map(p => `${p.workload}:${p.run}`)
   it('inside a block: only the next slot', () => {
