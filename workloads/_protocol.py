@@ -41,12 +41,13 @@ sys.dont_write_bytecode = True
 
 # Exit codes: 2 = the input or the environment is wrong, 1 = the workload failed.
 ERROR_EXIT = {"bad_args": 2, "missing_backend": 2, "no_gpu": 2, "oom": 1, "runtime": 1}
-STARTUP_PHASES = ("interpreter", "imports", "device_init", "first_kernel")
+# The last start-up phase, emitted at the first measured region: first kernel -> measuring.
+PREPARE_PHASE = "prepare"
+# The start-up phases a workload reports, in the order they happen (the runner adds launch; `held` is not one).
+STARTUP_PHASES = ("interpreter", "imports", "device_init", "first_kernel", PREPARE_PHASE)
 # Prestart (see Protocol.hold): the variable that asks for the hold, and the exit code of a process the
 # runner released without "go" (it was started for a run that the check no longer needs).
 HOLD_ENV = "GPU_OVERHEAD_HOLD"
-# The last start-up phase, emitted at the first measured region: first kernel -> measuring.
-PREPARE_PHASE = "prepare"
 HELD_EXIT = 3
 
 
