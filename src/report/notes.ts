@@ -1,8 +1,9 @@
 /** The analysis' notes, each shown in the section it is about. Pure. */
-import type { CheckSummary, MetricScope } from '../types/index.js'
+import { STARTUP_PHASES, type CheckSummary, type MetricScope } from '../types/index.js'
 import { inline } from './format.js'
 
-const STARTUP = /\b(launch|interpreter|imports|device_init|first_kernel|total_startup|process_wall)(_s)?\b/
+// A note about a start-up phase (types' STARTUP_PHASES) or one of the two totals.
+const STARTUP = new RegExp(`\\b(${[...STARTUP_PHASES, 'total_startup', 'process_wall'].join('|')})(_s)?\\b`)
 const INFO = /\b(scratch_write_mb_s|scratch_read_mb_s|small_files_ops_s|copyup_ms)/
 
 function scopeOf(note: string): MetricScope {

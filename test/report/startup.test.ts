@@ -162,4 +162,10 @@ describe('start-up section with several candidate arms', () => {
   test('analysis notes about start-up metrics are shown here', () => {
     expect(md).toContain('- matmul/launch_s was measured in')
   })
+
+  test('a note about the prepare phase is a start-up note too', () => {
+    const note = 'llm/prepare_s was measured in 3 runs only'
+    const md2 = body({ ...pass, analysis: { ...pass.analysis!, notes: [note] } })
+    expect(md2).toContain(`- ${note}`)
+  })
 })
