@@ -38,7 +38,7 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
     logits_finite = bool(torch.isfinite(logits.float()).all().item())
     gpu = dev.type == "cuda"
     reason = "transformers model: eager decode"
-    env.update({"backend": "transformers", "transformers": sys.modules["transformers"].__version__, "decode_mode": "eager", "decode_mode_reason": reason, "timer": "perf_counter_after_sync"})
+    env.update({"backend": "transformers", "transformers": sys.modules["transformers"].__version__, "decode_mode": "eager", "decode_mode_reason": reason, "prefill_mode": "eager", "timer": "perf_counter_after_sync"})
     proto.env(env)
     proto.stack(_stack.collect(torch, dev))
     energy = TU.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
@@ -74,12 +74,13 @@ def run_hf(proto, args, torch, dev, dtype, confs, env):
         prompts = [prompt() for _ in range(args.iters)]
         measured_s, e0, e1 = rec.measure(conf, prompts, request, energy=energy)
         energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
-        rec.end(measured_s, energy_j, {"decode_mode": "eager", "energy_unavailable_reason": energy_why})
+        rec.end(measured_s, energy_j, {"decode_mode": "eager", "prefill_mode": "eager", "energy_unavailable_reason": energy_why})
     facts = rec.summary_facts()
     facts.update(
         {
             "backend": "transformers",
             "decode_mode": "eager",
+            "prefill_mode": "eager",
             "decode_mode_reason": reason,
             "model_path": args.model_path,
             "model_type": getattr(model.config, "model_type", None),

@@ -123,7 +123,7 @@ def run_numpy(proto, args, t_imports):
     probe_len = min(8, max_pos)
     logits = model.forward(np.zeros((1, probe_len), dtype=np.int64), NumpySession(np, model, 1, probe_len), 0)
     proto.phase("first_kernel", t, time.perf_counter())
-    proto.env({"backend": "numpy", "numpy": np.__version__, "torch": None, "cuda": None, "device_name": "cpu", "decode_mode": "eager", "decode_mode_reason": reason, "timer": "perf_counter"})
+    proto.env({"backend": "numpy", "numpy": np.__version__, "torch": None, "cuda": None, "device_name": "cpu", "decode_mode": "eager", "decode_mode_reason": reason, "prefill_mode": "eager", "timer": "perf_counter"})
     proto.stack(_stack.collect(np=np))
     rng = np.random.default_rng(args.seed + 1)
     rec = Recorder(proto)
@@ -144,12 +144,13 @@ def run_numpy(proto, args, t_imports):
             request(rng.integers(0, args.cfg["vocab"], (B, Pl)))
         prompts = [rng.integers(0, args.cfg["vocab"], (B, Pl)) for _ in range(args.iters)]
         measured_s, _, _ = rec.measure(conf, prompts, request)
-        rec.end(measured_s, None, {"decode_mode": "eager", "energy_unavailable_reason": "cpu"})
+        rec.end(measured_s, None, {"decode_mode": "eager", "prefill_mode": "eager", "energy_unavailable_reason": "cpu"})
     facts = rec.summary_facts()
     facts.update(
         {
             "backend": "numpy",
             "decode_mode": "eager",
+            "prefill_mode": "eager",
             "decode_mode_reason": reason,
             "preset": args.preset,
             "model": args.cfg,

@@ -194,6 +194,32 @@ class TorchSession:
         self.pos = torch.zeros(1, dtype=torch.long, device=model.dev)
         self.arange = torch.arange(S, dtype=torch.long, device=model.dev)
         self.graph = None
+        self.prefill_graph = None
+
+    def capture_prefill(self, prompt_dev):
+        """Capture the prefill of the static prompt buffer in a CUDA graph: TTFT then times the GPU's work and
+        one launch, not Python's eager dispatch of ~800 kernels, whose speed differed from process to process
+        (an H200: host-timed TTFT CV 0.49% over 12 processes eager, 0.18% as a graph; event-timed GPU work
+        0.24%; docs/evidence/2026-11-23-ttft-variance.md)."""
+        torch = self.model.torch
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                self.model.prefill(prompt_dev, self)
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            self.prefill_logits = self.model.prefill(prompt_dev, self)  # static output, refreshed per replay
+        torch.cuda.synchronize()
+        self.prefill_graph = graph
+
+    def prefill(self, prompt_dev, use_graph):
+        if use_graph:
+            self.prefill_graph.replay()
+        else:
+            self.model.prefill(prompt_dev, self)
 
     def capture(self):
         """Capture decode_step in a CUDA graph (warm-up on a side stream first, as PyTorch documents)."""
@@ -257,11 +283,13 @@ def run_torch(proto, args, torch, t_imports):
     logits_finite = bool(torch.isfinite(logits.float()).all().item())
 
     want_graph = gpu and args.decode_mode == "graph"
+    want_prefill_graph = gpu and args.prefill_mode == "graph"
     energy = TU.NvmlEnergy(env.get("device_uuid"), dev.index) if gpu else None
     rec = Recorder(proto)
     gen = torch.Generator()
     gen.manual_seed(args.seed + 1)
     mode_used, mode_reason, verify_rows = [], [], []
+    prefill_used, prefill_reason = [], []
     capture_s = 0.0
     warmup_s = 0.0
     facts_s = 0.0  # env, stack and GPU-memory facts: part of the `prepare` phase
@@ -270,36 +298,27 @@ def run_torch(proto, args, torch, t_imports):
         B, Pl, O = conf["batch_size"], conf["prompt_len"], conf["output_len"]
         sess = TorchSession(model, B, Pl + O)
         prompt_dev = torch.zeros((B, Pl), dtype=torch.long, device=dev)
-        use_graph, reason = False, None
         t = time.perf_counter()
         sdpa_decode = model.pin_decode_attention(sess)
-        if want_graph:
-            try:
-                sess.capture()
-                use_graph = True
-            except Exception as e:  # eager fallback, named in the events
-                reason = "graph capture failed: %s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
-                print("llm: " + reason + "; decoding eagerly", file=sys.stderr)
-                sess.graph = None
-                try:
-                    torch.cuda.synchronize()
-                except Exception:
-                    pass
-        elif gpu:
-            reason = "--decode-mode eager"
-        else:
-            reason = "cpu"
+        use_graph, reason = capture_or_why(torch, gpu, want_graph, sess.capture, "--decode-mode eager", "decoding")
+        if not use_graph:
+            sess.graph = None
+        use_pgraph, preason = capture_or_why(
+            torch, gpu, want_prefill_graph, lambda: sess.capture_prefill(prompt_dev), "--prefill-mode eager", "prefilling"
+        )
+        if not use_pgraph:
+            sess.prefill_graph = None
         capture_s += time.perf_counter() - t
 
         def prompt():
             host = torch.randint(0, args.cfg["vocab"], (B, Pl), generator=gen)
             return host.pin_memory() if gpu else host
 
-        def request(p_host, graph_on, collect=None, tokens=None):
+        def request(p_host, graph_on, pgraph_on, collect=None, tokens=None):
             TU.sync(torch, dev)
             t0 = time.perf_counter()
             prompt_dev.copy_(p_host, non_blocking=True)
-            model.prefill(prompt_dev, sess)
+            sess.prefill(prompt_dev, pgraph_on)
             TU.sync(torch, dev)
             stamps = [time.perf_counter()]
             if collect is not None:
@@ -314,25 +333,30 @@ def run_torch(proto, args, torch, t_imports):
 
         t = time.perf_counter()
         verified = None
-        if use_graph and not args.no_verify:
-            # Same prompt eagerly and through the graph: the tokens must agree, else the graph
-            # baked in something it should not have and we decode eagerly instead.
+        if (use_graph or use_pgraph) and not args.no_verify:
+            # Same prompt eagerly and through the graphs: the tokens (the prefill's first, then the decode's)
+            # must agree, else a graph baked in something it should not have and we run eagerly instead.
             p_host = prompt()
             eager_toks, graph_toks = [], []
             n = min(O, VERIFY_TOKENS)
-            request(p_host, False, eager_toks, n)
-            request(p_host, True, graph_toks, n)
+            request(p_host, False, False, eager_toks, n)
+            request(p_host, use_graph, use_pgraph, graph_toks, n)
             verified = all(bool(torch.equal(a, b)) for a, b in zip(eager_toks, graph_toks))
             if not verified:
-                use_graph = False
-                reason = "graph tokens differ from eager tokens"
-                print("llm: " + reason + "; decoding eagerly", file=sys.stderr)
+                why = "graph tokens differ from eager tokens"
+                reason = why if use_graph else reason
+                preason = why if use_pgraph else preason
+                use_graph = use_pgraph = False
+                print("llm: " + why + "; prefilling and decoding eagerly", file=sys.stderr)
         for _ in range(args.warmup):
-            request(prompt(), use_graph)
+            request(prompt(), use_graph, use_pgraph)
         warmup_s += time.perf_counter() - t
         mode = "cuda-graph" if use_graph else "eager"
+        pmode = "cuda-graph" if use_pgraph else "eager"
         mode_used.append(mode)
         mode_reason.append(reason)
+        prefill_used.append(pmode)
+        prefill_reason.append(preason)
         verify_rows.append(verified)
 
         if not env_sent:
@@ -342,6 +366,8 @@ def run_torch(proto, args, torch, t_imports):
                     "backend": "torch",
                     "decode_mode": mode,
                     "decode_mode_reason": reason,
+                    "prefill_mode": pmode,
+                    "prefill_mode_reason": preason,
                     "sdpa_decode": sdpa_decode,
                     "sdpa_flash": sdpa_flag(torch, "flash_sdp_enabled"),
                     "sdpa_mem_efficient": sdpa_flag(torch, "mem_efficient_sdp_enabled"),
@@ -349,7 +375,11 @@ def run_torch(proto, args, torch, t_imports):
                 }
             )
             proto.env(env)
-            proto.stack(_stack.collect(torch, dev))
+            stack = _stack.collect(torch, dev)
+            # How the requests ran: compared between the arms like any stack fact, so an arm whose graph
+            # failed (eager fallback) is named in "Why the arms differ" and not only on stderr.
+            stack["llm"] = {"prefill": pmode, "decode": mode, "sdpa_decode": sdpa_decode}
+            proto.stack(stack)
             env_sent = True
             if gpu:
                 # After the first configuration's warm-up, its KV cache still allocated.
@@ -359,22 +389,27 @@ def run_torch(proto, args, torch, t_imports):
 
         prompts = [prompt() for _ in range(args.iters)]
         measured_s, e0, e1 = rec.measure(
-            conf, prompts, lambda p_host: request(p_host, use_graph), sync=lambda: TU.sync(torch, dev), energy=energy
+            conf, prompts, lambda p_host: request(p_host, use_graph, use_pgraph), sync=lambda: TU.sync(torch, dev), energy=energy
         )
         energy_j, energy_why = TU.energy_result(energy, e0, e1, measured_s)
-        rec.end(measured_s, energy_j, {"decode_mode": mode, "graph_verified": verified, "energy_unavailable_reason": energy_why})
+        extra = {"decode_mode": mode, "prefill_mode": pmode, "graph_verified": verified, "energy_unavailable_reason": energy_why}
+        rec.end(measured_s, energy_j, extra)
         sess.graph = None
+        sess.prefill_graph = None
         del sess
         if gpu:
             torch.cuda.empty_cache()
 
     facts = rec.summary_facts()
     modes = sorted(set(mode_used))
+    pmodes = sorted(set(prefill_used))
     facts.update(
         {
             "backend": "torch",
             "decode_mode": modes[0] if len(modes) == 1 else "mixed",
             "decode_mode_reason": next((r for r in mode_reason if r), None),
+            "prefill_mode": pmodes[0] if len(pmodes) == 1 else "mixed",
+            "prefill_mode_reason": next((r for r in prefill_reason if r), None),
             "graph_verified": all(v for v in verify_rows) if all(v is not None for v in verify_rows) else None,
             "preset": args.preset,
             "model": args.cfg,
@@ -391,6 +426,25 @@ def run_torch(proto, args, torch, t_imports):
         }
     )
     proto.summary(facts)
+
+
+def capture_or_why(torch, gpu, wanted, capture, flag, doing):
+    """Runs capture() when a graph is wanted: (True, None), or (False, why not) — a failed capture falls back
+    to eager work, named in the events and on stderr."""
+    if not wanted:
+        return False, (flag if gpu else "cpu")
+    try:
+        capture()
+        return True, None
+    except Exception as e:
+        text = str(e).strip()
+        why = "graph capture failed: %s: %s" % (type(e).__name__, text.splitlines()[0] if text else "")
+        print("llm: %s; %s eagerly" % (why, doing), file=sys.stderr)
+        try:
+            torch.cuda.synchronize()
+        except Exception:
+            pass
+        return False, why
 
 
 def kv_bytes_per_token(cfg, itemsize):

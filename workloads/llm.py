@@ -31,8 +31,8 @@ from _llm_torch import TorchLlama, TorchSession, run_torch  # noqa: E402,F401
 
 # The start event's parameters, in this order: each the command-line argument of the same name, but the
 # model's resolved shape (args.cfg) is recorded as "model".
-PARAMS = ("device", "preset", "cfg", "dtype", "batch_sizes", "prompt_lens", "output_lens", "decode_mode", "backend",
-          "model_path", "warmup", "iters", "seed")
+PARAMS = ("device", "preset", "cfg", "dtype", "batch_sizes", "prompt_lens", "output_lens", "decode_mode", "prefill_mode",
+          "backend", "model_path", "warmup", "iters", "seed")
 PARAM_NAMES = {"cfg": "model"}
 
 
@@ -47,6 +47,7 @@ def parse(argv):
     p.add_argument("--prompt-lens", type=P.int_list, default=None, help="comma list (gpu 512, cpu 16)")
     p.add_argument("--output-lens", type=P.int_list, default=None, help="comma list, each >= 2 (gpu 128, cpu 8)")
     p.add_argument("--decode-mode", choices=["graph", "eager"], default="graph", help="graph falls back to eager")
+    p.add_argument("--prefill-mode", choices=["graph", "eager"], default="graph", help="graph falls back to eager")
     p.add_argument("--backend", choices=["torch", "numpy"], default=None, help="gpu: torch; cpu: torch, else numpy")
     p.add_argument("--model-path", default=None, help="local Hugging Face model folder (needs transformers)")
     p.add_argument("--no-verify", action="store_true", help="skip comparing graph tokens with eager tokens")

@@ -38,7 +38,7 @@ export function latencySection(summary: CheckSummary): Section | null {
   const find = (k: { workload: string; metric: string }, e: string): LatencyPercentiles | undefined =>
     summary.latency.find(l => l.workload === k.workload && l.metric === k.metric && l.environment === e)
   const defs = [
-    '- **TTFT** (time to first token): request start → first output token.',
+    '- **TTFT** (time to first token): request start → first output token. With the built-in model on a GPU the prefill and every decode step replay CUDA graphs (checked against eager work on the same prompt; an arm that falls back to eager is named under “Why the arms differ”), so TTFT and TPOT time GPU work and launches, not Python dispatching each kernel.',
     '- **TPOT** (time per output token): (E2E − TTFT) / (output tokens − 1).',
     '- **ITL** (inter-token latency): each gap between consecutive output tokens.',
     '- **E2E latency**: request start → last token. **Output tokens/s**: output tokens / E2E, per request.',

@@ -1,4 +1,4 @@
-"""The torch decoder against the NumPy one, and the CUDA graph against eager decode.
+"""The torch decoder against the NumPy one, and the CUDA graphs (prefill, decode) against eager work.
 
 Skipped where torch is absent (CI); run on a machine with torch (and a GPU for the graph tests):
     python3 -m unittest workloads.tests.test_llm_torch -v
@@ -65,10 +65,15 @@ class TorchDecoderTest(unittest.TestCase):
         a near-tie in a tiny random model cannot send two implementations down different paths."""
         tm = torch_from_numpy(self.llm, self.npm, dev, dtype, self.PL + self.O)
         sess = self.llm.TorchSession(tm, self.B, self.PL + self.O)
+        prompt = torch.from_numpy(self.prompt).to(dev)
         if use_graph:
             sess.capture()
-        prompt = torch.from_numpy(self.prompt).to(dev)
-        logits = [tm.prefill(prompt, sess).float().cpu().numpy().copy()]
+            sess.capture_prefill(prompt)  # the prefill of this static prompt buffer, as the workload does
+            sess.prefill(prompt, True)
+            first = sess.prefill_logits
+        else:
+            first = tm.prefill(prompt, sess)
+        logits = [first.float().cpu().numpy().copy()]
         toks = [sess.tok.cpu().numpy().copy()]
         for step in range(self.O - 1):
             if feed is not None:

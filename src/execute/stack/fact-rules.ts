@@ -49,6 +49,26 @@ export const FACT_RULES: readonly FactRule[] = [
     )
   ),
   rule(
+    /^llm\.(prefill|decode)$/,
+    'LLM execution mode',
+    acts(
+      3,
+      ['launch', 'gpu-compute'],
+      'one arm replays the prefill or decode as a CUDA graph, the other dispatches every kernel from Python (eager): slower and noisier per request',
+      "read the llm workload's stderr in the eager arm: its graph failed to capture or its tokens differed from eager work"
+    )
+  ),
+  rule(
+    /^llm\.sdpa_decode$/,
+    'attention backend',
+    acts(
+      3,
+      ['gpu-compute'],
+      'the decode attention runs another SDPA kernel (cuDNN, memory-efficient or math): the first backend that runs the shapes differs between the arms',
+      'enable the same SDPA backends in both arms (torch.nn.attention.sdpa_kernel)'
+    )
+  ),
+  rule(
     /^numpy\.blas\.(name|library|config|build\.)/,
     'BLAS library',
     acts(

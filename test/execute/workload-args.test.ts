@@ -1,0 +1,43 @@
+/** The workload command lines and the parameters that match a baseline to the same work. */
+import { workloadArgs, workloadParams, type WorkloadSettings } from '../../src/execute/workload-args.js'
+
+const io = { data: '/data', checkpoint: '/ckpt' }
+const settings = (over: Partial<WorkloadSettings> = {}): WorkloadSettings => ({
+  device: 'gpu',
+  matmulSize: 10000,
+  matmulDtype: 'fp32',
+  llmPreset: '1b',
+  checkpointMb: 256,
+  seed: 1,
+  gateIoThroughput: false,
+  ...over
+})
+
+const valueOf = (argv: string[], flag: string): string | undefined => {
+  const i = argv.indexOf(flag)
+  return i === -1 ? undefined : argv[i + 1]
+}
+
+test('io skips its warm-up pass while its throughput only informs, and keeps it when it gates', () => {
+  expect(valueOf(workloadArgs('io', settings(), io), '--warmup')).toBe('0')
+  expect(valueOf(workloadArgs('io', settings({ device: 'cpu' }), io), '--warmup')).toBe('0')
+  expect(workloadArgs('io', settings({ gateIoThroughput: true }), io)).not.toContain('--warmup')
+  expect(valueOf(workloadArgs('io', settings(), io), '--iters')).toBe('3')
+})
+
+test('a GPU llm baseline records the graph prefill, so one recorded with the eager prefill is not matched', () => {
+  expect(workloadParams('llm', settings())).toEqual({ device: 'gpu', preset: '1b', prefill: 'cuda-graph' })
+  expect(workloadParams('llm', settings({ device: 'cpu', llmPreset: 'tiny' }))).toEqual({
+    device: 'cpu',
+    preset: 'tiny'
+  })
+})
+
+test('the llm and matmul command lines carry the settings', () => {
+  const llm = workloadArgs('llm', settings(), io)
+  expect(valueOf(llm, '--preset')).toBe('1b')
+  expect(valueOf(llm, '--iters')).toBe('12')
+  const mm = workloadArgs('matmul', settings({ device: 'cpu', matmulSize: 512 }), io)
+  expect(valueOf(mm, '--size')).toBe('512')
+  expect(mm).not.toContain('--iters')
+})
