@@ -17,8 +17,13 @@ import {
   type SequentialSeries
 } from './sequential.js'
 
-/** `ended`: the runs ended (a failure, a cancel, the end of the recorded data) before any stop rule applied. */
-export type StopReason = 'decided' | 'max-runs' | 'time-budget' | 'nothing-gated' | 'ended'
+/**
+ * `ended`: the runs ended (a failure, a cancel, the end of the recorded data) before any stop rule applied.
+ * `verdict-decided`: a gated metric (this workload's or an earlier one's) is a decided regression, so the
+ * check fails whatever the rest shows; from the minimum on, more runs cannot change the verdict.
+ */
+export type StopReason =
+  'decided' | 'max-runs' | 'time-budget' | 'nothing-gated' | 'verdict-decided' | 'ended'
 
 export interface SequentialCheckConfig {
   minRuns: number
@@ -107,6 +112,8 @@ export class SequentialController {
     if (looks.length === 0) reason = done.run >= this.cfg.minRuns ? 'nothing-gated' : null
     else if (looks.every(l => l.look.decided)) reason = 'decided'
     else if (done.run >= this.cfg.maxRuns) reason = 'max-runs'
+    else if (done.run >= this.cfg.minRuns && this.regressionDecided(done.workload, looks))
+      reason = 'verdict-decided'
     else if (
       this.cfg.timeBudgetS !== null &&
       done.run >= this.cfg.minRuns &&
@@ -115,6 +122,14 @@ export class SequentialController {
       reason = 'time-budget'
     this.record(done.workload, done.run, reason ?? 'ended', looks)
     return reason
+  }
+
+  /** A decided regression in any gated metric so far: this workload's last look or an earlier workload's stop. */
+  private regressionDecided(workload: string, looks: { look: LookResult }[]): boolean {
+    if (looks.some(l => l.look.metrics.some(m => m.state === 'regression'))) return true
+    return [...this.stops.values()].some(
+      s => s.workload !== workload && s.metrics.some(m => m.state === 'regression')
+    )
   }
 
   private record(
@@ -172,6 +187,8 @@ const WHY: Record<StopReason, string> = {
   'max-runs': 'max-runs reached',
   'time-budget': 'another pair would overrun time-budget',
   'nothing-gated': 'no gated metric',
+  'verdict-decided':
+    'a gated metric is already a decided regression, so more runs could not change the verdict',
   ended: 'the runs ended before a stop rule applied'
 }
 

@@ -108,6 +108,23 @@ describe('sequential stopping in the executor', () => {
     expect(stop!.undecided[0]).toMatch(/^kernel_ms: undecided \(~\d+ runs per arm would decide it\)$/)
   }, 60000)
 
+  it('once a regression is decided, a later undecided workload stops at the minimum: the verdict is set', async () => {
+    const { r, controller, lines } = await run(
+      {
+        matmul: { base: { native: 10, container: 11 }, spread: 0.001 },
+        llm: { base: { native: 10, container: 10.1 }, spread: 0.08 }
+      },
+      8
+    )
+    expect(r.runs.filter(x => x.workload === 'llm').length).toBe(6)
+    expect(controller.summary().map(s => [s.workload, s.reason])).toEqual([
+      ['matmul', 'decided'],
+      ['llm', 'verdict-decided']
+    ])
+    expect(controller.summary()[0]!.metrics[0]!.state).toBe('regression')
+    expect(lines.some(l => /llm: stopping after 3 run\(s\) per arm \(verdict-decided\)/.test(l))).toBe(true)
+  }, 60000)
+
   it('stops at the minimum when another pair would overrun the time budget', async () => {
     const { r, controller } = await run(
       { matmul: { base: { native: 10, container: 10.1 }, spread: 0.08 } },
