@@ -6,7 +6,7 @@
  * Per-run distributions: normal at CV 0.5%; Student-t (3 df, heavy tails) and a two-mode mixture (30% of
  * processes 10% slower, as the LLM decode modes on some H200s) at the same CV of the main mode; and the
  * per-run values recorded on GPU hosts in docs/evidence/ (each arm centred on its own mean, resampled), for
- * matmul kernel_ms and llm tpot_ms, including the bimodal H200 run. Effects: A/A (0%), +3% (threshold 2%).
+ * matmul kernel_ms, llm tpot_ms and llm ttft_ms (eager and CUDA-graph prefill apart), including the bimodal H200 run. Effects: A/A (0%), +3% (threshold 2%).
  * For contrast, a naive rule that tests every look at the full fixed-n alpha.
  *
  * Run: npx tsx scripts/simulate-sequential.ts [trials=4000] [max-runs=12] > docs/sequential-simulation.md
@@ -59,7 +59,11 @@ const synthetic: Record<string, Draw> = {
 }
 
 /** Per-run medians per (folder, workload, metric, environment, gpu), each arm centred on its mean (ratios). */
-function recordedResiduals(metric: string, workload: string): { name: string; residuals: number[] }[] {
+function recordedResiduals(
+  metric: string,
+  workload: string,
+  keep: (file: string) => boolean = () => true
+): { name: string; residuals: number[] }[] {
   const out: { name: string; residuals: number[] }[] = []
   const root = 'docs/evidence'
   const files: string[] = []
@@ -71,7 +75,7 @@ function recordedResiduals(metric: string, workload: string): { name: string; re
     }
   }
   walk(root)
-  for (const file of files.sort()) {
+  for (const file of files.sort().filter(keep)) {
     const text = zlib.gunzipSync(fs.readFileSync(file)).toString('utf8')
     const [header, ...lines] = text.trim().split('\n')
     const cols = (header ?? '').split(',')
@@ -165,13 +169,21 @@ const cases: { name: string; draw: Draw }[] = Object.entries(synthetic).map(([na
   name,
   draw
 }))
-for (const [workload, metric] of [
-  ['matmul', 'kernel_ms'],
-  ['llm', 'tpot_ms']
+// TTFT changed with the CUDA-graph prefill (docs/evidence/2026-11-23-ttft-variance.md): its recordings are
+// replayed apart, the graph prefill's (evidence folders named *graph-prefill*) and the eager prefill's before.
+const graphPrefill = (file: string): boolean => file.includes('graph-prefill')
+for (const [workload, metric, label, keep] of [
+  ['matmul', 'kernel_ms', '', undefined],
+  ['llm', 'tpot_ms', '', undefined],
+  ['llm', 'ttft_ms', ', eager prefill', (f: string) => !graphPrefill(f)],
+  ['llm', 'ttft_ms', ', CUDA-graph prefill', graphPrefill]
 ] as const) {
-  const sets = recordedResiduals(metric, workload)
+  const sets = recordedResiduals(metric, workload, keep)
   if (sets.length === 0) continue
-  cases.push({ name: `recorded ${workload} ${metric} (${sets.length} arms pooled)`, draw: pooledDraw(sets) })
+  cases.push({
+    name: `recorded ${workload} ${metric}${label} (${sets.length} arms pooled)`,
+    draw: pooledDraw(sets)
+  })
   const bimodal = sets.filter(s => Math.max(...s.residuals) / Math.min(...s.residuals) > 1.05)
   if (bimodal.length > 0)
     cases.push({
