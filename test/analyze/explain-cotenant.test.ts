@@ -4,40 +4,30 @@
  * beside the workload; the native recording has none. The measured differences come from the real
  * analyzer on real kernel_ms samples, scaled.
  */
-import * as fs from 'node:fs'
-import * as path from 'node:path'
 import { analyzeRecords, explain } from '../../src/analyze/index.js'
 import { armStacks, peersList } from '../../src/execute/index.js'
 import { whyMarkdown } from '../../src/report/why.js'
 import type { ArmStack, Comparison, RawRowLike } from './explain-helpers.js'
+import { recordedEvents } from '../helpers/recorded.js'
 
-const DIR = path.resolve('test/__fixtures__/stacks')
 const NATIVE = 'cpu-native-refblas'
 const BUSY = 'cpu-container-cotenant-busy'
 const IDLE = 'cpu-container-cotenant-idle'
-
-function events(name: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(path.join(DIR, `${name}.jsonl`), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l) as Record<string, unknown>)
-}
 
 /**
  * One arm's stack as the runner records it: the stack event, and a co-tenant list per peers event
  * (from `peersFrom`, another recording, where a test puts a neighbour beside another stack).
  */
 function armOf(name: string, environment: string, peersFrom = name): ArmStack {
-  const { event: _event, ...facts } = events(name).find(e => e['event'] === 'stack')!
-  const cotenants = events(peersFrom)
+  const { event: _event, ...facts } = recordedEvents(name).find(e => e['event'] === 'stack')!
+  const cotenants = recordedEvents(peersFrom)
     .filter(e => e['event'] === 'peers')
     .map(e => peersList(e))
   return armStacks([{ environment, workload: 'matmul', run: 1, facts, cotenants }])[0]!
 }
 
 function rows(environment: string, scale: number): RawRowLike[] {
-  return events(NATIVE)
+  return recordedEvents(NATIVE)
     .filter(e => e['event'] === 'sample' && e['metric'] === 'kernel_ms')
     .map(e => ({
       workload: 'matmul',

@@ -4,30 +4,19 @@
  * H200, once as the check runs it and once with --prefill-mode eager --decode-mode eager
  * (test/__fixtures__/stacks/README.md).
  */
-import * as fs from 'node:fs'
-import * as path from 'node:path'
 import { analyzeRecords, explain } from '../../src/analyze/index.js'
 import { armStacks } from '../../src/execute/index.js'
 import { whyMarkdown } from '../../src/report/why.js'
 import type { ArmStack, RawRowLike } from './explain-helpers.js'
-
-const DIR = path.resolve('test/__fixtures__/stacks')
-
-function events(name: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(path.join(DIR, `${name}.jsonl`), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l) as Record<string, unknown>)
-}
+import { recordedEvents } from '../helpers/recorded.js'
 
 function stackOf(name: string, environment: string): ArmStack {
-  const { event: _event, ...facts } = events(name).find(e => e.event === 'stack')!
+  const { event: _event, ...facts } = recordedEvents(name).find(e => e.event === 'stack')!
   return armStacks([{ environment, workload: 'llm', run: 1, facts }])[0]!
 }
 
 function rows(name: string, environment: string, metric: string): RawRowLike[] {
-  return events(name)
+  return recordedEvents(name)
     .filter(e => e.event === 'sample' && e.metric === metric)
     .map(e => ({
       workload: 'llm',

@@ -2,32 +2,21 @@
  * The explainer on REAL recorded workload output (test/__fixtures__/stacks/README.md): each arm's
  * `stack` event as matmul.py printed it, and the real analysis of its kernel_ms samples.
  */
-import * as fs from 'node:fs'
-import * as path from 'node:path'
 import { analyzeRecords, explain, explainCheck } from '../../src/analyze/index.js'
 import { ENV_KNOWLEDGE, armStacks, stackDigest } from '../../src/execute/index.js'
 import { whyMarkdown } from '../../src/report/why.js'
 import type { Analysis, ArmStack, Comparison, RawRowLike } from './explain-helpers.js'
-
-const DIR = path.resolve('test/__fixtures__/stacks')
-
-function events(name: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(path.join(DIR, `${name}.jsonl`), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l) as Record<string, unknown>)
-}
+import { recordedEvents } from '../helpers/recorded.js'
 
 function stackOf(name: string, environment: string): ArmStack {
-  const ev = events(name).find(e => e.event === 'stack')!
+  const ev = recordedEvents(name).find(e => e.event === 'stack')!
   const { event: _event, ...facts } = ev
   return armStacks([{ environment, workload: 'matmul', run: 1, facts }])[0]!
 }
 
 /** kernel_ms of a recording, one value per iteration, as rows for the real analyzer. */
 function rows(name: string, environment: string, scale = 1): RawRowLike[] {
-  return events(name)
+  return recordedEvents(name)
     .filter(e => e.event === 'sample' && e.metric === 'kernel_ms')
     .map(e => ({
       workload: 'matmul',

@@ -16,16 +16,10 @@ import {
 } from '../../src/execute/index.js'
 import { computeAppsNamedArgs } from '../../src/tools/nvidia-smi.js'
 import { clearSecrets, registerSecret } from '../../src/util/secrets.js'
-
-const STACKS = path.resolve('test/__fixtures__/stacks')
+import { recordedEvents } from '../helpers/recorded.js'
 
 function peersOf(name: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(path.join(STACKS, `${name}.jsonl`), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l) as Record<string, unknown>)
-    .filter(e => e['event'] === 'peers')
+  return recordedEvents(name).filter(e => e['event'] === 'peers')
 }
 
 describe('peersList: the workload’s peers event, recorded', () => {
