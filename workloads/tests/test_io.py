@@ -1,11 +1,26 @@
 """io at tiny sizes: bind-mount-like folders, the writable layer, small files, the copy-up probe."""
 
 import hashlib
+import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 
 from workloads.tests._util import WorkloadTestCase, run_workload
+
+
+WORKLOADS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_io():
+    """workloads/io.py as a module (its name shadows the standard library's io, hence the spec)."""
+    if WORKLOADS not in sys.path:
+        sys.path.insert(0, WORKLOADS)  # io.py imports its siblings (_protocol, _stats) by name
+    spec = importlib.util.spec_from_file_location("wl_io", os.path.join(WORKLOADS, "io.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def digest(path):
@@ -88,13 +103,44 @@ class IoTest(WorkloadTestCase):
         run = run_workload("io.py", self.base_args() + ["--only", "copyup", "--copyup-sizes-mb", "1"])
         self.assertProtocol(run, "io")
         info = run.summary["copyup"]
-        self.assertEqual(info["source"], "discovered")
+        # auto mode: in-place (so discovery) only in a container; natively own files of the class sizes
+        self.assertEqual(info["source"], "discovered" if info["in_container"] else "size classes")
         for row in info["files"]:
             self.assertEqual(row["size_class"], "1MiB")
             self.assertTrue(0.5 * (1 << 20) <= row["size"] <= 2 * (1 << 20))
             if row.get("mode") == "in-place":  # only ever inside a container, on OverlayFS
                 self.assertIn("overlay", row["fstype"])
         self.assertEqual(os.listdir(self.scratch), [])
+
+    def test_own_file_probe_needs_no_discovery(self):
+        run = run_workload("io.py", self.base_args() + ["--only", "copyup", "--copyup-mode", "own-file", "--copyup-sizes-mb", "1,2"])
+        self.assertProtocol(run, "io")
+        info = run.summary["copyup"]
+        self.assertEqual(info["source"], "size classes")
+        self.assertNotIn("entries", info)  # no walk of the library folders
+        self.assertEqual([(r["size_class"], r["size"], r["mode"]) for r in info["files"]], [("1MiB", 1 << 20, "own-file"), ("2MiB", 2 << 20, "own-file")])
+        self.assertEqual(os.listdir(self.scratch), [])
+
+    def test_discovery_stops_once_every_class_has_a_close_file(self):
+        io_mod = load_io()
+        root = tempfile.mkdtemp()
+        try:
+            # sparse files: only st_size matters to the walk
+            for rel, mib in (("a/near.bin", 1.1), ("a/far.bin", 0.6), ("b/c/big.bin", 15.0)):
+                path = os.path.join(root, rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as f:
+                    f.truncate(int(mib * (1 << 20)))
+            picks, info = io_mod.discover([1, 16], [], False, search=(root,))
+            self.assertTrue(info["every_class_close"])
+            self.assertEqual([(p["size_class"], os.path.relpath(p["path"], root)) for p in picks], [("1MiB", "a/near.bin"), ("16MiB", "b/c/big.bin")])
+            # a class with no close file: the whole tree is walked and the nearest within x0.5..x2 wins
+            picks, info = io_mod.discover([2], [], False, search=(root,))
+            self.assertFalse(info["every_class_close"])
+            self.assertEqual(info["candidates"], 3)
+            self.assertEqual([os.path.relpath(p["path"], root) for p in picks], ["a/near.bin"])
+        finally:
+            shutil.rmtree(root)
 
     def test_in_place_refused_natively(self):
         run = run_workload("io.py", self.base_args() + ["--only", "copyup", "--copyup-mode", "in-place", "--copyup-files", self.image_file])
