@@ -1,9 +1,75 @@
 /** Shared contracts between pipeline stages, split by concern; import them from here. */
-export * from './basics.js'
-export * from './events.js'
-export * from './results.js'
-export * from './analysis.js'
-export * from './preflight.js'
-export * from './summary.js'
-export * from './explain.js'
-export * from './cotenants.js'
+export {
+  DEVICES,
+  GPU_ACCESS_MODES,
+  CONTAINER_RUNTIMES,
+  COMMENT_MODES,
+  WORKLOADS,
+  MODES,
+  SCHEDULES,
+  CHECK_VERDICTS,
+  METRIC_VERDICTS,
+  METRIC_SCOPES
+} from './basics.js'
+export type {
+  Device,
+  GpuAccess,
+  ContainerRuntime,
+  CommentMode,
+  Workload,
+  Mode,
+  Schedule,
+  CheckVerdict,
+  MetricVerdict,
+  MetricScope,
+  Direction,
+  Fingerprint,
+  Arm,
+  Lane,
+  Mount
+} from './basics.js'
+export { STARTUP_PHASES } from './events.js'
+export type {
+  StartEvent,
+  EnvEvent,
+  PhaseEvent,
+  SampleEvent,
+  SummaryEvent,
+  ErrorEvent,
+  StackEvent,
+  MemoryEvent,
+  PeersEvent,
+  RegionEvent,
+  WorkloadEvent,
+  StartupPhase
+} from './events.js'
+export type { SampleRecord, TelemetrySample, RunRecord, RecordSink } from './results.js'
+export type { Descriptive, Comparison, Analysis, HistoryFacts } from './analysis.js'
+export type { PreflightStatus, PreflightResult } from './preflight.js'
+export type {
+  LatencyPercentiles,
+  TelemetrySummary,
+  BaselineResult,
+  RunSeries,
+  GpuLaneInfo,
+  PerGpuAnalysis,
+  GpuDeviation,
+  MultiGpuSummary,
+  PowerCapRow,
+  PowerCapSummary,
+  CheckSummary
+} from './summary.js'
+export { DOMAINS } from './explain.js'
+export type {
+  Domain,
+  Impact,
+  StackRecord,
+  ArmStack,
+  RegionTelemetry,
+  ArmMemory,
+  FindingKind,
+  Finding,
+  MeasuredDifference,
+  Explanation
+} from './explain.js'
+export type { CotenantScope, CotenantProcess, CotenantList } from './cotenants.js'
