@@ -1,8 +1,10 @@
 /**
  * Every container this tool starts runs with `--init` (tools/docker.ts). Podman's init binary is catatonit,
  * which Debian's podman package only recommends: without it every `podman run --init` exits 125 with
- * "container-init binary not found on the host". Preflight starts one short container with the same flags
- * up front, so a missing init binary is one clear failure instead of a cryptic one per workload run.
+ * "container-init binary not found on the host". Docker's is docker-init (tini): a daemon whose init-path
+ * is missing fails every `docker run --init` at container creation. Preflight starts one short container
+ * with the same flags up front, so a missing init binary is one clear failure instead of a cryptic one per
+ * workload run.
  */
 import type { ContainerRuntime, PreflightResult } from '../types/index.js'
 import { runContainer } from '../tools/docker.js'
@@ -12,22 +14,39 @@ export const CONTAINER_INIT_CHECK = 'container-init'
 const INIT_PROBE_LABEL = 'init-probe'
 /** Starting one container: generous for a cold podman, far below the probe limit of io-check. */
 export const INIT_PROBE_TIMEOUT_MS = 120_000
-/** Podman's words when `init_path` (default: catatonit under helper_binaries_dir) does not exist. */
 /** Enough of the probe's last stderr line to say what went wrong. */
 const MAX_DETAIL_CHARS = 200
-const PODMAN_INIT_MISSING = /container-init binary not found on the host[^\n]*/i
+/**
+ * The runtimes' words when the init binary does not exist:
+ * - podman, when `init_path` (default: catatonit under helper_binaries_dir) is missing;
+ * - dockerd 20.10 with an `init-path` that is missing (recorded on this project's CI-like host):
+ *   `error mounting "/nonexistent/docker-init" to rootfs at "/sbin/docker-init": stat …: no such file or directory`;
+ * - dockerd with no docker-init on its PATH: `exec: "docker-init": executable file not found in $PATH`.
+ */
+const INIT_MISSING = [
+  /container-init binary not found on the host[^\n]*/i,
+  /error mounting "[^"\n]*" to rootfs at "\/sbin\/docker-init"[^\n]*/i,
+  /exec: "docker-init": executable file not found in \$PATH[^\n]*/i
+]
 
 /** The runtime's own line when its init binary is missing, or null when the failure is something else. */
 export function missingInitBinary(stderr: string): string | null {
-  return PODMAN_INIT_MISSING.exec(stderr)?.[0].trim() ?? null
+  for (const re of INIT_MISSING) {
+    const m = re.exec(stderr)
+    if (m) return m[0].trim()
+  }
+  return null
 }
 
-export const MISSING_INIT_FIX =
-  'install catatonit (apt-get install catatonit) or set init_path in containers.conf'
+export const MISSING_INIT_FIX: Record<ContainerRuntime, string> = {
+  podman: 'install catatonit (apt-get install catatonit) or set init_path in containers.conf',
+  docker:
+    "install docker-init (Debian's docker.io ships /usr/bin/docker-init, a link to tini-static from the tini package) or set init-path in /etc/docker/daemon.json, then restart dockerd"
+}
 
 /** The one clear line for a runtime that cannot start containers with `--init`: what, how to fix, its words. */
 export function missingInitMessage(runtime: ContainerRuntime, detail: string): string {
-  return `${runtime} cannot start containers with --init: ${MISSING_INIT_FIX} (${runtime} said: ${detail})`
+  return `${runtime} cannot start containers with --init: ${MISSING_INIT_FIX[runtime]} (${runtime} said: ${detail})`
 }
 
 /**
@@ -60,7 +79,7 @@ export async function checkContainerInit(
       name: CONTAINER_INIT_CHECK,
       status: 'fail',
       message: missingInitMessage(runtime, missing),
-      fix: MISSING_INIT_FIX,
+      fix: MISSING_INIT_FIX[runtime],
       details: { runtime, exit_code: res.exitCode }
     }
   const last = (res.stderr.trim().split('\n').slice(-1)[0] ?? '').slice(0, MAX_DETAIL_CHARS)

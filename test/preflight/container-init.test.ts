@@ -8,12 +8,16 @@
  * default_ulimits: podman 4.3 asks for 1048576 open files, above this project's machines' hard limit
  * (see test/integration/run-cpu-podman.test.ts).
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { loadConfig } from '../../src/config/index.js'
-import { checkContainerInit, missingInitBinary } from '../../src/preflight/container-init.js'
+import {
+  MISSING_INIT_FIX,
+  checkContainerInit,
+  missingInitBinary
+} from '../../src/preflight/container-init.js'
 import { preflightStage } from '../../src/preflight/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 import { inspectImage, runtimeFailure } from '../../src/preflight/image.js'
@@ -132,4 +136,95 @@ describe('docker --init (docker-init present on this engine)', () => {
     },
     BUILD_TIMEOUT_MS
   )
+})
+
+/**
+ * Docker without docker-init, for real: a second dockerd (its own socket, data and exec roots, no bridge, no
+ * iptables) whose init-path does not exist, reached through DOCKER_HOST like any engine the runner names.
+ * Needs root and dockerd (CI has both: .ci/run installs docker.io); elsewhere skipped, and says so.
+ */
+const canRunDockerd =
+  process.getuid?.() === 0 && spawnSync('dockerd', ['--version'], { encoding: 'utf8' }).status === 0
+if (!canRunDockerd && process.env.CI === 'true')
+  throw new Error('CI must run the docker-init test: .ci/run runs as root with docker.io')
+if (!canRunDockerd) process.stderr.write('container-init: no root dockerd here; docker-init test skipped\n')
+const describeDockerd = canRunDockerd ? describe : describe.skip
+
+describeDockerd('docker --init with docker-init missing (a second, real dockerd)', () => {
+  const MISSING_DOCKER_INIT = '/nonexistent/docker-init'
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'dockerd-noinit-'))
+  const host = `unix://${path.join(base, 'docker.sock')}`
+  let daemon: ReturnType<typeof spawn> | null = null
+  let id = ''
+
+  beforeAll(async () => {
+    const tag = await ensurePythonImage()
+    const log = fs.openSync(path.join(base, 'dockerd.log'), 'w')
+    daemon = spawn(
+      'dockerd',
+      [
+        '--host',
+        host,
+        '--data-root',
+        path.join(base, 'root'),
+        '--exec-root',
+        path.join(base, 'exec'),
+        '--pidfile',
+        path.join(base, 'docker.pid'),
+        '--bridge',
+        'none',
+        '--iptables=false',
+        '--ip-masq=false',
+        '--init-path',
+        MISSING_DOCKER_INIT
+      ],
+      { stdio: ['ignore', log, log] }
+    )
+    const deadline = Date.now() + 60_000
+    while (spawnSync('docker', ['-H', host, 'version'], { timeout: 10_000 }).status !== 0) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `second dockerd did not start: ${fs.readFileSync(path.join(base, 'dockerd.log'), 'utf8')}`
+        )
+      await new Promise(r => setTimeout(r, 500))
+    }
+    const tar = path.join(base, 'image.tar')
+    expect(spawnSync('docker', ['save', '-o', tar, tag], { timeout: 120_000 }).status).toBe(0)
+    expect(spawnSync('docker', ['-H', host, 'load', '-i', tar], { timeout: 120_000 }).status).toBe(0)
+    process.env.DOCKER_HOST = host
+    id = (await inspectImage(tag, 'docker', { pull: false })).id
+  }, BUILD_TIMEOUT_MS)
+
+  afterAll(async () => {
+    delete process.env.DOCKER_HOST
+    if (daemon && daemon.exitCode === null) {
+      const exited = new Promise(r => daemon!.once('exit', r))
+      daemon.kill('SIGTERM')
+      await Promise.race([exited, new Promise(r => setTimeout(r, 30_000))])
+      if (daemon.exitCode === null) daemon.kill('SIGKILL')
+    }
+    fs.rmSync(base, { recursive: true, force: true })
+  }, 60_000)
+
+  it("the preflight probe fails with one clear line naming the fix and the daemon's own words", async () => {
+    const r = await checkContainerInit('docker', id)
+    expect(r.status).toBe('fail')
+    expect(r.message).toMatch(/^docker cannot start containers with --init: install docker-init /)
+    expect(r.message).toContain(MISSING_DOCKER_INIT)
+    expect(r.fix).toBe(MISSING_INIT_FIX.docker)
+  }, 120_000)
+
+  it('every other container start maps the same failure to an EnvironmentError', async () => {
+    const res = await runContainer('docker', {
+      image: id,
+      label: 'init-probe-test',
+      entrypoint: 'python3',
+      command: ['-c', '']
+    })
+    expect(res.exitCode).not.toBe(0)
+    expect(missingInitBinary(res.stderr)).toContain('/sbin/docker-init')
+    const err = runtimeFailure('docker', res)
+    expect(err).toBeInstanceOf(EnvironmentError)
+    expect(err?.message).toMatch(/^docker cannot start containers with --init: install docker-init/)
+  }, 120_000)
 })
