@@ -32,7 +32,7 @@ function comparisonNotes(list: Comparison[], maxOverhead: number, arms: boolean)
       continue
     }
     const runs = c.runs_needed
-      ? `; ~${c.runs_needed} runs per arm would resolve ±${fmtPlain(maxOverhead)}%`
+      ? `; ~${c.runs_needed} runs per arm would detect a ${fmtPlain(maxOverhead)}% difference (80% power)`
       : ''
     lines.push(
       `- ${name(c)} inconclusive: smallest detectable effect ${fmtNum(c.mde_pct)}% at ${c.n_baseline}+${c.n_candidate} runs${runs}.`
