@@ -8,7 +8,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import type { CheckSummary } from '../../src/types/index.js'
-import { CLI } from '../helpers/cli.js'
+import { runCli } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
 const TAG = 'local/gpu-overhead-test:cuda13.1'
@@ -32,10 +32,9 @@ beforeAll(async () => {
 
 test('a failed driver gate stops the run before any workload, with the fix', () => {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-run-'))
-  const r = spawnSync(
-    'node',
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` }
+  const r = runCli(
     [
-      CLI,
       'run',
       '--image',
       TAG,
@@ -49,14 +48,10 @@ test('a failed driver gate stops the run before any workload, with the fix', () 
       '--out',
       'out'
     ],
-    {
-      cwd: ws,
-      encoding: 'utf8',
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
-      timeout: 120_000
-    }
+    ws,
+    { env, timeoutMs: 120_000 }
   )
-  expect(r.status).toBe(1)
+  expect(r.code).toBe(1)
   const all = r.stdout + r.stderr
   expect(all).toMatch(/driver-gate: fail/)
   expect(all).toMatch(/580\.159\.04/)
@@ -68,11 +63,8 @@ test('a failed driver gate stops the run before any workload, with the fix', () 
   expect(fs.readFileSync(path.join(ws, 'out', 'runs.jsonl'), 'utf8')).toBe('')
 
   // The same gate from the gate command gives the same message.
-  const g = spawnSync('node', [CLI, 'gate', '--image', TAG, '--strict'], {
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` }
-  })
-  expect(g.status).toBe(1)
+  const g = runCli(['gate', '--image', TAG, '--strict'], ws, { env, timeoutMs: 120_000 })
+  expect(g.code).toBe(1)
   const gateLine = g.stdout.split('\n')[0]?.replace(/^FAIL driver-gate: /, '') ?? ''
   expect(gateLine.length).toBeGreaterThan(20)
   expect(all).toContain(gateLine)

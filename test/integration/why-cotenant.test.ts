@@ -4,15 +4,14 @@
  * arm slower, and "Why the arms differ" must rank that process first — not the CPU allotment or any
  * other configuration fact — with its command line clipped and its credential-shaped argument masked.
  */
-import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import type { CheckSummary } from '../../src/types/index.js'
 import { execCapture } from '../../src/util/exec.js'
+import { cpuRunArgs, runCli } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
-const CLI = path.resolve('dist/cli.js')
 const TAG = 'local/gpu-overhead-test:py-cotenant'
 /** Looks like a credential: the workload, the runner and the report must each keep it out. */
 const FAKE_SECRET = 'notasecretbutlooks1234567'
@@ -49,29 +48,8 @@ afterAll(async () => {
 
 test('a busy process beside the workload in the container only is the top reason, named and masked', () => {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'why-cotenant-'))
-  const r = spawnSync(
-    'node',
-    [
-      CLI,
-      'run',
-      '--device',
-      'cpu',
-      '--image',
-      TAG,
-      '--workloads',
-      'matmul',
-      '--runs',
-      '3',
-      '--max-runs',
-      '3',
-      '--out',
-      'out',
-      '--python',
-      '/usr/bin/python3'
-    ],
-    { cwd: ws, encoding: 'utf8', timeout: 300_000 }
-  )
-  expect([0, 1]).toContain(r.status)
+  const r = runCli(cpuRunArgs({ image: TAG, out: 'out', runs: 3, maxRuns: 3 }), ws)
+  expect([0, 1]).toContain(r.code)
   const out = path.join(ws, 'out')
   const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as CheckSummary
   const kernel = summary.analysis?.comparisons.find(c => c.workload === 'matmul' && c.metric === 'kernel_ms')

@@ -19,6 +19,7 @@ import {
   missingInitBinary
 } from '../../src/preflight/container-init.js'
 import { preflightStage } from '../../src/preflight/index.js'
+import type { ContainerRuntime } from '../../src/types/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 import { inspectImage, runtimeFailure } from '../../src/preflight/image.js'
 import { runContainer } from '../../src/tools/docker.js'
@@ -41,6 +42,10 @@ const withInit = path.join(ws, 'with-init.conf')
 const withoutInit = path.join(ws, 'without-init.conf')
 const limits = `default_ulimits = ["nofile=${ULIMIT}:${ULIMIT}", "nproc=${ULIMIT}:${ULIMIT}"]\n`
 let imageId = ''
+
+/** One python3 container with the flags every container gets (--init among them), running `code`. */
+const startPython = (runtime: ContainerRuntime, image: string, code: string) =>
+  runContainer(runtime, { image, label: 'init-probe-test', entrypoint: 'python3', command: ['-c', code] })
 
 beforeAll(async () => {
   if (!hasPodman) return
@@ -78,12 +83,7 @@ describePodman('podman --init: catatonit present or missing (real podman)', () =
 
   it('a container that fails for another reason is not blamed on the init binary', async () => {
     process.env.CONTAINERS_CONF = withInit
-    const res = await runContainer('podman', {
-      image: imageId,
-      label: 'init-probe-test',
-      entrypoint: 'python3',
-      command: ['-c', 'import sys; sys.exit(3)']
-    })
+    const res = await startPython('podman', imageId, 'import sys; sys.exit(3)')
     expect(res.exitCode).toBe(3)
     expect(missingInitBinary(res.stderr)).toBeNull()
     expect(runtimeFailure('podman', res)).toBeNull()
@@ -91,12 +91,7 @@ describePodman('podman --init: catatonit present or missing (real podman)', () =
 
   it('every other container start (io-check probe, workloads) maps the same failure to an EnvironmentError', async () => {
     process.env.CONTAINERS_CONF = withoutInit
-    const res = await runContainer('podman', {
-      image: imageId,
-      label: 'init-probe-test',
-      entrypoint: 'python3',
-      command: ['-c', '']
-    })
+    const res = await startPython('podman', imageId, '')
     expect(res.exitCode).toBe(125)
     const err = runtimeFailure('podman', res)
     expect(err).toBeInstanceOf(EnvironmentError)
@@ -215,12 +210,7 @@ describeDockerd('docker --init with docker-init missing (a second, real dockerd)
   }, 120_000)
 
   it('every other container start maps the same failure to an EnvironmentError', async () => {
-    const res = await runContainer('docker', {
-      image: id,
-      label: 'init-probe-test',
-      entrypoint: 'python3',
-      command: ['-c', '']
-    })
+    const res = await startPython('docker', id, '')
     expect(res.exitCode).not.toBe(0)
     expect(missingInitBinary(res.stderr)).toContain('/sbin/docker-init')
     const err = runtimeFailure('docker', res)
