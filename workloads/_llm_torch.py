@@ -196,24 +196,29 @@ class TorchSession:
         self.graph = None
         self.prefill_graph = None
 
+    def _graph_of(self, fn, warmups):
+        """(graph, its static output): fn() captured in a CUDA graph after warm-ups on a side stream, as
+        PyTorch documents. The output tensor is refreshed by every replay."""
+        torch = self.model.torch
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(warmups):
+                fn()
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = fn()
+        torch.cuda.synchronize()
+        return graph, out
+
     def capture_prefill(self, prompt_dev):
         """Capture the prefill of the static prompt buffer in a CUDA graph: TTFT then times the GPU's work and
         one launch, not Python's eager dispatch of ~800 kernels, whose speed differed from process to process
         (an H200: host-timed TTFT CV 0.49% over 12 processes eager, 0.18% as a graph; event-timed GPU work
         0.24%; docs/evidence/2026-11-23-ttft-variance.md)."""
-        torch = self.model.torch
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(2):
-                self.model.prefill(prompt_dev, self)
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            self.prefill_logits = self.model.prefill(prompt_dev, self)  # static output, refreshed per replay
-        torch.cuda.synchronize()
-        self.prefill_graph = graph
+        self.prefill_graph, self.prefill_logits = self._graph_of(lambda: self.model.prefill(prompt_dev, self), 2)
 
     def prefill(self, prompt_dev, use_graph):
         if use_graph:
@@ -222,21 +227,9 @@ class TorchSession:
             self.model.prefill(prompt_dev, self)
 
     def capture(self):
-        """Capture decode_step in a CUDA graph (warm-up on a side stream first, as PyTorch documents)."""
-        torch = self.model.torch
+        """Capture decode_step in a CUDA graph, from position 0."""
         self.pos.zero_()
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                self.model.decode_step(self)
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            self.graph_logits = self.model.decode_step(self)  # static output, refreshed per replay
-        torch.cuda.synchronize()
-        self.graph = graph
+        self.graph, self.graph_logits = self._graph_of(lambda: self.model.decode_step(self), 3)
 
     def step(self, use_graph):
         if use_graph:
