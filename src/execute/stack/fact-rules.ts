@@ -17,6 +17,8 @@ export interface FactRule {
 const LIB_FIX =
   "build the image from the same library versions as the host, or accept the difference as the image's own"
 
+const SDPA_FIX = 'enable the same SDPA backends in both arms (torch.nn.attention.sdpa_kernel)'
+
 const rule = (pattern: RegExp, label: string, knowledge: Knowledge): FactRule => ({
   pattern,
   label,
@@ -45,7 +47,7 @@ export const FACT_RULES: readonly FactRule[] = [
       3,
       ['gpu-compute'],
       'the scaled-dot-product-attention backends enabled differ: attention runs another kernel (flash, memory-efficient, cuDNN or math)',
-      'enable the same SDPA backends in both arms (torch.nn.attention.sdpa_kernel)'
+      SDPA_FIX
     )
   ),
   rule(
@@ -65,7 +67,7 @@ export const FACT_RULES: readonly FactRule[] = [
       3,
       ['gpu-compute'],
       'the decode attention runs another SDPA kernel (cuDNN, memory-efficient or math): the first backend that runs the shapes differs between the arms',
-      'enable the same SDPA backends in both arms (torch.nn.attention.sdpa_kernel)'
+      SDPA_FIX
     )
   ),
   rule(
