@@ -14,6 +14,11 @@ import os
 import re
 import time
 
+try:  # a package in the tests, plain modules beside the script when a workload runs
+    from ._secrets import is_secret_name
+except ImportError:
+    from _secrets import is_secret_name
+
 ENV = "GPU_OVERHEAD_PEERS"
 SCOPE = "pid-namespace"
 MAX_SCAN = 4096
@@ -22,7 +27,6 @@ MAX_CMDLINE = 160
 MAX_NAME = 32
 MASK = "***"
 # Arguments that look like a credential are masked before anything leaves the process.
-SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH")
 TOKEN_LIKE = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9_+=.~-]{24,}$")
 URL_CREDENTIALS = re.compile(r"(://)[^/\s:@]+:[^/\s@]+@")
 
@@ -50,11 +54,6 @@ def _stat(pid, proc):
         return None
 
 
-def _is_secret_word(text):
-    up = text.upper()
-    return any(w in up for w in SECRET_WORDS)
-
-
 def mask_args(args):
     """Command-line arguments with credentials masked: NAME=value and --name value where the name says
     secret, token-shaped strings, passwords in URLs."""
@@ -67,10 +66,10 @@ def mask_args(args):
             continue
         if "=" in a:
             name, _, value = a.partition("=")
-            if _is_secret_word(name) and value:
+            if is_secret_name(name) and value:
                 out.append(name + "=" + MASK)
                 continue
-        elif a.startswith("-") and _is_secret_word(a):
+        elif a.startswith("-") and is_secret_name(a):
             out.append(a)
             hide_next = True
             continue

@@ -14,6 +14,11 @@ import platform
 import re
 import sys
 
+try:  # a package in the tests, plain modules beside the script when a workload runs
+    from ._secrets import is_secret_name
+except ImportError:
+    from _secrets import is_secret_name
+
 # Families of environment variables that change numerics, performance, memory or start-up.
 ENV_PREFIXES = (
     "CUDA_",
@@ -50,7 +55,6 @@ ENV_PREFIXES = (
 )
 ENV_NAMES = ("LD_PRELOAD", "LD_LIBRARY_PATH", "LD_BIND_NOW", "GLIBC_TUNABLES", "PYTHONMALLOC", "PYTHONHASHSEED")
 # Values of these are never recorded (a token in NVIDIA_API_KEY must not reach a report).
-SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH")
 REDACTED = "<redacted>"
 MAX_VALUE_CHARS = 300
 
@@ -88,8 +92,7 @@ def relevant_env(environ=None):
     for name in sorted(environ):
         if not (name.startswith(ENV_PREFIXES) or name in ENV_NAMES):
             continue
-        upper = name.upper()
-        out[name] = REDACTED if any(w in upper for w in SECRET_WORDS) else _clip(environ[name])
+        out[name] = REDACTED if is_secret_name(name) else _clip(environ[name])
     return out
 
 
