@@ -15,17 +15,14 @@ import * as path from 'node:path'
 import type { CheckSummary } from '../../src/types/index.js'
 import { cpuRunArgs, runCli } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
+import { describeWhere, hasPodman } from '../helpers/requires.js'
 
 const TAG = 'local/gpu-overhead-test:py'
 /** Under this project's machines' hard limits (nofile 20000; nproc above 16384 is refused). */
 const ULIMIT = 16384
 const RUN_TIMEOUT_MS = 400_000
 
-const hasPodman = spawnSync('podman', ['--version'], { encoding: 'utf8' }).status === 0
-if (!hasPodman && process.env.CI === 'true')
-  throw new Error('CI must run the podman test: .ci/run installs podman')
-const describePodman = hasPodman ? describe : describe.skip
-if (!hasPodman) process.stderr.write('run-cpu-podman: podman is not installed here; skipped\n')
+const describePodman = describeWhere(hasPodman, 'the podman run test', 'podman')
 
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'run-cpu-podman-'))
 const conf = path.join(ws, 'containers.conf')

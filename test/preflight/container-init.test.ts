@@ -25,17 +25,14 @@ import { inspectImage, runtimeFailure } from '../../src/preflight/image.js'
 import { runContainer } from '../../src/tools/docker.js'
 import { EnvironmentError } from '../../src/util/errors.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
+import { describeWhere, hasPodman } from '../helpers/requires.js'
 
 const TAG = 'local/gpu-overhead-test:py-init'
 const ULIMIT = 16384
 const BUILD_TIMEOUT_MS = 400_000
 const MISSING_INIT = '/nonexistent/catatonit'
 
-const hasPodman = spawnSync('podman', ['--version'], { encoding: 'utf8' }).status === 0
-if (!hasPodman && process.env.CI === 'true')
-  throw new Error('CI must run the podman init test: .ci/run installs podman')
-const describePodman = hasPodman ? describe : describe.skip
-if (!hasPodman) process.stderr.write('container-init: podman is not installed here; skipped\n')
+const describePodman = describeWhere(hasPodman, 'the podman init test', 'podman')
 
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'container-init-'))
 const withInit = path.join(ws, 'with-init.conf')
@@ -140,10 +137,7 @@ describe('docker --init (docker-init present on this engine)', () => {
  */
 const canRunDockerd =
   process.getuid?.() === 0 && spawnSync('dockerd', ['--version'], { encoding: 'utf8' }).status === 0
-if (!canRunDockerd && process.env.CI === 'true')
-  throw new Error('CI must run the docker-init test: .ci/run runs as root with docker.io')
-if (!canRunDockerd) process.stderr.write('container-init: no root dockerd here; docker-init test skipped\n')
-const describeDockerd = canRunDockerd ? describe : describe.skip
+const describeDockerd = describeWhere(canRunDockerd, 'the docker-init test', 'root and dockerd (docker.io)')
 
 describeDockerd('docker --init with docker-init missing (a second, real dockerd)', () => {
   const MISSING_DOCKER_INIT = '/nonexistent/docker-init'
