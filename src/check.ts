@@ -34,6 +34,8 @@ import {
   sweepPowerCaps,
   executePlan,
   gpuCotenantProbe,
+  launchFacts,
+  RunFolders,
   type BlockDone,
   type ExecuteResult,
   TelemetrySampler,
@@ -212,11 +214,15 @@ async function measure(
   logger.info(describePlan(config, plan.length, lanes, sequential !== null))
   const sampler = await startTelemetry(config, writer, state)
   const fingerprintOf = fingerprintCache(config, pre)
+  // Every process's own folders (event channel, io checkpoints), under one private folder of this check.
+  const folders = RunFolders.open(checkId)
   const runPlan = (cap: number | null): Promise<ExecuteResult> =>
     executePlan(plan, {
       checkId,
       lanes: lanes ?? [null],
-      specFor: (planned, lane, hold) => processSpec(planned, config, checkId, dir, io, pre, lane, hold),
+      specFor: (planned, lane, hold) =>
+        processSpec(planned, config, checkId, dir, io, pre, lane, hold, folders),
+      launchFacts: arm => launchFacts(arm, config, pre),
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
@@ -268,6 +274,7 @@ async function measure(
     if (sampler) telemetry = await sampler.stop()
     if (config.arms.some(a => a.kind === 'container'))
       await killCheckContainers(config.containerRuntime, checkId)
+    folders.close()
   }
   if (telemetry.length) attachTelemetry(exec, telemetry)
   state.exec = exec

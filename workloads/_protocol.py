@@ -1,7 +1,12 @@
 """JSON-lines protocol shared by the workloads (see src/types.ts, "Workload JSON-lines protocol").
 
-Every line on stdout is one JSON object:
-  start   {workload, proc_start_epoch_s, epoch_s, params}            always the first line
+Protocol version 2. Events travel on a channel of their own: the file named by GPU_OVERHEAD_EVENTS (the
+runner creates it in a per-run folder, bind-mounted into the container), one JSON object per line. What the
+image's entrypoint, libraries or the workload print on stdout/stderr is never parsed: the runner keeps it as the
+run's log. Without GPU_OVERHEAD_EVENTS (a workload started by hand) the events go to stdout, as in version 1.
+Every line is one JSON object:
+  start   {workload, protocol, run_id, proc_start_epoch_s, epoch_s, params}   always the first line;
+          run_id echoes GPU_OVERHEAD_RUN_ID (the runner refuses events of another run)
   phase   {name, duration_s, end_epoch_s}   name in interpreter | imports | held | device_init | first_kernel
           | prepare (held: only with GPU_OVERHEAD_HOLD=stdin, the wait for "go" on stdin after the imports;
           prepare: emitted by the first region start, first kernel -> measuring)
@@ -15,8 +20,8 @@ Every line on stdout is one JSON object:
   summary {...}                                                      last line on success
   error   {type, message}     type in oom | no_gpu | missing_backend | bad_args | runtime
 
-Nothing else may reach stdout: at start-up the real stdout descriptor is kept for the events and fd 1
-is pointed at stderr, so stray prints and C-library chatter (cuBLAS, NCCL, warnings) land on stderr.
+On stdout (no channel file) nothing else may reach stdout: at start-up the real stdout descriptor is kept
+for the events and fd 1 is pointed at stderr, so stray prints and C-library chatter land on stderr.
 
 Standard library only (Python >= 3.9): the workloads run unchanged natively and inside images.
 """
@@ -49,6 +54,10 @@ STARTUP_PHASES = ("interpreter", "imports", "device_init", "first_kernel", PREPA
 # runner released without "go" (it was started for a run that the check no longer needs).
 HOLD_ENV = "GPU_OVERHEAD_HOLD"
 HELD_EXIT = 3
+# The channel (docs/protocol.md): the events file, and the run's id that the start event echoes.
+PROTOCOL_VERSION = 2
+EVENTS_ENV = "GPU_OVERHEAD_EVENTS"
+RUN_ID_ENV = "GPU_OVERHEAD_RUN_ID"
 
 
 class WorkloadError(Exception):
@@ -127,6 +136,20 @@ def _finite(obj):
     return str(obj)
 
 
+def _open_channel():
+    """The events file the runner named (append, never created here, never through a link), else stdout."""
+    path = os.environ.get(EVENTS_ENV)
+    if not path:
+        return _claim_stdout()
+    flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        sys.stderr.write("gpu-overhead: cannot open the events channel %s: %s\n" % (path, e))
+        os._exit(2)
+    return os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+
+
 def _claim_stdout():
     """Keep the real stdout for events; send everything else written to fd 1 to stderr."""
     try:
@@ -150,7 +173,7 @@ class Protocol:
         self.workload = workload
         self.t0_epoch = t0_epoch
         self.t0_perf = t0_perf
-        self.out = _claim_stdout()
+        self.out = _open_channel()
         self.started = False
         self.proc_start, self.proc_start_source = proc_start_epoch()
         self.last_phase_end = None  # perf_counter at the end of the last start-up phase
@@ -175,6 +198,8 @@ class Protocol:
             {
                 "event": "start",
                 "workload": self.workload,
+                "protocol": PROTOCOL_VERSION,
+                "run_id": os.environ.get(RUN_ID_ENV),
                 "proc_start_epoch_s": self.proc_start,
                 "epoch_s": self.t0_epoch,
                 "params": params,

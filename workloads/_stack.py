@@ -166,6 +166,34 @@ def cpu_facts():
     return facts
 
 
+def launch_facts():
+    """How this process was launched, read from inside: what container launch flags change (docker's
+    --shm-size/--ipc, --ulimit, --user). The runner adds the entrypoint and the flags themselves."""
+    facts = {"shm_bytes": None, "uid": None, "gid": None}
+    try:
+        st = os.statvfs("/dev/shm")
+        facts["shm_bytes"] = st.f_blocks * st.f_frsize
+    except (AttributeError, OSError):
+        pass
+    try:
+        facts["uid"], facts["gid"] = os.getuid(), os.getgid()
+    except AttributeError:
+        pass
+    try:
+        import resource
+
+        for name in ("memlock", "stack", "nofile", "nproc"):
+            lim = getattr(resource, "RLIMIT_" + name.upper(), None)
+            if lim is None:
+                continue
+            soft, hard = resource.getrlimit(lim)
+            show = lambda v: "unlimited" if v == resource.RLIM_INFINITY else str(v)  # noqa: E731
+            facts["ulimit_" + name] = "%s:%s" % (show(soft), show(hard))
+    except (ImportError, OSError, ValueError):
+        pass
+    return facts
+
+
 # ---- BLAS behind NumPy ----------------------------------------------------------------------------
 
 # (symbol, kind) to ask a loaded library who it is; scipy-openblas prefixes and suffixes its names.
@@ -423,6 +451,7 @@ def collect(torch=None, dev=None, np=None, maps_path="/proc/self/maps"):
         "torch": torch_facts(torch, dev, libs or {}),
         "numpy": None if np is None else {"version": np.__version__, "blas": numpy_blas(np, libs)},
         "cpu": cpu_facts(),
+        "launch": launch_facts(),
         "libraries": libs,
         "env": relevant_env(),
     }

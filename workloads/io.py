@@ -27,6 +27,7 @@ import math  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
+import uuid  # noqa: E402
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
@@ -190,11 +191,20 @@ def _write_all(fd, mv):
         mv = mv[n:]
 
 
-def write_file(path, nbytes, block):
-    """Seconds to create, write and fsync nbytes; the pages are dropped afterwards (untimed)."""
+def unique_name(folder, prefix):
+    """A file name no other process, lane or check can hold: every container's workload has the same PID,
+    so a PID-named file was shared by concurrent containers on one checkpoint folder (random, 128 bits)."""
+    return os.path.join(folder, "%s-%s.bin" % (prefix, uuid.uuid4().hex))
+
+
+def write_file(path, nbytes, block, fresh=True):
+    """Seconds to create, write and fsync nbytes; the pages are dropped afterwards (untimed). `fresh`: the
+    file must not exist yet (O_EXCL); a link at the path is never followed."""
     mv = memoryview(block)
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= os.O_EXCL if fresh else os.O_TRUNC
     t0 = time.perf_counter()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
+    fd = os.open(path, flags, 0o600)
     try:
         left = nbytes
         while left > 0:
@@ -349,7 +359,7 @@ def copyup_own_file(folder, size, block):
     fd, path = tempfile.mkstemp(prefix="gpu-overhead-copyup-", dir=folder)
     os.close(fd)
     try:
-        write_file(path, size, block)
+        write_file(path, size, block, fresh=False)
         return copyup_in_place(path)
     finally:
         os.unlink(path)
@@ -417,11 +427,12 @@ def main(proto, argv):
     if "scratch" in args.parts:
         check_space(args.scratch, scratch_bytes, "--scratch")
     ckpt_path = None
+    ckpt_fresh = True
     if "ckpt" in args.parts:
         if os.path.isdir(args.ckpt):
-            ckpt_path = os.path.join(args.ckpt, "gpu-overhead-ckpt-%d.bin" % os.getpid())
+            ckpt_path = unique_name(args.ckpt, "gpu-overhead-ckpt")
         else:
-            ckpt_path = args.ckpt
+            ckpt_path, ckpt_fresh = args.ckpt, False
         check_space(os.path.dirname(os.path.abspath(ckpt_path)), ckpt_bytes, "--ckpt")
     data_files = []
     if "data" in args.parts:
@@ -434,7 +445,7 @@ def main(proto, argv):
         if not data_files:
             raise P.WorkloadError("bad_args", "--data %r holds no files to read" % args.data)
     data_limit = args.data_max_mb * MIB
-    scratch_file = os.path.join(args.scratch, "gpu-overhead-scratch-%d.bin" % os.getpid())
+    scratch_file = unique_name(args.scratch, "gpu-overhead-scratch")
 
     results = {k: [] for k in ("scratch_write_mb_s", "scratch_read_mb_s", "ckpt_write_mb_s", "data_read_mb_s", "small_files_ops_s")}
     data_bytes = None
@@ -455,7 +466,7 @@ def main(proto, argv):
                 vals.append(("scratch_read_mb_s", nb / dt / 1e6, {"bytes": nb}))
                 os.unlink(scratch_file)
             if ckpt_path:
-                dt = write_file(ckpt_path, ckpt_bytes, block)
+                dt = write_file(ckpt_path, ckpt_bytes, block, fresh=ckpt_fresh)
                 vals.append(("ckpt_write_mb_s", ckpt_bytes / dt / 1e6, {"bytes": ckpt_bytes}))
                 os.unlink(ckpt_path)
             if data_files:

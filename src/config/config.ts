@@ -25,6 +25,7 @@ import {
 } from '../types/index.js'
 import { validateImageRef, type ImageRef } from './image-ref.js'
 import { CHECKPOINT_CONTAINER_PATH, DATA_CONTAINER_PATH } from './mount-spec.js'
+import { containerLaunchArgs } from './launch-flags.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS } from './parse.js'
 import { readConfigFile } from './file.js'
@@ -121,6 +122,8 @@ export interface Config {
   python: string
   /** Memory limit of each workload container (`--memory`/`--memory-swap`, e.g. `8g`); null = no limit. */
   containerMemory: string | null
+  /** The container arm's launch flags (container-args: allow-listed, trusted sources only), as an argv. */
+  containerArgs: string[]
   /** Power limits to sweep, watts, in order; empty = measure at the current limit only. */
   powerCaps: number[]
 }
@@ -248,6 +251,10 @@ export function loadConfig(sources: ConfigSources): Config {
     ),
     python: validatePython(get(Inputs.Python), false),
     containerMemory: given(get(Inputs.ContainerMemory)) ? containerMemory(get(Inputs.ContainerMemory)) : null,
+    containerArgs: containerLaunchArgs(
+      get(Inputs.ContainerArgs),
+      given(get(Inputs.ContainerMemory)) ? get(Inputs.ContainerMemory) : null
+    ),
     powerCaps: given(get(Inputs.PowerCaps)) ? powerCaps(get(Inputs.PowerCaps), device) : []
   }
   // Without a data-path/checkpoint-path the io workload's folders live under `out` and are mounted.

@@ -44,6 +44,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Prestart]: 'true',
   [Inputs.Python]: 'python3',
   [Inputs.ContainerMemory]: '',
+  [Inputs.ContainerArgs]: '',
   [Inputs.PowerCaps]: '',
   [Inputs.Mode]: 'check',
   [Inputs.AggregateDirs]: '',

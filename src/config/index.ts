@@ -20,3 +20,4 @@ export {
   type IoMountSpec
 } from './mount-spec.js'
 export { alpha, checkAlpha, checkMaxOverhead, maxOverhead, oneOf, parseArms } from './parse.js'
+export { containerLaunchArgs, launchFlagFacts } from './launch-flags.js'

@@ -30,6 +30,8 @@ export interface ContainerRunInput {
   gpuArgs: string[]
   env: Record<string, string>
   timeoutMs: number
+  /** The workflow's launch flags (config.containerArgs: allow-listed, trusted inputs only), as an argv. */
+  launchArgs?: readonly string[]
   /** `--memory` limit (swap included, so the limit is real); null/absent = none. */
   memory?: string | null
   /** Prestart: `-i` keeps stdin open into the container, where the workload waits for "go" after its imports. */
@@ -49,6 +51,7 @@ export function containerArgs(input: ContainerRunInput): string[] {
     interactive: input.hold === true,
     memory: input.memory ?? null,
     gpuArgs: input.gpuArgs,
+    extraArgs: input.launchArgs ?? [],
     command: ['python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args]
   })
 }

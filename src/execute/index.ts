@@ -6,6 +6,8 @@
 export { executePlan } from './runner.js'
 export type { BlockDone, ExecuteResult } from './runner.js'
 export { processSpec, workloadsDir } from './specs.js'
+export { launchFacts } from './launch-facts.js'
+export { RunFolders } from './run-folders.js'
 export { workloadParams } from './workload-args.js'
 export { prepareIoFolders } from './io-data.js'
 export { killCheckContainers, removeCheckContainersNow } from './container.js'

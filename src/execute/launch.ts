@@ -52,7 +52,15 @@ export function launchOnLane(
   let gpuProbe: Promise<void> | null = null
   const onEvent = (event: WorkloadEvent, epochMs: number): void => {
     if (event.event === 'stack' && stack === null) {
-      const { event: _kind, ...facts } = event
+      const { event: _kind, ...recorded } = event
+      const inside = recorded['launch']
+      const facts = {
+        ...recorded,
+        launch: {
+          ...(typeof inside === 'object' && inside !== null ? inside : {}),
+          ...(ctx.launchFacts?.(arm) ?? {})
+        }
+      }
       stack = { environment: arm.label, workload, run, facts, cotenants }
       // Every record after this carries the stack it was measured on.
       base.fingerprint = { ...base.fingerprint, stack: stackDigest(facts) }

@@ -1,7 +1,8 @@
 /**
  * Runs one workload process (native, or the container runtime's client) and streams its JSON-lines
- * events as they arrive. Argument arrays only; the child gets its own process group so a timeout or a
- * cancel can kill the whole tree.
+ * events as they arrive: from its own channel file when the spec names one (protocol version 2; stdout and
+ * stderr are then only the run's log), else from stdout. Argument arrays only; the child gets its own process
+ * group so a timeout or a cancel can kill the whole tree. Everything read from the process is bounded.
  */
 import { spawn } from 'node:child_process'
 import type { WorkloadEvent } from '../types/index.js'
@@ -9,6 +10,8 @@ import { scrubbedEnv } from '../util/child-env.js'
 import { KILL_GRACE_MS } from '../util/exec.js'
 import { LineSplitter, MAX_LINE_CHARS } from '../util/lines.js'
 import { ProcessTree } from '../util/process-tree.js'
+import { EventChannel } from './event-channel.js'
+import { RunLog } from './run-log.js'
 
 export interface ProcessSpec {
   command: string
@@ -24,6 +27,15 @@ export interface ProcessSpec {
    */
   hold?: boolean
   holdTimeoutMs?: number
+  /**
+   * The run's events file (created empty by the runner, in the run's own folder): events are read from it,
+   * stdout/stderr are the run's log only. Absent: events on stdout (a workload run by hand, version 1).
+   */
+  eventsPath?: string
+  /** Called once the process has ended and its channel is read (removes the run's private folders). */
+  cleanup?: () => void
+  /** The id the workload's start event must echo (GPU_OVERHEAD_RUN_ID): events of another run are refused. */
+  runId?: string
 }
 
 export interface ProcessResult {
@@ -37,9 +49,13 @@ export interface ProcessResult {
   abandoned: boolean
   endEpochMs: number
   events: WorkloadEvent[]
-  /** Lines on stdout that were not protocol events (the protocol forbids them). */
+  /** Lines on the event channel that were not protocol events (the protocol forbids them). */
   badLines: string[]
   stderrTail: string
+  /** stdout and stderr as they arrived, bounded (head and tail): the run's log, shown when it fails. */
+  log: RunLog
+  /** The channel broke a bound or carried another run's events: the run failed (and was killed) for it. */
+  channelError: string | null
   timedOut: boolean
   cancelled: boolean
   /** Set when the program could not be started at all (ENOENT, EACCES). */
@@ -60,12 +76,31 @@ const KNOWN_EVENTS = new Set([
 ])
 const STDERR_TAIL = 4000
 const MAX_BAD_LINES = 50
+/** Events one run may send (a default llm run sends ~200; a matmul run with 10,000 iterations ~10,000). */
+export const MAX_EVENTS_PER_RUN = 200_000
+/** Deepest nesting an event may have (the stack event is 4 deep): deeper ones are refused, never walked. */
+export const MAX_EVENT_DEPTH = 16
+
+/** Nesting depth of a parsed JSON value, without recursion (a 100,000-deep value must not blow the stack). */
+export function jsonDepth(value: unknown, limit = MAX_EVENT_DEPTH): number {
+  let deepest = 0
+  const todo: [unknown, number][] = [[value, 1]]
+  while (todo.length) {
+    const [v, d] = todo.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    if (d > deepest) deepest = d
+    if (deepest > limit) return deepest
+    for (const child of Object.values(v)) todo.push([child, d + 1])
+  }
+  return deepest
+}
 
 export function parseEventLine(line: string): WorkloadEvent | null {
   if (!line.startsWith('{')) return null
   try {
     const obj = JSON.parse(line) as unknown
     if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return null
+    if (jsonDepth(obj) > MAX_EVENT_DEPTH) return null
     const ev = (obj as { event?: unknown }).event
     if (typeof ev !== 'string' || !KNOWN_EVENTS.has(ev)) return null
     if (ev === 'sample') {
@@ -116,6 +151,8 @@ export function startProcess(
     events: [],
     badLines: [],
     stderrTail: '',
+    log: new RunLog(),
+    channelError: null,
     timedOut: false,
     cancelled: false,
     spawnError: null
@@ -138,11 +175,11 @@ export function startProcess(
     // Not held: stdin is at its end from the start, as /dev/null would be.
     if (!spec.hold) child.stdin.end()
     let killed = false
-    const kill = (why: 'timeout' | 'cancel'): void => {
+    const kill = (why: 'timeout' | 'cancel' | 'channel'): void => {
       if (killed) return
       killed = true
       if (why === 'timeout') result.timedOut = true
-      else result.cancelled = true
+      else if (why === 'cancel') result.cancelled = true
       // The group, every descendant seen, and setsid escapees carrying the tree's marker.
       tree.kill('SIGTERM')
       void spec.onKill?.().catch(() => undefined)
@@ -174,29 +211,58 @@ export function startProcess(
     if (signal?.aborted) onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
 
+    const failChannel = (why: string): void => {
+      if (result.channelError !== null) return
+      result.channelError = why
+      kill('channel')
+    }
     const handleLine = (line: string): void => {
       const trimmed = line.trim()
-      if (trimmed === '') return
+      if (trimmed === '' || result.channelError !== null) return
       const event = parseEventLine(trimmed)
-      if (event) {
-        result.events.push(event)
-        onEvent(event, Date.now())
-      } else if (result.badLines.length < MAX_BAD_LINES) result.badLines.push(trimmed.slice(0, 300))
+      if (!event) {
+        if (result.badLines.length < MAX_BAD_LINES) result.badLines.push(trimmed.slice(0, 300))
+        return
+      }
+      if (result.events.length >= MAX_EVENTS_PER_RUN)
+        return failChannel(`more than ${MAX_EVENTS_PER_RUN} protocol events in one run`)
+      if (event.event === 'start' && spec.runId !== undefined && event.run_id !== spec.runId)
+        return failChannel(`the events are of another run (run_id ${String(event.run_id).slice(0, 40)})`)
+      result.events.push(event)
+      onEvent(event, Date.now())
     }
     // Linear in the output, with a cap per line: a 50 MB line without a newline is dropped as it grows.
-    const lines = new LineSplitter({
+    const sink = {
       line: handleLine,
-      tooLong: chars => {
+      tooLong: (chars: number) => {
         if (result.badLines.length < MAX_BAD_LINES)
           result.badLines.push(
             `(a line of ${chars} characters, longer than the ${MAX_LINE_CHARS} allowed; dropped)`
           )
       }
-    })
+    }
+    let channel: EventChannel | null = null
+    if (spec.eventsPath !== undefined) {
+      try {
+        channel = new EventChannel(spec.eventsPath, {
+          ...sink,
+          overflow: bytes => failChannel(`the event channel passed its bound (${bytes} bytes in one run)`)
+        })
+        channel.start()
+      } catch (error) {
+        failChannel(`cannot read the event channel ${spec.eventsPath}: ${String(error)}`)
+      }
+    }
+    const lines = new LineSplitter(sink)
     child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (chunk: string) => lines.push(chunk))
+    child.stdout.on('data', (chunk: string) => {
+      result.log.push(chunk)
+      // With a channel, stdout is the image's and the libraries' (a banner, notices): the log only.
+      if (channel === null) lines.push(chunk)
+    })
     child.stderr.setEncoding('utf8')
     child.stderr.on('data', (chunk: string) => {
+      result.log.push(chunk)
       result.stderrTail = (result.stderrTail + chunk).slice(-STDERR_TAIL)
     })
     child.on('error', error => {
@@ -206,6 +272,8 @@ export function startProcess(
       if (timer) clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
       lines.flush()
+      channel?.close()
+      spec.cleanup?.()
       // Whatever the workload left running (a daemon it started) ends with it.
       tree.kill('SIGKILL')
       tree.release()

@@ -57,17 +57,26 @@ export function startupRecords(
   return out
 }
 
+/** A process that ended without a single protocol event (an entrypoint that never ran its command). */
+function silent(proc: ProcessResult): boolean {
+  return !proc.events.some(e => e.event === 'start')
+}
+
 export function describeFailure(proc: ProcessResult): string {
   if (proc.spawnError) return `could not start: ${proc.spawnError}`
+  if (proc.channelError) return `event channel: ${proc.channelError}`
   if (proc.timedOut) return 'timed out (killed with its process tree/container)'
   if (proc.cancelled) return 'cancelled'
   const err = proc.events.find(e => e.event === 'error')
   if (err && err.event === 'error') return `${err.type}: ${err.message}`
   const exit = proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.exitCode}`
   if (proc.exitCode === 137) return `${exit} (out of memory or killed)`
-  const tail = proc.stderrTail.trim().split('\n').slice(-3).join(' | ')
-  const bad = proc.badLines.length > 0 ? `; non-protocol output: ${proc.badLines[0]}` : ''
-  return `${exit}${tail ? `: ${tail}` : ''}${bad}`
+  // The run's log (stdout and stderr): an entrypoint's or interpreter's last words.
+  const tail = proc.log.lastLines(3).join(' | ').slice(-600)
+  const bad = proc.badLines.length > 0 ? `; not a protocol event: ${proc.badLines[0]}` : ''
+  const none =
+    proc.exitCode === 0 && silent(proc) ? '; no protocol events arrived (did the entrypoint exec "$@"?)' : ''
+  return `${exit}${none}${tail ? `: ${tail}` : ''}${bad}`
 }
 
 export interface LaneOutcome {
@@ -93,7 +102,9 @@ export function recordRun(
     !proc.timedOut &&
     !proc.cancelled &&
     proc.spawnError === null &&
-    proc.badLines.length === 0
+    proc.channelError === null &&
+    proc.badLines.length === 0 &&
+    !silent(proc)
   const summary = proc.events.find(e => e.event === 'summary')
   const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
   const record: RunRecord = {
@@ -126,5 +137,11 @@ export function recordRun(
     appendAll(appendAll(samples, live), startup)
   }
   ctx.writer.appendRun(record)
+  // The log of every failed process, and of each arm's first process (what its entrypoint printed).
+  if (!ok || planned.warmup || run === 1)
+    ctx.writer.appendLog?.(
+      `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${run}`}${base.gpu === undefined ? '' : ` on GPU ${base.gpu}`}: ${record.status}`,
+      proc.log.text()
+    )
   return { proc, run: record, ok, samples: live.length }
 }

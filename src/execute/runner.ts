@@ -36,6 +36,8 @@ export interface ExecuteContext {
    */
   prestart?: boolean
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
+  /** How an arm's processes are launched (entrypoint, launch flags): merged into its stack facts as `launch.*`. */
+  launchFacts?: (arm: Arm) => Record<string, string>
   paramsFor(workload: Workload): Record<string, unknown>
   writer: RecordSink
   logger: Logger

@@ -11,6 +11,8 @@ import type { PreflightOutcome } from '../preflight/index.js'
 import { containerGpuArgs, nativeGpuEnv } from '../tools/gpu-access.js'
 import { containerSpec } from './container.js'
 import type { IoFolders } from './io-data.js'
+import { EVENTS_ENV, EVENTS_FILE, RUN_CONTAINER_DIR, RUN_ID_ENV, type RunFolders } from './run-folders.js'
+import { CHECKPOINT_CONTAINER_PATH } from '../config/index.js'
 
 /** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
 export function workloadsDir(): string {
@@ -30,39 +32,62 @@ export function processSpec(
   io: IoFolders | null,
   pre: PreflightOutcome,
   lane: Lane | null,
-  hold: boolean
+  hold: boolean,
+  folders: RunFolders
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
+  const inContainer = planned.arm.kind !== 'native'
+  const writesCheckpoints = planned.workload === 'io' && io !== null
+  const label = `${planned.workload}-${planned.arm.label}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`
+  // Its own folders: the event channel, and io's checkpoint writes (docs/security.md, "Shared folders").
+  const run = folders.create(label, inContainer, writesCheckpoints ? io.checkpoint.host : null)
+  const channel = {
+    eventsPath: run.eventsFile,
+    runId: run.runId,
+    cleanup: () => run.remove()
+  }
   const gpuInput = {
     device: config.device,
     gpuAccess: config.gpuAccess,
     gpus: config.gpus,
     driverMount: config.driverMount
   }
-  if (planned.arm.kind === 'native') {
-    const ioPaths = io ? { data: io.data.host, checkpoint: io.checkpoint.host } : { data: '', checkpoint: '' }
-    return nativeSpec({
-      python: config.python,
-      workloadsDir: dir,
-      workload: planned.workload,
-      args: workloadArgs(planned.workload, config, ioPaths),
-      env: nativeGpuEnv(gpuInput, lane),
-      timeoutMs,
-      hold
-    })
+  if (!inContainer) {
+    const ioPaths = io
+      ? { data: io.data.host, checkpoint: run.checkpoint ?? '' }
+      : { data: '', checkpoint: '' }
+    return {
+      ...nativeSpec({
+        python: config.python,
+        workloadsDir: dir,
+        workload: planned.workload,
+        args: workloadArgs(planned.workload, config, ioPaths),
+        env: { ...nativeGpuEnv(gpuInput, lane), [EVENTS_ENV]: run.eventsFile, [RUN_ID_ENV]: run.runId },
+        timeoutMs,
+        hold
+      }),
+      ...channel
+    }
   }
   const image = planned.arm.image ?? ''
   const imageId = pre.images.get(image)?.id
   // Run exactly what was inspected: the ID, never a tag that could move during the check.
-  if (!imageId)
+  if (!imageId) {
+    run.remove()
     throw new EnvironmentError(
       `image ${image || '(none)'} has no inspected image ID; preflight must inspect every image an arm runs (check the container-runtime and the image input)`
     )
+  }
   const ioPaths = io
     ? { data: io.data.container, checkpoint: io.checkpoint.container }
     : { data: '', checkpoint: '' }
-  const mounts = planned.workload === 'io' && io ? [io.data, io.checkpoint] : []
-  return containerSpec({
+  const mounts = [
+    { host: run.dir, container: RUN_CONTAINER_DIR, readOnly: false },
+    ...(writesCheckpoints && run.checkpoint !== null
+      ? [io.data, { host: run.checkpoint, container: CHECKPOINT_CONTAINER_PATH, readOnly: false }]
+      : [])
+  ]
+  const spec = containerSpec({
     runtime: config.containerRuntime,
     imageRef: imageId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
@@ -72,9 +97,11 @@ export function processSpec(
     args: workloadArgs(planned.workload, config, ioPaths),
     mounts,
     gpuArgs: containerGpuArgs(gpuInput, lane),
-    env: {},
+    env: { [EVENTS_ENV]: `${RUN_CONTAINER_DIR}/${EVENTS_FILE}`, [RUN_ID_ENV]: run.runId },
+    launchArgs: config.containerArgs,
     timeoutMs,
     memory: config.containerMemory,
     hold
   })
+  return { ...spec, ...channel }
 }

@@ -141,7 +141,9 @@ export function assembleSummary(
       device: config.device,
       stacks: exec.stacks ?? [],
       telemetry,
-      imageEnv
+      imageEnv,
+      runs: exec.runs,
+      arms: config.arms.map(a => a.label)
     }),
     ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
     measured_work: measuredWork(exec.runs),

@@ -98,6 +98,10 @@ export interface ImageFacts {
   product: string | null
   env: Record<string, string>
   labels: Record<string, string>
+  /** How the image starts a command: its ENTRYPOINT (NGC: /opt/nvidia/nvidia_entrypoint.sh), WORKDIR and USER. */
+  entrypoint: string[]
+  workdir: string | null
+  user: string | null
   /** True when the image had to be pulled for this check. */
   pulled: boolean
 }
@@ -109,7 +113,13 @@ interface InspectJson {
   Created?: unknown
   Architecture?: unknown
   Os?: unknown
-  Config?: { Env?: unknown; Labels?: unknown } | null
+  Config?: {
+    Env?: unknown
+    Labels?: unknown
+    Entrypoint?: unknown
+    WorkingDir?: unknown
+    User?: unknown
+  } | null
 }
 
 function strings(v: unknown): string[] {
@@ -190,6 +200,9 @@ export function parseImageInspect(json: unknown, image: ImageRef | string): Imag
     product: str(env.NVIDIA_PRODUCT_NAME),
     env,
     labels,
+    entrypoint: strings(obj.Config?.Entrypoint).slice(0, 32),
+    workdir: str(obj.Config?.WorkingDir),
+    user: str(obj.Config?.User),
     pulled: false
   }
 }

@@ -91,6 +91,8 @@ export interface ResultPaths {
   telemetry: string
   report: string
   summary: string
+  /** What each failed process (and each arm's first) printed on stdout/stderr, bounded: the runs' logs. */
+  logs: string
 }
 
 export function resultPaths(out: string): ResultPaths {
@@ -101,7 +103,8 @@ export function resultPaths(out: string): ResultPaths {
     runs: path.join(out, 'runs.jsonl'),
     telemetry: path.join(out, 'telemetry.csv'),
     report: path.join(out, 'report.md'),
-    summary: path.join(out, 'summary.json')
+    summary: path.join(out, 'summary.json'),
+    logs: path.join(out, 'run-logs.txt')
   }
 }
 
@@ -143,7 +146,8 @@ const RESULT_FILES = [
   'telemetry.csv',
   'report.md',
   'summary.json',
-  'power-restore.json'
+  'power-restore.json',
+  'run-logs.txt'
 ]
 
 /** Why the results folder cannot be used, as one clause. */
@@ -179,6 +183,7 @@ export class ResultsWriter implements RecordSink {
       claimFolder(out, { root, removable: isToolOutput })
       safeReplace(paths.results, '')
       safeReplace(paths.runs, '')
+      safeReplace(paths.logs, '')
       safeReplace(paths.samples, `${SAMPLE_CSV_COLUMNS.join(',')}\n`)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
@@ -216,6 +221,12 @@ export class ResultsWriter implements RecordSink {
     )
     this.guarded(this.paths.samples, () =>
       this.append(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
+    )
+  }
+
+  appendLog(header: string, text: string): void {
+    this.guarded(this.paths.logs, () =>
+      this.append(this.paths.logs, `=== ${header} ===\n${text.trimEnd()}\n\n`)
     )
   }
 

@@ -6,6 +6,10 @@ import type { Direction } from './basics.js'
 export interface StartEvent {
   event: 'start'
   workload: string
+  /** Protocol version (2: events on their own channel; absent in version 1). */
+  protocol?: number
+  /** Echo of GPU_OVERHEAD_RUN_ID: which run these events belong to. */
+  run_id?: string | null
   /** Epoch seconds at which the OS created the process (from /proc/self/stat). */
   proc_start_epoch_s: number | null
   /** Epoch seconds when the first line of Python ran. */

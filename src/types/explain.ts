@@ -56,7 +56,16 @@ export interface ArmMemory {
 }
 
 export type FindingKind =
-  'cotenant' | 'env' | 'stack' | 'clocks' | 'throttling' | 'power' | 'utilization' | 'memory' | 'startup'
+  | 'failure'
+  | 'cotenant'
+  | 'env'
+  | 'stack'
+  | 'clocks'
+  | 'throttling'
+  | 'power'
+  | 'utilization'
+  | 'memory'
+  | 'startup'
 
 export interface Finding {
   kind: FindingKind

@@ -39,6 +39,7 @@ export enum Inputs {
   Prestart = 'prestart',
   Python = 'python',
   ContainerMemory = 'container-memory',
+  ContainerArgs = 'container-args',
   PowerCaps = 'power-caps',
   Mode = 'mode',
   AggregateDirs = 'aggregate-dirs',

@@ -88,6 +88,8 @@ export interface RunRecord {
 export interface RecordSink {
   appendSamples(records: SampleRecord[]): void
   appendRun(run: RunRecord): void
+  /** A run's log (stdout/stderr of the image and the workload, bounded), under a header naming the run. */
+  appendLog?(header: string, text: string): void
   /** The first write failure (full disk, …) as one clause; null while writes succeed. */
   readonly writeError: string | null
   readonly paths: { readonly results: string }

@@ -10,6 +10,7 @@ import type {
   Comparison,
   Explanation,
   Finding,
+  RunRecord,
   StackRecord,
   TelemetrySummary
 } from '../../types/index.js'
@@ -21,6 +22,7 @@ import { RELEVANT_IMPACT, explainsOf, headline, merge, rank } from './rank.js'
 import { imageEnvMap, stackFindings } from './stack.js'
 import { startupFindings } from './startup.js'
 import { cotenantFindings } from './cotenants.js'
+import { armFailures, failureFindings, type ArmFailure } from './failures.js'
 import { armTelemetry, telemetryFindings, type ArmTelemetry } from './telemetry.js'
 
 export interface ExplainInput {
@@ -33,6 +35,8 @@ export interface ExplainInput {
   imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>
   comparisons: readonly Comparison[]
   telemetry: readonly ArmTelemetry[]
+  /** Processes that failed, by arm: their likely causes rank first. */
+  failures?: readonly ArmFailure[]
 }
 
 export function explain(input: ExplainInput): Explanation {
@@ -58,7 +62,8 @@ export function explain(input: ExplainInput): Explanation {
       relevant: f.impact >= RELEVANT_IMPACT && explains.length > 0 && f.kind !== 'memory'
     }
   })
-  const ranked = rank(findings)
+  const failed = failureFindings(input.failures ?? [], input.imageEnv, Object.keys(input.imageEnv))
+  const ranked = rank([...failed, ...findings])
   return {
     baseline_env: input.baselineEnv,
     candidate_env: input.candidateEnv,
@@ -74,20 +79,28 @@ export interface CheckExplainInput {
   stacks: readonly StackRecord[]
   telemetry: readonly TelemetrySummary[]
   imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>
+  /** Every process of the check: failed ones are explained. */
+  runs?: readonly RunRecord[]
+  /** The configured arms' labels, baseline first: used when an arm failed before anything was compared. */
+  arms?: readonly string[]
 }
 
 /** The explanation of a check's primary pair of arms; null when nothing was compared. */
 export function explainCheck(input: CheckExplainInput): Explanation | null {
   const a = input.analysis
-  if (!a?.baseline_env || !a.candidate_env) return null
+  const failures = armFailures(input.runs ?? [])
+  const baselineEnv = a?.baseline_env ?? (failures.length ? input.arms?.[0] : undefined)
+  const candidateEnv = a?.candidate_env ?? (failures.length ? input.arms?.[1] : undefined)
+  if (!baselineEnv || !candidateEnv) return null
   return explain({
-    baselineEnv: a.baseline_env,
-    candidateEnv: a.candidate_env,
+    baselineEnv,
+    candidateEnv,
     device: input.device,
-    alpha: a.alpha,
+    alpha: a?.alpha ?? 0.05,
     stacks: armStacks(input.stacks),
     imageEnv: input.imageEnv,
-    comparisons: a.comparisons,
-    telemetry: armTelemetry(input.telemetry)
+    comparisons: a?.comparisons ?? [],
+    telemetry: armTelemetry(input.telemetry),
+    failures
   })
 }

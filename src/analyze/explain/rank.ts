@@ -9,6 +9,8 @@ import { cotenantExplains } from './cotenants.js'
 
 /** Causes (configuration) before the conditions they produce (clocks, power, utilisation). */
 const KIND_ORDER: readonly FindingKind[] = [
+  // An arm that failed measured nothing: its cause comes first.
+  'failure',
   // A process beside the workload in one arm: what it measured was shared, whatever the configuration.
   'cotenant',
   'env',
@@ -69,6 +71,7 @@ export function rank(findings: Finding[]): Finding[] {
   return [...findings].sort(
     (a, b) =>
       Number(b.relevant) - Number(a.relevant) ||
+      Number(b.kind === 'failure') - Number(a.kind === 'failure') ||
       // A neighbour only in the slower arm is direct evidence: above any configuration fact.
       Number(b.kind === 'cotenant') - Number(a.kind === 'cotenant') ||
       b.impact - a.impact ||
@@ -86,6 +89,10 @@ export function headline(findings: readonly Finding[], measured: readonly Measur
       : `no relevant difference found among the recorded facts for ${measured.map(describeDifference).join(', ')}`
   }
   const top = relevant[0]!
+  if (top.kind === 'failure') {
+    const others = relevant.length > 1 ? ` (+${relevant.length - 1} more)` : ''
+    return `${top.label}${top.from_image_env ? ` — ${top.candidate ?? ''} set by the image` : ''}; fix: ${top.fix}${others}`
+  }
   const more = relevant.length > 1 ? ` (+${relevant.length - 1} more)` : ''
   return `most likely: ${top.label} ${top.baseline ?? 'unset'} → ${top.candidate ?? 'unset'}${more}`
 }

@@ -100,6 +100,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.CheckpointMb]: 'checkpoint size for the io workload, MiB (default 256 on gpu, 64 on cpu)',
   [Inputs.Python]: 'python interpreter for the native arm',
   [Inputs.ContainerMemory]: 'memory limit per container, e.g. 16g (empty: no limit)',
+  [Inputs.ContainerArgs]:
+    "the container arm's launch flags, e.g. '--ipc=host --ulimit memlock=-1 --shm-size=8g' (allow-listed; never from --config)",
   [Inputs.PowerCaps]: 'watts to sweep, e.g. 400,550,700 (nvidia-smi -pl as root; limits always restored)'
 }
 

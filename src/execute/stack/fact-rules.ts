@@ -101,6 +101,67 @@ export const FACT_RULES: readonly FactRule[] = [
     )
   ),
   rule(
+    /^launch\.shm_bytes$/,
+    'shared memory (/dev/shm)',
+    acts(
+      2,
+      ['comm', 'memory'],
+      "/dev/shm is another size in each arm (Docker's default is 64 MiB): DataLoader workers, NCCL and torch.multiprocessing pass tensors through it, and fail or slow down when it is small",
+      "launch the container as production does: container-args '--ipc=host' or '--shm-size=<size>' (NGC asks for --ipc=host)"
+    )
+  ),
+  rule(
+    /^launch\.ulimit_(memlock|stack)$/,
+    'ulimit',
+    acts(
+      2,
+      ['memory', 'comm', 'launch'],
+      'a resource limit differs: a small memlock limit keeps CUDA/NCCL/RDMA from pinning host memory (slower copies), a small stack limit breaks deep native call chains',
+      "set the limits NGC asks for: container-args '--ulimit memlock=-1 --ulimit stack=67108864'"
+    )
+  ),
+  rule(
+    /^launch\.ulimit_(nofile|nproc)$/,
+    'ulimit',
+    acts(
+      1,
+      ['io', 'launch'],
+      'an open-file or process-count limit differs',
+      "set it alike: container-args '--ulimit nofile=…'"
+    )
+  ),
+  rule(
+    /^launch\.(uid|gid|image_user)$/,
+    'user',
+    acts(
+      1,
+      ['io', 'startup'],
+      'the workload runs as another user: caches (CUDA JIT, torch, pip) and writable folders can differ',
+      "run both arms as the same user (the image's USER, or container-args '--user UID:GID')"
+    )
+  ),
+  rule(
+    /^launch\.(entrypoint|how|workdir)$/,
+    'how the process starts',
+    acts(
+      1,
+      ['startup', 'launch'],
+      "the container's processes start through the image's ENTRYPOINT (and its WORKDIR), as production runs them: the entrypoint's scripts run first and may set environment variables",
+      "none needed when production starts the image the same way; the entrypoint's output is in each run's log"
+    )
+  ),
+  rule(
+    /^launch\.ipc$/,
+    'IPC namespace',
+    acts(
+      1,
+      ['comm', 'memory'],
+      'the container has its own IPC namespace (private shared memory) unless launched with --ipc=host',
+      "container-args '--ipc=host' if production launches it that way"
+    )
+  ),
+  { pattern: /^launch\.container_args$/, ignore: true },
+  rule(
     /^cpu\.cgroup_memory_max$/,
     'memory limit',
     acts(

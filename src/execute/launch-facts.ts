@@ -1,0 +1,26 @@
+/**
+ * How each arm's process was launched, as stack facts (`launch.*`) beside what the workload read from inside
+ * (shm size, ulimits, CPU set, user: workloads/_stack.py): the image's ENTRYPOINT, WORKDIR and USER, and the
+ * workflow's container-args. "The container is slower" can then be tied to "your launch flags differ".
+ */
+import { launchFlagFacts, type Config } from '../config/index.js'
+import type { PreflightOutcome } from '../preflight/index.js'
+import type { Arm } from '../types/index.js'
+
+const NONE = '(none)'
+
+export function launchFacts(arm: Arm, config: Config, pre: PreflightOutcome): Record<string, string> {
+  if (arm.kind === 'native')
+    return { how: 'host process', entrypoint: NONE, ipc: 'host', container_args: NONE }
+  const image = pre.images.get(arm.image ?? '')
+  const flags = launchFlagFacts(config.containerArgs)
+  return {
+    how: `${config.containerRuntime} run`,
+    entrypoint: image?.entrypoint.length ? image.entrypoint.join(' ') : NONE,
+    image_user: image?.user ?? NONE,
+    workdir: image?.workdir ?? NONE,
+    // Docker's default IPC namespace is private, with a 64 MiB /dev/shm.
+    ipc: flags.ipc ?? 'private (engine default)',
+    container_args: config.containerArgs.length ? config.containerArgs.join(' ') : NONE
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Nothing shared by accident: every process gets folders of its own, named by a random run id (never a PID:
+ * every container's workload has the same one). Its private folder (the event channel; in a container
+ * mounted at RUN_CONTAINER_DIR) lives under a check folder in the host's temp folder (mode 0700), and io's
+ * checkpoint writes go into a fresh folder of that run under the checkpoint folder. The native and the
+ * container arm, two lanes or two checks on one host never write into the same folder; each folder is removed
+ * when its process ends (never following a link the image left there).
+ */
+import { randomBytes } from 'node:crypto'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { safeChmodFolder } from '../util/safe-fs.js'
+import { createChannelFile } from './event-channel.js'
+
+/** Where a container run's private folder is mounted (read-write, that run's container only). */
+export const RUN_CONTAINER_DIR = '/gpu-overhead/run'
+export const EVENTS_FILE = 'events.jsonl'
+/** The protocol's channel variables (workloads/_protocol.py). */
+export const EVENTS_ENV = 'GPU_OVERHEAD_EVENTS'
+export const RUN_ID_ENV = 'GPU_OVERHEAD_RUN_ID'
+
+export interface RunFolder {
+  runId: string
+  /** The run's private folder on the host. */
+  dir: string
+  /** The events file on the host (read by the runner). */
+  eventsFile: string
+  /** The run's own checkpoint folder (host), when io writes checkpoints; null otherwise. */
+  checkpoint: string | null
+  /** Removes the run's folders (best effort: a hostile image may leave what the runner cannot delete). */
+  remove(): void
+}
+
+/** A check's root for its runs' private folders: created 0700 in the temp folder, removed at the end. */
+export class RunFolders {
+  private constructor(readonly root: string) {}
+
+  static open(checkId: string, tmp = os.tmpdir()): RunFolders {
+    const safeId = checkId.replace(/[^A-Za-z0-9-]/g, '')
+    return new RunFolders(fs.mkdtempSync(path.join(tmp, `gpu-overhead-${safeId}-`)))
+  }
+
+  /**
+   * One process's folders. `shared`: the folder is mounted into a container whose USER may be another
+   * user, so it is made writable for that user (its 0700 parent keeps other host users out; the mount
+   * itself bypasses the parent).
+   */
+  create(label: string, shared: boolean, checkpointBase: string | null): RunFolder {
+    const runId = `${label.replace(/[^A-Za-z0-9_-]/g, '')}-${randomBytes(8).toString('hex')}`
+    const dir = path.join(this.root, runId)
+    fs.mkdirSync(dir, { mode: 0o700 })
+    if (shared) safeChmodFolder(dir, 0o777)
+    const eventsFile = path.join(dir, EVENTS_FILE)
+    createChannelFile(eventsFile, shared ? 0o666 : 0o600)
+    let checkpoint: string | null = null
+    if (checkpointBase !== null) {
+      checkpoint = path.join(checkpointBase, `gpu-overhead-run-${runId}`)
+      // mkdir fails on anything already there (a link planted in advance included).
+      fs.mkdirSync(checkpoint, { mode: 0o700 })
+      if (shared) safeChmodFolder(checkpoint, 0o777)
+    }
+    const remove = (): void => {
+      for (const d of [dir, checkpoint])
+        if (d !== null) fs.rmSync(d, { recursive: true, force: true, maxRetries: 2 })
+    }
+    return {
+      runId,
+      dir,
+      eventsFile,
+      checkpoint,
+      remove: () => {
+        try {
+          remove()
+        } catch {
+          // Files a container user made in a subfolder of its own: left for the check's clean-up.
+        }
+      }
+    }
+  }
+
+  /** Removes every run folder of the check (at its end, also after a crash). */
+  close(): void {
+    try {
+      fs.rmSync(this.root, { recursive: true, force: true, maxRetries: 2 })
+    } catch {
+      // best effort
+    }
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Issue 26: a failed arm is explained from what was recorded about it (the image's ENV, the error, the log),
+ * with the fix — never "no relevant difference found: the arms measured alike".
+ */
+import { explainCheck } from '../../src/analyze/explain/explain.js'
+import { armFailures } from '../../src/analyze/explain/failures.js'
+import type { RunRecord } from '../../src/types/index.js'
+
+function run(
+  environment: string,
+  status: RunRecord['status'],
+  error: string | null,
+  workload = 'matmul'
+): RunRecord {
+  return {
+    workload,
+    environment,
+    run: 1,
+    warmup: false,
+    start_ms: 0,
+    end_ms: 1,
+    exit_code: status === 'ok' ? 0 : 2,
+    status,
+    error,
+    energy_j: null,
+    energy_source: null,
+    measured_s: null,
+    mean_util_pct: null,
+    mean_sm_clock_mhz: null,
+    mean_power_w: null,
+    throttled_samples: 0,
+    telemetry_samples: 0,
+    params: {},
+    regions: [],
+    stack: null
+  } as RunRecord
+}
+
+function explainFailed(error: string, imageEnv: Record<string, string> = {}, environment = 'container') {
+  const e = explainCheck({
+    analysis: null,
+    device: 'gpu',
+    stacks: [],
+    telemetry: [],
+    imageEnv: { container: imageEnv },
+    runs: [run('native', 'ok', null), run(environment, 'failed', error)],
+    arms: ['native', 'container']
+  })
+  expect(e).not.toBeNull()
+  return e!
+}
+
+describe('failed arms explained', () => {
+  it("names the image's CUDA_VISIBLE_DEVICES when the container saw no GPU (the field's case)", () => {
+    const e = explainFailed('no_gpu: torch.cuda.is_available() is False', {
+      CUDA_VISIBLE_DEVICES: 'GPU-00000000-1111-2222-3333-444444444444',
+      NVIDIA_VISIBLE_DEVICES: 'all'
+    })
+    expect(e.headline).not.toMatch(/no relevant difference/)
+    expect(e.headline).toMatch(/CUDA_VISIBLE_DEVICES/)
+    expect(e.headline).toMatch(/GPU-00000000/)
+    const top = e.findings[0]!
+    expect(top.kind).toBe('failure')
+    expect(top.from_image_env).toBe(true)
+    expect(top.fix).toMatch(/CUDA_VISIBLE_DEVICES/)
+  })
+
+  it('names NVIDIA_VISIBLE_DEVICES=void, and otherwise the GPU access mode', () => {
+    expect(
+      explainFailed('no_gpu: no CUDA GPUs are available', { NVIDIA_VISIBLE_DEVICES: 'void' }).headline
+    ).toMatch(/NVIDIA_VISIBLE_DEVICES/)
+    expect(explainFailed('no_gpu: torch.cuda.is_available() is False').findings[0]!.fix).toMatch(/gpu-access/)
+  })
+
+  it.each([
+    ["missing_backend: No module named 'torch'", /torch/, /image that ships it/],
+    ['exit code 1: ImportError: libcudart.so.13: cannot open shared object file', /libcudart/, /image/],
+    ['oom: CUDA out of memory. Tried to allocate 20.00 GiB', /out of memory/, /container-memory/],
+    [
+      'exit code 125: docker: Error response from daemon: error setting rlimit type 8: operation not permitted',
+      /ulimit/,
+      /CAP_SYS_RESOURCE|lower the limit/
+    ],
+    ['exit code 0; no protocol events arrived (did the entrypoint exec "$@"?)', /never ran/, /exec "\$@"/],
+    ['exit code 127: /opt/nvidia/nvidia_entrypoint.sh: exec: python3: not found', /python3/, /python3/],
+    ['exit code 135: Bus error (core dumped) writing /dev/shm/torch_1', /shm/, /--shm-size|--ipc=host/]
+  ])('%s → names the cause and the fix', (error, label, fix) => {
+    const top = explainFailed(error).findings[0]!
+    expect(top.kind).toBe('failure')
+    expect(`${top.label} ${top.candidate ?? ''} ${top.meaning}`).toMatch(label)
+    expect(top.fix).toMatch(fix)
+  })
+
+  it('a native failure is the host Python, not the image', () => {
+    const e = explainFailed(
+      "missing_backend: No module named 'numpy'",
+      { CUDA_VISIBLE_DEVICES: 'x' },
+      'native'
+    )
+    expect(e.findings[0]!.label).toMatch(/^native arm failed/)
+    expect(e.findings[0]!.fix).toMatch(/native Python/)
+  })
+
+  it('one finding per arm and cause, timeouts and cancels are not failures to explain', () => {
+    const runs = [
+      run('container', 'failed', 'no_gpu: a'),
+      run('container', 'failed', 'no_gpu: b', 'llm'),
+      run('container', 'timeout', 'timed out'),
+      run('native', 'cancelled', 'cancelled')
+    ]
+    expect(armFailures(runs)).toHaveLength(1)
+  })
+
+  it('without failures nothing changes: no explanation without compared arms', () => {
+    expect(
+      explainCheck({
+        analysis: null,
+        device: 'cpu',
+        stacks: [],
+        telemetry: [],
+        imageEnv: {},
+        runs: [],
+        arms: ['native', 'container']
+      })
+    ).toBeNull()
+  })
+})
