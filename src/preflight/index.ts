@@ -8,6 +8,7 @@ export {
   type DriverGateResult
 } from './driver-gate.js'
 export { driverChecks, NVIDIA_REQUIRE_CHECK, type DriverFacts } from './driver-checks.js'
+export { compatProbeMatters, probeCompatLibs, type CompatProbe } from './compat-probe.js'
 export { fingerprintCache, fingerprintFor } from './fingerprint.js'
 export { allDatacenter, powerRanges, readGpuFacts, type GpuFacts } from './gpu.js'
 export { inspectImage, type ImageFacts } from './image.js'

@@ -11,7 +11,9 @@ import {
   inspectImage,
   DRIVER_GATE,
   NVIDIA_REQUIRE_CHECK,
-  isDriverGateResult
+  isDriverGateResult,
+  compatProbeMatters,
+  probeCompatLibs
 } from '../../preflight/index.js'
 import { validateImageRef } from '../../config/index.js'
 import type { DriverFacts, DriverGateResult, ImageFacts } from '../../preflight/index.js'
@@ -73,12 +75,18 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvalua
       'an image that declares its CUDA version (CUDA_VERSION, or NVIDIA_REQUIRE_CUDA=cuda>=X), or pass --cuda VERSION'
     )
   }
+  // Forward compatibility is read from the image's own compat libraries (a short probe container), when it can matter.
+  const compat =
+    image !== null && opts.cuda === undefined && compatProbeMatters(image.required_cuda, host.driver)
+      ? await probeCompatLibs(image.id, opts.runtime)
+      : null
   const checks = driverChecks({
     image,
     cuda: opts.cuda ?? null,
     host,
     strict: opts.strict,
-    access: opts.gpuAccess ?? DEFAULT_GPU_ACCESS
+    access: opts.gpuAccess ?? DEFAULT_GPU_ACCESS,
+    compat
   })
   const gateRow = checks.find(c => c.name === DRIVER_GATE)
   return {
@@ -144,6 +152,9 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
           reason: d.reason,
           strict: d.strict,
           forward_compat: d.forward_compat,
+          compat_driver: d.compat_driver,
+          compat_applies: d.compat_applies,
+          compat_probe: result.details.compat_probe ?? null,
           datacenter_gpu: d.datacenter_gpu,
           driver_cuda: d.driver_cuda,
           driver_max_cuda: d.driver_max_cuda,
