@@ -28,7 +28,16 @@ export interface CompatProbe {
 
 /** `find` arguments: compat libcuda files under /usr/local/cuda*, without following the `cuda` symlink twice. */
 export function compatProbeCommand(): string[] {
-  return ['/usr/local', '-maxdepth', '4', '-path', '/usr/local/cuda*/compat/*', '-name', 'libcuda.so.*.*', '-print']
+  return [
+    '/usr/local',
+    '-maxdepth',
+    '4',
+    '-path',
+    '/usr/local/cuda*/compat/*',
+    '-name',
+    'libcuda.so.*.*',
+    '-print'
+  ]
 }
 
 /** The listing → the versions of the compat libcuda files (bounded: the first MAX_LINES lines). */
@@ -46,7 +55,8 @@ export function parseCompatListing(stdout: string): { libs: string[]; versions: 
  * release driver of the image's CUDA (or the table does not know it), since they are used only on older drivers.
  */
 export function compatProbeMatters(cuda: string | null, driver: string | null): boolean {
-  if (cuda === null || driver === null || parseVersion(cuda) === null || parseVersion(driver) === null) return false
+  if (cuda === null || driver === null || parseVersion(cuda) === null || parseVersion(driver) === null)
+    return false
   const release = toolkitReleaseDriver(cuda) ?? minorVersionFloor(cuda)
   return release === null || compareVersions(driver, release) < 0
 }
@@ -79,7 +89,12 @@ export async function probeCompatLibs(
       return { status: 'none', libs: [], versions: [], error: null }
     if (res.exitCode >= 124 || (res.exitCode !== 0 && res.stdout.trim() === '')) {
       const why = (res.stderr.trim().split('\n')[0] ?? '').slice(0, 300)
-      return { status: 'failed', libs: [], versions: [], error: `exit ${res.exitCode}${why ? `: ${why}` : ''}` }
+      return {
+        status: 'failed',
+        libs: [],
+        versions: [],
+        error: `exit ${res.exitCode}${why ? `: ${why}` : ''}`
+      }
     }
     const { libs, versions } = parseCompatListing(res.stdout)
     return { status: libs.length > 0 ? 'found' : 'none', libs, versions, error: null }

@@ -103,7 +103,11 @@ export function gate(input: GateInput): DriverGateResult {
   const max = maxCudaForDriver(driver)
   const compatDriver =
     input.compatDriver && parseVersion(input.compatDriver) !== null ? input.compatDriver.trim() : null
-  const compatApplies = !input.forwardCompat ? false : compatDriver === null ? null : compatUsed(compatDriver, driver)
+  const compatApplies = !input.forwardCompat
+    ? false
+    : compatDriver === null
+      ? null
+      : compatUsed(compatDriver, driver)
   const details: DriverGateDetails = {
     driver,
     cuda,
@@ -147,25 +151,29 @@ export function gate(input: GateInput): DriverGateResult {
             'pass',
             details,
             `driver ${driver} is below ${floor}, the minimum for CUDA ${mm}, but ` +
-              compatWords(`CUDA initialises through them, on a branch the image itself admits (driver>=${parseVersion(driver)?.[0]})`),
+              compatWords(
+                `CUDA initialises through them, on a branch the image itself admits (driver>=${parseVersion(driver)?.[0]})`
+              ),
             null
           )
         : result(
             'warn',
             details,
             `driver ${driver} is below ${floor}, the minimum for CUDA ${mm}; ` +
-              compatWords(`CUDA can initialise through them if ${driverBranch(driver)} is a branch the compat package supports (the image's requirement does not list it)`),
+              compatWords(
+                `CUDA can initialise through them if ${driverBranch(driver)} is a branch the compat package supports (the image's requirement does not list it)`
+              ),
             `${upgrade} to run without the compat layer, or ${pinOlder}`
           )
     }
-    if (input.forwardCompat && compatApplies === null && input.datacenterGpu !== false) {
+    if (input.forwardCompat && compatApplies === null && input.datacenterGpu === true) {
       details.reason = 'forward-compat'
       return result(
         'warn',
         details,
         `driver ${driver} is below ${floor}, the minimum for CUDA ${mm} (minor-version compatibility); ` +
           `the image ships the CUDA forward-compatibility package, but no single compat libcuda version could be read ` +
-          `from the image${input.datacenterGpu === true ? '' : ', and the GPU could not be confirmed as a data-center GPU'}: ` +
+          `from the image: ` +
           `CUDA initialises only if it is newer than ${driverBranch(driver)} and supports it`,
         `${upgrade}, or ${pinOlder}`
       )
@@ -189,7 +197,12 @@ export function gate(input: GateInput): DriverGateResult {
 
   if (compatWorks && (release === null || compareVersions(driver, release) < 0)) {
     details.reason = 'forward-compat'
-    return result('pass', details, compatWords(`CUDA ${mm} runs with the features of libcuda ${compatDriver ?? '?'}`), null)
+    return result(
+      'pass',
+      details,
+      compatWords(`CUDA ${mm} runs with the features of libcuda ${compatDriver ?? '?'}`),
+      null
+    )
   }
 
   if (release === null) {

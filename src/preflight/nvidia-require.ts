@@ -130,20 +130,30 @@ function contexts(host: HostFacts): DslContext[] {
     const brand = toolkitBrand(g.brand)
     return {
       ...drv,
-      device: { arch: g.arch === null ? UNKNOWN : known(g.arch), brand: brand === null ? UNKNOWN : known(brand) }
+      device: {
+        arch: g.arch === null ? UNKNOWN : known(g.arch),
+        brand: brand === null ? UNKNOWN : known(brand)
+      }
     }
   })
 }
 
 /** Evaluate one requirement on every visible GPU: refused on one GPU is refused. */
 export function evaluateRequirement(req: Requirement, host: HostFacts): RequirementOutcome {
-  if (req.error !== undefined) return { ...req, result: 'invalid', message: req.error, failed: [], undecided: [] }
+  if (req.error !== undefined)
+    return { ...req, result: 'invalid', message: req.error, failed: [], undecided: [] }
   const per = contexts(host).map(ctx => evaluatePredicate(req.expression, ctx))
   const refused = per.find(o => o.result === 'unsatisfied' || o.result === 'invalid')
   if (refused !== undefined) return { ...req, ...refused }
   const open = per.filter(o => o.result === 'unknown')
   if (open.length > 0)
-    return { ...req, result: 'unknown', message: null, failed: [], undecided: [...new Set(open.flatMap(o => o.undecided))] }
+    return {
+      ...req,
+      result: 'unknown',
+      message: null,
+      failed: [],
+      undecided: [...new Set(open.flatMap(o => o.undecided))]
+    }
   return { ...req, result: 'satisfied', message: null, failed: [], undecided: [] }
 }
 
@@ -176,7 +186,9 @@ export interface RequireGateResult {
 }
 
 function hostSummary(host: HostFacts): string {
-  const brands = [...new Set(host.gpus.map(g => `${g.brand ?? 'unknown'} (toolkit: ${toolkitBrand(g.brand) ?? 'unknown'})`))].join('/')
+  const brands = [
+    ...new Set(host.gpus.map(g => `${g.brand ?? 'unknown'} (toolkit: ${toolkitBrand(g.brand) ?? 'unknown'})`))
+  ].join('/')
   const archs = [...new Set(host.gpus.map(g => g.arch ?? 'unknown'))].join('/')
   return (
     `driver ${host.driver ?? 'unknown'} supports CUDA ${host.driverCuda ?? 'unknown'}` +

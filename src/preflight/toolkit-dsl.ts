@@ -275,7 +275,8 @@ export function evaluatePredicate(predicate: string, ctx: DslContext): DslOutcom
   const unknownFacts: [Rule, string[]][] = []
   if (!ctx.cuda.known) unknownFacts.push(['cuda', versionCandidates(predicate, 'cuda')])
   if (!ctx.driver.known) unknownFacts.push(['driver', versionCandidates(predicate, 'driver')])
-  if (ctx.device !== null && !ctx.device.arch.known) unknownFacts.push(['arch', versionCandidates(predicate, 'arch')])
+  if (ctx.device !== null && !ctx.device.arch.known)
+    unknownFacts.push(['arch', versionCandidates(predicate, 'arch')])
   if (ctx.device !== null && !ctx.device.brand.known) unknownFacts.push(['brand', [...TOOLKIT_BRANDS]])
   const total = unknownFacts.reduce((n, [, values]) => n * values.length, 1)
   if (total > MAX_EXPLORATIONS)

@@ -45,9 +45,9 @@ describe('nvidia-smi parsing (recorded on the GPU host)', () => {
     expect(read(FIX, 'help-query-gpu.txt')).toContain('"compute_cap"')
     expect([...parseComputeCaps(read(FIX, 'query-compute-cap.csv'))]).toEqual([[0, '9.0']])
     // Lines that are not `index, MAJOR.MINOR` (an old driver's complaint, [N/A]) are skipped.
-    expect([...parseComputeCaps('Field "compute_cap" is not a valid field to query.\n1, [N/A]\n2, 12.0\n')]).toEqual([
-      [2, '12.0']
-    ])
+    expect([
+      ...parseComputeCaps('Field "compute_cap" is not a valid field to query.\n1, [N/A]\n2, 12.0\n')
+    ]).toEqual([[2, '12.0']])
   })
 
   it('parses the H200 row', () => {
