@@ -7,7 +7,7 @@
  */
 import type { ContainerRuntime } from '../types/index.js'
 import { killContainer, runContainer } from '../tools/docker.js'
-import { compareVersions, parseVersion, toolkitReleaseDriver, minorVersionFloor } from './cuda-compat.js'
+import { compareVersions, parseVersion, toolkitReleaseDriver } from './cuda-compat.js'
 
 /** The probe starts the image's filesystem only; a cold NGC image can take a while to start. */
 export const COMPAT_PROBE_TIMEOUT_MS = 60_000
@@ -57,7 +57,7 @@ export function parseCompatListing(stdout: string): { libs: string[]; versions: 
 export function compatProbeMatters(cuda: string | null, driver: string | null): boolean {
   if (cuda === null || driver === null || parseVersion(cuda) === null || parseVersion(driver) === null)
     return false
-  const release = toolkitReleaseDriver(cuda) ?? minorVersionFloor(cuda)
+  const release = toolkitReleaseDriver(cuda)
   return release === null || compareVersions(driver, release) < 0
 }
 

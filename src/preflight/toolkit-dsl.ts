@@ -272,12 +272,21 @@ export interface DslOutcome {
 
 /** dsl_evaluate of one predicate for one device, exploring the facts we do not know. */
 export function evaluatePredicate(predicate: string, ctx: DslContext): DslOutcome {
+  // Only facts the predicate asks about can change its outcome.
+  const asked = new Set(
+    predicate
+      .split(/[ ,]/)
+      .map(t => parseCondition(t))
+      .map(c => (c === null ? null : ruleOf(c.name)))
+  )
   const unknownFacts: [Rule, string[]][] = []
-  if (!ctx.cuda.known) unknownFacts.push(['cuda', versionCandidates(predicate, 'cuda')])
-  if (!ctx.driver.known) unknownFacts.push(['driver', versionCandidates(predicate, 'driver')])
-  if (ctx.device !== null && !ctx.device.arch.known)
+  if (!ctx.cuda.known && asked.has('cuda')) unknownFacts.push(['cuda', versionCandidates(predicate, 'cuda')])
+  if (!ctx.driver.known && asked.has('driver'))
+    unknownFacts.push(['driver', versionCandidates(predicate, 'driver')])
+  if (ctx.device !== null && !ctx.device.arch.known && asked.has('arch'))
     unknownFacts.push(['arch', versionCandidates(predicate, 'arch')])
-  if (ctx.device !== null && !ctx.device.brand.known) unknownFacts.push(['brand', [...TOOLKIT_BRANDS]])
+  if (ctx.device !== null && !ctx.device.brand.known && asked.has('brand'))
+    unknownFacts.push(['brand', [...TOOLKIT_BRANDS]])
   const total = unknownFacts.reduce((n, [, values]) => n * values.length, 1)
   if (total > MAX_EXPLORATIONS)
     return { result: 'unknown', message: null, failed: [], undecided: unknownFacts.map(([k]) => k) }

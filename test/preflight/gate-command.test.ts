@@ -39,18 +39,19 @@ describe('gate command', () => {
   })
 
   it('--image (nvidia/cuda-style): CUDA from the image, forward compat noted', async () => {
-    const r = await gateCommand({ ...base, format: 'json', driver: '550.54.14', image: CUDA_IMAGE })
+    // 12.4.1 is CUDA 12.4 Update 1: Table 3 gives it 550.54.15.
+    const r = await gateCommand({ ...base, format: 'json', driver: '550.54.15', image: CUDA_IMAGE })
     const j = JSON.parse(r.text)
     expect(r.exitCode).toBe(0)
     expect(j).toMatchObject({
       status: 'pass',
       exit_code: 0,
-      driver: '550.54.14',
+      driver: '550.54.15',
       driver_source: 'input',
       cuda: '12.4.1',
       cuda_source: 'image',
       minimum_driver: '525.60.13',
-      release_driver: '550.54.14',
+      release_driver: '550.54.15',
       release_driver_source: 'table',
       forward_compat: true,
       image: {
@@ -63,7 +64,7 @@ describe('gate command', () => {
     expect(j.image.digest).toMatch(/^sha256:[0-9a-f]{64}$/)
   })
 
-  it("--image (NGC-style): ignores the vacuous cuda>=9.0 and uses the image's release driver", async () => {
+  it('--image (NGC-style): ignores the vacuous cuda>=9.0 and finds the update release in Table 3', async () => {
     const r = await gateCommand({ ...base, driver: '470.82.01', image: NGC_IMAGE })
     expect(r.exitCode).toBe(1) // 12.2 needs ≥ 525.60.13; the GPU is unknown, so forward compat cannot be assumed
     expect(r.text).toContain('CUDA 12.2.2.009')
@@ -74,7 +75,7 @@ describe('gate command', () => {
     expect(between).toMatchObject({
       status: 'warn',
       release_driver: '535.104.05',
-      release_driver_source: 'image'
+      release_driver_source: 'table'
     })
   })
 

@@ -108,7 +108,7 @@ describe('brand words: nvidia-smi "Product Brand" → what brand= compares with 
     const vcs: DslContext = {
       cuda: known('12.2'),
       driver: known('535.104.05'),
-      device: { arch: known('9.0'), brand: known(toolkitBrand('NVIDIA Virtual Compute Server')!) }
+      device: { arch: known('9.0'), brand: known(toolkitBrand('NVIDIA Virtual Compute Server')) }
     }
     // The shape of nvidia/cuda 12.5+ NVIDIA_REQUIRE_CUDA: vGPU brand words per driver branch.
     const req = ['tesla', 'nvidia', 'vapps', 'vpc', 'vcs', 'vws', 'cloudgaming']
