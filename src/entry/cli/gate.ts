@@ -16,7 +16,7 @@ import {
   probeCompatLibs
 } from '../../preflight/index.js'
 import { validateImageRef } from '../../config/index.js'
-import type { DriverFacts, DriverGateResult, ImageFacts } from '../../preflight/index.js'
+import type { CompatProbe, DriverFacts, DriverGateResult, ImageFacts } from '../../preflight/index.js'
 
 export interface GateCommandOptions {
   driver?: string
@@ -192,6 +192,17 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
       `  note: NVIDIA_REQUIRE_CUDA=${image.require_cuda ?? ''} is weaker than the image's CUDA ${image.cuda_version ?? ''}; the driver gate uses CUDA_VERSION`
     )
   }
+  if (d.compat_probe !== undefined && d.compat_probe !== null) {
+    const p = d.compat_probe as CompatProbe
+    lines.push(
+      `  compat probe: ${p.status === 'found' ? p.libs.join(', ') : p.status === 'none' ? 'no /usr/local/cuda*/compat/libcuda.so.* in the image' : `could not list the image (${p.error ?? ''}); its ENV decides`}` +
+        (d.compat_applies === null
+          ? ''
+          : d.compat_applies
+            ? ' (newer than the host driver: used)'
+            : ' (not newer than the host driver: not used)')
+    )
+  }
   if (result.fix) lines.push(`  fix: ${result.fix}`)
   if (requirement) {
     appendAll(lines, rowLines(requirement))
@@ -199,7 +210,7 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
       const inferred = requirement.details?.driver_cuda
       lines.push(
         `  note: with --driver, the CUDA version the driver supports (${typeof inferred === 'string' ? inferred : 'unknown'}) ` +
-          `comes from its branch and the GPU brand is unknown; leave out --driver on the GPU host to read both from nvidia-smi`
+          `comes from its branch, and the GPU brand and compute capability are unknown; leave out --driver on the GPU host to read them from nvidia-smi`
       )
     }
   }
