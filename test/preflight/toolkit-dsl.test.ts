@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import {
   compareVersion,
   evaluatePredicate,
@@ -199,5 +201,36 @@ describe('nvidia-container-toolkit cuda_image.go, its own Go tests (test/preflig
     expect(requireGate(env, { driver: '580.65.06', driverCuda: '13.0', gpus: [] }, 'gpus').status).toBe(
       'pass'
     )
+  })
+})
+
+describe("libnvidia-container's own verdicts (test/__fixtures__/toolkit/dsl-verdicts.json)", () => {
+  interface Recorded {
+    host: { cuda: string; driver: string; arch: string | null; brand: string | null }
+    predicate: string
+    result: 'satisfied' | 'unsatisfied' | 'invalid'
+    message: string | null
+  }
+  const { cases } = JSON.parse(
+    readFileSync(path.join(import.meta.dirname, '../__fixtures__/toolkit/dsl-verdicts.json'), 'utf8')
+  ) as { cases: Recorded[] }
+
+  test('600 recorded cases, all three outcomes on every host', () => {
+    expect(cases).toHaveLength(600)
+    for (const r of ['satisfied', 'unsatisfied', 'invalid'])
+      expect(cases.filter(c => c.result === r).length).toBeGreaterThan(20)
+  })
+
+  test.each(cases.map((c, i) => [i, c] as const))('case %d', (_, c) => {
+    const ctx: DslContext = {
+      cuda: known(c.host.cuda),
+      driver: known(c.host.driver),
+      device: c.host.brand === null ? null : { arch: known(c.host.arch), brand: known(c.host.brand) }
+    }
+    const r = evaluatePredicate(c.predicate, ctx)
+    expect({ result: r.result, message: r.message }).toEqual({
+      result: c.result,
+      message: c.result === 'satisfied' ? null : c.message
+    })
   })
 })
