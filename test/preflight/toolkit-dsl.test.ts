@@ -234,3 +234,43 @@ describe("libnvidia-container's own verdicts (test/__fixtures__/toolkit/dsl-verd
     })
   })
 })
+
+describe('real images on hosts of each brand (test/__fixtures__/toolkit/image-verdicts.json)', () => {
+  interface Verdict {
+    image: string
+    host: { product_brand: string; cuda: string; driver: string; arch: string }
+    result: 'satisfied' | 'unsatisfied'
+    message: string | null
+  }
+  const { images, verdicts } = JSON.parse(
+    readFileSync(path.join(import.meta.dirname, '../__fixtures__/toolkit/image-verdicts.json'), 'utf8')
+  ) as { images: Record<string, { env: Record<string, string> }>; verdicts: Verdict[] }
+
+  test('vGPU and GeForce hosts are among the refusals the toolkit makes and the starts it allows', () => {
+    const on = (brand: string, driver: string, image: string): string | undefined =>
+      verdicts.find(
+        v => v.host.product_brand === brand && v.host.driver.startsWith(driver) && v.image.includes(image)
+      )?.result
+    // nvidia/cuda 12.6.3 and 13.0.2 list vcs for R535; 12.4.1 predates the vGPU words.
+    expect(on('NVIDIA Virtual Compute Server', '535.', '12.6.3')).toBe('satisfied')
+    expect(on('NVIDIA Virtual Compute Server', '535.', '13.0.2')).toBe('satisfied')
+    expect(on('NVIDIA Virtual Compute Server', '535.', '12.4.1')).toBe('unsatisfied')
+    // No geforce word in the 13.0.2 list: a GeForce on R535 is refused, a data-center GPU is not.
+    expect(on('GeForce RTX', '535.', '13.0.2')).toBe('unsatisfied')
+    expect(on('NVIDIA', '535.', '13.0.2')).toBe('satisfied')
+  })
+
+  test.each(verdicts.map(v => [`${v.image} on ${v.host.product_brand} ${v.host.driver}`, v] as const))(
+    '%s',
+    (_, v) => {
+      const host = {
+        driver: v.host.driver,
+        driverCuda: v.host.cuda,
+        gpus: [{ brand: v.host.product_brand, arch: v.host.arch }]
+      }
+      const gate = requireGate(images[v.image]!.env, host, 'gpus')
+      expect(gate.status).toBe(v.result === 'satisfied' ? 'pass' : 'fail')
+      if (v.message !== null) expect(gate.message).toContain(`NVIDIA_REQUIRE_CUDA: ${v.message}`)
+    }
+  )
+})
