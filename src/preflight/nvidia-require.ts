@@ -13,14 +13,8 @@
  * Facts we do not know (a brand, a compute capability) are explored by toolkit-dsl, so an outcome that depends on
  * them is reported as undecided rather than guessed. Pure: no I/O.
  */
-import {
-  evaluatePredicate,
-  known,
-  MAX_REQUIREMENTS,
-  toolkitBrand,
-  UNKNOWN,
-  type DslContext
-} from './toolkit-dsl.js'
+import { evaluatePredicate, known, MAX_REQUIREMENTS, UNKNOWN, type DslContext } from './toolkit-dsl.js'
+import { toolkitBrand } from './toolkit-brand.js'
 
 export const REQUIRE_PREFIX = 'NVIDIA_REQUIRE_'
 const JETPACK_PREFIX = 'NVIDIA_REQUIRE_JETPACK'

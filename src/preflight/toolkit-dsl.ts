@@ -17,11 +17,13 @@
  * - `dsl_compare_string` (brand): case-insensitive; only `=` and `!=`.
  * - `configure.c`: `cuda`, `driver`, `arch`, `brand`; with no visible device `arch`/`brand` hold; requirements
  *   are checked per visible GPU (a MIG device through its parent), at most 32 of them.
- * - `src/driver.c` `driver_get_device_brand_1_svc`: the brand words (NVML brand → `Tesla`, `VCS`, `NvidiaRTX`, …),
- *   `driver_get_device_arch`/`driver_get_cuda_version`: `MAJOR.MINOR`.
+ * - `src/driver.c`: the brand words (toolkit-brand.ts); `driver_get_device_arch`/`driver_get_cuda_version`:
+ *   `MAJOR.MINOR`.
  * Facts we do not know (a brand, a compute capability) are explored, not guessed: every value the fact could take
  * is tried, and the outcome is decided only when all agree. Pure: no I/O.
  */
+
+import { TOOLKIT_BRANDS } from './toolkit-brand.js'
 
 export type Comparator = '=' | '!=' | '<' | '<=' | '>' | '>='
 /** dsl.c's operator table, in its order (the first one the operator run is a prefix of wins). */
@@ -35,70 +37,6 @@ const UINTMAX_MAX = 2n ** 64n - 1n
 /** configure.c `char *reqs[32]`: more is "input error: too many requirements". */
 export const MAX_REQUIREMENTS = 32
 export const CUDA_HINT = ', please update your driver to a newer version, or use an earlier cuda container'
-
-/**
- * libnvidia-container's brand words (src/driver.c): what `brand=` compares with, case-insensitively. NVML's
- * GRID/VGAMING spellings are deprecated aliases; anything else reads `Unknown`.
- */
-export const TOOLKIT_BRANDS = [
-  'Quadro',
-  'Tesla',
-  'NVS',
-  'GRID',
-  'GeForce',
-  'TITAN',
-  'VApps',
-  'VPC',
-  'VCS',
-  'VWS',
-  'CloudGaming',
-  'QuadroRTX',
-  'NvidiaRTX',
-  'Nvidia',
-  'GeForceRTX',
-  'TitanRTX',
-  'Unknown'
-] as const
-export type ToolkitBrand = (typeof TOOLKIT_BRANDS)[number]
-
-/**
- * nvidia-smi's "Product Brand" (the same NVML brand, in words: `NVIDIA Virtual Compute Server`, `Quadro RTX`)
- * → the toolkit's word. Compared without spaces and case; null for a wording not listed here.
- */
-const SMI_BRANDS: Readonly<Record<string, ToolkitBrand>> = {
-  quadro: 'Quadro',
-  tesla: 'Tesla',
-  nvs: 'NVS',
-  grid: 'GRID',
-  geforce: 'GeForce',
-  titan: 'TITAN',
-  nvidiavirtualapplications: 'VApps',
-  virtualapplications: 'VApps',
-  nvidiavirtualpc: 'VPC',
-  virtualpc: 'VPC',
-  nvidiavirtualcomputeserver: 'VCS',
-  virtualcomputeserver: 'VCS',
-  // NVIDIA renamed vCS "vGPU for Compute" (same NVML_BRAND_NVIDIA_VCS).
-  nvidiavgpuforcompute: 'VCS',
-  vgpuforcompute: 'VCS',
-  nvidiartxvirtualworkstation: 'VWS',
-  rtxvirtualworkstation: 'VWS',
-  nvidiacloudgaming: 'CloudGaming',
-  cloudgaming: 'CloudGaming',
-  quadrortx: 'QuadroRTX',
-  nvidiartx: 'NvidiaRTX',
-  nvidia: 'Nvidia',
-  geforcertx: 'GeForceRTX',
-  titanrtx: 'TitanRTX',
-  unknown: 'Unknown'
-}
-
-/** The toolkit's brand word for an nvidia-smi "Product Brand", or null when the wording is not known. */
-export function toolkitBrand(productBrand: string | null): ToolkitBrand | null {
-  if (productBrand === null) return null
-  const direct = TOOLKIT_BRANDS.find(b => b.toLowerCase() === productBrand.trim().toLowerCase())
-  return direct ?? SMI_BRANDS[productBrand.replace(/\s+/g, '').toLowerCase()] ?? null
-}
 
 /**
  * dsl_compare_version: true/false, or null where dsl.c returns -1 (the whole requirement is then an invalid

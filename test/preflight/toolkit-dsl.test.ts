@@ -5,11 +5,10 @@ import {
   evaluatePredicate,
   known,
   parseCondition,
-  toolkitBrand,
-  TOOLKIT_BRANDS,
   UNKNOWN,
   type DslContext
 } from '../../src/preflight/toolkit-dsl.js'
+import { toolkitBrand, TOOLKIT_BRANDS } from '../../src/preflight/toolkit-brand.js'
 import { imageRequirements, parseMajorMinorVersion, requireGate } from '../../src/preflight/nvidia-require.js'
 import { envMap } from '../../src/preflight/image.js'
 import {
