@@ -13,7 +13,9 @@ import { compareVersions, parseVersion, toolkitReleaseDriver } from './cuda-comp
 export const COMPAT_PROBE_TIMEOUT_MS = 60_000
 /** Lines of the listing read: a compat folder holds a handful of files. */
 const MAX_LINES = 200
-const LIBCUDA = /\/libcuda\.so\.(\d+(?:\.\d+){1,3})$/
+/** A compat libcuda path; the listing comes from the (untrusted) image, so anything else is dropped. */
+const LIBCUDA =
+  /^\/usr\/local\/cuda[\w.+-]*\/compat\/(?:[\w.+-]+\/){0,2}libcuda\.so\.(\d{1,6}(?:\.\d{1,6}){1,3})$/
 
 export interface CompatProbe {
   /** `found`/`none`: the listing ran; `failed`: it could not (no `find` in the image, engine error, time-out). */

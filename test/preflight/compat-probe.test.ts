@@ -138,3 +138,16 @@ describe('compat probe parsing', () => {
     expect(compatProbeMatters(null, '580.65.06')).toBe(false)
   })
 })
+
+test('the listing is untrusted: only compat libcuda paths of plain characters are taken', () => {
+  expect(
+    parseCompatListing(
+      [
+        '/usr/local/cuda-13.0/compat/libcuda.so.580.82.07',
+        '/usr/local/cuda-13.0/compat/\u001b[2Jx/libcuda.so.999.1',
+        '/etc/libcuda.so.600.1',
+        `/usr/local/cuda-13.0/compat/libcuda.so.${'9'.repeat(40)}.1`
+      ].join('\n')
+    ).versions
+  ).toEqual(['580.82.07'])
+})
