@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { EnvironmentError, exitCodeOf, InputError } from '../../src/util/errors.js'
-import { gateCommand } from '../../src/entry/cli/gate.js'
+import { gateCommand, type GateCommandOptions } from '../../src/entry/cli/gate.js'
 import { allDatacenter } from '../../src/preflight/gpu.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
@@ -126,5 +126,44 @@ describe('gate command', () => {
     expect(allDatacenter(['NVIDIA H200', 'NVIDIA GeForce RTX 4090'])).toBe(false)
     expect(allDatacenter(['NVIDIA H200', 'Mystery GPU'])).toBeNull()
     expect(allDatacenter([])).toBeNull()
+  })
+})
+
+describe('gate with the host described by hand (--driver with --brand, --compute-cap, --driver-cuda, --gpu-name)', () => {
+  // nvidia/cuda 12.4.1 admits R535 for tesla/nvidia/geforce… but has no vGPU words.
+  const host = {
+    ...base,
+    format: 'json' as const,
+    image: CUDA_IMAGE,
+    driver: '535.104.05',
+    driverCuda: '12.2'
+  }
+  const requireRow = async (
+    more: Partial<GateCommandOptions>
+  ): Promise<{ status: string; message: string }> =>
+    (
+      JSON.parse((await gateCommand({ ...host, ...more })).text) as {
+        nvidia_require: { status: string; message: string }
+      }
+    ).nvidia_require
+
+  it('decides brand conditions from --brand, as nvidia-smi or the toolkit spells it', async () => {
+    expect((await requireRow({ brand: 'Tesla', computeCap: '8.0' })).status).toBe('pass')
+    expect((await requireRow({ brand: 'GeForceRTX' })).status).toBe('pass')
+    const vcs = await requireRow({ brand: 'NVIDIA Virtual Compute Server' })
+    expect(vcs.status).toBe('fail')
+    expect(vcs.message).toContain('unsatisfied condition: cuda>=12.4, please update your driver')
+    // Without a brand the outcome depends on it: a warning, never a guess.
+    expect((await requireRow({})).status).toBe('warn')
+  })
+
+  it('refuses malformed host facts, and host facts without --driver', async () => {
+    await expect(gateCommand({ ...host, brand: 'Radeon' })).rejects.toThrow(/input 'brand'/)
+    await expect(gateCommand({ ...host, computeCap: 'sm_90' })).rejects.toThrow(/input 'compute-cap'/)
+    await expect(gateCommand({ ...host, driverCuda: '12' })).rejects.toThrow(/input 'driver-cuda'/)
+    await expect(gateCommand({ ...host, gpuName: 'H100; rm -rf /' })).rejects.toThrow(/input 'gpu-name'/)
+    await expect(gateCommand({ ...base, cuda: '12.4', brand: 'Tesla' })).rejects.toThrow(
+      /--brand together with --driver/
+    )
   })
 })

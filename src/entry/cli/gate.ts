@@ -13,7 +13,9 @@ import {
   NVIDIA_REQUIRE_CHECK,
   isDriverGateResult,
   compatProbeMatters,
-  probeCompatLibs
+  probeCompatLibs,
+  toolkitBrand,
+  TOOLKIT_BRANDS
 } from '../../preflight/index.js'
 import { validateImageRef } from '../../config/index.js'
 import type { CompatProbe, DriverFacts, DriverGateResult, ImageFacts } from '../../preflight/index.js'
@@ -29,6 +31,58 @@ export interface GateCommandOptions {
   gpuAccess?: GpuAccess
   /** nvidia-smi to run when no driver is given (default `nvidia-smi` on PATH). */
   nvidiaSmi?: string
+  /** With --driver: the host described by hand, as nvidia-smi would report it. */
+  driverCuda?: string
+  /** nvidia-smi "Product Brand" (`NVIDIA`, `GeForce RTX`, `NVIDIA Virtual Compute Server`) or the toolkit's word (`vcs`). */
+  brand?: string
+  /** Compute capability `MAJOR.MINOR` (`9.0`). */
+  computeCap?: string
+  /** GPU name (`NVIDIA H100 80GB HBM3`): tells a data-center GPU (forward compatibility) from others. */
+  gpuName?: string
+}
+
+const MAJOR_MINOR = /^\d{1,4}\.\d{1,4}$/
+const GPU_NAME = /^[\w .()+-]{1,80}$/
+
+/** The GPU described by --brand/--compute-cap/--gpu-name (with --driver), validated; null when none is given. */
+function handGpu(
+  opts: GateCommandOptions
+): { name: string | null; brand: string | null; compute_cap: string | null } | null {
+  const given = [
+    ['driver-cuda', opts.driverCuda],
+    ['brand', opts.brand],
+    ['compute-cap', opts.computeCap],
+    ['gpu-name', opts.gpuName]
+  ] as const
+  for (const [name, v] of given)
+    if (v !== undefined && opts.driver === undefined)
+      throw new InputError(
+        name,
+        v,
+        `--${name} together with --driver (without --driver the host's nvidia-smi is read)`
+      )
+  if (opts.driverCuda !== undefined && !MAJOR_MINOR.test(opts.driverCuda))
+    throw new InputError(
+      'driver-cuda',
+      opts.driverCuda,
+      'the CUDA version the driver supports, MAJOR.MINOR (13.0)'
+    )
+  if (opts.computeCap !== undefined && !MAJOR_MINOR.test(opts.computeCap))
+    throw new InputError('compute-cap', opts.computeCap, 'a compute capability MAJOR.MINOR (9.0)')
+  if (opts.brand !== undefined && toolkitBrand(opts.brand) === null)
+    throw new InputError(
+      'brand',
+      opts.brand,
+      `an nvidia-smi "Product Brand" or one of ${TOOLKIT_BRANDS.join(', ')}`
+    )
+  if (opts.gpuName !== undefined && !GPU_NAME.test(opts.gpuName))
+    throw new InputError(
+      'gpu-name',
+      opts.gpuName,
+      'a GPU name as nvidia-smi prints it (letters, digits, spaces, . ( ) + -)'
+    )
+  if (opts.brand === undefined && opts.computeCap === undefined && opts.gpuName === undefined) return null
+  return { name: opts.gpuName ?? null, brand: opts.brand ?? null, compute_cap: opts.computeCap ?? null }
 }
 
 /** The access mode the action uses by default (config/defaults). */
@@ -56,10 +110,16 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvalua
   if (opts.cuda !== undefined) validateCudaVersion(opts.cuda)
   const imageRef = opts.image !== undefined ? validateImageRef(opts.image, 'image') : null
 
+  const gpu = handGpu(opts)
+
   let host: DriverFacts
   if (opts.driver !== undefined) {
-    // A driver given by hand: what nvidia-smi would say about the GPUs (brand …) is unknown.
-    host = { driver: validateDriverVersion(opts.driver), driverCuda: null, gpus: null }
+    // A driver given by hand: what nvidia-smi would say of the GPU is unknown unless described by the flags.
+    host = {
+      driver: validateDriverVersion(opts.driver),
+      driverCuda: opts.driverCuda ?? null,
+      gpus: gpu === null ? null : [gpu]
+    }
   } else {
     const report = await readGpuFacts({ nvidiaSmi: opts.nvidiaSmi })
     if (!report.driver)
@@ -206,11 +266,11 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
   if (result.fix) lines.push(`  fix: ${result.fix}`)
   if (requirement) {
     appendAll(lines, rowLines(requirement))
-    if (driverSource === 'input') {
+    if (driverSource === 'input' && ev.host.gpus === null) {
       const inferred = requirement.details?.driver_cuda
       lines.push(
         `  note: with --driver, the CUDA version the driver supports (${typeof inferred === 'string' ? inferred : 'unknown'}) ` +
-          `comes from its branch, and the GPU brand and compute capability are unknown; leave out --driver on the GPU host to read them from nvidia-smi`
+          `comes from its branch, and the GPU brand and compute capability are unknown; leave out --driver on the GPU host to read them from nvidia-smi, or give --brand and --compute-cap`
       )
     }
   }
