@@ -9,8 +9,8 @@
  *   newer PTX fails).
  * - CUDA Compatibility guide, "Minor Version Compatibility", Table 1 and its footnote
  *   (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html): the floor per major
- *   version (11.x ≥ 450.80.02, 12.x ≥ 525.60.13, 13.x ≥ R580); CUDA 11.0 was released with earlier drivers, so
- *   its own release driver is its floor. Below the floor the CUDA runtime does not initialise
+ *   version (11.x ≥ 450.80.02, 12.x ≥ 525.60.13, 13.x ≥ R580), and CUDA 11.0's own ≥ 450.36.06 (it was released
+ *   with drivers older than the 11.x floor). Below the floor the CUDA runtime does not initialise
  *   (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).
  */
 
@@ -115,15 +115,16 @@ export function majorMinor(cuda: string): string {
 }
 
 /**
- * The minor-version compatibility floor for a CUDA version; null for a major we have no data for. CUDA 11.0 came
- * with drivers older than the 11.x floor: its own release driver is its floor (compatibility guide, footnote 1).
+ * CUDA 11.0 came with drivers older than the 11.x floor: the compatibility guide's table lists "CUDA 11.0 (11.0.3)
+ * >= 450.36.06*" (footnote: minor-version compatibility across 11.x needs 450.80.02).
  */
+const CUDA_11_0_FLOOR = '450.36.06'
+
+/** The minor-version compatibility floor for a CUDA version; null for a major we have no data for. */
 export function minorVersionFloor(cuda: string): string | null {
+  if (parseVersion(cuda) !== null && majorMinor(cuda) === '11.0') return CUDA_11_0_FLOOR
   const major = parseVersion(cuda)?.[0]
-  const floor = MINOR_VERSION_FLOORS.find(f => f.cudaMajor === major)?.minDriver ?? null
-  if (floor === null || majorMinor(cuda) !== '11.0') return floor
-  const release = toolkitReleaseDriver(cuda)
-  return release !== null && compareVersions(release, floor) < 0 ? release : floor
+  return MINOR_VERSION_FLOORS.find(f => f.cudaMajor === major)?.minDriver ?? null
 }
 
 /**
