@@ -22,7 +22,8 @@ export const MINOR_VERSION_FLOORS: readonly { cudaMajor: number; minDriver: stri
 ]
 
 /**
- * Table 3, every row from CUDA 11.0 to 13.2: toolkit release (`MAJOR.MINOR.UPDATE`, the GA release is `.0`
+ * Table 3, every row from CUDA 11.0 to 13.2, as the current release notes print it (checked against the 13.1
+ * notes; 13.2 from its own notes): toolkit release (`MAJOR.MINOR.UPDATE`, the GA release is `.0`
  * except 11.0, whose GA was 11.0.2 after the 11.0.1 RC) → its driver. A version between rows (NGC's
  * `12.2.2.009`, an unlisted 12.3.2) uses the nearest lower row of its major.minor.
  */
@@ -55,7 +56,8 @@ export const TOOLKIT_RELEASE_DRIVERS: readonly { cuda: string; driver: string; r
   { cuda: '12.0.1', driver: '525.85.12', release: 'CUDA 12.0 Update 1' },
   { cuda: '12.0.0', driver: '525.60.13', release: 'CUDA 12.0 GA' },
   { cuda: '11.8.0', driver: '520.61.05', release: 'CUDA 11.8 GA' },
-  { cuda: '11.7.1', driver: '515.65.01', release: 'CUDA 11.7 Update 1' },
+  // The current Table 3 (13.x release notes) lists 515.48.07; the 11.7.1 notes and runfile said 515.65.01.
+  { cuda: '11.7.1', driver: '515.48.07', release: 'CUDA 11.7 Update 1' },
   { cuda: '11.7.0', driver: '515.43.04', release: 'CUDA 11.7 GA' },
   { cuda: '11.6.2', driver: '510.47.03', release: 'CUDA 11.6 Update 2' },
   { cuda: '11.6.1', driver: '510.47.03', release: 'CUDA 11.6 Update 1' },

@@ -89,7 +89,7 @@ describe('NVIDIA tables as data', () => {
     expect(toolkitReleaseDriver('12.2.2.009')).toBe('535.104.05')
     expect(toolkitReleaseDriver('12.3.2')).toBe('545.23.08') // unlisted update: nearest lower row
     expect(toolkitReleaseDriver('11.8.0')).toBe('520.61.05')
-    expect(toolkitReleaseDriver('11.7.1')).toBe('515.65.01')
+    expect(toolkitReleaseDriver('11.7.1')).toBe('515.48.07')
     expect(toolkitReleaseDriver('11.4.3')).toBe('470.82.01')
     expect(toolkitReleaseDriver('11.0.3')).toBe('450.51.06')
     expect(toolkitReleaseDriver('11.0')).toBe('450.36.06') // before the GA row: the 11.0 RC
