@@ -23,9 +23,10 @@ export const MINOR_VERSION_FLOORS: readonly { cudaMajor: number; minDriver: stri
 
 /**
  * Table 3, every row from CUDA 11.0 to 13.2, as the current release notes print it (checked against the 13.1
- * notes; the 13.2 row as shared/DESIGN.md records it, not re-checked here): toolkit release (`MAJOR.MINOR.UPDATE`, the GA release is `.0`
- * except 11.0, whose GA was 11.0.2 after the 11.0.1 RC) → its driver. A version between rows (NGC's
- * `12.2.2.009`, an unlisted 12.3.2) uses the nearest lower row of its major.minor.
+ * notes; the 13.2 row as shared/DESIGN.md records it, not re-checked here): toolkit release
+ * (`MAJOR.MINOR.UPDATE`; the GA release is `.0` except 11.0, whose GA was 11.0.2 after the 11.0.1 RC) → its
+ * driver. A version between rows (NGC's `12.2.2.009`, an unlisted 12.3.2) uses the nearest lower row of its
+ * major.minor.
  */
 export const TOOLKIT_RELEASE_DRIVERS: readonly { cuda: string; driver: string; release: string }[] = [
   { cuda: '13.2.0', driver: '595.45.04', release: 'CUDA 13.2 GA' },
