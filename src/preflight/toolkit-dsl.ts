@@ -195,8 +195,12 @@ function versionCandidates(predicate: string, rule: Rule): string[] {
   return [...out]
 }
 
-/** Explorations beyond this many (several unknown facts compared many ways) leave the outcome undecided. */
+/**
+ * Explorations beyond this many (several unknown facts compared many ways), or this many characters read in all
+ * (a huge predicate from the image), leave the outcome undecided rather than hold the check.
+ */
 const MAX_EXPLORATIONS = 20_000
+const MAX_EXPLORED_CHARS = 50_000_000
 
 export interface DslOutcome {
   /** The toolkit's decision, or `unknown` when it depends on a fact we do not know. */
@@ -226,7 +230,7 @@ export function evaluatePredicate(predicate: string, ctx: DslContext): DslOutcom
   if (ctx.device !== null && !ctx.device.brand.known && asked.has('brand'))
     unknownFacts.push(['brand', [...TOOLKIT_BRANDS]])
   const total = unknownFacts.reduce((n, [, values]) => n * values.length, 1)
-  if (total > MAX_EXPLORATIONS)
+  if (total > MAX_EXPLORATIONS || (total > 1 && total * predicate.length > MAX_EXPLORED_CHARS))
     return { result: 'unknown', message: null, failed: [], undecided: unknownFacts.map(([k]) => k) }
 
   const results: DslResult[] = []

@@ -273,3 +273,17 @@ describe('real images on hosts of each brand (test/__fixtures__/toolkit/image-ve
     }
   )
 })
+
+test('exploring unknown facts is bounded: a huge predicate from the image is left undecided, fast', () => {
+  const huge = Array.from({ length: 20_000 }, (_, i) => `cuda>=${i}.1,brand=tesla`).join(' ')
+  const started = Date.now()
+  const r = evaluatePredicate(huge, {
+    ...HOST,
+    cuda: UNKNOWN,
+    device: { arch: known('9.0'), brand: UNKNOWN }
+  })
+  expect(r).toMatchObject({ result: 'unknown', undecided: ['cuda', 'brand'] })
+  expect(Date.now() - started).toBeLessThan(5_000)
+  // With every fact known it is one pass, decided.
+  expect(evaluatePredicate(huge, HOST).result).toBe('unsatisfied')
+})
