@@ -11,7 +11,7 @@ import { reportedCudaForDriver } from './cuda-compat.js'
 import { DRIVER_GATE, gate } from './driver-gate.js'
 import { allDatacenter } from './gpu.js'
 import type { ImageFacts } from './image.js'
-import { requireGate, type HostFacts } from './nvidia-require.js'
+import { parseMajorMinorVersion, requireGate, type HostFacts } from './nvidia-require.js'
 
 /** Name of the preflight row of the image's NVIDIA_REQUIRE_* requirements. */
 export const NVIDIA_REQUIRE_CHECK = 'nvidia-require'
@@ -63,6 +63,19 @@ export function visibleGpus<G extends { index: number; uuid: string | null }>(
   return chosen.length > 0 ? chosen : [...gpus]
 }
 
+/**
+ * The CUDA version the driver gate checks for an image: what image inspection found (CUDA_VERSION, or a meaningful
+ * `cuda>=`), else, for a legacy image whose CUDA_VERSION only semver reads (`13`, `v12.6`), the version of the
+ * toolkit's legacy requirement.
+ */
+export function imageCuda(image: ImageFacts | null): string | null {
+  if (image === null) return null
+  if (image.required_cuda !== null) return image.required_cuda
+  const legacy = (image.require_cuda ?? '') === '' ? (image.env.CUDA_VERSION ?? '') : ''
+  const mm = legacy === '' ? null : parseMajorMinorVersion(legacy)
+  return typeof mm === 'string' ? mm : null
+}
+
 /** The CUDA version the driver supports: nvidia-smi's word, else what the driver's branch reports. */
 function driverCudaOf(host: DriverFacts): string | null {
   if (host.driverCuda !== null) return host.driverCuda
@@ -71,7 +84,7 @@ function driverCudaOf(host: DriverFacts): string | null {
 
 function driverGateRow(input: DriverChecksInput): PreflightResult {
   const { image, host } = input
-  const cuda = input.cuda ?? image?.required_cuda ?? null
+  const cuda = input.cuda ?? imageCuda(image)
   if (cuda === null || host.driver === null) {
     return {
       name: DRIVER_GATE,

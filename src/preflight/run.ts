@@ -1,6 +1,6 @@
 import type { ContainerRuntime, Device, Fingerprint, GpuAccess, PreflightResult } from '../types/index.js'
 import { DRIVER_GATE } from './driver-gate.js'
-import { driverChecks, visibleGpus } from './driver-checks.js'
+import { driverChecks, imageCuda, visibleGpus } from './driver-checks.js'
 import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
 import { readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
@@ -71,7 +71,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
     results.push({ name: DRIVER_GATE, status: 'skip', message: 'no image: native run only', fix: null })
   } else {
     // The image's compat libraries matter only on a driver older than its CUDA's release driver.
-    const compat = compatProbeMatters(image.required_cuda, driver)
+    const compat = compatProbeMatters(imageCuda(image), driver)
       ? await probeCompatLibs(image.id, input.runtime, input.checkId)
       : null
     // The same rows `gpu-overhead gate` prints for this image and driver.

@@ -1,3 +1,5 @@
+import { imageCuda } from '../../src/preflight/driver-checks.js'
+import { parseImageInspect } from '../../src/preflight/image.js'
 import { evaluateRequirement, imageRequirements, requireGate } from '../../src/preflight/nvidia-require.js'
 import type { HostFacts } from '../../src/preflight/nvidia-require.js'
 
@@ -178,5 +180,18 @@ describe('NVIDIA_REQUIRE_* evaluated like the NVIDIA Container Toolkit', () => {
     expect(requireGate({ NVIDIA_REQUIRE_ARCH: 'arch>=9.0' }, noArch, 'gpus').message).toContain(
       "the GPU's compute capability, which is unknown"
     )
+  })
+})
+
+describe('the CUDA version the driver gate checks for a legacy image (semver CUDA_VERSION)', () => {
+  const facts = (env: string[]) =>
+    parseImageInspect([{ Id: `sha256:${'a'.repeat(64)}`, Config: { Env: env } }], 'local/legacy:1')
+  test('13 and v12.6 are read as the toolkit reads them; a version semver rejects gives none', () => {
+    expect(imageCuda(facts(['CUDA_VERSION=13']))).toBe('13.0')
+    expect(imageCuda(facts(['CUDA_VERSION=v12.6']))).toBe('12.6')
+    expect(imageCuda(facts(['CUDA_VERSION=12.4.1']))).toBe('12.4.1')
+    expect(imageCuda(facts(['CUDA_VERSION=banana']))).toBeNull()
+    // Not legacy (NVIDIA_REQUIRE_CUDA set): the image's own requirement decides, as before.
+    expect(imageCuda(facts(['CUDA_VERSION=13', 'NVIDIA_REQUIRE_CUDA=cuda>=12.8']))).toBe('12.8')
   })
 })

@@ -13,6 +13,7 @@ import {
   NVIDIA_REQUIRE_CHECK,
   isDriverGateResult,
   compatProbeMatters,
+  imageCuda,
   probeCompatLibs,
   toolkitBrand,
   TOOLKIT_BRANDS
@@ -128,7 +129,7 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvalua
   }
 
   const image = imageRef !== null ? await inspectImage(imageRef, opts.runtime) : null
-  if ((opts.cuda ?? image?.required_cuda ?? null) === null) {
+  if ((opts.cuda ?? imageCuda(image)) === null) {
     throw new InputError(
       'image',
       opts.image,
@@ -137,7 +138,7 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvalua
   }
   // Forward compatibility is read from the image's own compat libraries (a short probe container), when it can matter.
   const compat =
-    image !== null && opts.cuda === undefined && compatProbeMatters(image.required_cuda, host.driver)
+    image !== null && opts.cuda === undefined && compatProbeMatters(imageCuda(image), host.driver)
       ? await probeCompatLibs(image.id, opts.runtime)
       : null
   const checks = driverChecks({
