@@ -100,7 +100,7 @@ export function imageRequirements(env: Readonly<Record<string, string>>): {
         ? {
             source: LEGACY_SOURCE,
             expression: '',
-            error: `failed to get requirements: failed to get version: invalid CUDA version ${cuda}: ${mm.message}`
+            error: `failed to get requirements failed to get version: invalid CUDA version ${cuda}: ${mm.message}`
           }
         : { source: LEGACY_SOURCE, expression: `cuda>=${mm}` }
     )
