@@ -6,11 +6,12 @@
  * Pure: the caller reads nvidia-smi and inspects the image.
  */
 import type { GpuAccess, PreflightResult } from '../types/index.js'
+import type { CompatProbe } from './compat-probe.js'
 import { reportedCudaForDriver } from './cuda-compat.js'
 import { DRIVER_GATE, gate } from './driver-gate.js'
 import { allDatacenter } from './gpu.js'
 import type { ImageFacts } from './image.js'
-import { requireGate, type HostFacts } from './nvidia-require.js'
+import { parseMajorMinorVersion, requireGate, type HostFacts } from './nvidia-require.js'
 
 /** Name of the preflight row of the image's NVIDIA_REQUIRE_* requirements. */
 export const NVIDIA_REQUIRE_CHECK = 'nvidia-require'
@@ -26,7 +27,7 @@ export interface DriverFacts {
    * hand): the requirements are then judged for one GPU of unknown brand and compute capability, never
    * for "no GPU", which the toolkit would let through.
    */
-  gpus: readonly { name: string | null; brand: string | null }[] | null
+  gpus: readonly { name: string | null; brand: string | null; compute_cap?: string | null }[] | null
 }
 
 export interface DriverChecksInput {
@@ -38,6 +39,8 @@ export interface DriverChecksInput {
   strict: boolean
   /** Under `gpus` the toolkit refuses an unmet requirement (fail); under cdi/devices nothing checks it (warn). */
   access: GpuAccess
+  /** The image's compat libraries as the probe listed them; null/absent: not probed (the ENV hints decide). */
+  compat?: CompatProbe | null
 }
 
 /**
@@ -60,6 +63,19 @@ export function visibleGpus<G extends { index: number; uuid: string | null }>(
   return chosen.length > 0 ? chosen : [...gpus]
 }
 
+/**
+ * The CUDA version the driver gate checks for an image: what image inspection found (CUDA_VERSION, or a meaningful
+ * `cuda>=`), else, for a legacy image whose CUDA_VERSION only semver reads (`13`, `v12.6`), the version of the
+ * toolkit's legacy requirement.
+ */
+export function imageCuda(image: ImageFacts | null): string | null {
+  if (image === null) return null
+  if (image.required_cuda !== null) return image.required_cuda
+  const legacy = (image.require_cuda ?? '') === '' ? (image.env.CUDA_VERSION ?? '') : ''
+  const mm = legacy === '' ? null : parseMajorMinorVersion(legacy)
+  return typeof mm === 'string' ? mm : null
+}
+
 /** The CUDA version the driver supports: nvidia-smi's word, else what the driver's branch reports. */
 function driverCudaOf(host: DriverFacts): string | null {
   if (host.driverCuda !== null) return host.driverCuda
@@ -68,7 +84,7 @@ function driverCudaOf(host: DriverFacts): string | null {
 
 function driverGateRow(input: DriverChecksInput): PreflightResult {
   const { image, host } = input
-  const cuda = input.cuda ?? image?.required_cuda ?? null
+  const cuda = input.cuda ?? imageCuda(image)
   if (cuda === null || host.driver === null) {
     return {
       name: DRIVER_GATE,
@@ -85,16 +101,23 @@ function driverGateRow(input: DriverChecksInput): PreflightResult {
       details: { image: image?.ref ?? null }
     }
   }
-  return gate({
+  // The probe's listing is the fact; the ENV (NV_CUDA_COMPAT_PACKAGE, LD_LIBRARY_PATH) only when it could not run.
+  const probed = input.compat !== null && input.compat !== undefined && input.compat.status !== 'failed'
+  const versions = probed ? input.compat!.versions : []
+  const row = gate({
     driver: host.driver,
     cuda,
     strict: input.strict,
-    forwardCompat: image?.forward_compat ?? false,
+    forwardCompat: probed ? versions.length > 0 : (image?.forward_compat ?? false),
+    // Several versions: the toolkit's hook uses none of them (it expects exactly one libcuda.so.*.*).
+    compatDriver: versions.length === 1 ? versions[0]! : null,
+    compatBranches: image?.forward_compat_branches ?? [],
     datacenterGpu: host.gpus === null ? null : allDatacenter(host.gpus.map(g => g.name)),
     // The image's own release driver only describes the image's CUDA, not a --cuda override.
     releaseDriver: input.cuda ? null : (image?.cuda_driver_version ?? null),
     driverCuda: host.driverCuda
   })
+  return { ...row, details: { ...row.details, compat_probe: input.compat ?? null } }
 }
 
 function requirementRow(image: ImageFacts, input: DriverChecksInput): PreflightResult {
@@ -102,8 +125,11 @@ function requirementRow(image: ImageFacts, input: DriverChecksInput): PreflightR
   const facts: HostFacts = {
     driver: host.driver,
     driverCuda: driverCudaOf(host),
-    // Compute capability is not among the facts read (arch conditions stay undecided).
-    gpus: (host.gpus ?? [{ brand: null }]).map(g => ({ brand: g.brand, arch: null }))
+    // nvidia-smi's compute_cap decides `arch`; a driver given by hand leaves brand and arch unknown.
+    gpus: (host.gpus ?? [{ brand: null, compute_cap: null }]).map(g => ({
+      brand: g.brand,
+      arch: g.compute_cap ?? null
+    }))
   }
   const r = requireGate(image.env, facts, input.access)
   return {
@@ -117,7 +143,8 @@ function requirementRow(image: ImageFacts, input: DriverChecksInput): PreflightR
       driver_cuda: facts.driverCuda,
       driver_cuda_source:
         host.driverCuda !== null ? 'nvidia-smi' : facts.driverCuda !== null ? 'driver branch' : null,
-      brands: facts.gpus.map(g => g.brand)
+      brands: facts.gpus.map(g => g.brand),
+      compute_caps: facts.gpus.map(g => g.arch)
     }
   }
 }

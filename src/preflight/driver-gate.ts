@@ -20,9 +20,16 @@ export interface GateInput {
   strict: boolean
   /** The image ships the cuda-compat libraries (forward compatibility). */
   forwardCompat: boolean
+  /**
+   * The version of the image's compat `libcuda.so.X.Y.Z` (found by the compat probe), e.g. `580.82.07`; null when
+   * only the image's ENV says it ships them. The toolkit uses them only when their major is newer than the host's.
+   */
+  compatDriver?: string | null
+  /** Driver branches the image's NVIDIA_REQUIRE_CUDA admits through forward compatibility (`driver>=535,driver<536`). */
+  compatBranches?: readonly number[]
   /** The GPU is a data-center GPU (forward compatibility only works there); null = unknown. */
   datacenterGpu: boolean | null
-  /** The driver the image itself declares for its toolkit (NGC `CUDA_DRIVER_VERSION`); preferred over the table. */
+  /** The driver the image declares for its toolkit (NGC `CUDA_DRIVER_VERSION`): used where Table 3 has no row. */
   releaseDriver?: string | null
   /** The CUDA version the driver reports supporting (nvidia-smi header), for the report. */
   driverCuda?: string | null
@@ -41,6 +48,11 @@ export type DriverGateDetails = {
   reason: GateReason
   strict: boolean
   forward_compat: boolean
+  /** The image's compat libcuda version, and whether the toolkit would use it on this driver (major newer). */
+  compat_driver: string | null
+  compat_applies: boolean | null
+  /** The compat probe's listing (driver-checks adds it), when the image was probed. */
+  compat_probe?: unknown
   datacenter_gpu: boolean | null
   driver_cuda: string | null
   /** Newest CUDA the driver fully supports per the table, and newest major it can run at all. */
@@ -85,17 +97,28 @@ export function gate(input: GateInput): DriverGateResult {
   const floor = minorVersionFloor(cuda)
   const imageRelease =
     input.releaseDriver && parseVersion(input.releaseDriver) !== null ? input.releaseDriver.trim() : null
-  const release = imageRelease ?? toolkitReleaseDriver(cuda)
+  // Table 3 first: NGC's CUDA_DRIVER_VERSION only for a release newer than the table.
+  const tableRelease = toolkitReleaseDriver(cuda)
+  const release = tableRelease ?? imageRelease
   const max = maxCudaForDriver(driver)
+  const compatDriver =
+    input.compatDriver && parseVersion(input.compatDriver) !== null ? input.compatDriver.trim() : null
+  const compatApplies = !input.forwardCompat
+    ? false
+    : compatDriver === null
+      ? null
+      : compatUsed(compatDriver, driver)
   const details: DriverGateDetails = {
     driver,
     cuda,
     floor_driver: floor,
     release_driver: release,
-    release_driver_source: imageRelease ? 'image' : release ? 'table' : null,
+    release_driver_source: tableRelease ? 'table' : release ? 'image' : null,
     reason: 'ok',
     strict: input.strict,
     forward_compat: input.forwardCompat,
+    compat_driver: compatDriver,
+    compat_applies: compatApplies,
     datacenter_gpu: input.datacenterGpu,
     driver_cuda: input.driverCuda ?? null,
     driver_max_cuda: max.full,
@@ -113,31 +136,72 @@ export function gate(input: GateInput): DriverGateResult {
     )
   }
 
+  const compatWorks = compatApplies === true && input.datacenterGpu === true
+  const admitted = (input.compatBranches ?? []).includes(parseVersion(driver)?.[0] ?? -1)
+  const compatWords = (words: string): string =>
+    `the image's CUDA forward-compatibility libraries (libcuda ${compatDriver ?? '?'}) are newer than the host's ` +
+    `${driverBranch(driver)}, so the toolkit puts them in use, and the GPU is a data-center GPU: ${words}`
+
   if (compareVersions(driver, floor) < 0) {
     const upgrade = `upgrade the host driver to branch ${driverBranch(release ?? floor)} or newer (≥ ${release ?? floor})`
-    if (input.forwardCompat && input.datacenterGpu === true) {
+    if (compatWorks) {
+      details.reason = 'forward-compat'
+      return admitted
+        ? result(
+            'pass',
+            details,
+            `driver ${driver} is below ${floor}, the minimum for CUDA ${mm}, but ` +
+              compatWords(
+                `CUDA initialises through them, on a branch the image itself admits (driver>=${parseVersion(driver)?.[0]})`
+              ),
+            null
+          )
+        : result(
+            'warn',
+            details,
+            `driver ${driver} is below ${floor}, the minimum for CUDA ${mm}; ` +
+              compatWords(
+                `CUDA can initialise through them if ${driverBranch(driver)} is a branch the compat package supports (the image's requirement does not list it)`
+              ),
+            `${upgrade} to run without the compat layer, or ${pinOlder}`
+          )
+    }
+    if (input.forwardCompat && compatApplies === null && input.datacenterGpu === true) {
       details.reason = 'forward-compat'
       return result(
         'warn',
         details,
         `driver ${driver} is below ${floor}, the minimum for CUDA ${mm} (minor-version compatibility); ` +
-          `the image ships the CUDA forward-compatibility package and the GPU is a data-center GPU, so CUDA can still ` +
-          `initialise through the compat libraries, if ${driverBranch(driver)} is a branch that package supports`,
-        `${upgrade} to run without the compat layer, or ${pinOlder}`
+          `the image ships the CUDA forward-compatibility package, but no single compat libcuda version could be read ` +
+          `from the image: ` +
+          `CUDA initialises only if it is newer than ${driverBranch(driver)} and supports it`,
+        `${upgrade}, or ${pinOlder}`
       )
     }
     details.reason = 'below-floor'
-    const compatNote = input.forwardCompat
-      ? input.datacenterGpu === false
-        ? ' The image ships the forward-compatibility package, but that works on data-center GPUs only.'
-        : ' The image ships the forward-compatibility package; it applies only on a data-center GPU, which could not be confirmed.'
-      : ''
+    const compatNote = !input.forwardCompat
+      ? ''
+      : compatApplies === false
+        ? ` The image's compat libraries (libcuda ${compatDriver ?? '?'}) are not newer than ${driverBranch(driver)}, so the toolkit does not use them.`
+        : input.datacenterGpu === false
+          ? ' The image ships the forward-compatibility package, but that works on data-center GPUs only.'
+          : ' The image ships the forward-compatibility package; it applies only on a data-center GPU, which could not be confirmed.'
     return result(
       'fail',
       details,
       `driver ${driver} is below ${floor}, the minimum driver for CUDA ${mm}: CUDA initialisation will fail ` +
         `(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).${compatNote}`,
       `${upgrade}, or ${pinOlder}`
+    )
+  }
+
+  if (compatWorks && (release === null || compareVersions(driver, release) < 0)) {
+    details.reason = 'forward-compat'
+    return result(
+      'pass',
+      details,
+      compatWords(`CUDA ${mm} runs with the features of libcuda ${compatDriver ?? '?'}`),
+      null
     )
   }
 
@@ -174,6 +238,16 @@ export function gate(input: GateInput): DriverGateResult {
   }
 
   return result('pass', details, `driver ${driver} ≥ ${release}, the release driver for CUDA ${mm}`, null)
+}
+
+/**
+ * Whether the toolkit puts an image's compat libcuda in use on this host driver: only when its major version is
+ * newer (nvidia-container-toolkit cmd/nvidia-cdi-hook/cudacompat/cudacompat.go `useCompatLibraries`, at
+ * d34b3046758cb1a5db606b2a39519c731bbf9f56; libnvidia-container src/nvc_mount.c `filter_libraries` drops compat
+ * libraries of the host's own major).
+ */
+export function compatUsed(compatDriver: string, hostDriver: string): boolean {
+  return (parseVersion(compatDriver)?.[0] ?? 0) > (parseVersion(hostDriver)?.[0] ?? Infinity)
 }
 
 function pinAdvice(max: { full: string | null; minorCompat: number | null }): string {

@@ -18,6 +18,8 @@ export interface GpuFacts {
   driver_version: string | null
   /** The CUDA version the driver supports (nvidia-smi header "CUDA Version"). */
   cuda_version: string | null
+  /** CUDA compute capability `MAJOR.MINOR` (`9.0`): NVIDIA_REQUIRE_* `arch`. Null when nvidia-smi has no `compute_cap`. */
+  compute_cap: string | null
   /** `Enabled` | `Disabled` */
   persistence_mode: string | null
   /** `Enabled` | `Disabled`; null on GPUs without MIG. */
@@ -81,6 +83,24 @@ const OPTIONAL_FIELDS: readonly GpuField[] = [
   'pci.bus_id'
 ]
 
+/**
+ * The compute-capability query, its own call: `compute_cap` came with R510 drivers, and the toolkit decides
+ * `arch` conditions with it (libnvidia-container reads nvmlDeviceGetCudaComputeCapability as `MAJOR.MINOR`).
+ * Recorded in test/__fixtures__/nvidia-smi/query-compute-cap.csv.cmd.
+ */
+export const COMPUTE_CAP_FIELDS = ['index', 'compute_cap'] as const
+
+/** `index, compute_cap` lines → compute capability by GPU index (`9.0`); lines that are not that are skipped. */
+export function parseComputeCaps(text: string): Map<number, string> {
+  const caps = new Map<number, string>()
+  for (const line of text.split(/\r?\n/)) {
+    const [index, cap] = line.split(',').map(v => cleanValue(v))
+    if (index === undefined || index === null || cap === undefined || cap === null) continue
+    if (/^\d+$/.test(index) && /^\d+\.\d+$/.test(cap)) caps.set(Number(index), cap)
+  }
+  return caps
+}
+
 /** nvidia-smi's spellings of "no value". */
 export function cleanValue(raw: string | undefined): string | null {
   if (raw === undefined) return null
@@ -140,6 +160,8 @@ export function parseQueryGpuCsv(text: string, fields: readonly string[] = GPU_Q
       pci_bus_id: cleanValue(get('pci.bus_id')),
       driver_version: cleanValue(get('driver_version')),
       cuda_version: null,
+      // Its own query (COMPUTE_CAP_FIELDS), so a driver without the field loses nothing else.
+      compute_cap: null,
       persistence_mode: cleanValue(get('persistence_mode')),
       mig_mode: cleanValue(get('mig.mode.current')),
       power_limit_w: numberValue(get('power.limit')),
@@ -275,6 +297,10 @@ export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promis
   assignBrands(gpus, full.exitCode === 0 ? parseProductBrands(full.stdout) : [])
   let cuda = full.exitCode === 0 ? parseCudaVersion(full.stdout) : null
   if (cuda === null) cuda = parseCudaVersion((await runNvidiaSmi(tool, readableArgs(false))).stdout)
+
+  const capsRun = await runNvidiaSmi(tool, queryGpuArgs(COMPUTE_CAP_FIELDS))
+  const caps = capsRun.exitCode === 0 ? parseComputeCaps(capsRun.stdout) : new Map<number, string>()
+  for (const g of gpus) g.compute_cap = caps.get(g.index) ?? null
 
   const apps = await runNvidiaSmi(tool, computeAppsArgs())
   const procs = apps.exitCode === 0 ? parseComputeApps(apps.stdout) : null

@@ -7,7 +7,9 @@ export {
   validateDriverVersion,
   type DriverGateResult
 } from './driver-gate.js'
-export { driverChecks, NVIDIA_REQUIRE_CHECK, type DriverFacts } from './driver-checks.js'
+export { driverChecks, imageCuda, NVIDIA_REQUIRE_CHECK, type DriverFacts } from './driver-checks.js'
+export { compatProbeMatters, probeCompatLibs, type CompatProbe } from './compat-probe.js'
+export { toolkitBrand, TOOLKIT_BRANDS } from './toolkit-brand.js'
 export { fingerprintCache, fingerprintFor } from './fingerprint.js'
 export { allDatacenter, powerRanges, readGpuFacts, type GpuFacts } from './gpu.js'
 export { inspectImage, type ImageFacts } from './image.js'

@@ -1,34 +1,27 @@
 /**
- * Evaluate an image's `NVIDIA_REQUIRE_*` variables the way the NVIDIA Container Toolkit does before it
- * lets a `--gpus` container start (libnvidia-container `src/cli/dsl.c` + `configure.c`, and the hook's
- * `GetRequirements` in nvidia-container-toolkit `internal/config/image/cuda_image.go`):
- * - every `NVIDIA_REQUIRE_*` variable is one requirement (except `NVIDIA_REQUIRE_JETPACK*`); all must hold;
- *   `NVIDIA_DISABLE_REQUIRE=true` turns the check off; an image with `CUDA_VERSION` but no
- *   `NVIDIA_REQUIRE_CUDA` gets the legacy requirement `cuda>=MAJOR.MINOR`;
- * - inside one requirement a space separates alternatives (OR) and a comma joins conditions (AND);
- * - a condition is `property op value`, op one of `= != < <= > >=`; properties (case-insensitive):
- *   `cuda` (the CUDA version the driver supports, MAJOR.MINOR), `driver` (the driver version), `arch`
- *   (the GPU's compute capability) and `brand` (the GPU's brand, `=`/`!=` only, case-insensitive);
- * - versions compare numerically part by part, trailing `.0` parts ignored; anything but digits and dots is
- *   an invalid expression, and so is an unknown property or operator: the toolkit then refuses the
- *   container ("invalid expression"), so we report it as unsatisfiable too;
- * - brand and arch are evaluated per visible GPU, each GPU must satisfy every requirement;
- * - the refusal names the requirement's FIRST alternative: "unsatisfied condition: cuda>=13.2".
- * Facts we do not know (e.g. the brand) evaluate to `unknown` (three-valued logic), so an outcome that
- * depends on them is reported as undecided rather than guessed. Pure: no I/O. One file on purpose (a little
- * over 300 lines): the grammar, its evaluation and its messages mirror the toolkit's one module.
+ * An image's `NVIDIA_REQUIRE_*` requirements as the NVIDIA Container Toolkit decides them before a `--gpus`
+ * container starts. Which requirements: nvidia-container-toolkit `internal/config/image/cuda_image.go`
+ * (`GetRequirements`, `IsLegacy`, `HasDisableRequire`, `parseMajorMinorVersion`) at
+ * d34b3046758cb1a5db606b2a39519c731bbf9f56 (2026-08-21), with its semver library (Masterminds/semver v3.5.0,
+ * vendored there: `NewVersion` coerces through its loose pattern):
+ * - every `NVIDIA_REQUIRE_*` variable is one requirement, except `NVIDIA_REQUIRE_JETPACK*`; all must hold;
+ * - `NVIDIA_DISABLE_REQUIRE` parsed by Go's strconv.ParseBool turns the check off;
+ * - a legacy image (`CUDA_VERSION` set, `NVIDIA_REQUIRE_CUDA` empty or absent) gets `cuda>=MAJOR.MINOR` from a
+ *   semver parse of `CUDA_VERSION` (`13` → `cuda>=13.0`, `v12.6` → `cuda>=12.6`); a version semver refuses
+ *   (`12.2.2.009`) makes the hook fail, so the container does not start.
+ * How each is evaluated: toolkit-dsl.ts (libnvidia-container dsl.c/configure.c), per visible GPU.
+ * Facts we do not know (a brand, a compute capability) are explored by toolkit-dsl, so an outcome that depends on
+ * them is reported as undecided rather than guessed. Pure: no I/O.
  */
+import { evaluatePredicate, known, MAX_REQUIREMENTS, UNKNOWN, type DslContext } from './toolkit-dsl.js'
+import { toolkitBrand } from './toolkit-brand.js'
 
 export const REQUIRE_PREFIX = 'NVIDIA_REQUIRE_'
 const JETPACK_PREFIX = 'NVIDIA_REQUIRE_JETPACK'
 const DISABLE_VAR = 'NVIDIA_DISABLE_REQUIRE'
 const REQUIRE_CUDA_VAR = 'NVIDIA_REQUIRE_CUDA'
 const CUDA_VERSION_VAR = 'CUDA_VERSION'
-const CUDA_HINT = ', please update your driver to a newer version, or use an earlier cuda container'
-const OPERATOR_CHARS = /[<>=!]/
-const OPERATORS = ['=', '!=', '<', '<=', '>', '>='] as const
-type Operator = (typeof OPERATORS)[number]
-type Truth = true | false | 'unknown'
+export const LEGACY_SOURCE = `${CUDA_VERSION_VAR} (legacy)`
 
 /** What the host offers, per the toolkit's properties. null = not known. */
 export interface HostFacts {
@@ -36,7 +29,10 @@ export interface HostFacts {
   driverCuda: string | null
   /** Driver version, e.g. `580.159.04`. */
   driver: string | null
-  /** One entry per visible GPU; an empty list evaluates brand/arch as satisfied (as the toolkit does). */
+  /**
+   * One entry per visible GPU: nvidia-smi's "Product Brand" and compute capability (`9.0`); an empty list is
+   * "no GPU visible", where the toolkit lets brand and arch conditions hold.
+   */
   gpus: { brand: string | null; arch: string | null }[]
 }
 
@@ -44,16 +40,45 @@ export interface Requirement {
   /** The variable it came from, or `CUDA_VERSION (legacy)`. */
   source: string
   expression: string
+  /** Set when the toolkit cannot even build the requirement (a legacy CUDA_VERSION semver refuses). */
+  error?: string
 }
 
 export interface RequirementOutcome extends Requirement {
   result: 'satisfied' | 'unsatisfied' | 'unknown' | 'invalid'
-  /** The toolkit's words for a refusal: `unsatisfied condition: cuda>=13.2` (or `invalid expression: ...`). */
+  /** The toolkit's words for a refusal: `unsatisfied condition: cuda>=13.2, please update …`, `invalid expression`. */
   message: string | null
-  /** Conditions that were false (first failing condition of each alternative), for the report. */
+  /** The conditions found false (first false condition of each alternative tried), or the invalid one. */
   failed: string[]
-  /** Conditions that could not be decided because a fact (brand, compute capability …) is unknown. */
+  /** Facts (`brand`, `arch`, `cuda`, `driver`) the outcome waits on because they are unknown. */
   undecided: string[]
+}
+
+const UINT32_MAX = 4294967295n
+const UINT64_MAX = 2n ** 64n - 1n
+/** Masterminds/semver v3 `looseSemVerRegex`, anchored as `NewVersion` (CoerceNewVersion) uses it. */
+const LOOSE_SEMVER =
+  /^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$/
+const SEMVER_MAX_LEN = 256
+
+/**
+ * cuda_image.go `parseMajorMinorVersion`: `MAJOR.MINOR` of a semver-parsed version, or an Error with the
+ * toolkit's reason. Ported cases: its TestParseMajorMinorVersionValid/Invalid (test/preflight/toolkit-cases.ts).
+ */
+export function parseMajorMinorVersion(version: string): string | Error {
+  if (version.length > SEMVER_MAX_LEN) return new Error('invalid version string: version string is too long')
+  const m = LOOSE_SEMVER.exec(version)
+  if (m === null) return new Error('invalid version string: invalid semantic version')
+  const part = (s: string | undefined): bigint => (s === undefined ? 0n : BigInt(s.replace(/^\./, '')))
+  const [major, minor, patch] = [part(m[1]), part(m[2]), part(m[3])]
+  if (major > UINT64_MAX || minor > UINT64_MAX || patch > UINT64_MAX)
+    return new Error('invalid version string: error parsing version segment')
+  const pre = m[5]
+  if (pre !== undefined && pre.split('.').some(p => /^\d+$/.test(p) && p.length > 1 && p.startsWith('0')))
+    return new Error('invalid version string: version segment starts with 0')
+  if (major > UINT32_MAX) return new Error('invalid major version')
+  if (minor > UINT32_MAX) return new Error('invalid minor version')
+  return `${major}.${minor}`
 }
 
 /** The requirements the toolkit would check for an image with environment `env`. */
@@ -62,167 +87,71 @@ export function imageRequirements(env: Readonly<Record<string, string>>): {
   requirements: Requirement[]
 } {
   if (parseGoBool(env[DISABLE_VAR])) return { disabled: true, requirements: [] }
+  // Go ranges over a map (random order); sorted here so reports are stable.
   const requirements: Requirement[] = Object.keys(env)
     .filter(k => k.startsWith(REQUIRE_PREFIX) && !k.startsWith(JETPACK_PREFIX))
     .sort()
     .map(k => ({ source: k, expression: env[k]! }))
   const cuda = env[CUDA_VERSION_VAR] ?? ''
   if (cuda !== '' && (env[REQUIRE_CUDA_VAR] ?? '') === '') {
-    const m = /^(\d+)\.(\d+)/.exec(cuda)
-    if (m !== null)
-      requirements.push({ source: `${CUDA_VERSION_VAR} (legacy)`, expression: `cuda>=${m[1]}.${m[2]}` })
+    const mm = parseMajorMinorVersion(cuda)
+    requirements.push(
+      mm instanceof Error
+        ? {
+            source: LEGACY_SOURCE,
+            expression: '',
+            error: `failed to get requirements failed to get version: invalid CUDA version ${cuda}: ${mm.message}`
+          }
+        : { source: LEGACY_SOURCE, expression: `cuda>=${mm}` }
+    )
   }
   return { disabled: false, requirements }
 }
 
-/** Go's strconv.ParseBool, which the hook uses for NVIDIA_DISABLE_REQUIRE. */
+/** Go's strconv.ParseBool, which the hook uses for NVIDIA_DISABLE_REQUIRE (an error reads false). */
 function parseGoBool(v: string | undefined): boolean {
   return v !== undefined && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)
 }
 
-/**
- * libnvidia-container's version comparison: digits and dots only (else null = invalid), numeric part by
- * part, then whatever is left after stripping `.` and `0` decides (so `12.0` equals `12`).
- */
-export function compareVersionsLikeToolkit(a: string, op: Operator, b: string): boolean | null {
-  if (!/^[0-9.]*$/.test(a) || !/^[0-9.]*$/.test(b)) return null
-  const pa = a.split('.').filter(s => s !== '')
-  const pb = b.split('.').filter(s => s !== '')
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const x = Number(pa[i])
-    const y = Number(pb[i])
-    if (x !== y) {
-      if (op === '=') return false
-      if (op === '!=') return true
-      return op === '<' || op === '<=' ? x < y : x > y
-    }
+/** The contexts configure.c evaluates in: one per visible GPU, or one without a device when none is visible. */
+function contexts(host: HostFacts): DslContext[] {
+  const drv = {
+    cuda: host.driverCuda === null ? UNKNOWN : known(host.driverCuda),
+    driver: host.driver === null ? UNKNOWN : known(host.driver)
   }
-  const restA = pa.slice(pb.length).some(s => Number(s) !== 0)
-  const restB = pb.slice(pa.length).some(s => Number(s) !== 0)
-  if (op === '!=') return restA || restB
-  if (!restA && !restB) return op === '=' || op === '<=' || op === '>='
-  if (op === '=') return false
-  return op === '<' || op === '<=' ? !restA && restB : restA && !restB
-}
-
-interface Condition {
-  text: string
-  property: string
-  op: Operator
-  value: string
-}
-
-/** Parse one condition like the toolkit; null = invalid expression. */
-function parseCondition(text: string): Condition | null {
-  const at = text.search(OPERATOR_CHARS)
-  if (at <= 0) return null
-  const rest = text.slice(at)
-  const run = /^[<>=!]+/.exec(rest)![0]
-  if (!(OPERATORS as readonly string[]).includes(run)) return null
-  const value = rest.slice(run.length)
-  if (value === '') return null
-  const property = text.slice(0, at).toLowerCase()
-  if (!['cuda', 'driver', 'arch', 'brand'].includes(property)) return null
-  return { text, property, op: run as Operator, value }
-}
-
-/** Brand words as the toolkit compares them: NVML's brand name without spaces (`NVIDIA RTX` → `nvidiartx`). */
-export function normalizeBrand(brand: string): string {
-  return brand.replace(/\s+/g, '').toLowerCase()
-}
-
-function evalCondition(c: Condition, host: HostFacts, gpu: HostFacts['gpus'][number] | null): Truth | null {
-  const version = (have: string | null | undefined): Truth | null => {
-    if (have === null || have === undefined) return 'unknown'
-    return compareVersionsLikeToolkit(have, c.op, c.value)
-  }
-  switch (c.property) {
-    case 'cuda':
-      return version(host.driverCuda)
-    case 'driver':
-      return version(host.driver)
-    case 'arch':
-      return gpu === null ? true : version(gpu.arch)
-    default: {
-      // brand: no visible GPU or no brand known to the toolkit → satisfied there; unknown to us → unknown.
-      if (gpu === null) return true
-      if (c.op !== '=' && c.op !== '!=') return null
-      if (gpu.brand === null) return 'unknown'
-      const same = normalizeBrand(gpu.brand) === c.value.toLowerCase()
-      return c.op === '=' ? same : !same
-    }
-  }
-}
-
-const and = (a: Truth, b: Truth): Truth =>
-  a === false || b === false ? false : a === true && b === true ? true : 'unknown'
-const or = (a: Truth, b: Truth): Truth =>
-  a === true || b === true ? true : a === false && b === false ? false : 'unknown'
-
-/** Evaluate one requirement expression against the host, per visible GPU. */
-export function evaluateRequirement(req: Requirement, host: HostFacts): RequirementOutcome {
-  const alternatives = req.expression
-    .split(' ')
-    .filter(s => s !== '')
-    .map(alt => alt.split(',').filter(s => s !== ''))
-  const parsed: Condition[][] = []
-  for (const alt of alternatives) {
-    const conds: Condition[] = []
-    for (const text of alt) {
-      const c = parseCondition(text)
-      if (c === null)
-        return {
-          ...req,
-          result: 'invalid',
-          message: `invalid expression: ${text}`,
-          failed: [text],
-          undecided: []
-        }
-      conds.push(c)
-    }
-    parsed.push(conds)
-  }
-  if (parsed.length === 0) return { ...req, result: 'satisfied', message: null, failed: [], undecided: [] }
-  const targets: (HostFacts['gpus'][number] | null)[] = host.gpus.length > 0 ? host.gpus : [null]
-  let overall: Truth = true
-  const failed = new Set<string>()
-  const undecided = new Set<string>()
-  for (const gpu of targets) {
-    let any: Truth = false
-    for (const conds of parsed) {
-      let all: Truth = true
-      for (const c of conds) {
-        const v = evalCondition(c, host, gpu)
-        if (v === null)
-          return {
-            ...req,
-            result: 'invalid',
-            message: `invalid expression: ${c.text}`,
-            failed: [c.text],
-            undecided: []
-          }
-        if (v === false) failed.add(c.text)
-        if (v === 'unknown') undecided.add(c.text)
-        all = and(all, v)
-        if (all === false) break
+  if (host.gpus.length === 0) return [{ ...drv, device: null }]
+  return host.gpus.map(g => {
+    const brand = toolkitBrand(g.brand)
+    return {
+      ...drv,
+      device: {
+        arch: g.arch === null ? UNKNOWN : known(g.arch),
+        brand: brand === null ? UNKNOWN : known(brand)
       }
-      any = or(any, all)
     }
-    overall = and(overall, any)
-  }
-  if (overall === true) return { ...req, result: 'satisfied', message: null, failed: [], undecided: [] }
-  const first = req.expression.split(' ').find(s => s !== '') ?? req.expression
-  const message = `unsatisfied condition: ${first}${first.startsWith('cuda>=') ? CUDA_HINT : ''}`
-  return {
-    ...req,
-    result: overall === false ? 'unsatisfied' : 'unknown',
-    message,
-    failed: [...failed],
-    undecided: overall === false ? [] : [...undecided]
-  }
+  })
 }
 
-/** Words for the facts an undecided requirement waits on: `the GPU brand (brand=tesla,…)`. */
+/** Evaluate one requirement on every visible GPU: refused on one GPU is refused. */
+export function evaluateRequirement(req: Requirement, host: HostFacts): RequirementOutcome {
+  if (req.error !== undefined)
+    return { ...req, result: 'invalid', message: req.error, failed: [], undecided: [] }
+  const per = contexts(host).map(ctx => evaluatePredicate(req.expression, ctx))
+  const refused = per.find(o => o.result === 'unsatisfied' || o.result === 'invalid')
+  if (refused !== undefined) return { ...req, ...refused }
+  const open = per.filter(o => o.result === 'unknown')
+  if (open.length > 0)
+    return {
+      ...req,
+      result: 'unknown',
+      message: null,
+      failed: [],
+      undecided: [...new Set(open.flatMap(o => o.undecided))]
+    }
+  return { ...req, result: 'satisfied', message: null, failed: [], undecided: [] }
+}
+
+/** Words for the facts an undecided requirement waits on. */
 const FACT_WORDS: Readonly<Record<string, string>> = {
   brand: 'the GPU brand',
   arch: "the GPU's compute capability",
@@ -231,8 +160,14 @@ const FACT_WORDS: Readonly<Record<string, string>> = {
 }
 
 function undecidedFacts(o: RequirementOutcome): string {
-  const props = [...new Set(o.undecided.map(c => parseCondition(c)?.property ?? c))]
-  return props.map(p => `${FACT_WORDS[p] ?? p}, which is unknown`).join(', and ')
+  return o.undecided.map(p => `${FACT_WORDS[p] ?? p}, which is unknown`).join(', and ')
+}
+
+/** Why a refused requirement is refused: the false conditions, or the one that is not a valid expression. */
+function refusalWords(o: RequirementOutcome): string {
+  if (o.failed.length === 0) return `${o.source}: ${o.message ?? ''}`
+  const at = o.result === 'invalid' ? `at ${o.failed[0] ?? ''}` : `false here: ${o.failed.join(', ')}`
+  return `${o.source}: ${o.message ?? ''} (${at})`
 }
 
 export type AccessMode = 'gpus' | 'cdi' | 'devices'
@@ -245,8 +180,14 @@ export interface RequireGateResult {
 }
 
 function hostSummary(host: HostFacts): string {
-  const brands = [...new Set(host.gpus.map(g => g.brand ?? 'unknown'))].join('/')
-  return `driver ${host.driver ?? 'unknown'} supports CUDA ${host.driverCuda ?? 'unknown'}${brands ? `, GPU brand ${brands}` : ''}`
+  const brands = [
+    ...new Set(host.gpus.map(g => `${g.brand ?? 'unknown'} (toolkit: ${toolkitBrand(g.brand) ?? 'unknown'})`))
+  ].join('/')
+  const archs = [...new Set(host.gpus.map(g => g.arch ?? 'unknown'))].join('/')
+  return (
+    `driver ${host.driver ?? 'unknown'} supports CUDA ${host.driverCuda ?? 'unknown'}` +
+    (brands ? `, GPU brand ${brands}, compute capability ${archs}` : '')
+  )
 }
 
 /**
@@ -275,13 +216,20 @@ export function requireGate(
       outcomes: []
     }
   const outcomes = requirements.map(r => evaluateRequirement(r, host))
+  if (requirements.length > MAX_REQUIREMENTS)
+    outcomes.push({
+      source: REQUIRE_PREFIX + '*',
+      expression: '',
+      result: 'invalid',
+      message: `input error: too many requirements (${requirements.length}; nvidia-container-cli takes ${MAX_REQUIREMENTS})`,
+      failed: [],
+      undecided: []
+    })
   const bad = outcomes.filter(o => o.result === 'unsatisfied' || o.result === 'invalid')
   const unknown = outcomes.filter(o => o.result === 'unknown')
   const facts = hostSummary(host)
   if (bad.length > 0) {
-    const words = bad
-      .map(o => `${o.source}: ${o.message ?? ''} (false here: ${o.failed.join(', ')})`)
-      .join('; ')
+    const words = bad.map(refusalWords).join('; ')
     const fix =
       'upgrade the host driver so it supports what the image requires, or pin an image whose requirement this host meets'
     return access === 'gpus'
@@ -304,7 +252,7 @@ export function requireGate(
       message:
         `${unknown.map(o => `${o.source} (${o.expression.split(' ')[0] ?? ''} …) could not be decided: it depends on ${undecidedFacts(o)}`).join('; ')}; ` +
         `${facts}: not passed on a guess`,
-      fix: 'run on the GPU host, where nvidia-smi -q reports the driver, its CUDA version and the GPU brand (gpu-overhead gate: leave out --driver), or check the requirement by hand',
+      fix: 'run on the GPU host, where nvidia-smi reports the driver, its CUDA version, the GPU brand and compute capability (gpu-overhead gate: leave out --driver), or check the requirement by hand',
       outcomes
     }
   return {

@@ -1,11 +1,12 @@
 import type { ContainerRuntime, Device, Fingerprint, GpuAccess, PreflightResult } from '../types/index.js'
 import { DRIVER_GATE } from './driver-gate.js'
-import { driverChecks, visibleGpus } from './driver-checks.js'
+import { driverChecks, imageCuda, visibleGpus } from './driver-checks.js'
 import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
 import { readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
 import { imageRefOf, type ImageRef, type IoMountSpec } from '../config/index.js'
 import { inspectImage } from './image.js'
+import { compatProbeMatters, probeCompatLibs } from './compat-probe.js'
 import type { ImageFacts } from './image.js'
 import { checkMounts } from './io-check.js'
 import { appendAll } from '../util/arrays.js'
@@ -69,6 +70,10 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
   } else if (image === null) {
     results.push({ name: DRIVER_GATE, status: 'skip', message: 'no image: native run only', fix: null })
   } else {
+    // The image's compat libraries matter only on a driver older than its CUDA's release driver.
+    const compat = compatProbeMatters(imageCuda(image), driver)
+      ? await probeCompatLibs(image.id, input.runtime, input.checkId)
+      : null
     // The same rows `gpu-overhead gate` prints for this image and driver.
     appendAll(
       results,
@@ -76,7 +81,8 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
         image,
         host: { driver, driverCuda, gpus: visibleGpus(gpus, input.gpuDevices) },
         strict: input.strict,
-        access: input.gpuAccess
+        access: input.gpuAccess,
+        compat
       })
     )
   }

@@ -84,17 +84,49 @@ describe('NVIDIA tables as data', () => {
     expect(toolkitReleaseDriver('13.1.1')).toBe('590.48.01')
     expect(toolkitReleaseDriver('12.8.0.038')).toBe('570.26')
     expect(toolkitReleaseDriver('12.8.1')).toBe('570.124.06')
-    expect(toolkitReleaseDriver('12.4.1')).toBe('550.54.14')
-    expect(toolkitReleaseDriver('12.2.2.009')).toBe('535.54.03')
+    // Update releases have their own rows (issue 31, item 6).
+    expect(toolkitReleaseDriver('12.4.1')).toBe('550.54.15')
+    expect(toolkitReleaseDriver('12.2.2.009')).toBe('535.104.05')
+    expect(toolkitReleaseDriver('12.3.2')).toBe('545.23.08') // unlisted update: nearest lower row
+    expect(toolkitReleaseDriver('11.8.0')).toBe('520.61.05')
+    expect(toolkitReleaseDriver('11.7.1')).toBe('515.48.07')
+    expect(toolkitReleaseDriver('11.4.3')).toBe('470.82.01')
+    expect(toolkitReleaseDriver('11.0.3')).toBe('450.51.06')
+    expect(toolkitReleaseDriver('11.0')).toBe('450.36.06') // before the GA row: the 11.0 RC
     expect(toolkitReleaseDriver('12.7')).toBeNull() // no such release
     expect(toolkitReleaseDriver('13.4')).toBeNull() // newer than the table
-    expect(toolkitReleaseDriver('11.7')).toBeNull() // older than the table
+    expect(toolkitReleaseDriver('10.2')).toBeNull() // older than the table
+  })
+
+  it('has every Table 3 row from CUDA 11.0 to 13.2, each update after its GA', () => {
+    const mm = new Set(TOOLKIT_RELEASE_DRIVERS.map(r => majorMinor(r.cuda)))
+    expect([...mm].sort((a, b) => compareVersions(a, b))).toEqual(
+      ['11.0', '11.1', '11.2', '11.3', '11.4', '11.5', '11.6', '11.7', '11.8']
+        .concat(['12.0', '12.1', '12.2', '12.3', '12.4', '12.5', '12.6', '12.8', '12.9'])
+        .concat(['13.0', '13.1', '13.2'])
+    )
+    const sorted = [...TOOLKIT_RELEASE_DRIVERS].sort((a, b) => compareVersions(a.cuda, b.cuda))
+    sorted.forEach((r, i) => {
+      if (i > 0) expect(compareVersions(r.driver, sorted[i - 1]!.driver)).toBeGreaterThanOrEqual(0)
+      expect(r.release).toMatch(/^CUDA \d+\.\d+ (GA|RC|Update \d)$/)
+    })
+  })
+
+  it('CUDA 11.0 was released below the 11.x floor: the guide lists 450.36.06 for it', () => {
+    expect(minorVersionFloor('11.0.3')).toBe('450.36.06')
+    expect(minorVersionFloor('11.0')).toBe('450.36.06')
+    expect(minorVersionFloor('11.1.1')).toBe('450.80.02')
+    const g = (driver: string, strict: boolean) =>
+      gate({ driver, cuda: '11.0.3', strict, forwardCompat: false, datacenterGpu: true })
+    expect(g('450.51.06', true).status).toBe('pass') // its release driver
+    expect(g('450.36.06', false).status).toBe('warn') // at the 11.0 floor, below the release driver
+    expect(g('450.36.05', false).status).toBe('fail')
   })
 
   it('says what a driver can run', () => {
     expect(maxCudaForDriver('580.159.04')).toEqual({ full: '13.0.2', minorCompat: 13 })
-    expect(maxCudaForDriver('535.54.03')).toEqual({ full: '12.2', minorCompat: 12 })
-    expect(maxCudaForDriver('470.82.01')).toEqual({ full: null, minorCompat: 11 })
+    expect(maxCudaForDriver('535.54.03')).toEqual({ full: '12.2.0', minorCompat: 12 })
+    expect(maxCudaForDriver('470.82.01')).toEqual({ full: '11.4.4', minorCompat: 11 })
     expect(maxCudaForDriver('440.33')).toEqual({ full: null, minorCompat: null })
   })
 })
@@ -130,7 +162,10 @@ describe.each(TOOLKIT_RELEASE_DRIVERS.map(r => [r.cuda, r.driver] as const))(
 describe.each(MINOR_VERSION_FLOORS.map(f => [f.cudaMajor, f.minDriver] as const))(
   'CUDA %d.x floor %s',
   (major, floor) => {
-    const rows = TOOLKIT_RELEASE_DRIVERS.filter(r => parseVersion(r.cuda)![0] === major)
+    // CUDA 11.0 has its own, lower floor (tested above).
+    const rows = TOOLKIT_RELEASE_DRIVERS.filter(
+      r => parseVersion(r.cuda)![0] === major && majorMinor(r.cuda) !== '11.0'
+    )
     it.each(rows.map(r => [r.cuda, r.driver] as const))(
       'CUDA %s: below the floor fails, at the floor runs',
       (cuda, release) => {
@@ -166,14 +201,15 @@ describe('reportedCudaForDriver: the CUDA version a driver reports, from its bra
     ['550.54.14', '12.4'], // the 12.4 release driver
     ['560.35.03', '12.6'], // later in the 12.6 branch
     ['570.124.06', '12.8'], // 12.8 Update 1: still 12.8
-    ['590.48.01', '13.1']
+    ['590.48.01', '13.1'],
+    ['470.82.01', '11.4'] // R470 reports CUDA 11.4
   ])('%s → %s', (driver, cuda) => expect(reportedCudaForDriver(driver)).toBe(cuda))
 
   it.each([
     ['565.57.01', 'a branch the table does not list (R565)'],
     ['550.40.07', 'below its branch release driver'],
     ['595.45.04', 'the newest branch: a later toolkit may come with it'],
-    ['470.82.01', 'older than the table'],
+    ['440.33', 'older than the table'],
     ['not-a-version', 'not a version']
   ])('%s → unknown (%s)', driver => expect(reportedCudaForDriver(driver)).toBeNull())
 })

@@ -39,7 +39,7 @@ describe('driver gate', () => {
     expect(r.status).toBe('warn')
     expect(r.details.reason).toBe('forward-compat')
     expect(r.message).toMatch(/forward-compatibility/)
-    expect(r.fix).toContain('CUDA is 11.x')
+    expect(r.fix).toContain('CUDA ≤ 11.4')
   })
 
   it('keeps the fail when forward compatibility cannot apply, and says why', () => {
@@ -66,12 +66,58 @@ describe('driver gate', () => {
     )
   })
 
-  it("prefers the image's own release driver (NGC CUDA_DRIVER_VERSION) over the table", () => {
-    // NGC 23.10: CUDA 12.2.2.009 released with 535.104.05; the table's 12.2 GA row says 535.54.03.
-    const r = gate({ ...base, driver: '535.86.10', cuda: '12.2.2.009', releaseDriver: '535.104.05' })
-    expect(r.status).toBe('warn')
-    expect(r.details).toMatchObject({ release_driver: '535.104.05', release_driver_source: 'image' })
-    expect(gate({ ...base, driver: '535.86.10', cuda: '12.2.2.009' }).status).toBe('pass')
+  it("uses Table 3 first, the image's CUDA_DRIVER_VERSION only for a release the table lacks", () => {
+    // NGC 23.10: CUDA 12.2.2.009 → Table 3's 12.2 Update 2 row, 535.104.05 (the image says the same).
+    const ngc = gate({ ...base, driver: '535.86.10', cuda: '12.2.2.009', releaseDriver: '999.1' })
+    expect(ngc.status).toBe('warn')
+    expect(ngc.details).toMatchObject({ release_driver: '535.104.05', release_driver_source: 'table' })
+    expect(gate({ ...base, driver: '535.104.05', cuda: '12.2.2.009' }).status).toBe('pass')
+    const newer = gate({ ...base, driver: '595.10', cuda: '13.4.1', releaseDriver: '600.20' })
+    expect(newer.details).toMatchObject({ release_driver: '600.20', release_driver_source: 'image' })
+    expect(newer.status).toBe('warn')
+  })
+
+  describe('forward compatibility: the compat libcuda in the image, used only when newer than the host driver', () => {
+    // An H100 on R535 with a CUDA 13.0.1 image (compat libcuda 580.82.07) whose NVIDIA_REQUIRE_CUDA admits
+    // brand=nvidia,driver>=535,driver<536 (issue 31, item 7).
+    const h100r535 = {
+      ...base,
+      driver: '535.104.05',
+      cuda: '13.0.1',
+      forwardCompat: true,
+      compatDriver: '580.82.07',
+      datacenterGpu: true
+    }
+    it('passes on a branch the image admits', () => {
+      const r = gate({ ...h100r535, compatBranches: [535] })
+      expect(r.status).toBe('pass')
+      expect(r.details).toMatchObject({
+        reason: 'forward-compat',
+        compat_driver: '580.82.07',
+        compat_applies: true
+      })
+      expect(r.message).toMatch(/libcuda 580\.82\.07/)
+    })
+    it('warns on a branch the image does not list', () => {
+      expect(gate({ ...h100r535, compatBranches: [470] }).status).toBe('warn')
+    })
+    it('fails when the compat libraries are not newer than the host driver (the toolkit leaves them out)', () => {
+      const r = gate({ ...h100r535, compatDriver: '535.104.05', compatBranches: [535] })
+      expect(r.status).toBe('fail')
+      expect(r.details.compat_applies).toBe(false)
+      expect(r.message).toMatch(/not newer than R535/)
+    })
+    it('fails on a GPU that is not a data-center GPU, or one not confirmed as such', () => {
+      expect(gate({ ...h100r535, datacenterGpu: false, compatBranches: [535] }).status).toBe('fail')
+      expect(gate({ ...h100r535, datacenterGpu: null, compatBranches: [535] }).status).toBe('fail')
+    })
+    it('lifts a below-release warning to pass: the newer libcuda brings its features', () => {
+      const older = { ...base, driver: '535.54.03', cuda: '12.4.1', datacenterGpu: true }
+      expect(gate({ ...older, forwardCompat: false }).status).toBe('warn')
+      const r = gate({ ...older, forwardCompat: true, compatDriver: '550.54.15' })
+      expect(r.status).toBe('pass')
+      expect(r.details.reason).toBe('forward-compat')
+    })
   })
 
   it('handles CUDA newer than the table: floor still applies, nvidia-smi CUDA settles it', () => {

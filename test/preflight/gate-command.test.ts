@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { EnvironmentError, exitCodeOf, InputError } from '../../src/util/errors.js'
-import { gateCommand } from '../../src/entry/cli/gate.js'
+import { gateCommand, type GateCommandOptions } from '../../src/entry/cli/gate.js'
 import { allDatacenter } from '../../src/preflight/gpu.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
@@ -39,18 +39,19 @@ describe('gate command', () => {
   })
 
   it('--image (nvidia/cuda-style): CUDA from the image, forward compat noted', async () => {
-    const r = await gateCommand({ ...base, format: 'json', driver: '550.54.14', image: CUDA_IMAGE })
+    // 12.4.1 is CUDA 12.4 Update 1: Table 3 gives it 550.54.15.
+    const r = await gateCommand({ ...base, format: 'json', driver: '550.54.15', image: CUDA_IMAGE })
     const j = JSON.parse(r.text)
     expect(r.exitCode).toBe(0)
     expect(j).toMatchObject({
       status: 'pass',
       exit_code: 0,
-      driver: '550.54.14',
+      driver: '550.54.15',
       driver_source: 'input',
       cuda: '12.4.1',
       cuda_source: 'image',
       minimum_driver: '525.60.13',
-      release_driver: '550.54.14',
+      release_driver: '550.54.15',
       release_driver_source: 'table',
       forward_compat: true,
       image: {
@@ -63,7 +64,7 @@ describe('gate command', () => {
     expect(j.image.digest).toMatch(/^sha256:[0-9a-f]{64}$/)
   })
 
-  it("--image (NGC-style): ignores the vacuous cuda>=9.0 and uses the image's release driver", async () => {
+  it('--image (NGC-style): ignores the vacuous cuda>=9.0 and finds the update release in Table 3', async () => {
     const r = await gateCommand({ ...base, driver: '470.82.01', image: NGC_IMAGE })
     expect(r.exitCode).toBe(1) // 12.2 needs ≥ 525.60.13; the GPU is unknown, so forward compat cannot be assumed
     expect(r.text).toContain('CUDA 12.2.2.009')
@@ -74,7 +75,7 @@ describe('gate command', () => {
     expect(between).toMatchObject({
       status: 'warn',
       release_driver: '535.104.05',
-      release_driver_source: 'image'
+      release_driver_source: 'table'
     })
   })
 
@@ -125,5 +126,44 @@ describe('gate command', () => {
     expect(allDatacenter(['NVIDIA H200', 'NVIDIA GeForce RTX 4090'])).toBe(false)
     expect(allDatacenter(['NVIDIA H200', 'Mystery GPU'])).toBeNull()
     expect(allDatacenter([])).toBeNull()
+  })
+})
+
+describe('gate with the host described by hand (--driver with --brand, --compute-cap, --driver-cuda, --gpu-name)', () => {
+  // nvidia/cuda 12.4.1 admits R535 for tesla/nvidia/geforce… but has no vGPU words.
+  const host = {
+    ...base,
+    format: 'json' as const,
+    image: CUDA_IMAGE,
+    driver: '535.104.05',
+    driverCuda: '12.2'
+  }
+  const requireRow = async (
+    more: Partial<GateCommandOptions>
+  ): Promise<{ status: string; message: string }> =>
+    (
+      JSON.parse((await gateCommand({ ...host, ...more })).text) as {
+        nvidia_require: { status: string; message: string }
+      }
+    ).nvidia_require
+
+  it('decides brand conditions from --brand, as nvidia-smi or the toolkit spells it', async () => {
+    expect((await requireRow({ brand: 'Tesla', computeCap: '8.0' })).status).toBe('pass')
+    expect((await requireRow({ brand: 'GeForceRTX' })).status).toBe('pass')
+    const vcs = await requireRow({ brand: 'NVIDIA Virtual Compute Server' })
+    expect(vcs.status).toBe('fail')
+    expect(vcs.message).toContain('unsatisfied condition: cuda>=12.4, please update your driver')
+    // Without a brand the outcome depends on it: a warning, never a guess.
+    expect((await requireRow({})).status).toBe('warn')
+  })
+
+  it('refuses malformed host facts, and host facts without --driver', async () => {
+    await expect(gateCommand({ ...host, brand: 'Radeon' })).rejects.toThrow(/input 'brand'/)
+    await expect(gateCommand({ ...host, computeCap: 'sm_90' })).rejects.toThrow(/input 'compute-cap'/)
+    await expect(gateCommand({ ...host, driverCuda: '12' })).rejects.toThrow(/input 'driver-cuda'/)
+    await expect(gateCommand({ ...host, gpuName: 'H100; rm -rf /' })).rejects.toThrow(/input 'gpu-name'/)
+    await expect(gateCommand({ ...base, cuda: '12.4', brand: 'Tesla' })).rejects.toThrow(
+      /--brand together with --driver/
+    )
   })
 })

@@ -105,7 +105,7 @@ describe('gate evaluates NVIDIA_REQUIRE_* like the check', () => {
     )
     expect(text.text).toMatch(/^ {2}fix: upgrade the host driver/m)
     expect(text.text).toContain(
-      'note: with --driver, the CUDA version the driver supports (13.0) comes from its branch and the GPU brand is unknown'
+      'note: with --driver, the CUDA version the driver supports (13.0) comes from its branch, and the GPU brand and compute capability are unknown'
     )
   })
 

@@ -11,6 +11,8 @@ import {
 import {
   cleanValue,
   GPU_QUERY_FIELDS,
+  COMPUTE_CAP_FIELDS,
+  parseComputeCaps,
   isDatacenterGpu,
   numberValue,
   parseComputeApps,
@@ -38,6 +40,16 @@ describe('nvidia-smi parsing (recorded on the GPU host)', () => {
     for (const f of GPU_QUERY_FIELDS) expect(help).toContain(`"${f}"`)
   })
 
+  it('reads the compute capability (NVIDIA_REQUIRE_* arch) with the recorded query', () => {
+    expect(recordedFields('query-compute-cap.csv.cmd')).toEqual([...COMPUTE_CAP_FIELDS])
+    expect(read(FIX, 'help-query-gpu.txt')).toContain('"compute_cap"')
+    expect([...parseComputeCaps(read(FIX, 'query-compute-cap.csv'))]).toEqual([[0, '9.0']])
+    // Lines that are not `index, MAJOR.MINOR` (an old driver's complaint, [N/A]) are skipped.
+    expect([
+      ...parseComputeCaps('Field "compute_cap" is not a valid field to query.\n1, [N/A]\n2, 12.0\n')
+    ]).toEqual([[2, '12.0']])
+  })
+
   it('parses the H200 row', () => {
     const [g, ...rest] = parseQueryGpuCsv(read(FIX, 'query-gpu-preflight.csv'))
     expect(rest).toEqual([])
@@ -49,6 +61,7 @@ describe('nvidia-smi parsing (recorded on the GPU host)', () => {
       pci_bus_id: '00000000:00:06.0',
       driver_version: '580.159.04',
       cuda_version: null,
+      compute_cap: null, // its own query: COMPUTE_CAP_FIELDS
       persistence_mode: 'Enabled',
       mig_mode: 'Disabled',
       power_limit_w: 700,
@@ -174,6 +187,7 @@ describe('readGpuFacts', () => {
       name: 'NVIDIA H200',
       brand: 'NVIDIA',
       cuda_version: '13.0',
+      compute_cap: '9.0',
       compute_processes: []
     })
   })

@@ -1,9 +1,6 @@
-import {
-  compareVersionsLikeToolkit,
-  evaluateRequirement,
-  imageRequirements,
-  requireGate
-} from '../../src/preflight/nvidia-require.js'
+import { imageCuda } from '../../src/preflight/driver-checks.js'
+import { parseImageInspect } from '../../src/preflight/image.js'
+import { evaluateRequirement, imageRequirements, requireGate } from '../../src/preflight/nvidia-require.js'
 import type { HostFacts } from '../../src/preflight/nvidia-require.js'
 
 // ENV NVIDIA_REQUIRE_CUDA of nvidia/cuda:12.0.0-base-ubuntu22.04 and 12.4.1-base-ubuntu22.04, verbatim from
@@ -149,28 +146,52 @@ describe('NVIDIA_REQUIRE_* evaluated like the NVIDIA Container Toolkit', () => {
     expect(r.outcomes[0]!.result).toBe('unknown')
   })
 
-  test('grammar: blanks, empty factors, case, operators, invalid expressions', () => {
+  test('grammar (more in toolkit-dsl.test.ts): invalid expressions refuse under gpus, named by the condition', () => {
     const h = host('580.65.06', '13.0')
-    expect(evaluateRequirement(req('  cuda>=12.0,,  '), h).result).toBe('satisfied')
-    expect(evaluateRequirement(req('CUDA>=12.0'), h).result).toBe('satisfied')
-    expect(evaluateRequirement(req('brand=TESLA'), h).result).toBe('satisfied')
-    expect(evaluateRequirement(req('cuda!=13'), h).result).toBe('unsatisfied') // 13.0 equals 13
-    expect(evaluateRequirement(req('driver<580.65.06.1'), h).result).toBe('satisfied')
     for (const bad of ['cuda=>12', 'cuda>=12.4a', 'foo>=1', 'cuda>=', '>=12', 'brand>tesla', 'cuda'])
       expect(evaluateRequirement(req(bad), h)).toMatchObject({
         result: 'invalid',
-        message: `invalid expression: ${bad}`
+        message: 'invalid expression',
+        failed: [bad]
       })
-    expect(requireGate({ NVIDIA_REQUIRE_CUDA: 'cuda=>12' }, h, 'gpus').status).toBe('fail')
+    const r = requireGate({ NVIDIA_REQUIRE_CUDA: 'cuda=>12' }, h, 'gpus')
+    expect(r.status).toBe('fail')
+    expect(r.message).toContain('NVIDIA_REQUIRE_CUDA: invalid expression (at cuda=>12)')
     expect(evaluateRequirement(req(''), h).result).toBe('satisfied')
   })
 
-  test('version comparison like libnvidia-container dsl_compare_version', () => {
-    expect(compareVersionsLikeToolkit('12', '=', '12.0.0')).toBe(true)
-    expect(compareVersionsLikeToolkit('12.10', '>', '12.9')).toBe(true)
-    expect(compareVersionsLikeToolkit('580.159.04', '<', '580.65.06')).toBe(false)
-    expect(compareVersionsLikeToolkit('570', '<', '570.1')).toBe(true)
-    expect(compareVersionsLikeToolkit('570.0', '>=', '570')).toBe(true)
-    expect(compareVersionsLikeToolkit('12.a', '>=', '12')).toBeNull()
+  test('arch is decided with the compute capability nvidia-smi reports (issue 31, item 5)', () => {
+    expect(evaluateRequirement(req('arch>=sm_90'), host('580.65.06', '13.0', 'NVIDIA', '9.0')).result).toBe(
+      'invalid'
+    )
+    expect(evaluateRequirement(req('arch>=9.0'), host('580.65.06', '13.0', 'NVIDIA', '9.0')).result).toBe(
+      'satisfied'
+    )
+    // Unknown compute capability: explored, not guessed.
+    const noArch: HostFacts = {
+      driver: '580.65.06',
+      driverCuda: '13.0',
+      gpus: [{ brand: 'NVIDIA', arch: null }]
+    }
+    expect(evaluateRequirement(req('arch>=9.0'), noArch)).toMatchObject({
+      result: 'unknown',
+      undecided: ['arch']
+    })
+    expect(requireGate({ NVIDIA_REQUIRE_ARCH: 'arch>=9.0' }, noArch, 'gpus').message).toContain(
+      "the GPU's compute capability, which is unknown"
+    )
+  })
+})
+
+describe('the CUDA version the driver gate checks for a legacy image (semver CUDA_VERSION)', () => {
+  const facts = (env: string[]) =>
+    parseImageInspect([{ Id: `sha256:${'a'.repeat(64)}`, Config: { Env: env } }], 'local/legacy:1')
+  test('13 and v12.6 are read as the toolkit reads them; a version semver rejects gives none', () => {
+    expect(imageCuda(facts(['CUDA_VERSION=13']))).toBe('13.0')
+    expect(imageCuda(facts(['CUDA_VERSION=v12.6']))).toBe('12.6')
+    expect(imageCuda(facts(['CUDA_VERSION=12.4.1']))).toBe('12.4.1')
+    expect(imageCuda(facts(['CUDA_VERSION=banana']))).toBeNull()
+    // Not legacy (NVIDIA_REQUIRE_CUDA set): the image's own requirement decides, as before.
+    expect(imageCuda(facts(['CUDA_VERSION=13', 'NVIDIA_REQUIRE_CUDA=cuda>=12.8']))).toBe('12.8')
   })
 })

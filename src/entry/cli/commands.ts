@@ -58,7 +58,11 @@ export async function gateCli(opts: Record<string, unknown>): Promise<number> {
     strict: opts.strict === true,
     format: opts.format === 'json' ? 'json' : 'text',
     runtime: runtimeOf(opts),
-    gpuAccess: oneOf('--gpu-access', flag(opts, 'gpuAccess', Inputs.GpuAccess), GPU_ACCESS_MODES)
+    gpuAccess: oneOf('--gpu-access', flag(opts, 'gpuAccess', Inputs.GpuAccess), GPU_ACCESS_MODES),
+    driverCuda: optionalString(opts.driverCuda),
+    brand: optionalString(opts.brand),
+    computeCap: optionalString(opts.computeCap),
+    gpuName: optionalString(opts.gpuName)
   })
   return printed(result)
 }

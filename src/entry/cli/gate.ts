@@ -11,10 +11,15 @@ import {
   inspectImage,
   DRIVER_GATE,
   NVIDIA_REQUIRE_CHECK,
-  isDriverGateResult
+  isDriverGateResult,
+  compatProbeMatters,
+  imageCuda,
+  probeCompatLibs,
+  toolkitBrand,
+  TOOLKIT_BRANDS
 } from '../../preflight/index.js'
 import { validateImageRef } from '../../config/index.js'
-import type { DriverFacts, DriverGateResult, ImageFacts } from '../../preflight/index.js'
+import type { CompatProbe, DriverFacts, DriverGateResult, ImageFacts } from '../../preflight/index.js'
 
 export interface GateCommandOptions {
   driver?: string
@@ -27,6 +32,58 @@ export interface GateCommandOptions {
   gpuAccess?: GpuAccess
   /** nvidia-smi to run when no driver is given (default `nvidia-smi` on PATH). */
   nvidiaSmi?: string
+  /** With --driver: the host described by hand, as nvidia-smi would report it. */
+  driverCuda?: string
+  /** nvidia-smi "Product Brand" (`NVIDIA`, `GeForce RTX`, `NVIDIA Virtual Compute Server`) or the toolkit's word (`vcs`). */
+  brand?: string
+  /** Compute capability `MAJOR.MINOR` (`9.0`). */
+  computeCap?: string
+  /** GPU name (`NVIDIA H100 80GB HBM3`): tells a data-center GPU (forward compatibility) from others. */
+  gpuName?: string
+}
+
+const MAJOR_MINOR = /^\d{1,4}\.\d{1,4}$/
+const GPU_NAME = /^[\w .()+-]{1,80}$/
+
+/** The GPU described by --brand/--compute-cap/--gpu-name (with --driver), validated; null when none is given. */
+function handGpu(
+  opts: GateCommandOptions
+): { name: string | null; brand: string | null; compute_cap: string | null } | null {
+  const given = [
+    ['driver-cuda', opts.driverCuda],
+    ['brand', opts.brand],
+    ['compute-cap', opts.computeCap],
+    ['gpu-name', opts.gpuName]
+  ] as const
+  for (const [name, v] of given)
+    if (v !== undefined && opts.driver === undefined)
+      throw new InputError(
+        name,
+        v,
+        `--${name} together with --driver (without --driver the host's nvidia-smi is read)`
+      )
+  if (opts.driverCuda !== undefined && !MAJOR_MINOR.test(opts.driverCuda))
+    throw new InputError(
+      'driver-cuda',
+      opts.driverCuda,
+      'the CUDA version the driver supports, MAJOR.MINOR (13.0)'
+    )
+  if (opts.computeCap !== undefined && !MAJOR_MINOR.test(opts.computeCap))
+    throw new InputError('compute-cap', opts.computeCap, 'a compute capability MAJOR.MINOR (9.0)')
+  if (opts.brand !== undefined && toolkitBrand(opts.brand) === null)
+    throw new InputError(
+      'brand',
+      opts.brand,
+      `an nvidia-smi "Product Brand" or one of ${TOOLKIT_BRANDS.join(', ')}`
+    )
+  if (opts.gpuName !== undefined && !GPU_NAME.test(opts.gpuName))
+    throw new InputError(
+      'gpu-name',
+      opts.gpuName,
+      'a GPU name as nvidia-smi prints it (letters, digits, spaces, . ( ) + -)'
+    )
+  if (opts.brand === undefined && opts.computeCap === undefined && opts.gpuName === undefined) return null
+  return { name: opts.gpuName ?? null, brand: opts.brand ?? null, compute_cap: opts.computeCap ?? null }
 }
 
 /** The access mode the action uses by default (config/defaults). */
@@ -54,10 +111,16 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvalua
   if (opts.cuda !== undefined) validateCudaVersion(opts.cuda)
   const imageRef = opts.image !== undefined ? validateImageRef(opts.image, 'image') : null
 
+  const gpu = handGpu(opts)
+
   let host: DriverFacts
   if (opts.driver !== undefined) {
-    // A driver given by hand: what nvidia-smi would say about the GPUs (brand …) is unknown.
-    host = { driver: validateDriverVersion(opts.driver), driverCuda: null, gpus: null }
+    // A driver given by hand: what nvidia-smi would say of the GPU is unknown unless described by the flags.
+    host = {
+      driver: validateDriverVersion(opts.driver),
+      driverCuda: opts.driverCuda ?? null,
+      gpus: gpu === null ? null : [gpu]
+    }
   } else {
     const report = await readGpuFacts({ nvidiaSmi: opts.nvidiaSmi })
     if (!report.driver)
@@ -66,19 +129,25 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvalua
   }
 
   const image = imageRef !== null ? await inspectImage(imageRef, opts.runtime) : null
-  if ((opts.cuda ?? image?.required_cuda ?? null) === null) {
+  if ((opts.cuda ?? imageCuda(image)) === null) {
     throw new InputError(
       'image',
       opts.image,
       'an image that declares its CUDA version (CUDA_VERSION, or NVIDIA_REQUIRE_CUDA=cuda>=X), or pass --cuda VERSION'
     )
   }
+  // Forward compatibility is read from the image's own compat libraries (a short probe container), when it can matter.
+  const compat =
+    image !== null && opts.cuda === undefined && compatProbeMatters(imageCuda(image), host.driver)
+      ? await probeCompatLibs(image.id, opts.runtime)
+      : null
   const checks = driverChecks({
     image,
     cuda: opts.cuda ?? null,
     host,
     strict: opts.strict,
-    access: opts.gpuAccess ?? DEFAULT_GPU_ACCESS
+    access: opts.gpuAccess ?? DEFAULT_GPU_ACCESS,
+    compat
   })
   const gateRow = checks.find(c => c.name === DRIVER_GATE)
   return {
@@ -144,6 +213,9 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
           reason: d.reason,
           strict: d.strict,
           forward_compat: d.forward_compat,
+          compat_driver: d.compat_driver,
+          compat_applies: d.compat_applies,
+          compat_probe: result.details.compat_probe ?? null,
           datacenter_gpu: d.datacenter_gpu,
           driver_cuda: d.driver_cuda,
           driver_max_cuda: d.driver_max_cuda,
@@ -181,14 +253,25 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
       `  note: NVIDIA_REQUIRE_CUDA=${image.require_cuda ?? ''} is weaker than the image's CUDA ${image.cuda_version ?? ''}; the driver gate uses CUDA_VERSION`
     )
   }
+  if (d.compat_probe !== undefined && d.compat_probe !== null) {
+    const p = d.compat_probe as CompatProbe
+    lines.push(
+      `  compat probe: ${p.status === 'found' ? p.libs.join(', ') : p.status === 'none' ? 'no /usr/local/cuda*/compat/libcuda.so.* in the image' : `could not list the image (${p.error ?? ''}); its ENV decides`}` +
+        (d.compat_applies === null
+          ? ''
+          : d.compat_applies
+            ? ' (newer than the host driver: used)'
+            : ' (not newer than the host driver: not used)')
+    )
+  }
   if (result.fix) lines.push(`  fix: ${result.fix}`)
   if (requirement) {
     appendAll(lines, rowLines(requirement))
-    if (driverSource === 'input') {
+    if (driverSource === 'input' && ev.host.gpus === null) {
       const inferred = requirement.details?.driver_cuda
       lines.push(
         `  note: with --driver, the CUDA version the driver supports (${typeof inferred === 'string' ? inferred : 'unknown'}) ` +
-          `comes from its branch and the GPU brand is unknown; leave out --driver on the GPU host to read both from nvidia-smi`
+          `comes from its branch, and the GPU brand and compute capability are unknown; leave out --driver on the GPU host to read them from nvidia-smi, or give --brand and --compute-cap`
       )
     }
   }

@@ -199,6 +199,19 @@ export function buildProgram(): Command {
     .option('--cuda <version>', 'CUDA version the image needs')
     .option('--image <ref>', 'image to read the CUDA version from')
     .option('--strict', 'fail (not warn) below the toolkit release driver', false)
+    .option(
+      '--driver-cuda <version>',
+      'with --driver: the CUDA version the driver supports (nvidia-smi "CUDA Version")'
+    )
+    .option(
+      '--brand <brand>',
+      'with --driver: the GPU brand (nvidia-smi "Product Brand", e.g. "NVIDIA Virtual Compute Server")'
+    )
+    .option('--compute-cap <X.Y>', 'with --driver: the GPU compute capability (NVIDIA_REQUIRE_* arch)')
+    .option(
+      '--gpu-name <name>',
+      'with --driver: the GPU name (a data-center GPU can use forward compatibility)'
+    )
     .addOption(runtimeOption())
     .addOption(
       new Option(
