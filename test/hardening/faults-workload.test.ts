@@ -58,7 +58,7 @@ describe('workload faults (real CLI, real Docker)', () => {
     expect(r.code).toBe(2)
     const failed = readRuns(out).find(x => x.status !== 'ok')
     expect(failed).toMatchObject({ environment: 'native', run: 2, exit_code: 3, status: 'failed' })
-    expect(failed?.error).toMatch(/^exit code 3.*non-protocol output: Traceback\? no: this line is not JSON/)
+    expect(failed?.error).toMatch(/^exit code 3.*Traceback\? no: this line is not JSON/)
     expectIncomplete(out, /native run 2 failed: exit code 3/)
     expect(expectKeptBeforeFault(out, r.stderr)).toBe(3)
   })
