@@ -59,7 +59,7 @@ export function startupRecords(
 
 /** A process that ended without a single protocol event (an entrypoint that never ran its command). */
 function silent(proc: ProcessResult): boolean {
-  return !proc.events.some(e => e.event === 'start')
+  return proc.events.length === 0 && proc.badLines.length === 0
 }
 
 export function describeFailure(proc: ProcessResult): string {

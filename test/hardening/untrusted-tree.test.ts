@@ -277,7 +277,8 @@ describe('case 7: robustness', () => {
   it('150k samples from one process: measured and kept, no stack overflow', () => {
     const ws = workspace('many-samples')
     const dir = workloadsWith(
-      `import json, sys\nw = sys.stdout.write\n` +
+      // Protocol v2: the events go to the run's channel (docs/protocol.md), not stdout.
+      `import json, os\nw = open(os.environ["GPU_OVERHEAD_EVENTS"], "a").write\n` +
         `for i in range(150000):\n` +
         `    w(json.dumps({"event": "sample", "metric": "kernel_ms", "value": 1.0 + (i % 7) * 0.01, "unit": "ms", "better": "lower", "iteration": i}) + "\\n")\n`
     )
@@ -297,7 +298,8 @@ describe('case 7: robustness', () => {
   it('a 50 MB line without a newline: a named error in seconds, not a quadratic crawl', () => {
     const ws = workspace('long-line')
     const dir = workloadsWith(
-      `import sys\nchunk = "x" * (1 << 20)\nfor _ in range(50):\n    sys.stdout.write(chunk)\nsys.stdout.flush()\n`
+      // On its channel (a 50 MB line on stdout is only a bounded log: see the run-log test below).
+      `import os\nout = open(os.environ["GPU_OVERHEAD_EVENTS"], "a")\nchunk = "x" * (1 << 20)\nfor _ in range(50):\n    out.write(chunk)\nout.flush()\n`
     )
     const t0 = Date.now()
     const r = cli(['run', ...FAST, ...NATIVE], ws, { ...process.env, GPU_OVERHEAD_WORKLOADS: dir })
@@ -305,6 +307,21 @@ describe('case 7: robustness', () => {
     expect(r.code).not.toBe(0)
     const s = expectIncomplete(path.join(ws, 'out'))
     expect(s.incomplete_reason).toMatch(/a line of 52428800 characters, longer than the 1048576 allowed/)
+  })
+
+  it('a 50 MB line on stdout (the image, not the channel): a bounded log, the run fails as silent, quickly', () => {
+    const ws = workspace('long-stdout')
+    const dir = workloadsWith(
+      `import sys\nchunk = "y" * (1 << 20)\nfor _ in range(50):\n    sys.stdout.write(chunk)\nsys.stdout.flush()\n`
+    )
+    const t0 = Date.now()
+    const r = cli(['run', ...FAST, ...NATIVE], ws, { ...process.env, GPU_OVERHEAD_WORKLOADS: dir })
+    expect(Date.now() - t0).toBeLessThan(20_000)
+    expect(r.code).toBe(2)
+    const s = expectIncomplete(path.join(ws, 'out'))
+    expect(s.incomplete_reason).toMatch(/no protocol events arrived/)
+    // The log keeps its head and tail only.
+    expect(fs.statSync(path.join(ws, 'out', 'run-logs.txt')).size).toBeLessThan(64 * 1024)
   })
 
   it('GITHUB_OUTPUT a folder: one named error, no stack trace', async () => {
