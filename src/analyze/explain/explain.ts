@@ -62,7 +62,12 @@ export function explain(input: ExplainInput): Explanation {
       relevant: f.impact >= RELEVANT_IMPACT && explains.length > 0 && f.kind !== 'memory'
     }
   })
-  const failed = failureFindings(input.failures ?? [], input.imageEnv, Object.keys(input.imageEnv))
+  const failed = failureFindings(
+    input.failures ?? [],
+    input.imageEnv,
+    Object.keys(input.imageEnv),
+    input.baselineEnv
+  )
   const ranked = rank([...failed, ...findings])
   return {
     baseline_env: input.baselineEnv,

@@ -179,7 +179,8 @@ function causeOf(f: ArmFailure, imageEnv: Readonly<Record<string, string>>, inCo
 export function failureFindings(
   failures: readonly ArmFailure[],
   imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>,
-  containerEnvs: readonly string[]
+  containerEnvs: readonly string[],
+  baselineEnv: string
 ): Finding[] {
   const byKey = new Map<string, Finding>()
   for (const f of failures) {
@@ -195,8 +196,9 @@ export function failureFindings(
       kind: 'failure',
       key,
       label: `${f.environment} arm failed: ${c.label}`,
-      baseline: null,
-      candidate: c.value.slice(0, 300),
+      // The columns are the arms: the failing one shows its error, the other what it did.
+      baseline: f.environment === baselineEnv ? c.value.slice(0, 300) : 'ran',
+      candidate: f.environment === baselineEnv ? 'ran' : c.value.slice(0, 300),
       impact: 3,
       domains: [],
       explains: [`${f.environment} ${f.workload}: ${f.error.slice(0, 200)}`],
