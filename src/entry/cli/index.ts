@@ -177,8 +177,19 @@ export function buildProgram(): Command {
 
   program
     .command('analyze')
-    .description('statistics only, on a long-format results CSV (workload,environment,run,metric,value)')
-    .requiredOption('--input <file>', 'results CSV')
+    .description(
+      'statistics only, on a long-format results CSV (workload,environment,run,metric,value) or on result files of a benchmark tool (--format-in)'
+    )
+    .requiredOption(
+      '--input <file>',
+      'results CSV; with a JSON --format-in: ENV=FILE pairs, comma-separated or repeated, each file one run of that arm (native=a1.json,native=a2.json,container=b1.json,…)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
+    )
+    .option(
+      '--format-in <format>',
+      'csv | hyperfine | pytest-benchmark | google-benchmark | vllm-bench-serve | customSmallerIsBetter | customBiggerIsBetter',
+      'csv'
+    )
     // No commander defaults here: the command's own fallback (native/container when present, else the
     // two environments in order of appearance) must see which flags were actually given.
     .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')
