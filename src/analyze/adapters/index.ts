@@ -4,7 +4,7 @@
  * analysis already takes. A file is one run of one arm: `ENV=FILE` pairs name the arm, and the order of an
  * arm's files numbers its runs. The long CSV (format `csv`) keeps its own reader, one file holding every run.
  */
-import type { Direction } from '../../types/index.js'
+import { RESULT_FORMATS, type Direction } from '../../types/index.js'
 import { InputError } from '../../util/errors.js'
 import { readResultsCsv } from '../csv/index.js'
 import type { CsvResults } from '../csv/results-table.js'
@@ -19,7 +19,10 @@ import { vllmBenchServeRows } from './vllm-bench-serve.js'
 export { RESULT_FILE_LIMITS, nestingDepth, type SampleRow } from './json-file.js'
 export { VLLM_WORKLOAD } from './vllm-bench-serve.js'
 
-const ADAPTERS: Record<string, (src: JsonSource, doc: unknown) => SampleRow[]> = {
+const ADAPTERS: Record<
+  Exclude<(typeof RESULT_FORMATS)[number], 'csv'>,
+  (src: JsonSource, doc: unknown) => SampleRow[]
+> = {
   hyperfine: hyperfineRows,
   'pytest-benchmark': pytestBenchmarkRows,
   'google-benchmark': googleBenchmarkRows,
@@ -28,9 +31,7 @@ const ADAPTERS: Record<string, (src: JsonSource, doc: unknown) => SampleRow[]> =
   customBiggerIsBetter: customJsonRows('higher' satisfies Direction)
 }
 
-/** Every `--format-in` value; `csv` is the long CSV. */
-export const RESULT_FORMATS = ['csv', ...Object.keys(ADAPTERS)] as const
-export type ResultFormat = string
+export { RESULT_FORMATS }
 
 /** Files of one analysis: at most this many (each is read whole, up to its own cap). */
 export const MAX_RESULT_FILES = 1000
@@ -50,7 +51,8 @@ export interface ResultFile {
 
 /** The format's rows of one file (no environment, no run): what the adapter tests check. */
 export function readResultFile(format: string, file: string): SampleRow[] {
-  const adapter = ADAPTERS[checkFormat(format)]
+  const known = checkFormat(format)
+  const adapter = known === 'csv' ? undefined : ADAPTERS[known]
   if (adapter === undefined)
     throw new InputError('--format-in', format, 'a JSON result format (csv has its own reader)')
   const src = new JsonSource(file, format)
@@ -59,10 +61,10 @@ export function readResultFile(format: string, file: string): SampleRow[] {
   return rows
 }
 
-export function checkFormat(format: string): string {
+export function checkFormat(format: string): (typeof RESULT_FORMATS)[number] {
   if (!(RESULT_FORMATS as readonly string[]).includes(format))
     throw new InputError('--format-in', format, RESULT_FORMATS.join(', '))
-  return format
+  return format as (typeof RESULT_FORMATS)[number]
 }
 
 /** `--input` values (each may hold several comma-separated pairs) → one entry per file, runs numbered per arm. */

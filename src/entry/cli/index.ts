@@ -35,7 +35,9 @@ export const ACTION_ONLY: readonly Inputs[] = [
   Inputs.Mode,
   Inputs.AggregateDirs,
   Inputs.TrendMetrics,
-  Inputs.TrendIssues
+  Inputs.TrendIssues,
+  Inputs.Results,
+  Inputs.ResultsFormat
 ]
 
 /** What to do instead, for a user who passes an action-only input to `run` (hidden flags, refused by name). */
@@ -48,7 +50,9 @@ const ACTION_ONLY_INSTEAD: Record<string, string> = {
   [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
   [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command',
   [Inputs.TrendMetrics]: 'use `gpu-overhead trend --baseline FILE --metric NAME`',
-  [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points'
+  [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points',
+  [Inputs.Results]: 'use `gpu-overhead analyze --format-in FORMAT --input ENV=FILE,…`',
+  [Inputs.ResultsFormat]: 'use `gpu-overhead analyze --format-in FORMAT --input ENV=FILE,…`'
 }
 
 /** The help line of a `run` flag, with the default it takes when neither flag, input nor config file sets it. */
