@@ -3,7 +3,7 @@
  * which tool and version wrote each): values, units and direction as the format declares them, and
  * malformed or oversized files refused with an error naming the file, the format and what was expected.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -49,6 +49,24 @@ test('pytest-benchmark: each round of stats.data, in seconds, per test id', () =
   expect(rows.every(r => r.unit === 's' && r.better === 'lower' && r.metric === 'time')).toBe(true)
   expect(rows[0]!.value).toBe(6.202000349730952e-6)
   expect(rows[12]!.value).toBe(5.0304000069445465e-5)
+})
+
+test('pytest-benchmark saved without data: the median stands for the run', () => {
+  const file = write(
+    'pb-nodata.json',
+    JSON.stringify({
+      benchmarks: [{ fullname: 't.py::test_a', stats: { median: 0.25, mean: 0.3, rounds: 5 } }]
+    })
+  )
+  expect(readResultFile('pytest-benchmark', file)).toEqual([
+    { workload: 't.py::test_a', metric: 'time', value: 0.25, unit: 's', better: 'lower', iteration: 0 }
+  ])
+})
+
+test('vllm bench serve --append-result (several objects) is not one run: refused', () => {
+  const text = readFileSync(join(FIX, 'vllm-bench-serve.json'), 'utf8').trim()
+  const file = write('vllm-appended.json', `${text}\n${text}\n`)
+  expect(() => readResultFile('vllm-bench-serve', file)).toThrow(/\(vllm-bench-serve\)'.*one JSON document/)
 })
 
 test('Google Benchmark: repetitions are samples (aggregates skipped), times in time_unit, rates higher', () => {
