@@ -5,6 +5,14 @@
 export { compareWithBaseline, JsonFileBaselineStore, parseBaseline } from './baseline/index.js'
 export { blockScaled } from './blocking.js'
 export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
+export {
+  parseResultInputs,
+  readResultFile,
+  readResults,
+  RESULT_FILE_LIMITS,
+  RESULT_FORMATS,
+  type ResultSet
+} from './adapters/index.js'
 export { readResultsCsv } from './csv/index.js'
 export { explain, explainCheck } from './explain/index.js'
 export { decideFamily } from './family.js'

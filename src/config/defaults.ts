@@ -49,5 +49,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Mode]: 'check',
   [Inputs.AggregateDirs]: '',
   [Inputs.TrendMetrics]: '',
-  [Inputs.TrendIssues]: 'false'
+  [Inputs.TrendIssues]: 'false',
+  [Inputs.Results]: '',
+  [Inputs.ResultsFormat]: 'csv'
 }

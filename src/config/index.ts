@@ -5,9 +5,11 @@ export { FILE_KNOBS, readConfigFile } from './file.js'
 export { imageRefOf, imageRefOrNull, pickRepoDigest, validateImageRef, type ImageRef } from './image-ref.js'
 export {
   loadAggregateConfig,
+  loadAnalyzeConfig,
   loadTrendConfig,
   modeOf,
   type AggregateConfig,
+  type AnalyzeConfig,
   type TrendConfig
 } from './modes.js'
 export { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'

@@ -3,7 +3,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
-import { MODES, type Mode } from '../types/index.js'
+import { MODES, RESULT_FORMATS, type Mode } from '../types/index.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import type { ConfigSources } from './config.js'
 import { alpha, bool, branchName, given, integer, list, maxOverhead, oneOf, workspacePath } from './parse.js'
@@ -113,5 +113,56 @@ export function loadTrendConfig(sources: ConfigSources): TrendConfig {
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     baselineBranch: branchName(get(Inputs.BaselineBranch)),
     out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
+  }
+}
+
+export interface AnalyzeConfig {
+  /** `ENV=PATH` pairs (paths resolved inside the workspace), or with `csv` the one CSV path. */
+  results: string[]
+  format: (typeof RESULT_FORMATS)[number]
+  maxOverheadPct: number
+  alpha: number
+  failOnRegression: boolean
+}
+
+/**
+ * `mode: analyze`: result files earlier steps wrote, in the workspace. They are tree files: each must be
+ * inside the workspace and not a link (a link could point at a secret on the runner; docs/security.md).
+ */
+export function loadAnalyzeConfig(sources: ConfigSources): AnalyzeConfig {
+  const get = (name: Inputs): string => {
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    return DEFAULTS[name]
+  }
+  const format = oneOf(Inputs.ResultsFormat, get(Inputs.ResultsFormat), RESULT_FORMATS)
+  const raw = get(Inputs.Results)
+  const form =
+    format === 'csv'
+      ? 'one long-format CSV path inside the workspace'
+      : 'ENV=PATH pairs inside the workspace, comma or newline separated (each file one run of that arm)'
+  if (!given(raw.trim())) throw new InputError(Inputs.Results, raw, form)
+  const results = list(Inputs.Results, raw).map(item => {
+    const eq = format === 'csv' ? -1 : item.indexOf('=')
+    if (format !== 'csv' && eq <= 0) throw new InputError(Inputs.Results, item, form)
+    const file = workspacePath(Inputs.Results, item.slice(eq + 1).trim(), sources.workspace)
+    const st = fs.lstatSync(file, { throwIfNoEntry: false })
+    if (st === undefined || st.isSymbolicLink() || !st.isFile())
+      throw new InputError(
+        Inputs.Results,
+        item,
+        `${form}; it is ${st === undefined ? 'missing' : 'not a regular file (a link or a folder)'}`
+      )
+    // A linked folder on the way could still lead out of the workspace: compare the resolved paths.
+    const rel = path.relative(fs.realpathSync(sources.workspace), fs.realpathSync(file))
+    if (rel.startsWith('..') || path.isAbsolute(rel))
+      throw new InputError(Inputs.Results, item, `${form}; it resolves outside the workspace`)
+    return eq < 0 ? file : `${item.slice(0, eq).trim()}=${file}`
+  })
+  return {
+    results,
+    format,
+    maxOverheadPct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
+    alpha: alpha(Inputs.Alpha, get(Inputs.Alpha)),
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
   }
 }

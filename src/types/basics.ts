@@ -15,9 +15,23 @@ export type CommentMode = (typeof COMMENT_MODES)[number]
 export const WORKLOADS = ['matmul', 'llm', 'io'] as const
 export type Workload = (typeof WORKLOADS)[number]
 
-/** `check` measures on this runner; `aggregate` merges result folders of many runners into one report. */
-export const MODES = ['check', 'aggregate', 'trend'] as const
+/**
+ * `check` measures on this runner; `aggregate` merges result folders of many runners into one report;
+ * `analyze` gates on result files that earlier steps wrote.
+ */
+export const MODES = ['check', 'aggregate', 'trend', 'analyze'] as const
 export type Mode = (typeof MODES)[number]
+
+/** Formats of result files `analyze` reads (src/analyze/adapters): `csv` is the long CSV. */
+export const RESULT_FORMATS = [
+  'csv',
+  'hyperfine',
+  'pytest-benchmark',
+  'google-benchmark',
+  'vllm-bench-serve',
+  'customSmallerIsBetter',
+  'customBiggerIsBetter'
+] as const
 
 export const SCHEDULES = ['abba', 'random'] as const
 export type Schedule = (typeof SCHEDULES)[number]

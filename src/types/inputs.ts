@@ -44,7 +44,9 @@ export enum Inputs {
   Mode = 'mode',
   AggregateDirs = 'aggregate-dirs',
   TrendMetrics = 'trend-metrics',
-  TrendIssues = 'trend-issues'
+  TrendIssues = 'trend-issues',
+  Results = 'results',
+  ResultsFormat = 'results-format'
 }
 
 export enum Outputs {

@@ -5,6 +5,7 @@
 import * as core from '@actions/core'
 import {
   loadAggregateConfig,
+  loadAnalyzeConfig,
   loadConfig,
   loadTrendConfig,
   modeOf,
@@ -72,6 +73,12 @@ export async function run(): Promise<void> {
       // Reads only uploaded result files and runs no workload: no GPU, fork or token concerns.
       const { runAggregateAction } = await import('./aggregate.js')
       await runAggregateAction(loadAggregateConfig({ inputs, workspace }))
+      return
+    }
+    if (modeOf(inputs) === 'analyze') {
+      // Reads result files earlier steps wrote and runs no workload: no GPU, fork or token concerns.
+      const { runAnalyzeAction } = await import('./analyze.js')
+      await runAnalyzeAction(loadAnalyzeConfig({ inputs, workspace }))
       return
     }
     if (modeOf(inputs) === 'trend') {

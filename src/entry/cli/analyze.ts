@@ -6,11 +6,14 @@ import { checkAlpha, checkMaxOverhead } from '../../config/index.js'
 import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
 import type { Analysis } from '../../types/index.js'
-import { JsonFileBaselineStore, decideFamily, measureSeries, readResultsCsv } from '../../analyze/index.js'
+import { JsonFileBaselineStore, decideFamily, measureSeries, readResults } from '../../analyze/index.js'
 import { renderJson, renderMarkdown } from '../../report/index.js'
 
 export interface AnalyzeCommandOptions {
-  input: string
+  /** A long-format CSV, or (with a JSON `formatIn`) ENV=FILE pairs: each file one run of that arm. */
+  input: string | readonly string[]
+  /** Format of the input files (analyze/adapters): csv (default), hyperfine, pytest-benchmark, … */
+  formatIn?: string
   baselineEnv?: string
   candidateEnv?: string
   baselinePath?: string
@@ -84,7 +87,10 @@ export async function analyzeCommand(
   opts: AnalyzeCommandOptions
 ): Promise<{ analysis: Analysis; text: string; exitCode: number }> {
   validate(opts)
-  const csv = await readResultsCsv(opts.input)
+  const csv = await readResults(
+    opts.formatIn ?? 'csv',
+    typeof opts.input === 'string' ? [opts.input] : opts.input
+  )
   const envs = resolveEnvironments(csv.environments, opts.baselineEnv, opts.candidateEnv)
   const settings = { maxOverheadPct: opts.maxOverheadPct, alpha: opts.alpha }
   const { comparisons, notes } = measureSeries(csv.series, {

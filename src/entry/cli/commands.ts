@@ -40,7 +40,8 @@ function optionalString(raw: unknown): string | undefined {
 
 export async function analyzeCli(opts: Record<string, unknown>): Promise<number> {
   const result = await analyzeCommand({
-    input: String(opts.input),
+    input: Array.isArray(opts.input) ? opts.input.map(String) : String(opts.input),
+    formatIn: optionalString(opts.formatIn),
     baselineEnv: optionalString(opts.baselineEnv),
     candidateEnv: optionalString(opts.candidateEnv),
     baselinePath: optionalString(opts.baseline),

@@ -35,7 +35,9 @@ export const ACTION_ONLY: readonly Inputs[] = [
   Inputs.Mode,
   Inputs.AggregateDirs,
   Inputs.TrendMetrics,
-  Inputs.TrendIssues
+  Inputs.TrendIssues,
+  Inputs.Results,
+  Inputs.ResultsFormat
 ]
 
 /** What to do instead, for a user who passes an action-only input to `run` (hidden flags, refused by name). */
@@ -48,7 +50,9 @@ const ACTION_ONLY_INSTEAD: Record<string, string> = {
   [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
   [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command',
   [Inputs.TrendMetrics]: 'use `gpu-overhead trend --baseline FILE --metric NAME`',
-  [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points'
+  [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points',
+  [Inputs.Results]: 'use `gpu-overhead analyze --format-in FORMAT --input ENV=FILE,…`',
+  [Inputs.ResultsFormat]: 'use `gpu-overhead analyze --format-in FORMAT --input ENV=FILE,…`'
 }
 
 /** The help line of a `run` flag, with the default it takes when neither flag, input nor config file sets it. */
@@ -177,8 +181,19 @@ export function buildProgram(): Command {
 
   program
     .command('analyze')
-    .description('statistics only, on a long-format results CSV (workload,environment,run,metric,value)')
-    .requiredOption('--input <file>', 'results CSV')
+    .description(
+      'statistics only, on a long-format results CSV (workload,environment,run,metric,value) or on result files of a benchmark tool (--format-in)'
+    )
+    .requiredOption(
+      '--input <file>',
+      'results CSV; with a JSON --format-in: ENV=FILE pairs, comma-separated or repeated, each file one run of that arm (native=a1.json,native=a2.json,container=b1.json,…)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
+    )
+    .option(
+      '--format-in <format>',
+      'csv | hyperfine | pytest-benchmark | google-benchmark | vllm-bench-serve | customSmallerIsBetter | customBiggerIsBetter',
+      'csv'
+    )
     // No commander defaults here: the command's own fallback (native/container when present, else the
     // two environments in order of appearance) must see which flags were actually given.
     .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')

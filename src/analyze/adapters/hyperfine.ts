@@ -1,0 +1,43 @@
+/**
+ * hyperfine's `--export-json` file: `results[]`, one per command, each with `command` (or the
+ * `--command-name`), `times` (seconds, one per timed run), `exit_codes` and, with a parameter scan,
+ * `parameters`. The times are the samples; lower is better.
+ */
+import type { JsonSource, SampleRow } from './json-file.js'
+
+export function hyperfineRows(src: JsonSource, doc: unknown): SampleRow[] {
+  const top = src.object(doc, '', 'hyperfine --export-json output: {"results": [...]}')
+  const results = src.list(top.results, 'results', 'one entry per benchmarked command')
+  const rows: SampleRow[] = []
+  results.forEach((raw, i) => {
+    const at = `results[${i}]`
+    const result = src.object(raw, at, 'a benchmarked command: command, times, exit_codes')
+    const workload = src.name(result.command, `${at}.command`, 'the command or its --command-name')
+    const times = src.list(result.times, `${at}.times`, 'the wall time of each run, in seconds', Infinity)
+    src.count(times.length, `${at}.times`)
+    if (times.length === 0) throw src.error(`${at}.times`, 'an empty list', 'at least one timed run')
+    if (result.exit_codes !== undefined) {
+      const codes = src.list(result.exit_codes, `${at}.exit_codes`, 'one exit code per run', times.length)
+      codes.forEach((code, k) => {
+        // A failed command's time is not a measurement of the work (hyperfine -i keeps them).
+        if (code !== 0) throw src.error(`${at}.exit_codes[${k}]`, code, '0 (every timed run succeeded)')
+      })
+    }
+    const params =
+      result.parameters === undefined || result.parameters === null
+        ? undefined
+        : src.object(result.parameters, `${at}.parameters`, 'the --parameter-scan/--parameter-list values')
+    times.forEach((t, k) =>
+      rows.push({
+        workload,
+        metric: 'time',
+        value: src.number(t, `${at}.times[${k}]`, 'seconds'),
+        unit: 's',
+        better: 'lower',
+        iteration: k,
+        ...(params === undefined ? {} : { params })
+      })
+    )
+  })
+  return rows
+}

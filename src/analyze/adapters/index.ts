@@ -1,0 +1,123 @@
+/**
+ * Result-format adapters: a tool's result file (hyperfine, pytest-benchmark, Google Benchmark,
+ * `vllm bench serve`, github-action-benchmark's custom JSON) becomes the long format's sample rows, which
+ * analysis already takes. A file is one run of one arm: `ENV=FILE` pairs name the arm, and the order of an
+ * arm's files numbers its runs. The long CSV (format `csv`) keeps its own reader, one file holding every run.
+ */
+import { RESULT_FORMATS, type Direction } from '../../types/index.js'
+import { InputError } from '../../util/errors.js'
+import { readResultsCsv } from '../csv/index.js'
+import type { CsvResults } from '../csv/results-table.js'
+import { aggregateRows, RowConflictError, type RawRow } from '../run-values/index.js'
+import { customJsonRows } from './custom-json.js'
+import { googleBenchmarkRows } from './google-benchmark.js'
+import { hyperfineRows } from './hyperfine.js'
+import { JsonSource, type SampleRow } from './json-file.js'
+import { pytestBenchmarkRows } from './pytest-benchmark.js'
+import { vllmBenchServeRows } from './vllm-bench-serve.js'
+
+export { RESULT_FILE_LIMITS, nestingDepth, type SampleRow } from './json-file.js'
+export { VLLM_WORKLOAD } from './vllm-bench-serve.js'
+
+const ADAPTERS: Record<
+  Exclude<(typeof RESULT_FORMATS)[number], 'csv'>,
+  (src: JsonSource, doc: unknown) => SampleRow[]
+> = {
+  hyperfine: hyperfineRows,
+  'pytest-benchmark': pytestBenchmarkRows,
+  'google-benchmark': googleBenchmarkRows,
+  'vllm-bench-serve': vllmBenchServeRows,
+  customSmallerIsBetter: customJsonRows('lower' satisfies Direction),
+  customBiggerIsBetter: customJsonRows('higher' satisfies Direction)
+}
+
+export { RESULT_FORMATS }
+
+/** Files of one analysis: at most this many (each is read whole, up to its own cap). */
+export const MAX_RESULT_FILES = 1000
+const ENV_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+const INPUT_FORM =
+  'ENV=FILE pairs, comma-separated or one per --input (e.g. native=run1.json,container=run1.json)'
+
+/** What analysis needs from its input, whichever format it came in. */
+export type ResultSet = Pick<CsvResults, 'environments' | 'series' | 'fingerprints' | 'notes'>
+
+export interface ResultFile {
+  environment: string
+  file: string
+  /** 1-based, in the order the arm's files were given. */
+  run: number
+}
+
+/** The format's rows of one file (no environment, no run): what the adapter tests check. */
+export function readResultFile(format: string, file: string): SampleRow[] {
+  const known = checkFormat(format)
+  const adapter = known === 'csv' ? undefined : ADAPTERS[known]
+  if (adapter === undefined)
+    throw new InputError('--format-in', format, 'a JSON result format (csv has its own reader)')
+  const src = new JsonSource(file, format)
+  const rows = adapter(src, src.read())
+  if (rows.length === 0) throw src.error('', 'no benchmark', 'at least one benchmark with a value')
+  return rows
+}
+
+export function checkFormat(format: string): (typeof RESULT_FORMATS)[number] {
+  if (!(RESULT_FORMATS as readonly string[]).includes(format))
+    throw new InputError('--format-in', format, RESULT_FORMATS.join(', '))
+  return format as (typeof RESULT_FORMATS)[number]
+}
+
+/** `--input` values (each may hold several comma-separated pairs) → one entry per file, runs numbered per arm. */
+export function parseResultInputs(specs: readonly string[]): ResultFile[] {
+  const items = specs
+    .flatMap(s => s.split(','))
+    .map(s => s.trim())
+    .filter(s => s !== '')
+  if (items.length === 0) throw new InputError('--input', specs.join(','), INPUT_FORM)
+  if (items.length > MAX_RESULT_FILES)
+    throw new InputError('--input', `${items.length} files`, `at most ${MAX_RESULT_FILES} files`)
+  const runs = new Map<string, number>()
+  const seen = new Set<string>()
+  return items.map(item => {
+    const eq = item.indexOf('=')
+    const environment = eq < 0 ? '' : item.slice(0, eq).trim()
+    const file = eq < 0 ? '' : item.slice(eq + 1).trim()
+    if (!ENV_NAME.test(environment) || file === '')
+      throw new InputError('--input', item, `${INPUT_FORM}; ENV is letters, digits, _ . - (at most 64)`)
+    const key = `${environment}\u0000${file}`
+    if (seen.has(key))
+      throw new InputError('--input', item, 'each file once per environment (a file is one run)')
+    seen.add(key)
+    const run = (runs.get(environment) ?? 0) + 1
+    runs.set(environment, run)
+    return { environment, file, run }
+  })
+}
+
+/**
+ * Read an analysis input in `format`: for `csv`, exactly one long-format file (as `analyze --input` always
+ * took); otherwise ENV=FILE pairs, each file one run of that arm, aggregated as the CSV's rows would be.
+ */
+export async function readResults(format: string, specs: readonly string[]): Promise<ResultSet> {
+  if (checkFormat(format) === 'csv') {
+    if (specs.length !== 1 || specs[0]!.includes('='))
+      throw new InputError(
+        '--input',
+        specs.join(','),
+        'one long-format CSV file (the ENV=FILE form is for the JSON formats of --format-in)'
+      )
+    return readResultsCsv(specs[0]!)
+  }
+  const files = parseResultInputs(specs)
+  const rows: RawRow[] = []
+  for (const { environment, file, run } of files)
+    for (const row of readResultFile(format, file)) rows.push({ ...row, environment, run })
+  try {
+    const agg = aggregateRows(rows)
+    return { environments: agg.environments, series: agg.series(), fingerprints: agg.fingerprints, notes: [] }
+  } catch (error) {
+    if (error instanceof RowConflictError)
+      throw new InputError(`--input (${format}) column '${error.column}'`, error.value, error.allowed)
+    throw error
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * `vllm bench serve --save-result` JSON (vllm/benchmarks/serve.py; the older benchmarks/benchmark_serving.py
+ * writes the same keys): one object per run with the run's summaries — `mean_/median_/std_/pNN_` of
+ * `ttft`, `tpot`, `itl` and `e2el` in milliseconds (lower is better; which appear depends on
+ * --percentile-metrics and --metric-percentiles) and `request_throughput` (req/s), `output_throughput` and
+ * `total_token_throughput` (tok/s, higher is better). Each summary is one value of the run; the std is a
+ * spread, not a level, and is not read. A run with failed requests is refused: its latencies leave out the
+ * requests that failed.
+ */
+import type { JsonSource, SampleRow } from './json-file.js'
+
+export const VLLM_WORKLOAD = 'vllm-bench-serve'
+const LATENCY_KEY = /^(mean|median|p\d{1,2}(?:\.\d{1,3})?)_(ttft|tpot|itl|e2el)_ms$/
+const THROUGHPUT_UNITS: Record<string, string> = {
+  request_throughput: 'req/s',
+  request_goodput: 'req/s',
+  output_throughput: 'tok/s',
+  total_token_throughput: 'tok/s'
+}
+
+export function vllmBenchServeRows(src: JsonSource, doc: unknown): SampleRow[] {
+  const top = src.object(doc, '', 'one `vllm bench serve --save-result` JSON object')
+  const completed = src.number(top.completed, 'completed', 'the number of successful requests')
+  if (completed === 0) throw src.error('completed', 0, 'at least one successful request')
+  if (top.failed !== undefined && top.failed !== 0)
+    throw src.error('failed', top.failed, '0 (a run with failed requests leaves them out of its latencies)')
+  const keys = Object.keys(top)
+  src.count(keys.length, '')
+  const rows: SampleRow[] = []
+  for (const key of keys) {
+    const value = top[key]
+    if (LATENCY_KEY.test(key))
+      rows.push({
+        workload: VLLM_WORKLOAD,
+        metric: key,
+        value: src.number(value, key, 'milliseconds'),
+        unit: 'ms',
+        better: 'lower'
+      })
+    else if (key in THROUGHPUT_UNITS && value !== null)
+      rows.push({
+        workload: VLLM_WORKLOAD,
+        metric: key,
+        value: src.number(value, key, THROUGHPUT_UNITS[key]!),
+        unit: THROUGHPUT_UNITS[key]!,
+        better: 'higher'
+      })
+  }
+  if (!rows.some(r => r.better === 'lower'))
+    throw src.error(
+      '',
+      'no latency summary',
+      'keys such as mean_ttft_ms, median_tpot_ms, p99_itl_ms (vllm bench serve --save-result)'
+    )
+  return rows
+}

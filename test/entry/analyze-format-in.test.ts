@@ -1,0 +1,98 @@
+/**
+ * `gpu-overhead analyze --format-in` through the CLI's own main(): real hyperfine files (three runs of
+ * `sleep 0.01` and three of `sleep 0.03`, each recorded with `-n work`) as two arms, and the long CSV
+ * still read as before.
+ */
+import { jest } from '@jest/globals'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { main } from '../../src/entry/cli/index.js'
+
+const RUNS = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters', 'hyperfine-runs')
+const fast = [1, 2, 3].map(i => path.join(RUNS, `hf-fast-${i}.json`))
+const slow = [1, 2, 3].map(i => path.join(RUNS, `hf-slow-${i}.json`))
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-format-in-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const o = jest.spyOn(process.stdout, 'write').mockImplementation(s => (out.push(String(s)), true))
+  const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
+  process.exitCode = undefined
+  try {
+    const code = await main(['node', 'gpu-overhead', 'analyze', ...args])
+    return { code, stdout: out.join(''), stderr: err.join('') }
+  } finally {
+    o.mockRestore()
+    e.mockRestore()
+    process.exitCode = undefined
+  }
+}
+
+test('hyperfine files as runs of two arms: the slower arm is a regression, exit 1', async () => {
+  const pairs = [...fast.map(f => `native=${f}`), ...slow.map(f => `container=${f}`)].join(',')
+  const r = await cli('--format-in', 'hyperfine', '--input', pairs, '--format', 'json')
+  expect(r.code).toBe(1)
+  const json = JSON.parse(r.stdout) as { verdict: string; comparisons: Record<string, unknown>[] }
+  expect(json.verdict).toBe('regression')
+  expect(json.comparisons).toHaveLength(1)
+  expect(json.comparisons[0]).toMatchObject({
+    workload: 'work',
+    metric: 'time',
+    baseline_env: 'native',
+    candidate_env: 'container',
+    n_baseline: 3,
+    n_candidate: 3
+  })
+  // sleep 0.03 against sleep 0.01: about +200 %, whatever the host's noise.
+  expect(json.comparisons[0]!.overhead_pct as number).toBeGreaterThan(100)
+})
+
+test('--input repeated, arms of any name chosen with --baseline-env/--candidate-env, markdown report', async () => {
+  const r = await cli(
+    '--format-in',
+    'hyperfine',
+    ...slow.flatMap(f => ['--input', `after=${f}`]),
+    ...fast.flatMap(f => ['--input', `before=${f}`]),
+    '--baseline-env',
+    'after',
+    '--candidate-env',
+    'before'
+  )
+  expect(r.code).toBe(0) // the candidate is faster: no regression
+  expect(r.stdout).toMatch(/\*\*Verdict: [a-z]+\*\* — before vs after/)
+  expect(r.stdout).toContain('work')
+})
+
+test('bad format, bad pair, bad file: exit 2 with one line naming the input and what is allowed', async () => {
+  const bad = await cli('--format-in', 'junit', '--input', `native=${fast[0]}`)
+  expect(bad.code).toBe(2)
+  expect(bad.stderr).toContain('input \'--format-in\': got "junit"; allowed: csv, hyperfine')
+  const pair = await cli('--format-in', 'hyperfine', '--input', fast[0]!)
+  expect(pair.code).toBe(2)
+  expect(pair.stderr).toContain('ENV=FILE pairs')
+  const wrong = await cli(
+    '--format-in',
+    'pytest-benchmark',
+    '--input',
+    `native=${fast[0]},container=${slow[0]}`
+  )
+  expect(wrong.code).toBe(2)
+  expect(wrong.stderr).toContain(`${fast[0]} (pytest-benchmark) at benchmarks`)
+})
+
+test('the long CSV is read as before (--format-in csv is the default)', async () => {
+  const lines = ['workload,environment,run,metric,value,unit']
+  for (let run = 1; run <= 4; run++) {
+    lines.push(`m,native,${run},kernel_ms,${10 + run * 0.01},ms`)
+    lines.push(`m,container,${run},kernel_ms,${10 + run * 0.01},ms`)
+  }
+  const csv = path.join(dir, 'r.csv')
+  writeFileSync(csv, lines.join('\n') + '\n')
+  const r = await cli('--input', csv, '--format', 'json')
+  expect(r.code).toBe(0)
+  expect((JSON.parse(r.stdout) as { comparisons: unknown[] }).comparisons).toHaveLength(1)
+  expect((await cli('--input', csv, '--input', csv)).code).toBe(2)
+})
