@@ -223,6 +223,7 @@ async function measure(
       specFor: (planned, lane, hold) =>
         processSpec(planned, config, checkId, dir, io, pre, lane, hold, folders),
       launchFacts: arm => launchFacts(arm, config, pre),
+      commandFormat: w => config.commands.find(c => c.name === w)?.format ?? null,
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.

@@ -15,6 +15,7 @@ import {
   SCHEDULES,
   WORKLOADS,
   type Arm,
+  type CommandWorkload,
   type CommentMode,
   type ContainerRuntime,
   type Device,
@@ -26,6 +27,7 @@ import {
 import { validateImageRef, type ImageRef } from './image-ref.js'
 import { CHECKPOINT_CONTAINER_PATH, DATA_CONTAINER_PATH } from './mount-spec.js'
 import { containerLaunchArgs } from './launch-flags.js'
+import { commandWorkloads } from './commands.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS } from './parse.js'
 import { readConfigFile } from './file.js'
@@ -124,6 +126,8 @@ export interface Config {
   containerMemory: string | null
   /** The container arm's launch flags (container-args: allow-listed, trusted sources only), as an argv. */
   containerArgs: string[]
+  /** The user's own workloads (commands), by name; trusted sources only. */
+  commands: CommandWorkload[]
   /** Power limits to sweep, watts, in order; empty = measure at the current limit only. */
   powerCaps: number[]
 }
@@ -159,9 +163,17 @@ export function loadConfig(sources: ConfigSources): Config {
   const imageRaw = get(Inputs.Image)
   const imageRef = imageRaw.trim() === '' ? null : validateImageRef(imageRaw, Inputs.Image)
   const image = imageRef?.ref ?? null
-  const workloads = [
-    ...new Set(list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, WORKLOADS)))
-  ]
+  const commands = commandWorkloads(get(Inputs.Commands), get(Inputs.CommandFormats))
+  const known = [...WORKLOADS, ...commands.map(c => c.name)]
+  // With commands and no workloads input, the check measures the commands (the built-ins on request).
+  const workloads =
+    commands.length > 0 && !isSet(Inputs.Workloads)
+      ? commands.map(c => c.name)
+      : [
+          ...new Set(
+            list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, known))
+          )
+        ]
   const device = oneOf(Inputs.Device, get(Inputs.Device), DEVICES)
   const gpusRaw = get(Inputs.Gpus).trim()
   const gpus =
@@ -242,7 +254,9 @@ export function loadConfig(sources: ConfigSources): Config {
       LLM_PRESETS
     ),
     gateIoThroughput: bool(Inputs.GateIoThroughput, get(Inputs.GateIoThroughput)),
-    prestart: bool(Inputs.Prestart, get(Inputs.Prestart)),
+    // A user command does not hold after its imports (the built-ins' prestart protocol): no prestart with one.
+    prestart:
+      bool(Inputs.Prestart, get(Inputs.Prestart)) && !workloads.some(w => commands.some(c => c.name === w)),
     checkpointMb: integer(
       Inputs.CheckpointMb,
       isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault,
@@ -255,6 +269,7 @@ export function loadConfig(sources: ConfigSources): Config {
       get(Inputs.ContainerArgs),
       given(get(Inputs.ContainerMemory)) ? get(Inputs.ContainerMemory) : null
     ),
+    commands,
     powerCaps: given(get(Inputs.PowerCaps)) ? powerCaps(get(Inputs.PowerCaps), device) : []
   }
   // Without a data-path/checkpoint-path the io workload's folders live under `out` and are mounted.

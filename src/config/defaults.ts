@@ -45,6 +45,8 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Python]: 'python3',
   [Inputs.ContainerMemory]: '',
   [Inputs.ContainerArgs]: '',
+  [Inputs.Commands]: '',
+  [Inputs.CommandFormats]: '',
   [Inputs.PowerCaps]: '',
   [Inputs.Mode]: 'check',
   [Inputs.AggregateDirs]: '',

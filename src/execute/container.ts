@@ -34,6 +34,8 @@ export interface ContainerRunInput {
   launchArgs?: readonly string[]
   /** `--memory` limit (swap included, so the limit is real); null/absent = none. */
   memory?: string | null
+  /** A user command instead of a built-in workload script, run in this working folder. */
+  command?: { argv: readonly string[]; workdir: string }
   /** Prestart: `-i` keeps stdin open into the container, where the workload waits for "go" after its imports. */
   hold?: boolean
 }
@@ -52,7 +54,10 @@ export function containerArgs(input: ContainerRunInput): string[] {
     memory: input.memory ?? null,
     gpuArgs: input.gpuArgs,
     extraArgs: input.launchArgs ?? [],
-    command: ['python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args]
+    ...(input.command ? { workdir: input.command.workdir } : {}),
+    command: input.command
+      ? input.command.argv
+      : ['python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args]
   })
 }
 

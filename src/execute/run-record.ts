@@ -97,6 +97,13 @@ export function recordRun(
   const { arm, workload } = planned
   const { run, params } = base
   const gpu = base.gpu === undefined ? {} : { gpu: base.gpu }
+  // A user command read by its wall time (format wall, or auto without samples): the whole process is the
+  // measurement, start-up and work unsplit (docs/protocol.md).
+  const format = ctx.commandFormat?.(workload) ?? null
+  const sent = proc.events.some(e => e.event === 'sample')
+  const byWallTime = format === 'wall' || (format === 'auto' && !sent)
+  if (format === 'protocol' && !sent && proc.exitCode === 0 && proc.badLines.length === 0)
+    proc.badLines.push('no sample events on the channel (command-formats: protocol); see docs/protocol.md')
   const ok =
     proc.exitCode === 0 &&
     !proc.timedOut &&
@@ -104,7 +111,21 @@ export function recordRun(
     proc.spawnError === null &&
     proc.channelError === null &&
     proc.badLines.length === 0 &&
-    !silent(proc)
+    (byWallTime || !silent(proc))
+  if (ok && byWallTime && !planned.warmup) {
+    const wall: SampleRecord = {
+      ...base,
+      metric: 'wall_s',
+      value: (proc.endEpochMs - proc.spawnEpochMs) / 1000,
+      unit: 's',
+      better: 'lower',
+      scope: 'steady',
+      iteration: 1,
+      time: new Date(proc.endEpochMs).toISOString()
+    }
+    live.push(wall)
+    ctx.writer.appendSamples([wall])
+  }
   const summary = proc.events.find(e => e.event === 'summary')
   const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
   const record: RunRecord = {

@@ -5,6 +5,7 @@
  */
 import type {
   Arm,
+  CommandFormat,
   CotenantList,
   Fingerprint,
   RecordSink,
@@ -36,6 +37,8 @@ export interface ExecuteContext {
    */
   prestart?: boolean
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
+  /** How a user command's results are read (null: a built-in, which speaks the protocol). */
+  commandFormat?: (workload: Workload) => CommandFormat | null
   /** How an arm's processes are launched (entrypoint, launch flags): merged into its stack facts as `launch.*`. */
   launchFacts?: (arm: Arm) => Record<string, string>
   paramsFor(workload: Workload): Record<string, unknown>

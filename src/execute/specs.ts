@@ -13,6 +13,7 @@ import { containerSpec } from './container.js'
 import type { IoFolders } from './io-data.js'
 import { EVENTS_ENV, EVENTS_FILE, RUN_CONTAINER_DIR, RUN_ID_ENV, type RunFolders } from './run-folders.js'
 import { CHECKPOINT_CONTAINER_PATH } from '../config/index.js'
+import { containerCommandParts, nativeCommandSpec } from './command-spec.js'
 
 /** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
 export function workloadsDir(): string {
@@ -52,7 +53,23 @@ export function processSpec(
     gpus: config.gpus,
     driverMount: config.driverMount
   }
+  const command = config.commands.find(c => c.name === planned.workload)
+  const cmdInput = command
+    ? {
+        command,
+        workspace: config.workspace ?? process.cwd(),
+        workloadsDir: dir,
+        runId: run.runId,
+        env: inContainer ? {} : nativeGpuEnv(gpuInput, lane),
+        timeoutMs
+      }
+    : null
   if (!inContainer) {
+    if (cmdInput)
+      return {
+        ...nativeCommandSpec({ ...cmdInput, eventsFile: run.eventsFile, runDir: run.dir }),
+        ...channel
+      }
     const ioPaths = io
       ? { data: io.data.host, checkpoint: run.checkpoint ?? '' }
       : { data: '', checkpoint: '' }
@@ -81,8 +98,16 @@ export function processSpec(
   const ioPaths = io
     ? { data: io.data.container, checkpoint: io.checkpoint.container }
     : { data: '', checkpoint: '' }
+  const parts = cmdInput
+    ? containerCommandParts({
+        ...cmdInput,
+        eventsFile: `${RUN_CONTAINER_DIR}/${EVENTS_FILE}`,
+        runDir: RUN_CONTAINER_DIR
+      })
+    : null
   const mounts = [
     { host: run.dir, container: RUN_CONTAINER_DIR, readOnly: false },
+    ...(parts?.mounts ?? []),
     ...(writesCheckpoints && run.checkpoint !== null
       ? [io.data, { host: run.checkpoint, container: CHECKPOINT_CONTAINER_PATH, readOnly: false }]
       : [])
@@ -97,7 +122,8 @@ export function processSpec(
     args: workloadArgs(planned.workload, config, ioPaths),
     mounts,
     gpuArgs: containerGpuArgs(gpuInput, lane),
-    env: { [EVENTS_ENV]: `${RUN_CONTAINER_DIR}/${EVENTS_FILE}`, [RUN_ID_ENV]: run.runId },
+    env: parts?.env ?? { [EVENTS_ENV]: `${RUN_CONTAINER_DIR}/${EVENTS_FILE}`, [RUN_ID_ENV]: run.runId },
+    ...(parts ? { command: { argv: parts.argv, workdir: parts.workdir } } : {}),
     launchArgs: config.containerArgs,
     timeoutMs,
     memory: config.containerMemory,

@@ -5,7 +5,8 @@ import type { Workload } from '../types/index.js'
 export type WorkloadSettings = Pick<
   Config,
   'device' | 'matmulSize' | 'matmulDtype' | 'llmPreset' | 'checkpointMb' | 'seed' | 'gateIoThroughput'
->
+> &
+  Partial<Pick<Config, 'commands'>>
 
 const GPU_MATMUL_ITERS = 100
 const GPU_LLM_ITERS = 12
@@ -53,6 +54,9 @@ export function workloadArgs(workload: Workload, s: WorkloadSettings, io: IoPath
         s.device === 'cpu' ? '1,16' : '1,16,128',
         ...(s.device === 'cpu' ? ['--small-files', '500'] : [])
       ]
+    default:
+      // A user command (execute/command-spec.ts) takes its own arguments, in its command line.
+      return []
   }
 }
 
@@ -69,5 +73,10 @@ export function workloadParams(workload: Workload, s: WorkloadSettings): Record<
         : { device: s.device, preset: s.llmPreset }
     case 'io':
       return { device: s.device, checkpoint_mb: s.checkpointMb }
+    default: {
+      // A baseline is matched to the same command line (and how its results are read).
+      const c = s.commands?.find(x => x.name === workload)
+      return { device: s.device, command: c ? c.argv.join(' ') : workload, format: c?.format ?? 'auto' }
+    }
   }
 }

@@ -73,6 +73,9 @@ async function mountPolicyRows(config: Config): Promise<PreflightResult[]> {
     asked.push({ input: Inputs.CheckpointPath, path: config.checkpoint.host, purpose: 'checkpoint' })
   if (config.driverMount)
     asked.push({ input: Inputs.DriverMount, path: config.driverMount, purpose: 'driver' })
+  // A user command sees the workspace read-only at its own path in the container.
+  if (config.workspace && config.commands.some(c => config.workloads.includes(c.name)))
+    asked.push({ input: Inputs.Commands, path: config.workspace, purpose: 'data' })
   if (!asked.length || !config.arms.some(a => a.kind === 'container')) return []
   const root = (await dockerRootDir(config.containerRuntime)) ?? ''
   const extraForbidden = root.startsWith('/') ? [root] : []

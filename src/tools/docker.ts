@@ -43,6 +43,8 @@ export interface ContainerRun {
   /** Caller-given runtime arguments the workloads get too (e.g. `--tmpfs /scratch`), already an argv. */
   extraArgs?: readonly string[]
   entrypoint?: string
+  /** `-w`: the working folder inside the container (a user command runs in the workspace's own path). */
+  workdir?: string
   /** Command and arguments inside the container. */
   command: readonly string[]
 }
@@ -82,6 +84,7 @@ export function runArgs(run: ContainerRun, mountStyle: 'volume' | 'mount' = 'vol
   const mounts = run.mounts ?? []
   appendAll(args, mountStyle === 'mount' ? bindMountArgs(mounts) : volumeArgs(mounts))
   for (const [k, v] of Object.entries(run.env ?? {})) args.push('-e', `${k}=${v}`)
+  if (run.workdir) args.push('-w', run.workdir)
   appendAll(appendAll(args, run.gpuArgs ?? []), run.extraArgs ?? [])
   if (run.entrypoint) args.push('--entrypoint', run.entrypoint)
   args.push(run.image)

@@ -13,7 +13,25 @@ export const COMMENT_MODES = ['always', 'on-regression', 'never'] as const
 export type CommentMode = (typeof COMMENT_MODES)[number]
 
 export const WORKLOADS = ['matmul', 'llm', 'io'] as const
-export type Workload = (typeof WORKLOADS)[number]
+/** A workload's name: a built-in (WORKLOADS) or a user command (config `commands`). */
+export type Workload = string
+export type BuiltinWorkload = (typeof WORKLOADS)[number]
+
+/**
+ * How a user command's results are read: `protocol` (events on GPU_OVERHEAD_EVENTS, docs/protocol.md),
+ * `wall` (the whole process's wall time, start-up and work unsplit), `auto` (protocol when the command sent
+ * samples, else wall).
+ */
+export const COMMAND_FORMATS = ['auto', 'protocol', 'wall'] as const
+export type CommandFormat = (typeof COMMAND_FORMATS)[number]
+
+/** A user's own workload: a command run unchanged natively (in the workspace) and in the image. */
+export interface CommandWorkload {
+  name: string
+  /** The command as an argument array (no shell). */
+  argv: string[]
+  format: CommandFormat
+}
 
 /**
  * `check` measures on this runner; `aggregate` merges result folders of many runners into one report;

@@ -40,6 +40,8 @@ export enum Inputs {
   Python = 'python',
   ContainerMemory = 'container-memory',
   ContainerArgs = 'container-args',
+  Commands = 'commands',
+  CommandFormats = 'command-formats',
   PowerCaps = 'power-caps',
   Mode = 'mode',
   AggregateDirs = 'aggregate-dirs',

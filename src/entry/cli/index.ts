@@ -106,6 +106,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.ContainerMemory]: 'memory limit per container, e.g. 16g (empty: no limit)',
   [Inputs.ContainerArgs]:
     "the container arm's launch flags, e.g. '--ipc=host --ulimit memlock=-1 --shm-size=8g' (allow-listed; never from --config)",
+  [Inputs.Commands]: 'your own workloads, one NAME: COMMAND a line (or repeat --command NAME=COMMAND)',
+  [Inputs.CommandFormats]: 'how each command is read, NAME=auto|protocol|wall a line (or --command-format)',
   [Inputs.PowerCaps]: 'watts to sweep, e.g. 400,550,700 (nvidia-smi -pl as root; limits always restored)'
 }
 
@@ -149,7 +151,17 @@ async function runCommand(opts: Record<string, unknown>): Promise<number> {
       )
   }
   // The user's own shell picks where results go: --out /tmp/x is fine (the action keeps them in the workspace).
-  const config = loadConfig({ flags: rawFlags(opts), workspace: process.cwd(), outputsAnywhere: true })
+  const flags = rawFlags(opts)
+  // --command NAME=CMD and --command-format NAME=FMT repeat; they add lines to commands / command-formats.
+  for (const [input, key] of [
+    [Inputs.Commands, 'command'],
+    [Inputs.CommandFormats, 'commandFormat']
+  ] as const) {
+    const more = opts[key]
+    if (Array.isArray(more) && more.length)
+      flags[input] = [flags[input] ?? '', ...more.map(String)].filter(Boolean).join('\n')
+  }
+  const config = loadConfig({ flags, workspace: process.cwd(), outputsAnywhere: true })
   const { runCheckCli } = await import('./run.js')
   return runCheckCli(config, consoleLogger())
 }
@@ -171,6 +183,19 @@ export function buildProgram(): Command {
     if (ACTION_ONLY.includes(name)) run.addOption(new Option(`--${name} <value>`).hideHelp())
     else run.option(BOOLEAN_INPUTS.has(name) ? `--${name} [bool]` : `--${name} <value>`, runFlagHelp(name))
   }
+  const collect = (value: string, previous: string[]): string[] => [...previous, value]
+  run.option(
+    '--command <NAME=COMMAND>',
+    'your own workload, run natively and in the image (repeatable)',
+    collect,
+    []
+  )
+  run.option(
+    '--command-format <NAME=FORMAT>',
+    'auto | protocol | wall for that command (repeatable)',
+    collect,
+    []
+  )
   run.addHelpText(
     'after',
     `\nPrecedence: flags > ${DEFAULT_CONFIG_HINT} > defaults. --out may be any folder; the action keeps it in the workspace.`

@@ -1,0 +1,64 @@
+/**
+ * A user command (config `commands`) as one process of an arm: natively in the workspace (a scrubbed
+ * environment, like the built-ins), in the container with the workspace mounted read-only at the same path and
+ * its working folder there, through the image's ENTRYPOINT. Both get the run's channel (GPU_OVERHEAD_EVENTS),
+ * its private folder (GPU_OVERHEAD_OUT: where a command may write result files) and the folder of the Python
+ * helper (GPU_OVERHEAD_HELPER: `import gpu_overhead`, docs/protocol.md).
+ */
+import type { CommandWorkload, Mount } from '../types/index.js'
+import { CONTAINER_WORKLOADS_DIR } from '../tools/docker.js'
+import { scrubbedEnv } from '../util/child-env.js'
+import { WORKLOAD_ENV } from './native.js'
+import type { ProcessSpec } from './process.js'
+
+export const OUT_ENV = 'GPU_OVERHEAD_OUT'
+export const HELPER_ENV = 'GPU_OVERHEAD_HELPER'
+
+export interface CommandRunInput {
+  command: CommandWorkload
+  workspace: string
+  workloadsDir: string
+  /** The run's channel and private folder, as the process sees them. */
+  eventsFile: string
+  runDir: string
+  runId: string
+  /** GPU selection for the process (CUDA_VISIBLE_DEVICES…). */
+  env: Record<string, string>
+  timeoutMs: number
+}
+
+function channelEnv(i: CommandRunInput, helper: string): Record<string, string> {
+  return {
+    ...WORKLOAD_ENV,
+    GPU_OVERHEAD_EVENTS: i.eventsFile,
+    GPU_OVERHEAD_RUN_ID: i.runId,
+    [OUT_ENV]: i.runDir,
+    [HELPER_ENV]: helper
+  }
+}
+
+export function nativeCommandSpec(i: CommandRunInput): ProcessSpec {
+  const [program, ...args] = i.command.argv
+  return {
+    command: program!,
+    args,
+    cwd: i.workspace,
+    env: scrubbedEnv(process.env, { ...channelEnv(i, i.workloadsDir), ...i.env }),
+    timeoutMs: i.timeoutMs
+  }
+}
+
+/** What the container needs beyond a built-in's: the workspace (read-only, same path), its working folder. */
+export function containerCommandParts(i: CommandRunInput): {
+  mounts: Mount[]
+  env: Record<string, string>
+  workdir: string
+  argv: string[]
+} {
+  return {
+    mounts: [{ host: i.workspace, container: i.workspace, readOnly: true }],
+    env: { ...channelEnv(i, CONTAINER_WORKLOADS_DIR), ...i.env },
+    workdir: i.workspace,
+    argv: i.command.argv
+  }
+}
