@@ -9,6 +9,7 @@
  */
 import * as path from 'node:path'
 import {
+  readResultFile,
   analyzeRecords,
   compareWithBaseline,
   decideFamily,
@@ -224,6 +225,7 @@ async function measure(
         processSpec(planned, config, checkId, dir, io, pre, lane, hold, folders),
       launchFacts: arm => launchFacts(arm, config, pre),
       commandFormat: w => config.commands.find(c => c.name === w)?.format ?? null,
+      readResultFile,
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.

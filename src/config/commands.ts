@@ -13,7 +13,7 @@ const NAME = /^[a-z][a-z0-9_-]{0,39}$/
 const MAX_COMMANDS = 32
 const MAX_COMMAND_CHARS = 4096
 /** Outside quotes these would need a shell; no shell runs the command. */
-const SHELL_ONLY = new Set(['|', '&', ';', '<', '>', '$', '`', '(', ')', '*', '?', '~', '{', '}'])
+const SHELL_ONLY = new Set(['|', '&', ';', '<', '>', '$', '`', '(', ')', '*', '?', '~'])
 
 /** Shell-like word splitting without a shell; throws on what only a shell could do. */
 export function splitCommand(name: string, text: string): string[] {

@@ -37,8 +37,15 @@ function channelEnv(i: CommandRunInput, helper: string): Record<string, string> 
   }
 }
 
+/** `{out}` in a command's words: the run's own output folder as the process sees it (a tool's result file). */
+export const OUT_PLACEHOLDER = '{out}'
+
+function argvFor(i: CommandRunInput): string[] {
+  return i.command.argv.map(w => w.split(OUT_PLACEHOLDER).join(i.runDir))
+}
+
 export function nativeCommandSpec(i: CommandRunInput): ProcessSpec {
-  const [program, ...args] = i.command.argv
+  const [program, ...args] = argvFor(i)
   return {
     command: program!,
     args,
@@ -59,6 +66,6 @@ export function containerCommandParts(i: CommandRunInput): {
     mounts: [{ host: i.workspace, container: i.workspace, readOnly: true }],
     env: { ...channelEnv(i, CONTAINER_WORKLOADS_DIR), ...i.env },
     workdir: i.workspace,
-    argv: i.command.argv
+    argv: argvFor(i)
   }
 }

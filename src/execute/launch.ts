@@ -100,11 +100,20 @@ export function launchOnLane(
     live.push(record)
     ctx.writer.appendSamples([record])
   }
-  const handle = startProcess(ctx.specFor(planned, lane, hold), onEvent, ctx.signal)
+  const spec = ctx.specFor(planned, lane, hold)
+  const handle = startProcess(spec, onEvent, ctx.signal)
+  // A held process that is never needed is not finished: the check's folder removal takes its folders.
+  void handle.done.then(done => {
+    if (done.abandoned) spec.cleanup?.()
+  })
   const finish = async (): Promise<LaneOutcome> => {
     const done = await handle.done
     await gpuProbe
-    return recordRun(planned, done, base, live, ctx, samples)
+    try {
+      return recordRun(planned, done, base, live, ctx, samples, spec.runDir ?? null)
+    } finally {
+      spec.cleanup?.()
+    }
   }
   return { planned, handle, finish }
 }

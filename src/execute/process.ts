@@ -32,8 +32,10 @@ export interface ProcessSpec {
    * stdout/stderr are the run's log only. Absent: events on stdout (a workload run by hand, version 1).
    */
   eventsPath?: string
-  /** Called once the process has ended and its channel is read (removes the run's private folders). */
+  /** Removes the run's private folders; the launcher calls it once the run is recorded (result files read). */
   cleanup?: () => void
+  /** The run's private folder on the host (where a command's result file is read from). */
+  runDir?: string
   /** The id the workload's start event must echo (GPU_OVERHEAD_RUN_ID): events of another run are refused. */
   runId?: string
 }
@@ -273,7 +275,6 @@ export function startProcess(
       signal?.removeEventListener('abort', onAbort)
       lines.flush()
       channel?.close()
-      spec.cleanup?.()
       // Whatever the workload left running (a daemon it started) ends with it.
       tree.kill('SIGKILL')
       tree.release()

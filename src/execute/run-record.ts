@@ -2,7 +2,16 @@
  * What one finished workload process leaves behind: its run record (status, failure reason, energy,
  * measured region) and its start-up records (launch, phases, totals — a prestart hold taken out).
  */
-import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import {
+  FILE_COMMAND_FORMATS,
+  type CommandFormat,
+  type RunRecord,
+  type SampleRecord,
+  type StartEvent
+} from '../types/index.js'
+import { EVENTS_FILE } from './run-folders.js'
 import type { PlannedRun } from '../plan/index.js'
 import type { ExecuteContext } from './runner.js'
 import type { ProcessResult } from './process.js'
@@ -73,10 +82,68 @@ export function describeFailure(proc: ProcessResult): string {
   if (proc.exitCode === 137) return `${exit} (out of memory or killed)`
   // The run's log (stdout and stderr): an entrypoint's or interpreter's last words.
   const tail = proc.log.lastLines(3).join(' | ').slice(-600)
-  const bad = proc.badLines.length > 0 ? `; not a protocol event: ${proc.badLines[0]}` : ''
+  const first = proc.badLines[0]
+  const bad =
+    first === undefined
+      ? ''
+      : first.startsWith('result file')
+        ? `; ${first}`
+        : `; not a protocol event: ${first}`
   const none =
     proc.exitCode === 0 && silent(proc) ? '; no protocol events arrived (did the entrypoint exec "$@"?)' : ''
   return `${exit}${none}${tail ? `: ${tail}` : ''}${bad}`
+}
+
+/** Result files a command may leave in its run's folder: exactly one JSON file beside the channel. */
+function resultFile(runDir: string): string {
+  const names = fs
+    .readdirSync(runDir, { withFileTypes: true })
+    .filter(d => d.name !== EVENTS_FILE)
+    .slice(0, 64)
+  const files = names.filter(d => d.isFile() && d.name.endsWith('.json'))
+  if (files.length !== 1)
+    throw new Error(
+      `expected one .json result file in {out}, found ${files.length === 0 ? 'none' : files.map(f => f.name).join(', ')} (write it with the tool's export option into {out})`
+    )
+  return path.join(runDir, files[0]!.name)
+}
+
+/**
+ * A command's tool result file (format hyperfine, pytest-benchmark, …) → samples of this run. One benchmark in
+ * the file names its metrics plainly (`time`); several prefix them with the benchmark's name.
+ */
+function readCommandResult(
+  format: CommandFormat,
+  runDir: string | null,
+  base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
+  live: SampleRecord[],
+  ctx: ExecuteContext,
+  proc: ProcessResult,
+  warmup: boolean
+): void {
+  try {
+    if (runDir === null || !ctx.readResultFile) throw new Error('no result reader for command results')
+    const rows = ctx.readResultFile(format, resultFile(runDir))
+    if (warmup) return
+    const several = new Set(rows.map(r => r.workload)).size > 1
+    const time = new Date(proc.endEpochMs).toISOString()
+    const records = rows.map((r, k): SampleRecord => ({
+      ...base,
+      metric: several ? `${r.workload.slice(0, 80)}:${r.metric}` : r.metric,
+      value: r.value,
+      unit: r.unit,
+      better: r.better,
+      scope: 'steady',
+      iteration: (r.iteration ?? k) + 1,
+      time
+    }))
+    appendAll(live, records)
+    ctx.writer.appendSamples(records)
+  } catch (error) {
+    proc.badLines.push(
+      `result file (${format}): ${error instanceof Error ? error.message : String(error)}`.slice(0, 600)
+    )
+  }
 }
 
 export interface LaneOutcome {
@@ -92,7 +159,8 @@ export function recordRun(
   base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
   live: SampleRecord[],
   ctx: ExecuteContext,
-  samples: SampleRecord[]
+  samples: SampleRecord[],
+  runDir: string | null = null
 ): LaneOutcome {
   const { arm, workload } = planned
   const { run, params } = base
@@ -100,7 +168,10 @@ export function recordRun(
   // A user command read by its wall time (format wall, or auto without samples): the whole process is the
   // measurement, start-up and work unsplit (docs/protocol.md).
   const format = ctx.commandFormat?.(workload) ?? null
-  const sent = proc.events.some(e => e.event === 'sample')
+  const fromFile = format !== null && FILE_COMMAND_FORMATS.includes(format)
+  if (fromFile && proc.exitCode === 0 && !proc.timedOut && !proc.cancelled)
+    readCommandResult(format, runDir, base, live, ctx, proc, planned.warmup)
+  const sent = proc.events.some(e => e.event === 'sample') || (fromFile && live.length > 0)
   const byWallTime = format === 'wall' || (format === 'auto' && !sent)
   if (format === 'protocol' && !sent && proc.exitCode === 0 && proc.badLines.length === 0)
     proc.badLines.push('no sample events on the channel (command-formats: protocol); see docs/protocol.md')
@@ -111,7 +182,7 @@ export function recordRun(
     proc.spawnError === null &&
     proc.channelError === null &&
     proc.badLines.length === 0 &&
-    (byWallTime || !silent(proc))
+    (byWallTime || fromFile || !silent(proc))
   if (ok && byWallTime && !planned.warmup) {
     const wall: SampleRecord = {
       ...base,

@@ -39,6 +39,11 @@ export interface ExecuteContext {
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
   /** How a user command's results are read (null: a built-in, which speaks the protocol). */
   commandFormat?: (workload: Workload) => CommandFormat | null
+  /**
+   * Reads a tool's result file (hyperfine JSON, …) into sample rows; given by the orchestrator (the adapters
+   * are the analysis stage's), thrown errors name the file and what was expected.
+   */
+  readResultFile?: (format: CommandFormat, file: string) => ResultRow[]
   /** How an arm's processes are launched (entrypoint, launch flags): merged into its stack facts as `launch.*`. */
   launchFacts?: (arm: Arm) => Record<string, string>
   paramsFor(workload: Workload): Record<string, unknown>
@@ -61,6 +66,15 @@ export interface ExecuteContext {
    * region (cotenants.ts; absent: not read). `ownPid`: the PID the workload saw for itself.
    */
   gpuCotenants?: (fingerprint: Fingerprint, ownPid: number | null) => Promise<CotenantList>
+}
+
+export interface ResultRow {
+  workload: string
+  metric: string
+  value: number
+  unit: string
+  better: 'lower' | 'higher'
+  iteration?: number
 }
 
 export interface BlockDone {

@@ -44,6 +44,7 @@ export function processSpec(
   const run = folders.create(label, inContainer, writesCheckpoints ? io.checkpoint.host : null)
   const channel = {
     eventsPath: run.eventsFile,
+    runDir: run.dir,
     runId: run.runId,
     cleanup: () => run.remove()
   }

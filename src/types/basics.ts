@@ -20,10 +20,23 @@ export type BuiltinWorkload = (typeof WORKLOADS)[number]
 /**
  * How a user command's results are read: `protocol` (events on GPU_OVERHEAD_EVENTS, docs/protocol.md),
  * `wall` (the whole process's wall time, start-up and work unsplit), `auto` (protocol when the command sent
- * samples, else wall).
+ * samples, else wall), or a tool's result file the command writes into `{out}` (hyperfine JSON, …).
  */
-export const COMMAND_FORMATS = ['auto', 'protocol', 'wall'] as const
+export const COMMAND_FORMATS = [
+  'auto',
+  'protocol',
+  'wall',
+  // A result file the command writes into its run's output folder ({out} in its command line):
+  'hyperfine',
+  'pytest-benchmark',
+  'google-benchmark',
+  'vllm-bench-serve',
+  'customSmallerIsBetter',
+  'customBiggerIsBetter'
+] as const
 export type CommandFormat = (typeof COMMAND_FORMATS)[number]
+/** The command formats read from a result file (src/analyze/adapters), not from the protocol channel. */
+export const FILE_COMMAND_FORMATS: readonly CommandFormat[] = COMMAND_FORMATS.slice(3)
 
 /** A user's own workload: a command run unchanged natively (in the workspace) and in the image. */
 export interface CommandWorkload {
