@@ -17,7 +17,7 @@ import { buildComment, runLinks, type CommentLinks } from './comment-body.js'
 import { buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
 import { appendAll } from '../util/arrays.js'
-import { appendRunnerFile, setOutput } from '../util/runner-files.js'
+import { appendJobSummary, setOutput } from '../util/runner-files.js'
 
 export { decideFailure } from './verdict.js'
 
@@ -88,13 +88,10 @@ export function setOutputs(summary: CheckSummary): void {
   setOutput(Outputs.Comparisons, comparisonsOutput(summary))
 }
 
-/** Appends markdown to the job summary; a warning sentence when it could not (never throws). */
-export function writeJobSummary(markdown: string): string | null {
+/** Appends markdown to the job summary (through @actions/core); a warning sentence when it could not (never throws). */
+export async function writeJobSummary(markdown: string): Promise<string | null> {
   try {
-    // Checked here because core caches the path: outside Actions, say so plainly.
-    if (!process.env.GITHUB_STEP_SUMMARY)
-      throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
-    appendRunnerFile('GITHUB_STEP_SUMMARY', `${markdown}${markdown.endsWith('\n') ? '' : '\n'}`)
+    await appendJobSummary(markdown)
     return null
   } catch (error) {
     return `job summary not written: ${getErrorMessage(error)}`
@@ -267,7 +264,7 @@ export async function publish(
   const safe = redact(markdown, opts.token ? [opts.token] : [])
 
   setOutputs(summary)
-  const notWritten = writeJobSummary(safe)
+  const notWritten = await writeJobSummary(safe)
   if (notWritten) warn(notWritten)
   annotate(summary)
 
