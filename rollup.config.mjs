@@ -1,15 +1,34 @@
 // Two self-contained ESM bundles: the action entry and the CLI.
+import { writeFileSync } from 'node:fs'
 import commonjs from '@rollup/plugin-commonjs'
 import json from '@rollup/plugin-json'
 import { nodeResolve } from '@rollup/plugin-node-resolve'
 import terser from '@rollup/plugin-terser'
 import typescript from '@rollup/plugin-typescript'
+import license from 'rollup-plugin-license'
+
+// Terser strips the bundled packages' comments, their license headers among them: dist/licenses.txt carries
+// each bundled package's license instead — the union over both bundles, rewritten after each, sorted so a
+// rebuild is byte-identical.
+const LICENSES_FILE = 'dist/licenses.txt'
+const bundled = new Map()
+function writeLicenses(dependencies) {
+  for (const d of dependencies) bundled.set(`${d.name}@${d.version}`, d)
+  const entries = [...bundled.keys()].sort().map(key => {
+    const d = bundled.get(key)
+    const text = (d.licenseText ?? '').trim() || `(no license file in the package; declared license: ${d.license})`
+    return `${key} — ${d.license ?? 'UNKNOWN'}\n\n${text}\n`
+  })
+  const head = 'Third-party software bundled in dist/index.js and dist/cli.js, with its license.\n'
+  writeFileSync(LICENSES_FILE, [head, ...entries].join(`\n${'-'.repeat(80)}\n\n`))
+}
 
 const plugins = () => [
   typescript({ tsconfig: './tsconfig.build.json' }),
   nodeResolve({ preferBuiltins: true, exportConditions: ['node'] }),
   commonjs(),
   json(),
+  license({ thirdParty: { includePrivate: false, multipleVersions: true, output: writeLicenses } }),
   // Compressed and mangled: the bundle
   // must stay small enough to ship to GPU hosts with the repository.
   terser({ compress: { passes: 1 }, mangle: true, format: { comments: false } })
