@@ -3,6 +3,7 @@ import type { CheckSummary } from '../types/index.js'
 import { armLabels } from './arms.js'
 import { code, fmtNum, fmtPlain, inline } from './format.js'
 import type { Section } from './section.js'
+import { runsPerArm } from './runs.js'
 import { verdictLine } from './verdict.js'
 
 function fmtDuration(seconds: number): string {
@@ -19,7 +20,7 @@ export function verdictSection(summary: CheckSummary): Section {
     'gpu-overhead-action',
     `check ${code(summary.check_id)}`,
     c.image ? `image ${code(c.image)}` : null,
-    `${c.runs} runs per arm`,
+    runsPerArm(summary),
     `arms ${armLabels(summary).map(code).join(' vs ')}`,
     `device ${c.device}${c.device === 'gpu' ? ` (${c.gpu_access})` : ''}`,
     `max overhead ${fmtPlain(c.max_overhead_pct)}%`,

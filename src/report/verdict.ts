@@ -3,6 +3,7 @@ import { capOfParams } from '../analyze/index.js'
 import { WHY_ANCHOR } from './why.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
+import { runsNeeded } from './runs.js'
 
 /** Steady-state comparisons: the only ones that gate. */
 export function gatingComparisons(summary: CheckSummary): Comparison[] {
@@ -104,7 +105,8 @@ function outcomeClause(summary: CheckSummary): string {
   const parts = [`no significant ${who} above ${limit(summary)} on ${metrics}`]
   const [first] = inconclusive
   if (first) {
-    const runs = first.runs_needed ? `, needs ~${first.runs_needed} runs per arm` : ''
+    const need = runsNeeded(summary, first)
+    const runs = need?.runs ? `, needs ~${need.runs} runs per arm` : ''
     parts.push(`${inconclusive.length} inconclusive (${describeComparison(first, !pair)}${runs})`)
   }
   if (incomparable.length) parts.push(`${incomparable.length} incomparable`)
