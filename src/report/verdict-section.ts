@@ -14,7 +14,8 @@ function fmtDuration(seconds: number): string {
   return m < 60 ? `${m} min ${s} s` : `${Math.floor(m / 60)} h ${m % 60} min`
 }
 
-export function verdictSection(summary: CheckSummary): Section {
+/** `whyHref`: where the verdict line's "why" links (verdictLine); the full report's own section by default. */
+export function verdictSection(summary: CheckSummary, whyHref?: string | null): Section {
   const c = summary.config
   const meta = [
     'gpu-overhead-action',
@@ -31,7 +32,7 @@ export function verdictSection(summary: CheckSummary): Section {
     kind: 'verdict',
     title: 'Verdict',
     // The verdict is the first line: the CLI prints it, and it is what a reviewer reads first.
-    body: `${verdictLine(summary)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
+    body: `${verdictLine(summary, whyHref)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
   }
 }
 

@@ -117,8 +117,12 @@ function preflightClause(failed: PreflightResult[]): string {
   return failed.map(p => `${p.name}: ${clip(p.message)}`).join('; ')
 }
 
-/** Bold status word, an em dash, and why. Never longer than a few hundred characters. */
-export function verdictLine(summary: CheckSummary): string {
+/**
+ * Bold status word, an em dash, and why. Never longer than a few hundred characters. `whyHref`: where the
+ * "why" clause links — the section's anchor in the full report; a document without that section (the PR
+ * comment) passes the job summary's URL, or null for plain text.
+ */
+export function verdictLine(summary: CheckSummary, whyHref: string | null = WHY_ANCHOR): string {
   const failed = failedPreflight(summary)
   const gating = gatingComparisons(summary)
   let line: string
@@ -149,13 +153,13 @@ export function verdictLine(summary: CheckSummary): string {
   } else {
     line = `**PASS** — ${outcomeClause(summary)}`
   }
-  const why = whyClause(summary)
+  const why = whyClause(summary, whyHref)
   if (why) line += ` · ${why}`
   return redact(line)
 }
 
 /** On a regression or an undecided gate: what most likely explains it, linked to the section. */
-function whyClause(summary: CheckSummary): string | null {
+function whyClause(summary: CheckSummary, href: string | null): string | null {
   const e = summary.explanation
   // A regression, an undecided gate, or arms that differ the other way (an improvement) want a reason.
   const undecided =
@@ -163,7 +167,8 @@ function whyClause(summary: CheckSummary): string | null {
     summary.analysis?.verdict === 'inconclusive' ||
     gatingComparisons(summary).some(c => (c.verdict as string) === 'improvement')
   if (!e || !undecided) return null
-  return `[why: ${linkText(clip(e.headline))}](${WHY_ANCHOR})`
+  const text = `why: ${clip(e.headline)}`
+  return href === null ? text : `[${linkText(text)}](${href})`
 }
 
 /**
