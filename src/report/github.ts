@@ -59,7 +59,11 @@ export function numberOutput(x: number | null): string {
   return x === null || !Number.isFinite(x) ? '' : String(Number(x.toPrecision(6)))
 }
 
-/** Every comparison of the check (arms and stored baseline) as compact JSON, for downstream steps. */
+/**
+ * Every comparison of the check (arms and stored baseline) as compact JSON, for downstream steps. Only gated
+ * (steady) metrics carry a verdict: a derived metric's "regression" (TFLOP/s of a passing check) would read
+ * as a failed gate, so those, start-up and info metrics say `shown`.
+ */
 export function comparisonsOutput(summary: CheckSummary): string {
   const all = [...(summary.analysis?.comparisons ?? []), ...(summary.baseline?.comparisons ?? [])]
   return JSON.stringify(
@@ -74,7 +78,7 @@ export function comparisonsOutput(summary: CheckSummary): string {
       overhead_pct: (c.undefined_stats ?? []).includes('overhead_pct') ? null : c.overhead_pct,
       ci95: c.ci95,
       p_holm: c.scope === 'steady' ? c.p_adjusted : null,
-      verdict: c.verdict
+      verdict: c.scope === 'steady' ? c.verdict : 'shown'
     }))
   )
 }
