@@ -6,21 +6,14 @@ import { nodeResolve } from '@rollup/plugin-node-resolve'
 import terser from '@rollup/plugin-terser'
 import typescript from '@rollup/plugin-typescript'
 import license from 'rollup-plugin-license'
+import { licensesText } from './scripts/licenses.mjs'
 
-// Terser strips the bundled packages' comments, their license headers among them: dist/licenses.txt carries
-// each bundled package's license instead — the union over both bundles, rewritten after each, sorted so a
-// rebuild is byte-identical.
+// dist/licenses.txt: the union of both bundles' packages, rewritten after each (scripts/licenses.mjs).
 const LICENSES_FILE = 'dist/licenses.txt'
 const bundled = new Map()
 function writeLicenses(dependencies) {
   for (const d of dependencies) bundled.set(`${d.name}@${d.version}`, d)
-  const entries = [...bundled.keys()].sort().map(key => {
-    const d = bundled.get(key)
-    const text = (d.licenseText ?? '').trim() || `(no license file in the package; declared license: ${d.license})`
-    return `${key} — ${d.license ?? 'UNKNOWN'}\n\n${text}\n`
-  })
-  const head = 'Third-party software bundled in dist/index.js and dist/cli.js, with its license.\n'
-  writeFileSync(LICENSES_FILE, [head, ...entries].join(`\n${'-'.repeat(80)}\n\n`))
+  writeFileSync(LICENSES_FILE, licensesText([...bundled.values()]))
 }
 
 const plugins = () => [
