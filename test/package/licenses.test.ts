@@ -51,6 +51,9 @@ const built = fs.existsSync('dist/licenses.txt')
           'm'
         )
       )
-    expect(text).not.toMatch(/\(UNKNOWN\)$/m)
+    // Packages that declare no license at all, known and accepted one by one (buffers: pulled in by
+    // @actions/artifact's unzip-stream; its package.json and files name none). A new one fails here.
+    const undeclared = [...text.matchAll(/^(\S+) \(UNKNOWN\)$/gm)].map(m => m[1])
+    expect(undeclared).toEqual(['buffers@0.1.1'])
   })
 })
