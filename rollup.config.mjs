@@ -1,15 +1,27 @@
 // Two self-contained ESM bundles: the action entry and the CLI.
+import { writeFileSync } from 'node:fs'
 import commonjs from '@rollup/plugin-commonjs'
 import json from '@rollup/plugin-json'
 import { nodeResolve } from '@rollup/plugin-node-resolve'
 import terser from '@rollup/plugin-terser'
 import typescript from '@rollup/plugin-typescript'
+import license from 'rollup-plugin-license'
+import { licensesText } from './scripts/licenses.mjs'
+
+// dist/licenses.txt: the union of both bundles' packages, rewritten after each (scripts/licenses.mjs).
+const LICENSES_FILE = 'dist/licenses.txt'
+const bundled = new Map()
+function writeLicenses(dependencies) {
+  for (const d of dependencies) bundled.set(`${d.name}@${d.version}`, d)
+  writeFileSync(LICENSES_FILE, licensesText([...bundled.values()]))
+}
 
 const plugins = () => [
   typescript({ tsconfig: './tsconfig.build.json' }),
   nodeResolve({ preferBuiltins: true, exportConditions: ['node'] }),
   commonjs(),
   json(),
+  license({ thirdParty: { includePrivate: false, multipleVersions: true, output: writeLicenses } }),
   // Compressed and mangled: the bundle
   // must stay small enough to ship to GPU hosts with the repository.
   terser({ compress: { passes: 1 }, mangle: true, format: { comments: false } })

@@ -50,6 +50,21 @@ describe('example workflows', () => {
     expect(nightly.permissions).toMatchObject({ contents: 'write', issues: 'write' })
   })
 
+  it.each(workflows)(
+    '%s grants checks: write wherever a check makes its Check run (input check-run)',
+    (_f, w) => {
+      for (const job of Object.values(w.jobs)) {
+        const checks = job.steps.filter(
+          s =>
+            s.uses?.startsWith('org/gpu-overhead-action') &&
+            [undefined, 'check'].includes(s.with?.mode as string | undefined) &&
+            s.with?.['check-run'] !== ''
+        )
+        if (checks.length) expect((job.permissions ?? w.permissions)?.checks).toBe('write')
+      }
+    }
+  )
+
   it('the file store turns the branch off', () => {
     const file = Object.fromEntries(workflows)['pr-gate-file-baseline.yml']!
     expect(actionSteps(file)[0]?.with?.['baseline-branch']).toBe('')

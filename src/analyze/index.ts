@@ -20,7 +20,7 @@ export { measuredWork, measuredWorkNote } from './measured-work.js'
 export { multiGpuSummary, multiGpuWarnings, pooledRows } from './multi-gpu.js'
 export { capOf, capOfParams, edpOptimal, powerCapRows } from './power.js'
 export type { RawRow } from './run-values/index.js'
-export { SequentialController } from './sequential-check.js'
+export { SequentialController, seriesKey } from './sequential-check.js'
 export { latencyPercentiles, runSeries } from './summary.js'
 export {
   analyzeTrend,

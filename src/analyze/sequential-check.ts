@@ -59,7 +59,8 @@ export interface WorkloadStop {
   undecided: string[]
 }
 
-const seriesKey = (params: string, metric: string): string =>
+/** How a stop's metrics name a comparison's series (the report finds a comparison's stop by it). */
+export const seriesKey = (params: string, metric: string): string =>
   params === '' ? metric : `${metric} (${params})`
 
 export class SequentialController {

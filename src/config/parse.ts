@@ -85,10 +85,23 @@ export function bool(input: string, raw: string): boolean {
   throw new InputError(input, raw, 'true | false')
 }
 
-/** `2%`, `2`, `0.5%` → percent. */
+/**
+ * `2%`, `2`, `0.5%` → percent. A bare number below 1 (`0.02`) is refused: it reads as a fraction (2%) but
+ * would mean 0.02%, a limit no check can meet; a percent sign says which one is meant.
+ */
 export function percent(input: string, raw: string, max = 100): number {
-  const n = parseNumber(raw.trim().replace(/\s*%$/, ''), { kind: 'real', min: 0, minExclusive: true, max })
+  const text = raw.trim()
+  const signed = /%$/.test(text)
+  const n = parseNumber(text.replace(/\s*%$/, ''), { kind: 'real', min: 0, minExclusive: true, max })
   if (!n.ok) throw new InputError(input, raw, `a percentage above 0 and at most ${max}, e.g. 2%`)
+  if (!signed && n.value < 1) {
+    const asPct = Number((n.value * 100).toPrecision(12))
+    throw new InputError(
+      input,
+      raw,
+      `a percentage, e.g. 2%; ${text} looks like a fraction: write ${asPct}% (or ${text}% if you mean ${text} percent)`
+    )
+  }
   return n.value
 }
 

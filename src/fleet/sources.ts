@@ -3,6 +3,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { InputError } from '../util/errors.js'
 import { READ_LIMITS, UnsafePathError, parseJsonQuiet, readUntrusted } from '../util/safe-fs.js'
+import { armStackDigest } from '../execute/index.js'
 import { readResults, resultPaths } from '../results/index.js'
 import type { CheckSummary, SampleRecord } from '../types/index.js'
 import { ARM_KEY_FIELDS, HOST_KEY_FIELDS } from './group-key.js'
@@ -39,12 +40,22 @@ function readSummary(dir: string, file: string): CheckSummary {
   return s as CheckSummary
 }
 
+/** Pooling facts a record carries as the summary's fingerprint does; `stack` is per workload (below). */
+const RECORD_FIELDS = [...HOST_KEY_FIELDS, ...ARM_KEY_FIELDS].filter(f => f !== 'stack')
+
 /**
  * Every record must belong to an arm of the summary and carry the same pooling facts as the summary's
  * fingerprint of that arm: a folder whose two files disagree (half-edited, or files of two checks
- * copied together) would put samples in the wrong group.
+ * copied together) would put samples in the wrong group. A record's stack is its workload's (io imports
+ * no NumPy, matmul does); the summary's is the arm's digest over its workloads, so the records' stacks
+ * are folded the same way (armStackDigest) before they are compared.
  */
 function checkRecords(dir: string, summary: CheckSummary, records: readonly SampleRecord[]): void {
+  const disagree = (field: string, arm: string, record: unknown, summarised: unknown): InputError =>
+    bad(
+      dir,
+      `results.jsonl and summary.json disagree on ${field} of arm ${arm} (${String(record)} vs ${String(summarised)})`
+    )
   for (const r of records) {
     const fp = summary.fingerprints[r.environment]
     if (!fp)
@@ -52,15 +63,23 @@ function checkRecords(dir: string, summary: CheckSummary, records: readonly Samp
         dir,
         `results.jsonl has arm ${JSON.stringify(r.environment)}, which summary.json does not list (${summary.arms.map(a => a.label).join(', ')})`
       )
-    for (const field of [...HOST_KEY_FIELDS, ...ARM_KEY_FIELDS]) {
+    for (const field of RECORD_FIELDS) {
       const a = fp[field] ?? null
       const b = r.fingerprint?.[field] ?? null
-      if (a !== b)
-        throw bad(
-          dir,
-          `results.jsonl and summary.json disagree on ${field} of arm ${r.environment} (${String(b)} vs ${String(a)})`
-        )
+      if (a !== b) throw disagree(field, r.environment, b, a)
     }
+  }
+  const runs = records.map(r => ({
+    environment: r.environment,
+    workload: r.workload,
+    warmup: false,
+    stack: r.fingerprint?.stack ?? null
+  }))
+  for (const arm of summary.arms) {
+    if (!records.some(r => r.environment === arm.label)) continue
+    const a = summary.fingerprints[arm.label]?.stack ?? null
+    const b = armStackDigest(runs, arm.label)
+    if (a !== b) throw disagree('stack', arm.label, b, a)
   }
 }
 

@@ -6,7 +6,13 @@
  */
 import type { CheckSummary } from '../types/index.js'
 import type { GitHubApi } from '../tools/github.js'
-import { describeComparison, failedPreflight, gatingComparisons, decideFailure } from './verdict.js'
+import {
+  describeComparison,
+  failedPreflight,
+  gatingComparisons,
+  decideFailure,
+  verdictLine
+} from './verdict.js'
 
 /** GitHub's limits on a check run's output. */
 const MAX_OUTPUT_CHARS = 65_535
@@ -81,9 +87,24 @@ export function annotations(summary: CheckSummary, path: string): CheckAnnotatio
   return list.slice(0, MAX_ANNOTATIONS).map(a => ({ ...a, title: clip(a.title, MAX_TITLE_CHARS) }))
 }
 
-/** The first line of the verdict, without markdown emphasis: the check's title. */
-function title(compact: string): string {
-  return clip((compact.split('\n')[0] ?? '').replace(/\*\*/g, ''), MAX_TITLE_CHARS, '…')
+/**
+ * The check's title: GitHub shows it as plain text, so the verdict line without its markdown (emphasis, code
+ * spans, links kept as their text, escapes, HTML entities), and, where too long, cut at a word with "…".
+ */
+export function checkTitle(summary: CheckSummary): string {
+  const text = verdictLine(summary, null)
+    .replace(/\[((?:\\.|[^\]\\])*)\]\([^)\s]*\)/g, '$1')
+    .replace(/\*\*|`/g, '')
+    .replace(/\\([\\`*_{}[\]()#+.!|-])/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim()
+  if (text.length <= MAX_TITLE_CHARS) return text
+  const cut = text.slice(0, MAX_TITLE_CHARS - 1)
+  const space = cut.lastIndexOf(' ')
+  return `${(space > MAX_TITLE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:·—-]+$/, '')}…`
 }
 
 export function checkRunRequest(args: {
@@ -102,7 +123,7 @@ export function checkRunRequest(args: {
     conclusion: checkConclusion(args.summary),
     ...(args.detailsUrl ? { details_url: args.detailsUrl } : {}),
     output: {
-      title: title(args.compact),
+      title: checkTitle(args.summary),
       summary: clip(args.compact, MAX_OUTPUT_CHARS, TRIMMED),
       text: clip(args.full, MAX_OUTPUT_CHARS, TRIMMED),
       annotations: annotations(args.summary, workflowPath(args.env))

@@ -68,7 +68,8 @@ export function buildComment(
 ): string {
   const shorts = sections.filter(s => s.short).map(s => demote(s.short ?? ''))
   const parts = [
-    verdictSection(summary).body,
+    // The comment has no "why the arms differ" section to jump to: the verdict line links the job summary.
+    verdictSection(summary, links.summaryUrl).body,
     demote(overheadSection(summary).body),
     ...shorts,
     worstStartupLine(summary),

@@ -17,7 +17,7 @@ import { buildComment, runLinks, type CommentLinks } from './comment-body.js'
 import { buildReport, reportMarker } from './markdown.js'
 import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
 import { appendAll } from '../util/arrays.js'
-import { appendRunnerFile, setOutput } from '../util/runner-files.js'
+import { appendJobSummary, setOutput } from '../util/runner-files.js'
 
 export { decideFailure } from './verdict.js'
 
@@ -59,7 +59,11 @@ export function numberOutput(x: number | null): string {
   return x === null || !Number.isFinite(x) ? '' : String(Number(x.toPrecision(6)))
 }
 
-/** Every comparison of the check (arms and stored baseline) as compact JSON, for downstream steps. */
+/**
+ * Every comparison of the check (arms and stored baseline) as compact JSON, for downstream steps. Only gated
+ * (steady) metrics carry a verdict: a derived metric's "regression" (TFLOP/s of a passing check) would read
+ * as a failed gate, so those, start-up and info metrics say `shown`.
+ */
 export function comparisonsOutput(summary: CheckSummary): string {
   const all = [...(summary.analysis?.comparisons ?? []), ...(summary.baseline?.comparisons ?? [])]
   return JSON.stringify(
@@ -74,7 +78,7 @@ export function comparisonsOutput(summary: CheckSummary): string {
       overhead_pct: (c.undefined_stats ?? []).includes('overhead_pct') ? null : c.overhead_pct,
       ci95: c.ci95,
       p_holm: c.scope === 'steady' ? c.p_adjusted : null,
-      verdict: c.verdict
+      verdict: c.scope === 'steady' ? c.verdict : 'shown'
     }))
   )
 }
@@ -88,13 +92,10 @@ export function setOutputs(summary: CheckSummary): void {
   setOutput(Outputs.Comparisons, comparisonsOutput(summary))
 }
 
-/** Appends markdown to the job summary; a warning sentence when it could not (never throws). */
-export function writeJobSummary(markdown: string): string | null {
+/** Appends markdown to the job summary (through @actions/core); a warning sentence when it could not (never throws). */
+export async function writeJobSummary(markdown: string): Promise<string | null> {
   try {
-    // Checked here because core caches the path: outside Actions, say so plainly.
-    if (!process.env.GITHUB_STEP_SUMMARY)
-      throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
-    appendRunnerFile('GITHUB_STEP_SUMMARY', `${markdown}${markdown.endsWith('\n') ? '' : '\n'}`)
+    await appendJobSummary(markdown)
     return null
   } catch (error) {
     return `job summary not written: ${getErrorMessage(error)}`
@@ -267,7 +268,7 @@ export async function publish(
   const safe = redact(markdown, opts.token ? [opts.token] : [])
 
   setOutputs(summary)
-  const notWritten = writeJobSummary(safe)
+  const notWritten = await writeJobSummary(safe)
   if (notWritten) warn(notWritten)
   annotate(summary)
 

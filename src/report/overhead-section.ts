@@ -4,6 +4,7 @@ import { armRank } from './arms.js'
 import { comparisonTable } from './comparison-table.js'
 import { VERDICT_WORDS, code, fmtNum, fmtPlain, inline } from './format.js'
 import { analysisNotes } from './notes.js'
+import { runsNeeded } from './runs.js'
 import type { Section } from './section.js'
 import { armPair, gatingComparisons } from './verdict.js'
 
@@ -22,7 +23,12 @@ function hasMde(c: Comparison): boolean {
  * say it all); inconclusive metrics get what would resolve them, incomparable ones why (shared reasons
  * share a line).
  */
-function comparisonNotes(list: Comparison[], maxOverhead: number, arms: boolean): string[] {
+function comparisonNotes(
+  summary: CheckSummary,
+  list: Comparison[],
+  maxOverhead: number,
+  arms: boolean
+): string[] {
   const name = (c: Comparison): string =>
     code(`${c.workload} ${c.metric}`) + (arms ? ` (${inline(c.candidate_env)})` : '')
   const lines: string[] = []
@@ -31,9 +37,16 @@ function comparisonNotes(list: Comparison[], maxOverhead: number, arms: boolean)
       lines.push(`- ${name(c)} inconclusive: ${sentence(c.reason)}`)
       continue
     }
-    const runs = c.runs_needed
-      ? `; ~${c.runs_needed} runs per arm would detect a ${fmtPlain(maxOverhead)}% difference (80% power)`
-      : ''
+    // One runs-needed figure per metric: the sequential rule's when it ran (its stop note says the same).
+    const need = runsNeeded(summary, c)
+    const runs =
+      need === null
+        ? ''
+        : need.rule === 'power'
+          ? `; ~${need.runs} runs per arm would detect a ${fmtPlain(maxOverhead)}% difference (80% power)`
+          : need.runs === null
+            ? `; its effect sits on the ±${fmtPlain(maxOverhead)}% threshold: no number of runs decides it`
+            : `; ~${need.runs} runs per arm would decide it (sequential rule)`
     lines.push(
       `- ${name(c)} inconclusive: smallest detectable effect ${fmtNum(c.mde_pct)}% at ${c.n_baseline}+${c.n_candidate} runs${runs}.`
     )
@@ -57,7 +70,7 @@ export function overheadSection(summary: CheckSummary): Section {
   } else {
     body += comparisonTable(gating, { armRank: armRank(summary), words: VERDICT_WORDS, holm: true })
     const notes = [
-      ...comparisonNotes(gating, summary.analysis.max_overhead_pct, armPair(gating) === null),
+      ...comparisonNotes(summary, gating, summary.analysis.max_overhead_pct, armPair(gating) === null),
       ...analysisNotes(summary, 'steady')
     ]
     if (notes.length) body += `\n\n${notes.join('\n')}`

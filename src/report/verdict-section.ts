@@ -3,6 +3,7 @@ import type { CheckSummary } from '../types/index.js'
 import { armLabels } from './arms.js'
 import { code, fmtNum, fmtPlain, inline } from './format.js'
 import type { Section } from './section.js'
+import { runsPerArm } from './runs.js'
 import { verdictLine } from './verdict.js'
 
 function fmtDuration(seconds: number): string {
@@ -13,13 +14,14 @@ function fmtDuration(seconds: number): string {
   return m < 60 ? `${m} min ${s} s` : `${Math.floor(m / 60)} h ${m % 60} min`
 }
 
-export function verdictSection(summary: CheckSummary): Section {
+/** `whyHref`: where the verdict line's "why" links (verdictLine); the full report's own section by default. */
+export function verdictSection(summary: CheckSummary, whyHref?: string | null): Section {
   const c = summary.config
   const meta = [
     'gpu-overhead-action',
     `check ${code(summary.check_id)}`,
     c.image ? `image ${code(c.image)}` : null,
-    `${c.runs} runs per arm`,
+    runsPerArm(summary),
     `arms ${armLabels(summary).map(code).join(' vs ')}`,
     `device ${c.device}${c.device === 'gpu' ? ` (${c.gpu_access})` : ''}`,
     `max overhead ${fmtPlain(c.max_overhead_pct)}%`,
@@ -30,7 +32,7 @@ export function verdictSection(summary: CheckSummary): Section {
     kind: 'verdict',
     title: 'Verdict',
     // The verdict is the first line: the CLI prints it, and it is what a reviewer reads first.
-    body: `${verdictLine(summary)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
+    body: `${verdictLine(summary, whyHref)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
   }
 }
 

@@ -3,6 +3,7 @@ import { capOfParams } from '../analyze/index.js'
 import { WHY_ANCHOR } from './why.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
+import { runsNeeded } from './runs.js'
 
 /** Steady-state comparisons: the only ones that gate. */
 export function gatingComparisons(summary: CheckSummary): Comparison[] {
@@ -104,7 +105,8 @@ function outcomeClause(summary: CheckSummary): string {
   const parts = [`no significant ${who} above ${limit(summary)} on ${metrics}`]
   const [first] = inconclusive
   if (first) {
-    const runs = first.runs_needed ? `, needs ~${first.runs_needed} runs per arm` : ''
+    const need = runsNeeded(summary, first)
+    const runs = need?.runs ? `, needs ~${need.runs} runs per arm` : ''
     parts.push(`${inconclusive.length} inconclusive (${describeComparison(first, !pair)}${runs})`)
   }
   if (incomparable.length) parts.push(`${incomparable.length} incomparable`)
@@ -115,8 +117,12 @@ function preflightClause(failed: PreflightResult[]): string {
   return failed.map(p => `${p.name}: ${clip(p.message)}`).join('; ')
 }
 
-/** Bold status word, an em dash, and why. Never longer than a few hundred characters. */
-export function verdictLine(summary: CheckSummary): string {
+/**
+ * Bold status word, an em dash, and why. Never longer than a few hundred characters. `whyHref`: where the
+ * "why" clause links — the section's anchor in the full report; a document without that section (the PR
+ * comment) passes the job summary's URL, or null for plain text.
+ */
+export function verdictLine(summary: CheckSummary, whyHref: string | null = WHY_ANCHOR): string {
   const failed = failedPreflight(summary)
   const gating = gatingComparisons(summary)
   let line: string
@@ -147,13 +153,13 @@ export function verdictLine(summary: CheckSummary): string {
   } else {
     line = `**PASS** — ${outcomeClause(summary)}`
   }
-  const why = whyClause(summary)
+  const why = whyClause(summary, whyHref)
   if (why) line += ` · ${why}`
   return redact(line)
 }
 
 /** On a regression or an undecided gate: what most likely explains it, linked to the section. */
-function whyClause(summary: CheckSummary): string | null {
+function whyClause(summary: CheckSummary, href: string | null): string | null {
   const e = summary.explanation
   // A regression, an undecided gate, or arms that differ the other way (an improvement) want a reason.
   const undecided =
@@ -161,7 +167,8 @@ function whyClause(summary: CheckSummary): string | null {
     summary.analysis?.verdict === 'inconclusive' ||
     gatingComparisons(summary).some(c => (c.verdict as string) === 'improvement')
   if (!e || !undecided) return null
-  return `[why: ${linkText(clip(e.headline))}](${WHY_ANCHOR})`
+  const text = `why: ${clip(e.headline)}`
+  return href === null ? text : `[${linkText(text)}](${href})`
 }
 
 /**

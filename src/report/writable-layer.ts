@@ -6,6 +6,8 @@ import { analysisNotes } from './notes.js'
 import type { Section } from './section.js'
 
 const TITLE = 'Writable layer (OverlayFS tax, informational)'
+/** The same figures when no arm ran in a container: there is no writable layer, only each arm's file system. */
+const NO_CONTAINER_TITLE = 'File I/O (informational)'
 const BIND_MOUNT = /^(data_read_mb_s|ckpt_write_mb_s)$/
 
 // `regression` would read as a failed gate; these never gate.
@@ -20,6 +22,21 @@ const WORDS: Record<Comparison['verdict'], string> = {
 export function writableLayerSection(summary: CheckSummary): Section | null {
   const info = summary.analysis?.comparisons.filter(c => c.scope === 'info') ?? []
   if (!info.length) return null
+  const table = comparisonTable(info, { armRank: armRank(summary), words: WORDS, holm: false })
+  const notes = analysisNotes(summary, 'info').join('\n')
+  if (!summary.arms.some(a => a.kind === 'container')) {
+    // A section about a container's writable layer in a check that ran none would describe what did not run.
+    const body = [
+      `## ${NO_CONTAINER_TITLE}`,
+      'No arm ran in a container, so no writable layer was measured: these are the io workload’s file-system ' +
+        'figures (scratch, small files, checkpoint and data paths) of each arm, reported and never gated.',
+      table,
+      notes
+    ]
+      .filter(Boolean)
+      .join('\n\n')
+    return { id: 'writable-layer', kind: 'core', title: NO_CONTAINER_TITLE, body }
+  }
   const bindInfo = info.some(c => BIND_MOUNT.test(c.metric))
   const body = [
     `## ${TITLE}`,
@@ -32,8 +49,8 @@ export function writableLayerSection(summary: CheckSummary): Section | null {
           'overhead. io gates through its rule instead (data and checkpoints on bind mounts, see Preflight); ' +
           '`gate-io-throughput: true` makes the MB/s gate.'
         : 'the bind-mounted data path (`data_read_mb_s`, `ckpt_write_mb_s`) is in the gated table.'),
-    comparisonTable(info, { armRank: armRank(summary), words: WORDS, holm: false }),
-    analysisNotes(summary, 'info').join('\n')
+    table,
+    notes
   ]
     .filter(Boolean)
     .join('\n\n')

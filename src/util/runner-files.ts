@@ -1,12 +1,11 @@
 /**
- * The Actions runner's command files (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), written through
- * util/safe-fs like every other write: appended without following a link, and a path that is a folder,
- * FIFO or device gives one named error instead of an EISDIR stack trace. Outside Actions (variable unset)
- * outputs and state fall back to the workflow-command form on stdout, as @actions/core does.
+ * The Actions runner's command files (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY). Outputs, state and
+ * the job summary go through @actions/core — its random-delimiter key=value blocks (refused when a value
+ * holds the delimiter), and what tools that stand in for the runner (@github/local-action) read back. Before
+ * the first write, checkRunnerFiles appends nothing to each file through util/safe-fs: a path that is a
+ * link, folder, FIFO or device gives one named error instead of core's EISDIR stack trace.
  */
 import * as core from '@actions/core'
-import { randomUUID } from 'node:crypto'
-import * as os from 'node:os'
 import { UnsafePathError, safeAppend } from './safe-fs.js'
 
 export const RUNNER_FILES = ['GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'] as const
@@ -46,18 +45,33 @@ export function appendRunnerFile(
   return true
 }
 
-/** `name<<delimiter` block, the runner's multi-line key=value form (as @actions/core writes it). */
-function keyValue(name: string, value: string): string {
-  const delimiter = `ghadelimiter_${randomUUID()}`
-  return `${name}<<${delimiter}${os.EOL}${value}${os.EOL}${delimiter}${os.EOL}`
+/** Runs one @actions/core write to `variable`'s file; a failure of the file itself is a RunnerFileError. */
+function throughCore<T>(variable: RunnerFile, write: () => T): T {
+  try {
+    return write()
+  } catch (error) {
+    const file = process.env[variable]
+    const code = (error as NodeJS.ErrnoException)?.code
+    if (file && typeof code === 'string') throw new RunnerFileError(variable, file, describe(error))
+    throw error
+  }
 }
 
 export function setOutput(name: string, value: string): void {
-  if (!appendRunnerFile('GITHUB_OUTPUT', keyValue(name, value))) core.setOutput(name, value)
+  throughCore('GITHUB_OUTPUT', () => core.setOutput(name, value))
 }
 
 export function saveState(name: string, value: string): void {
-  if (!appendRunnerFile('GITHUB_STATE', keyValue(name, value))) core.saveState(name, value)
+  throughCore('GITHUB_STATE', () => core.saveState(name, value))
+}
+
+/** Appends markdown to the job summary through core.summary; throws when there is none (outside Actions). */
+export async function appendJobSummary(markdown: string): Promise<void> {
+  // core caches the summary path on first use: checked here, so outside Actions says so plainly.
+  if (!process.env.GITHUB_STEP_SUMMARY)
+    throw new Error('GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions)')
+  appendRunnerFile('GITHUB_STEP_SUMMARY', '')
+  await core.summary.emptyBuffer().addRaw(markdown, !markdown.endsWith('\n')).write()
 }
 
 /** Checks every runner file up front, so a bad one fails the step before anything runs. */

@@ -192,6 +192,26 @@ describe('property: config parsing never accepts garbage silently', () => {
       })
     )
   })
+  it('max-overhead: a bare fraction (0.02) is refused with the fix; with a percent sign it means what it says', () => {
+    const max = (v: string) => load({ [Inputs.Image]: IMAGE, [Inputs.MaxOverhead]: v }).maxOverheadPct
+    expect(() => max('0.02')).toThrow(
+      'input \'max-overhead\': got "0.02"; allowed: a percentage, e.g. 2%; 0.02 looks like a fraction: write 2% (or 0.02% if you mean 0.02 percent)'
+    )
+    expect(() => max('0.5')).toThrow(/write 50% \(or 0\.5% if you mean 0\.5 percent\)/)
+    expect(() => max(' 0.07 ')).toThrow(/write 7% /)
+    expect(max('0.02%')).toBe(0.02)
+    expect(max('0.5 %')).toBe(0.5)
+    expect(max('2')).toBe(2)
+    expect(max('1')).toBe(1)
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), d => {
+        const bare = String(d)
+        expect(() => max(bare)).toThrow(InputError)
+        if (d > 0) expect(max(`${bare}%`)).toBe(d)
+      })
+    )
+  })
+
   it('max-overhead: accepted values are always within (0, 100]', () => {
     fc.assert(
       fc.property(

@@ -8,7 +8,9 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import type { AggregateReport } from '../../src/fleet/types.js'
+import { DEFAULTS } from '../../src/config/defaults.js'
 import type { CheckSummary } from '../../src/types/index.js'
+import { Inputs } from '../../src/types/inputs.js'
 import { cpuRunArgs, runCli, type CliResult } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
@@ -17,10 +19,17 @@ let image = ''
 
 const cli = (args: string[]): CliResult => runCli(args, ws)
 
-function runCheck(out: string): void {
+function runCheck(out: string, runs = 3, workloads?: string): void {
   // runs = max-runs: sequential stopping would otherwise run 3 to 12 per arm; the counts below need 3.
   const r = cli(
-    cpuRunArgs({ image, runs: 3, maxRuns: 3, out, extra: ['--warmup-runs', '0', '--matmul-size', '64'] })
+    cpuRunArgs({
+      image,
+      runs,
+      maxRuns: runs,
+      out,
+      ...(workloads ? { workloads } : {}),
+      extra: ['--warmup-runs', '0', '--matmul-size', '64']
+    })
   )
   if (r.code === null || r.code > 1) throw new Error(`run ${out} failed (${r.code}): ${r.stderr}`)
 }
@@ -51,11 +60,55 @@ function doctorCopy(from: string, to: string): void {
   fs.writeFileSync(path.join(ws, to, 'results.jsonl'), `${lines.join('\n')}\n`)
 }
 
+/** Every workload of a default check (matmul, llm, io): each records its own stack (io imports no NumPy). */
+const DEFAULT_WORKLOADS = DEFAULTS[Inputs.Workloads]
+
 beforeAll(async () => {
   image = await ensurePythonImage()
   runCheck('A')
   runCheck('B')
-}, 600_000)
+  runCheck('D1', 2, DEFAULT_WORKLOADS)
+  runCheck('D2', 2, DEFAULT_WORKLOADS)
+}, 900_000)
+
+describe('aggregate over the folders of default checks (matmul,llm,io)', () => {
+  const stacksOf = (dir: string, arm: string): Set<string> =>
+    new Set(
+      fs
+        .readFileSync(path.join(ws, dir, 'results.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map(l => JSON.parse(l) as { environment: string; fingerprint: { stack: string } })
+        .filter(r => r.environment === arm)
+        .map(r => r.fingerprint.stack)
+    )
+
+  it("reads them as `run` wrote them: one group, every workload's runs pooled", () => {
+    // The premise, checked: the records' stacks differ by workload, the summary holds one per arm.
+    expect(stacksOf('D1', 'native').size).toBeGreaterThan(1)
+    const r = cli(['aggregate', 'D1', 'D2', '--out', 'agg-default', '--max-overhead', '50%'])
+    expect(r.stderr).not.toContain('disagree')
+    const report = readJson<AggregateReport>(path.join(ws, 'agg-default', 'aggregate.json'))
+    expect(r.code).toBe(report.verdict === 'regression' ? 1 : 0)
+    expect(report.groups).toHaveLength(1)
+    const workloads = new Set(report.groups[0]!.analysis!.comparisons.map(c => c.workload))
+    expect([...workloads].sort()).toEqual(DEFAULT_WORKLOADS.split(',').sort())
+    for (const c of report.groups[0]!.analysis!.comparisons.filter(x => x.scope === 'steady'))
+      expect([c.n_baseline, c.n_candidate]).toEqual([4, 4])
+  })
+
+  it("still refuses a folder whose records carry another stack than its summary's", () => {
+    fs.cpSync(path.join(ws, 'D1'), path.join(ws, 'D1-mixed'), { recursive: true })
+    const file = path.join(ws, 'D1-mixed', 'results.jsonl')
+    const [first, ...rest] = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)
+    const wrong = JSON.parse(first!) as { fingerprint: { stack: string } }
+    wrong.fingerprint.stack = 'stack:0000000000000000'
+    fs.writeFileSync(file, `${[JSON.stringify(wrong), ...rest].join('\n')}\n`)
+    const r = cli(['aggregate', 'D1-mixed'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/"D1-mixed".*disagree on stack of arm/)
+  })
+})
 
 describe('gpu-overhead aggregate (real checks)', () => {
   it('pools two checks of one fingerprint into one group: n per arm = 6, exit code follows the verdict', () => {

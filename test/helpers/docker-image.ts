@@ -31,6 +31,9 @@ export type BlasChoice = 'host' | 'openblas'
 /** Debian's OpenBLAS (package libopenblas0-pthread), taken outside the alternatives system. */
 const OPENBLAS_DIR = '/usr/lib/x86_64-linux-gnu/openblas-pthread'
 const OPENBLAS_FILES = ['libblas.so.3', 'liblapack.so.3', 'libopenblas.so.0'] as const
+/** Whether this host has the OpenBLAS files an `openblas` image is built from. */
+export const hasOpenblasFiles = (): boolean =>
+  OPENBLAS_FILES.every(f => existsSync(path.join(OPENBLAS_DIR, f)))
 /** Bump when the image content changes; an image with another marker is rebuilt. */
 const MARKER_ENV = 'GPU_OVERHEAD_TEST_IMAGE'
 const MARKER_BASE = 'py-v2'

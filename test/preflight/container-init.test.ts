@@ -133,11 +133,20 @@ describe('docker --init (docker-init present on this engine)', () => {
 /**
  * Docker without docker-init, for real: a second dockerd (its own socket, data and exec roots, no bridge, no
  * iptables) whose init-path does not exist, reached through DOCKER_HOST like any engine the runner names.
- * Needs root and dockerd (CI has both: .ci/run installs docker.io); elsewhere skipped, and says so.
+ * It runs in a network namespace of its own (`unshare --net`): started in the host's, `--bridge none` makes
+ * it delete the host engine's docker0, and the host's later `docker build`s fail. Its socket is a file, so
+ * the host's namespace still reaches it. Needs root, dockerd and unshare (CI has them: .ci/run installs
+ * docker.io); elsewhere skipped, and says so.
  */
 const canRunDockerd =
-  process.getuid?.() === 0 && spawnSync('dockerd', ['--version'], { encoding: 'utf8' }).status === 0
-const describeDockerd = describeWhere(canRunDockerd, 'the docker-init test', 'root and dockerd (docker.io)')
+  process.getuid?.() === 0 &&
+  spawnSync('dockerd', ['--version'], { encoding: 'utf8' }).status === 0 &&
+  spawnSync('unshare', ['--net', 'true'], { encoding: 'utf8', timeout: 10_000 }).status === 0
+const describeDockerd = describeWhere(
+  canRunDockerd,
+  'the docker-init test',
+  'root, dockerd (docker.io) and unshare --net (util-linux)'
+)
 
 describeDockerd('docker --init with docker-init missing (a second, real dockerd)', () => {
   const MISSING_DOCKER_INIT = '/nonexistent/docker-init'
@@ -145,13 +154,20 @@ describeDockerd('docker --init with docker-init missing (a second, real dockerd)
   const host = `unix://${path.join(base, 'docker.sock')}`
   let daemon: ReturnType<typeof spawn> | null = null
   let id = ''
+  /** The host namespace's network interfaces (docker0 among them where an engine runs) before the second one. */
+  const hostLinks = () => fs.readdirSync('/sys/class/net').sort()
+  let linksBefore: string[] = []
 
   beforeAll(async () => {
     const tag = await ensurePythonImage()
+    linksBefore = hostLinks()
     const log = fs.openSync(path.join(base, 'dockerd.log'), 'w')
     daemon = spawn(
-      'dockerd',
+      'unshare',
       [
+        '--net',
+        '--',
+        'dockerd',
         '--host',
         host,
         '--data-root',
@@ -194,6 +210,10 @@ describeDockerd('docker --init with docker-init missing (a second, real dockerd)
     }
     fs.rmSync(base, { recursive: true, force: true })
   }, 60_000)
+
+  it("leaves the host's network as it was (the second engine's bridge settings stay in its own namespace)", () => {
+    expect(hostLinks()).toEqual(linksBefore)
+  })
 
   it("the preflight probe fails with one clear line naming the fix and the daemon's own words", async () => {
     const r = await checkContainerInit('docker', id)

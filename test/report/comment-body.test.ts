@@ -7,6 +7,7 @@ import * as path from 'node:path'
 import { buildComment, runLinks } from '../../src/report/comment-body.js'
 import { buildReport, reportMarker, reportSections } from '../../src/report/markdown.js'
 import type { CheckSummary } from '../../src/types/index.js'
+import { regression } from '../__fixtures__/summaries/index.js'
 
 /** The issue's bound for the H200 evidence; GitHub's own limit is 65,536. */
 const MAX_COMMENT_BYTES = 6 * 1024
@@ -45,6 +46,7 @@ describe('compact PR comment on the committed H200 evidence', () => {
       /^\*\*(PASS|REGRESSION|INCONCLUSIVE|INCOMPLETE|INCOMPARABLE|ERROR|PREFLIGHT FAILED)\*\*/
     )
     expect(body).toContain('### Steady-state overhead (gated)')
+    expect(body).not.toContain('](#') // no anchor of a section the comment does not hold
     expect(body).toContain('[job summary](https://github.com/org/repo/actions/runs/123456789/attempts/2)')
     expect(body).toContain(
       '[results artifact](https://github.com/org/repo/actions/runs/123456789/artifacts/42)'
@@ -81,6 +83,34 @@ describe('comment parts', () => {
     expect(body).toContain('### Why the arms differ\n\nThe container runs PyTorch 2.5, native 2.11.')
     expect(body).not.toContain('long table')
     expect(body.indexOf('Why the arms differ')).toBeGreaterThan(body.indexOf('Steady-state overhead'))
+  })
+
+  it('links only to what it holds: the "why" of the verdict line goes to the job summary by URL', () => {
+    const why: CheckSummary = {
+      ...regression,
+      explanation: {
+        baseline_env: 'native',
+        candidate_env: 'container',
+        measured: [],
+        findings: [],
+        headline: 'BLAS: reference vs openblas [explains matmul kernel_ms]'
+      }
+    }
+    // The full report holds the section: the anchor stays there.
+    expect(buildReport(why).split('\n')[0]).toContain(
+      '[why: BLAS: reference vs openblas \\[explains matmul kernel_ms\\]](#why-the-arms-differ)'
+    )
+    const links = runLinks(env, null)
+    const first = buildComment(why, links).split('\n')[0]!
+    expect(first).toContain(
+      `[why: BLAS: reference vs openblas \\[explains matmul kernel_ms\\]](${links.summaryUrl})`
+    )
+    expect(buildComment(why, links)).not.toContain('](#')
+    // Outside Actions there is no URL: plain text, no dead link.
+    expect(buildComment(why, runLinks({}, null)).split('\n')[0]).toMatch(
+      / · why: BLAS: reference vs openblas/
+    )
+    expect(buildComment(why, runLinks({}, null))).not.toContain('](')
   })
 
   it('outside Actions (no run id) points at report.md, with no dead links', () => {

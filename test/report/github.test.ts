@@ -422,6 +422,14 @@ describe('publish', () => {
     expect(outputs).toMatch(/p-value<<.*\n1\.1e-37\n/)
     expect(outputs).toMatch(/report-path<<.*\ngpu-overhead-out\/report\.md\n/)
     expect(outputs).toMatch(/results-path<<.*\ngpu-overhead-out\n/)
+    // Verdicts only for gated metrics: a derived metric (TFLOP/s) or a start-up phase says `shown`.
+    const json = /comparisons<<(\S+)\n(.*)\n\1\n/.exec(outputs)?.[2]
+    const rows = JSON.parse(json!) as { scope: string; verdict: string }[]
+    expect(rows.length).toBe(regression.analysis!.comparisons.length)
+    expect(rows.some(r => r.scope !== 'steady')).toBe(true)
+    for (const r of rows)
+      if (r.scope === 'steady') expect(r.verdict).not.toBe('shown')
+      else expect(r.verdict).toBe('shown')
     expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).toBe(md)
     const log = stdout.join('')
     expect(log).toMatch(

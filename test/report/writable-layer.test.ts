@@ -64,6 +64,17 @@ describe('writable-layer section', () => {
     expect(verdictLine(regression)).toMatch(/\(and 1 more metric\)$/)
   })
 
+  test('native vs native: no writable-layer section (nothing ran in a container), the io figures as file I/O', () => {
+    const arms = pass.arms.map(a => ({ ...a, kind: 'native' as const, image: null }))
+    const s: CheckSummary = { ...pass, arms }
+    const report = buildReport(s)
+    expect(report).not.toContain('Writable layer')
+    const io = section(report, '## File I/O (informational)')
+    expect(io).not.toContain('OverlayFS')
+    expect(io).toContain('No arm ran in a container, so no writable layer was measured')
+    for (const m of INFO) expect(io).toContain(`| ${m} `)
+  })
+
   test('no section without info comparisons', () => {
     const comparisons = pass.analysis!.comparisons.filter(c => c.scope !== 'info')
     const s: CheckSummary = { ...pass, analysis: { ...pass.analysis!, comparisons } }

@@ -30,7 +30,7 @@ export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
   setOutput(Outputs.PValue, numberOutput(worst.p_value))
   setOutput(Outputs.ReportPath, result.paths.markdown)
   setOutput(Outputs.ResultsPath, cfg.out)
-  const notWritten = writeJobSummary(redact(result.markdown))
+  const notWritten = await writeJobSummary(redact(result.markdown))
   if (notWritten) core.warning(notWritten)
   const name = `gpu-overhead-aggregate-${process.env.GITHUB_RUN_ID ?? 'local'}`
   const upload = await uploadArtifact(name, [result.paths.markdown, result.paths.json], cfg.out)

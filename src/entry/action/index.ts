@@ -1,4 +1,5 @@
-/** The action entry: only calls run(). */
+/** The action entry: refuses an old Node, then only calls run(). */
+import './node-guard.js'
 import { run } from './main.js'
 
 void run()

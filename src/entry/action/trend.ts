@@ -76,7 +76,7 @@ export async function runTrendAction(
   })
   setOutput(Outputs.Verdict, result.exitCode === 0 ? 'pass' : 'regression')
   setOutput(Outputs.ReportPath, reportPath)
-  const notWritten = writeJobSummary(redact(result.text, cfg.token ? [cfg.token] : []))
+  const notWritten = await writeJobSummary(redact(result.text, cfg.token ? [cfg.token] : []))
   if (notWritten) core.warning(notWritten)
   core.info(result.reason)
   if (cfg.issues) {

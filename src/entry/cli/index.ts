@@ -2,6 +2,7 @@
  * The CLI: `gpu-overhead run | analyze | gate | io-check | aggregate`. Exit codes: 0 pass (warnings allowed),
  * 1 check failed, 2 bad input or environment error — always with one line saying what and how to fix.
  */
+import './node-guard.js'
 import { Command, CommanderError, Option } from 'commander'
 import {
   CHECKPOINT_CONTAINER_PATH,

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// The release steps the workflow (.github/workflows/release.yml) runs, as a script so they can be tried on
+// a scratch clone without GitHub (test/package/release.test.ts does):
+//
+//   node scripts/release.mjs prepare X.Y.Z [--date YYYY-MM-DD]
+//       package.json + lock and src/util/version.ts to X.Y.Z; a CHANGELOG.md entry "## vX.Y.Z — date" with
+//       the commit subjects since the last vA.B.C tag, unless the file already has one (a hand-written
+//       entry wins).
+//   node scripts/release.mjs tag X.Y.Z vN [--push REMOTE]
+//       on a clean tree whose version is X.Y.Z and whose CHANGELOG has its entry: the annotated, immutable
+//       tag vX.Y.Z on HEAD (refused if it exists, here or on REMOTE), and the moving major tag vN moved to
+//       it; with --push, both pushed (vN forced: it moves by design).
+//
+// One line on stderr and exit 1 for anything refused. Every git call is an argv array with a timeout.
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync, existsSync } from 'node:fs'
+
+const TIMEOUT_MS = 120_000
+const VERSION_FILE = 'src/util/version.ts'
+const CHANGELOG = 'CHANGELOG.md'
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/
+const MOVING = /^v[1-9]\d*$/
+const CHANGELOG_HEAD = `# Changelog
+
+Every release of gpu-overhead-action: pin \`@vX.Y.Z\` (never moves) or \`@v1\` (moved to each v1.x.y and, before
+1.0, to each 0.x release; a breaking change of an input, output or exit code starts \`v2\`).
+`
+
+class Refused extends Error {}
+const refuse = message => {
+  throw new Refused(message)
+}
+
+const git = (...args) =>
+  execFileSync('git', args, {
+    encoding: 'utf8',
+    timeout: TIMEOUT_MS,
+    stdio: ['ignore', 'pipe', 'pipe']
+  }).trim()
+const gitOk = (...args) => {
+  try {
+    git(...args)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const hasEntry = (text, version) =>
+  new RegExp(`^## v${version.replaceAll('.', '\\.')}(\\s|$)`, 'm').test(text)
+
+function lastReleaseTag() {
+  try {
+    return git('describe', '--tags', '--abbrev=0', '--match', 'v[0-9]*.[0-9]*.[0-9]*', 'HEAD')
+  } catch {
+    return null
+  }
+}
+
+function prepare(version, date) {
+  execFileSync('npm', ['version', version, '--no-git-tag-version', '--allow-same-version'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    timeout: TIMEOUT_MS
+  })
+  const source = readFileSync(VERSION_FILE, 'utf8')
+  const updated = source.replace(/export const VERSION = '[^']*'/, `export const VERSION = '${version}'`)
+  if (updated === source && !source.includes(`'${version}'`))
+    refuse(`${VERSION_FILE} has no VERSION constant`)
+  writeFileSync(VERSION_FILE, updated)
+
+  const log = existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : CHANGELOG_HEAD
+  if (hasEntry(log, version)) {
+    console.log(`${CHANGELOG} already has v${version}: kept as written`)
+    return
+  }
+  const since = lastReleaseTag()
+  const subjects = git('log', '--no-merges', '--format=%s', since ? `${since}..HEAD` : 'HEAD')
+    .split('\n')
+    .filter(s => s && !/^dist: rebuilt/.test(s))
+  const entry = [
+    `## v${version} — ${date}`,
+    '',
+    ...(subjects.length ? subjects.map(s => `- ${s}`) : ['- No changes since the last release.']),
+    ''
+  ].join('\n')
+  const at = log.search(/^## /m)
+  const next = at < 0 ? `${log.trimEnd()}\n\n${entry}` : `${log.slice(0, at)}${entry}\n${log.slice(at)}`
+  writeFileSync(CHANGELOG, next)
+  console.log(
+    `${CHANGELOG}: entry v${version} written (${subjects.length} changes since ${since ?? 'the start'})`
+  )
+}
+
+function tag(version, moving, remote) {
+  if (!MOVING.test(moving)) refuse(`moving tag ${JSON.stringify(moving)}: allowed vN, e.g. v1`)
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
+  if (pkg.version !== version)
+    refuse(`package.json has version ${pkg.version}, not ${version}: run prepare first`)
+  if (!readFileSync(VERSION_FILE, 'utf8').includes(`'${version}'`))
+    refuse(`${VERSION_FILE} does not say ${version}: run prepare first`)
+  if (!existsSync(CHANGELOG) || !hasEntry(readFileSync(CHANGELOG, 'utf8'), version))
+    refuse(`${CHANGELOG} has no "## v${version}" entry: run prepare first`)
+  const dirty = git('status', '--porcelain')
+  if (dirty)
+    refuse(`the work tree has uncommitted changes (commit the release first): ${dirty.split('\n')[0]}`)
+  const release = `v${version}`
+  if (gitOk('rev-parse', '--verify', '--quiet', `refs/tags/${release}`))
+    refuse(`tag ${release} exists already: a release tag never moves; release a new version`)
+  if (remote && git('ls-remote', '--tags', remote, `refs/tags/${release}`))
+    refuse(`tag ${release} exists already on ${remote}: a release tag never moves; release a new version`)
+
+  git('tag', '-a', release, '-m', `Release ${release}`, 'HEAD')
+  git('tag', '-f', moving, `${release}^{commit}`)
+  if (remote) {
+    git('push', remote, `refs/tags/${release}`)
+    git('push', '--force', remote, `refs/tags/${moving}`)
+  }
+  console.log(
+    `${release} tagged at ${git('rev-parse', '--short', 'HEAD')}; ${moving} moved to it${remote ? `; pushed to ${remote}` : ''}`
+  )
+}
+
+function main(argv) {
+  const [command, version, ...rest] = argv
+  const option = name => {
+    const i = rest.indexOf(name)
+    return i < 0 ? null : (rest[i + 1] ?? refuse(`${name} needs a value`))
+  }
+  if (!SEMVER.test(version ?? ''))
+    refuse(`version ${JSON.stringify(version ?? '')}: allowed X.Y.Z, e.g. 0.2.0`)
+  if (command === 'prepare') {
+    const date = option('--date') ?? new Date().toISOString().slice(0, 10)
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) refuse(`--date ${JSON.stringify(date)}: allowed YYYY-MM-DD`)
+    return prepare(version, date)
+  }
+  if (command === 'tag') return tag(version, rest[0] ?? '', option('--push'))
+  refuse(`command ${JSON.stringify(command ?? '')}: allowed prepare or tag`)
+}
+
+try {
+  main(process.argv.slice(2))
+} catch (error) {
+  const message = error instanceof Refused ? error.message : error.stderr?.toString().trim() || error.message
+  console.error(`release: ${message}`)
+  process.exit(1)
+}

@@ -1,0 +1,116 @@
+/**
+ * The release workflow's steps (scripts/release.mjs), tried for real on a scratch clone of this repository
+ * with a bare clone as its `origin`: prepare writes the version and a CHANGELOG entry, tag makes the
+ * immutable vX.Y.Z and moves the major tag, pushed; a second release moves the major tag on and leaves
+ * the first release's tag where it was. Versions 9.x: far from any real release, so the clone never has them.
+ */
+import { spawnSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+
+const SCRIPT = path.resolve('scripts/release.mjs')
+const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'release-'))
+const origin = path.join(ws, 'origin.git')
+const work = path.join(ws, 'work')
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Release Test',
+  GIT_AUTHOR_EMAIL: 'release-test@example.invalid',
+  GIT_COMMITTER_NAME: 'Release Test',
+  GIT_COMMITTER_EMAIL: 'release-test@example.invalid'
+}
+
+function git(...args: string[]): string {
+  const r = spawnSync('git', args, { cwd: work, encoding: 'utf8', env, timeout: 60_000 })
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
+  return r.stdout.trim()
+}
+const release = (...args: string[]) =>
+  spawnSync('node', [SCRIPT, ...args], { cwd: work, encoding: 'utf8', env, timeout: 120_000 })
+const remoteTags = (): Record<string, string> =>
+  Object.fromEntries(
+    git('ls-remote', '--tags', 'origin')
+      .split('\n')
+      .filter(Boolean)
+      .map(l => l.split('\t').reverse() as [string, string])
+  )
+
+beforeAll(() => {
+  spawnSync('git', ['clone', '--quiet', '--bare', path.resolve('.'), origin], { timeout: 120_000 })
+  spawnSync('git', ['clone', '--quiet', origin, work], { timeout: 120_000 })
+  // The tags a real clone may have are not this test's business.
+  for (const t of git('tag', '--list').split('\n').filter(Boolean)) git('tag', '-d', t)
+  for (const t of Object.keys(remoteTags())) git('push', '--quiet', 'origin', `:${t}`)
+}, 240_000)
+
+afterAll(() => fs.rmSync(ws, { recursive: true, force: true }))
+
+const read = (file: string) => fs.readFileSync(path.join(work, file), 'utf8')
+
+describe('scripts/release.mjs on a scratch clone', () => {
+  it('prepare: version in package.json, lock and src/util/version.ts; a CHANGELOG entry of the commits', () => {
+    git('commit', '--quiet', '--allow-empty', '-m', 'A change a user should read about')
+    const r = release('prepare', '9.8.7', '--date', '2031-02-03')
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+    expect(JSON.parse(read('package.json')).version).toBe('9.8.7')
+    expect(JSON.parse(read('package-lock.json')).version).toBe('9.8.7')
+    expect(read('src/util/version.ts')).toContain("export const VERSION = '9.8.7'")
+    const log = read('CHANGELOG.md')
+    expect(log).toMatch(/^## v9\.8\.7 — 2031-02-03\n\n- A change a user should read about\n/m)
+    expect(log).not.toMatch(/^- dist: rebuilt/m)
+    // A second prepare keeps the entry as it is (a hand-edited entry wins).
+    fs.writeFileSync(path.join(work, 'CHANGELOG.md'), log.replace('A change a user', 'An edited line'))
+    expect(release('prepare', '9.8.7').status).toBe(0)
+    expect(read('CHANGELOG.md')).toContain('- An edited line should read about')
+  })
+
+  it('tag refuses an uncommitted tree, then tags v9.8.7, moves v9 to it and pushes both', () => {
+    const dirty = release('tag', '9.8.7', 'v9', '--push', 'origin')
+    expect(dirty.status).toBe(1)
+    expect(dirty.stderr).toMatch(/^release: the work tree has uncommitted changes/)
+    git('add', '--all')
+    git('commit', '--quiet', '-m', 'Release v9.8.7')
+    const r = release('tag', '9.8.7', 'v9', '--push', 'origin')
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+    const head = git('rev-parse', 'HEAD')
+    const tags = remoteTags()
+    expect(tags['refs/tags/v9.8.7^{}']).toBe(head) // annotated: peeled to the release commit
+    expect(tags['refs/tags/v9']).toBe(head)
+    expect(git('cat-file', '-t', 'v9.8.7')).toBe('tag')
+  })
+
+  it('a release tag never moves; the next release moves only the major tag', () => {
+    const first = git('rev-parse', 'HEAD')
+    git('commit', '--quiet', '--allow-empty', '-m', 'Another change')
+    expect(release('tag', '9.8.7', 'v9', '--push', 'origin').stderr).toMatch(/tag v9\.8\.7 exists already/)
+    expect(release('prepare', '9.8.8', '--date', '2031-03-04').status).toBe(0)
+    // Only the commits since v9.8.7 make the new entry.
+    expect(read('CHANGELOG.md')).toMatch(/^## v9\.8\.8 — 2031-03-04\n\n- Another change\n\n## v9\.8\.7/m)
+    git('add', '--all')
+    git('commit', '--quiet', '-m', 'Release v9.8.8')
+    expect(release('tag', '9.8.8', 'v9', '--push', 'origin').status).toBe(0)
+    const tags = remoteTags()
+    expect(tags['refs/tags/v9.8.7^{}']).toBe(first)
+    expect(tags['refs/tags/v9.8.8^{}']).toBe(git('rev-parse', 'HEAD'))
+    expect(tags['refs/tags/v9']).toBe(git('rev-parse', 'HEAD'))
+  })
+
+  it('refuses, in one line, what is not a release', () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['tag', '9.8.9', 'v9'],
+        /^release: package\.json has version 9\.8\.8, not 9\.8\.9: run prepare first\n$/
+      ],
+      [['tag', '9.8.8', 'latest'], /^release: moving tag "latest": allowed vN, e.g\. v1\n$/],
+      [['prepare', '1.2'], /^release: version "1\.2": allowed X\.Y\.Z, e\.g\. 0\.2\.0\n$/],
+      [['publish', '1.2.3'], /^release: command "publish": allowed prepare or tag\n$/]
+    ]
+    for (const [args, message] of cases) {
+      const r = release(...args)
+      expect([r.status, r.stderr]).toEqual([1, expect.stringMatching(message)])
+    }
+  })
+})

@@ -1,0 +1,78 @@
+/**
+ * The report's first screen says each count once: the runs per arm that ran (sequential stopping goes past
+ * `runs`), and one runs-needed figure per undecided metric — the sequential rule's where it ran, the same
+ * number as its stop note, never a second (power) estimate beside it.
+ */
+import { buildReport } from '../../src/report/markdown.js'
+import { runsNeeded, runsPerArm } from '../../src/report/runs.js'
+import type { CheckSummary } from '../../src/types/index.js'
+import { inconclusive } from '../__fixtures__/summaries/index.js'
+
+/** The fixture as a sequential check would write it: runs 4, llm went on to 12 runs and stayed undecided. */
+function sequential(runsToDecide: number | null): CheckSummary {
+  const comparisons = inconclusive.analysis!.comparisons.map(c => ({ ...c, n_baseline: 12, n_candidate: 12 }))
+  return {
+    ...inconclusive,
+    config: { ...inconclusive.config, runs: 4 },
+    analysis: { ...inconclusive.analysis!, comparisons },
+    sequential: [
+      { workload: 'matmul', runs_per_arm: 4, reason: 'decided', metrics: [], undecided: [] },
+      {
+        workload: 'llm',
+        runs_per_arm: 12,
+        reason: 'max-runs',
+        metrics: [
+          { candidate: 'container', key: 'tpot_ms', state: 'undecided', runs_to_decide: runsToDecide },
+          { candidate: 'container', key: 'tokens_per_s', state: 'undecided', runs_to_decide: 25 }
+        ],
+        undecided: [`tpot_ms: undecided (~${runsToDecide} runs per arm would decide it)`]
+      }
+    ]
+  }
+}
+
+const head = (md: string): string => md.split('\n').slice(0, 3).join('\n')
+
+describe('runs per arm in the header', () => {
+  it('the runs that ran, not the runs input: 4 to 12 where workloads stopped apart', () => {
+    const s = sequential(40)
+    expect(runsPerArm(s)).toBe('4–12 runs per arm')
+    expect(head(buildReport(s))).toContain(' · 4–12 runs per arm · ')
+    expect(head(buildReport(s))).not.toContain(' 4 runs per arm')
+  })
+
+  it('a fixed count: the analysed runs', () => {
+    expect(runsPerArm(inconclusive)).toBe('10 runs per arm')
+    const one: CheckSummary = {
+      ...inconclusive,
+      sequential: [{ ...sequential(1).sequential![1]!, runs_per_arm: 1 }]
+    }
+    expect(runsPerArm(one)).toBe('1 run per arm')
+  })
+})
+
+describe('one runs-needed figure', () => {
+  it("the sequential rule's, in the verdict line and the table notes alike; the power estimate nowhere", () => {
+    const s = sequential(40)
+    const tpot = s.analysis!.comparisons.find(c => c.metric === 'tpot_ms')!
+    expect(runsNeeded(s, tpot)).toEqual({ runs: 40, rule: 'sequential' })
+    const md = buildReport(s)
+    expect(md.split('\n')[0]).toContain('needs ~40 runs per arm')
+    expect(md).toContain('~40 runs per arm would decide it (sequential rule)')
+    expect(md).toContain('~25 runs per arm would decide it (sequential rule)')
+    expect(md).not.toMatch(/~780 runs|~800 runs/)
+  })
+
+  it('an effect on the threshold: no number, said once', () => {
+    const md = buildReport(sequential(null))
+    expect(md.split('\n')[0]).not.toContain('needs ~')
+    expect(md).toContain('its effect sits on the ±2% threshold: no number of runs decides it')
+    expect(md).not.toMatch(/~780 runs/)
+  })
+
+  it('a fixed count (no sequential rule): the power estimate', () => {
+    const md = buildReport(inconclusive)
+    expect(md.split('\n')[0]).toContain('needs ~780 runs per arm')
+    expect(md).toContain('~780 runs per arm would detect a 2% difference (80% power)')
+  })
+})
