@@ -129,7 +129,13 @@ function readCommandResult(
     const time = new Date(proc.endEpochMs).toISOString()
     const records = rows.map((r, k): SampleRecord => ({
       ...base,
-      metric: several ? `${r.workload.slice(0, 80)}:${r.metric}` : r.metric,
+      // Custom JSON's entries are named benchmarks whose metric is just `value`: the name is the metric.
+      metric:
+        r.metric === 'value'
+          ? r.workload.slice(0, 80)
+          : several
+            ? `${r.workload.slice(0, 80)}:${r.metric}`
+            : r.metric,
       value: r.value,
       unit: r.unit,
       better: r.better,

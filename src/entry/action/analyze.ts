@@ -28,7 +28,7 @@ export async function runAnalyzeAction(cfg: AnalyzeConfig): Promise<void> {
   setOutput(Outputs.Verdict, verdict)
   setOutput(Outputs.OverheadPct, numberOutput(worst.overhead_pct))
   setOutput(Outputs.PValue, numberOutput(worst.p_value))
-  const notWritten = writeJobSummary(redact(text))
+  const notWritten = await writeJobSummary(redact(text))
   if (notWritten) core.warning(notWritten)
   const headline = text.split('\n').find(l => l.trim() !== '') ?? verdict
   core.info(headline)
