@@ -8,6 +8,7 @@ export {
   MODES,
   SCHEDULES,
   CHECK_VERDICTS,
+  ON_INCONCLUSIVE,
   METRIC_VERDICTS,
   METRIC_SCOPES
 } from './basics.js'
@@ -20,6 +21,7 @@ export type {
   Mode,
   Schedule,
   CheckVerdict,
+  OnInconclusive,
   MetricVerdict,
   MetricScope,
   Direction,

@@ -160,3 +160,24 @@ test('with --baseline: current arms vs stored, one Holm family, reported under b
 test('a missing input file is an InputError', async () => {
   await expect(analyzeCommand({ ...base, input: join(dir, 'missing.csv') })).rejects.toThrow(InputError)
 })
+
+describe('analyze: an undecided analysis is not a pass (on-inconclusive)', () => {
+  // +2% exactly at the 2% limit with 3 noisy runs: neither a regression nor shown equivalent.
+  const undecided = (): string =>
+    writeCsv(
+      'undecided.csv',
+      { native: { kernel_ms: 10 }, container: { kernel_ms: 10.2 } },
+      { runs: 3, sd: 0.02 }
+    )
+
+  it.each([
+    [undefined, 0],
+    ['neutral', 0],
+    ['pass', 0],
+    ['fail', 1]
+  ] as const)('on-inconclusive %s exits %i', async (onInconclusive, code) => {
+    const r = await analyzeCommand({ ...base, input: undecided(), onInconclusive })
+    expect(r.analysis.verdict).toBe('inconclusive')
+    expect(r.exitCode).toBe(code)
+  })
+})
