@@ -162,13 +162,20 @@ test('a missing input file is an InputError', async () => {
 })
 
 describe('analyze: an undecided analysis is not a pass (on-inconclusive)', () => {
-  // +2% exactly at the 2% limit with 3 noisy runs: neither a regression nor shown equivalent.
-  const undecided = (): string =>
-    writeCsv(
-      'undecided.csv',
-      { native: { kernel_ms: 10 }, container: { kernel_ms: 10.2 } },
-      { runs: 3, sd: 0.02 }
-    )
+  // Block ratios +2.5%, +0.5%, +1.5%: around the 2% limit and too spread at 3 runs for either claim.
+  const undecided = (): string => {
+    const p = join(dir, 'undecided.csv')
+    const rows = [
+      [10.0, 10.25],
+      [10.3, 10.35],
+      [9.8, 9.95]
+    ].flatMap(([b, c], i) => [
+      `matmul,native,${i + 1},kernel_ms,${b},ms`,
+      `matmul,container,${i + 1},kernel_ms,${c},ms`
+    ])
+    writeFileSync(p, ['workload,environment,run,metric,value,unit', ...rows].join('\n') + '\n')
+    return p
+  }
 
   it.each([
     [undefined, 0],
