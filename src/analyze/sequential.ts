@@ -82,7 +82,7 @@ export interface SequentialSeries {
   candidate: readonly number[]
   /**
    * Within-block log-ratios (compare/pairs.ts; positive = the candidate is worse). Given, the look tests
-   * them (trimmed paired test), so a host state shared by both processes of a block cancels; absent, the
+   * them (the paired test, outlying blocks left out), so a host state shared by both processes of a block cancels; absent, the
    * arms are compared as two samples.
    */
   pairs?: readonly number[]
@@ -198,7 +198,7 @@ function unpairedLook(s: SequentialSeries, opts: SequentialOptions): RawLook {
   return { pEq: t.p, pReg, pBetter, need, noSpread: false }
 }
 
-/** Blocks: the trimmed paired test on the within-block log-ratios. */
+/** Blocks: the paired test on the within-block log-ratios (compare/pairs.ts, stats/paired.ts). */
 function pairedLook(pairs: readonly number[], opts: SequentialOptions): RawLook {
   const bounds = logBounds(opts.maxOverheadPct)
   const t = pairedTest(pairs, bounds.low, bounds.high, opts.alphaEquivalence)

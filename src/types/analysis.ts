@@ -87,16 +87,17 @@ export interface Comparison {
   p_regression_adjusted?: number
   /**
    * The within-block analysis (adjacent A/B processes of the interleaved schedule; compare/pairs.ts) that
-   * overhead_pct, ci95, p_gate and the TOST come from when present: a 20%-trimmed mean of the per-block
-   * log-ratios, so a host state shared by both processes of a block cancels.
+   * overhead_pct, ci95, p_gate and the TOST come from when present: the paired t-test on the per-block
+   * log-ratios, blocks far off the others (5 scaled MADs: a block straddling a change of host state) left out,
+   * so a host state shared by both processes of a block cancels.
    */
   paired?: {
     blocks: number
-    /** Blocks trimmed from each end. */
-    trimmed: number
+    /** Blocks left out as far off the others (straddling a change of host state). */
+    left_out: number
     /** The plain mean of the per-block ratios, % (equivalence also needs it inside ±max-overhead). */
     mean_pct: number
-    /** The per-block overheads, %, in run order (what the trimmed mean is made of). */
+    /** The per-block overheads, %, in run order (what the estimate is made of). */
     block_pcts: number[]
   }
   /**

@@ -84,7 +84,12 @@ describe('the real two-GPU check', () => {
       const mine = steady(a, c.workload, c.metric)
       expect(mine.verdict).toBe(c.verdict)
       expect(mine.n_baseline).toBe(8)
-      expect(Math.abs(mine.overhead_pct - c.overhead_pct)).toBeLessThan(0.5)
+      // The summary's figure is the ratio of the arms' means; a paired estimate (within-block ratios, issue
+      // 28) may differ from it, but stays inside the interval the summary gave.
+      if (mine.ci_method === 'paired') {
+        expect(mine.overhead_pct).toBeGreaterThan(c.ci95.low)
+        expect(mine.overhead_pct).toBeLessThan(c.ci95.high)
+      } else expect(Math.abs(mine.overhead_pct - c.overhead_pct)).toBeLessThan(0.5)
     }
     expect((a.notes ?? []).join(' ')).not.toMatch(/gpu_uuid/)
   })

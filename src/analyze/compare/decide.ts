@@ -65,7 +65,7 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
     }
   const pText =
     c.p_source === 'paired'
-      ? `paired over ${c.paired?.blocks ?? c.n_baseline} blocks (20%-trimmed within-block ratios), ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
+      ? `paired over ${c.paired?.blocks ?? c.n_baseline} blocks (within-block ratios), ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
       : c.p_source === 'mann-whitney'
         ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
         : c.p_source === 'prediction-interval'

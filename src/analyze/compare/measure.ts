@@ -201,7 +201,7 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
   if (paired?.defined)
     comparison.paired = {
       blocks: paired.n,
-      trimmed: paired.trimmed,
+      left_out: paired.leftOut,
       mean_pct: logToPct(paired.mean),
       block_pcts: blocks.d.map(logToPct)
     }

@@ -20,8 +20,9 @@ export {
   pairedTest,
   pairsToClear,
   pairsToDetect,
-  trimmedMean,
+  blockMean,
   winsorizedSd,
-  TRIM,
+  keptBlocks,
+  OUTLYING_MADS,
   type PairedTest
 } from './paired.js'

@@ -1,56 +1,75 @@
 /**
- * Tests on paired differences (one per block of the interleaved schedule): a 20%-trimmed mean with its
- * Tukey–McLaughlin standard error and Yuen's degrees of freedom (Wilcox, "Introduction to Robust Estimation
- * and Hypothesis Testing", 4.3). Trimming makes the test robust to the few blocks whose two processes
- * straddle a change of host state; at normal data it keeps ≈ 94% of the t-test's efficiency, and below
- * 5 blocks it trims nothing (it is the paired t-test). Distribution functions come from jstat.
+ * Tests on paired differences (one per block of the interleaved schedule). A block whose two processes straddle
+ * a change of host state gives a difference far off the others (±5–12% where the rest sit within ±1%); such
+ * blocks are left out before the paired t-test by the MAD–median rule (Wilcox, "Introduction to Robust
+ * Estimation and Hypothesis Testing", 3.13; the rule behind the modified one-step M-estimator) with a wide
+ * cut-off, K = 5 scaled MADs from the median, so at normal data it practically never leaves one out (the
+ * test keeps the paired t-test's power) and only from 6 blocks on, never below 5 kept. The equivalence claim
+ * also needs the plain mean of every block inside the region (pairedTest), so what was left out cannot hide
+ * a real difference. Distribution functions come from jstat.
  */
-import { mean } from 'simple-statistics'
+import { mean, median } from 'simple-statistics'
 import { variance } from './descriptive.js'
 import { tCdf, tInv, twoSidedT } from './distributions.js'
 
-/** Share trimmed from each end (Wilcox's default, 20%). */
-export const TRIM = 0.2
+/** Scaled MADs from the median beyond which a block is left out. */
+export const OUTLYING_MADS = 5
+/** Blocks always kept, and the fewest blocks from which any is left out. */
+export const MIN_KEPT = 5
+const MIN_BLOCKS_TO_SCREEN = 6
+/** MAD / 0.6745 estimates σ at normal data. */
+const MAD_TO_SD = 1 / 0.6745
 
-export interface TrimmedMean {
+/** The blocks kept for the test: all but those further than OUTLYING_MADS scaled MADs from the median. */
+export function keptBlocks(xs: readonly number[]): number[] {
+  if (xs.length < MIN_BLOCKS_TO_SCREEN) return [...xs]
+  const m = median([...xs])
+  const madn = median(xs.map(x => Math.abs(x - m))) * MAD_TO_SD
+  // More than half the blocks identical (a coarse timer): no scale to judge by, nothing is left out.
+  if (!(madn > 0)) return [...xs]
+  const kept = xs.filter(x => Math.abs(x - m) <= OUTLYING_MADS * madn)
+  return kept.length >= MIN_KEPT ? kept : [...xs]
+}
+
+export interface BlockMean {
   n: number
-  /** Values trimmed from each end. */
-  trimmed: number
-  /** The trimmed mean. */
+  /** Blocks left out as outlying. */
+  leftOut: number
+  /** The mean of the kept blocks. */
   estimate: number
-  /** The plain mean, for the guard against a real difference hiding in the trimmed tails. */
+  /** The plain mean of every block, for the guard against a real difference hiding in what was left out. */
   mean: number
-  /** Standard error of the trimmed mean (winsorized variance); 0 when the kept values do not vary. */
+  /** Standard error of the estimate; 0 when the kept values do not vary. */
   se: number
   df: number
 }
 
-/** Trimmed mean and its standard error; null below 2 values. */
-export function trimmedMean(xs: readonly number[], gamma = TRIM): TrimmedMean | null {
+/** The robust location of the blocks and its standard error (t-test on the kept blocks); null below 2. */
+export function blockMean(xs: readonly number[]): BlockMean | null {
   const n = xs.length
   if (n < 2 || xs.some(x => !Number.isFinite(x))) return null
-  const sorted = [...xs].sort((a, b) => a - b)
-  const g = Math.floor(gamma * n)
-  const h = n - 2 * g
-  const kept = sorted.slice(g, n - g)
-  const lo = sorted[g]!
-  const hi = sorted[n - g - 1]!
-  const winsorized = sorted.map(x => Math.min(hi, Math.max(lo, x)))
-  // Yuen: se² = (n − 1)·s²_w / (h·(h − 1)), df = h − 1 (g = 0: the one-sample t-test).
-  const se = Math.sqrt(((n - 1) * variance(winsorized)) / (h * (h - 1)))
-  return { n, trimmed: g, estimate: mean(kept), mean: mean(sorted), se, df: h - 1 }
+  const kept = keptBlocks(xs)
+  const h = kept.length
+  return {
+    n,
+    leftOut: n - h,
+    estimate: mean(kept),
+    mean: mean([...xs]),
+    se: Math.sqrt(variance(kept) / h),
+    df: h - 1
+  }
 }
 
 export interface PairedTest {
   /** False when fewer than 2 pairs or no spread: nothing can be tested (a timer too coarse, constant arms). */
   defined: boolean
   n: number
-  trimmed: number
+  leftOut: number
   estimate: number
   mean: number
   se: number
   df: number
-  /** Two-sided interval of the trimmed mean at 1 − alpha. */
+  /** Two-sided interval of the estimate at 1 − alpha. */
   ci: { low: number; high: number }
   /** Two-sided p of "no difference". */
   p: number
@@ -58,7 +77,7 @@ export interface PairedTest {
   pLower: number
   /** One-sided p of "the difference is ≥ high" (TOST's upper half). */
   pUpper: number
-  /** TOST p; 1 when the plain mean lies outside (low, high), whatever the trimmed mean says. */
+  /** TOST p; 1 when the plain mean lies outside (low, high), whatever the kept blocks say. */
   pEquivalent: number
   /** One-sided p of "the difference is ≤ high": small means it exceeds the upper bound (a regression). */
   pAbove: number
@@ -68,17 +87,17 @@ export interface PairedTest {
 
 /**
  * The paired tests against the bounds (low, high) of the equivalence region. Equivalence also needs the plain
- * mean inside the region: trimming may drop a real difference that only some blocks show (a slow path hit
- * by 30% of processes), and a claim of "no overhead" must not rest on what was trimmed away.
+ * mean inside the region: leaving blocks out may drop a real difference that only some blocks show (a slow
+ * path hit by 30% of processes), and a claim of "no overhead" must not rest on what was left out.
  */
 export function pairedTest(d: readonly number[], low: number, high: number, alpha: number): PairedTest {
-  const t = trimmedMean(d)
+  const t = blockMean(d)
   const none = { low: NaN, high: NaN }
   if (t === null || !(t.se > 0) || !Number.isFinite(t.se))
     return {
       defined: false,
       n: d.length,
-      trimmed: t?.trimmed ?? 0,
+      leftOut: t?.leftOut ?? 0,
       estimate: t?.estimate ?? NaN,
       mean: t?.mean ?? NaN,
       se: t?.se ?? NaN,
@@ -110,7 +129,7 @@ export function pairedTest(d: readonly number[], low: number, high: number, alph
 
 /**
  * Blocks at which a paired test at one-sided level `level` (evaluated per n) would clear `distance` given the
- * winsorized spread `sdW` of the differences: what an undecided metric would need. null when none up to `max`.
+ * spread `sdW` of the kept blocks of the differences: what an undecided metric would need. null when none up to `max`.
  */
 export function pairsToClear(
   distance: number,
@@ -121,41 +140,36 @@ export function pairsToClear(
 ): number | null {
   if (!(distance > 0)) return null
   for (let n = Math.max(2, from); n <= max; n = n < 64 ? n + 1 : Math.ceil(n * 1.1)) {
-    const g = Math.floor(TRIM * n)
-    const h = n - 2 * g
-    const se = Math.sqrt(((n - 1) * sdW * sdW) / (h * (h - 1)))
+    const se = sdW / Math.sqrt(n)
     const level = levelAt(n)
     if (!(level > 0)) continue
-    if (se === 0 || distance / se >= tInv(1 - level, h - 1)) return n
+    if (se === 0 || distance / se >= tInv(1 - level, n - 1)) return n
   }
   return null
 }
 
-/** The winsorized standard deviation (the spread pairsToClear projects forward). */
-export function winsorizedSd(xs: readonly number[], gamma = TRIM): number {
-  const n = xs.length
-  if (n < 2) return NaN
-  const sorted = [...xs].sort((a, b) => a - b)
-  const g = Math.floor(gamma * n)
-  const lo = sorted[g]!
-  const hi = sorted[n - g - 1]!
-  return Math.sqrt(variance(sorted.map(x => Math.min(hi, Math.max(lo, x)))))
+/** The spread of the kept blocks (what pairsToClear and pairsToDetect project forward). */
+export function winsorizedSd(xs: readonly number[]): number {
+  if (xs.length < 2) return NaN
+  return Math.sqrt(variance(keptBlocks(xs)))
 }
 
 /**
- * Smallest number of blocks at which the trimmed paired test (two-sided `alpha`, power 0.8) detects `target`
- * on the log-ratio scale, given the winsorized spread `sdW` of the differences; null beyond `max`.
+ * Smallest number of blocks at which the paired test (two-sided `alpha`, power 0.8) detects `target`
+ * on the log-ratio scale, given the spread `sdW` of the kept blocks of the differences; null beyond `max`.
  */
 export function pairsToDetect(sdW: number, target: number, alpha: number, max = 100_000): number | null {
   if (!(target > 0) || !Number.isFinite(sdW)) return null
   if (sdW === 0) return 2
-  const mde = (n: number): number => {
-    const h = n - 2 * Math.floor(TRIM * n)
-    const se = Math.sqrt(((n - 1) * sdW * sdW) / (h * (h - 1)))
-    return (tInv(1 - alpha / 2, h - 1) + tInv(0.8, h - 1)) * se
-  }
+  // MDE falls monotonically with n (smaller SE, smaller t quantiles): binary search.
+  const mde = (n: number): number => (tInv(1 - alpha / 2, n - 1) + tInv(0.8, n - 1)) * (sdW / Math.sqrt(n))
   if (mde(max) > target) return null
-  // Not monotone in n at every step (trimming drops a block from each end at multiples of 5): scan, then grow.
-  for (let n = 2; n <= max; n = n < 256 ? n + 1 : Math.ceil(n * 1.05)) if (mde(n) <= target) return n
-  return null
+  let lo = 2
+  let hi = max
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (mde(mid) <= target) hi = mid
+    else lo = mid + 1
+  }
+  return lo
 }
