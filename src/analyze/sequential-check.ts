@@ -7,7 +7,7 @@
  * the corrected levels did not allow. The executor receives `afterBlock` as an injected callback.
  */
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
-import { blockRatios, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
+import { blockRatios, commonUnit, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
 import { aggregateRows } from './run-values/index.js'
 import {
   describeUndecided,
@@ -98,7 +98,7 @@ export class SequentialController {
           s => s.environment === candidate && s.metric === b.metric && s.params === b.params
         )
         if (c === undefined) continue
-        const direction = metricDirection({ ...b, unit: b.unit || c.unit }, c).direction
+        const direction = metricDirection({ ...b, unit: commonUnit(b, c) }, c).direction
         const blocks = blockRatios(b, c, direction)
         pairs.push({
           metric: seriesKey(b.params, b.metric),

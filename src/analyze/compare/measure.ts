@@ -18,7 +18,8 @@ import {
   tost,
   welchTTest
 } from '../stats/index.js'
-import { metricDirection } from './direction.js'
+import { maxOf, minOf } from '../../util/arrays.js'
+import { commonUnit, metricDirection } from './direction.js'
 import { equivalenceBounds, finiteInterval, ratioToOverhead, widerInterval } from './overhead-interval.js'
 import { blockRatios, logBounds, logToPct, MIN_BLOCKS } from './pairs.js'
 
@@ -70,13 +71,49 @@ function constantArmsWarning(db: { n: number; sd: number }, dc: { n: number; sd:
   )
 }
 
-/** Every statistic for one pair of series; p_adjusted is the unadjusted gating p until `decide` runs. */
+/** Magnitudes beyond which squares and variances overflow or underflow a double (1e±150 → NaN p). */
+const EXTREME_HIGH = 2 ** 100
+const EXTREME_LOW = 2 ** -100
+
+/**
+ * Every statistic for one pair of series; p_adjusted is the unadjusted gating p until `decide` runs. Values so
+ * large or small that their squares leave the range of a double are measured in a rescaled unit — a power of
+ * two, so every ratio, test and interval is exactly what it would be — and the arms' means, medians and sds
+ * are given back in the original unit.
+ */
 export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions): Comparison {
+  const all = [...base.values, ...cand.values].filter(v => Number.isFinite(v) && v !== 0).map(Math.abs)
+  const big = all.length > 0 && maxOf(all) > EXTREME_HIGH
+  const small = all.length > 0 && minOf(all) < EXTREME_LOW
+  if (!big && !small) return measureUnscaled(base, cand, opts)
+  const exp = Math.round(Math.log2(medianOf(all)))
+  const f = 2 ** -exp
+  const scaled = (s: ArmSeries): ArmSeries => ({ ...s, values: s.values.map(v => v * f) })
+  const c = measureUnscaled(scaled(base), scaled(cand), opts)
+  const back = 2 ** exp
+  return {
+    ...c,
+    mean_baseline: c.mean_baseline * back,
+    mean_candidate: c.mean_candidate * back,
+    median_baseline: c.median_baseline * back,
+    median_candidate: c.median_candidate * back,
+    sd_baseline: c.sd_baseline * back,
+    sd_candidate: c.sd_candidate * back
+  }
+}
+
+function medianOf(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[s.length >> 1]!
+}
+
+function measureUnscaled(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions): Comparison {
   const b = base.values
   const c = cand.values
   const db = describe(b)
   const dc = describe(c)
-  const { direction, source } = metricDirection({ ...cand, unit: cand.unit || base.unit }, base)
+  const unit = commonUnit(base, cand)
+  const { direction, source } = metricDirection({ ...cand, unit }, base)
   const undefinedStats: string[] = []
   const enough = b.length >= 2 && c.length >= 2
 
@@ -182,7 +219,7 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
     p_adjusted: pGatePaired ?? pGate,
     mde_pct: mdePct,
     verdict: 'inconclusive',
-    unit: cand.unit || base.unit,
+    unit,
     direction,
     direction_source: source,
     scope: comparisonScope(base, cand),
