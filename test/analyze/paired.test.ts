@@ -52,6 +52,10 @@ describe('blocks left out by the MAD–median rule (K = 5), then the paired t-te
     expect(keptBlocks([1, 2, 4, 7, 100])).toEqual([1, 2, 4, 7, 100])
     expect(keptBlocks([0, 0, 0, 0, 1, 50])).toEqual([0, 0, 0, 0, 1, 50])
     expect(keptBlocks([1, 1.1, 0.9, 1, 30, 31, 32])).toEqual([1, 1.1, 0.9, 1, 30, 31, 32])
+    // A quarter or more far off is a second population (bimodal processes), not a few straddling blocks.
+    const bimodal = [0, 0.1, -0.1, 0.05, 10, -0.05, 0.02, 10, -10, 0.03, -0.02, 10]
+    expect(keptBlocks(bimodal)).toEqual(bimodal)
+    expect(keptBlocks(bimodal.map((x, i) => (i === 8 ? 0.01 : x)))).toHaveLength(9)
     const t = blockMean([1, 2, 4, 7])!
     expect(t.leftOut).toBe(0)
     const m = 3.5

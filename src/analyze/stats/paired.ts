@@ -17,6 +17,8 @@ export const OUTLYING_MADS = 5
 /** Blocks always kept, and the fewest blocks from which any is left out. */
 export const MIN_KEPT = 5
 const MIN_BLOCKS_TO_SCREEN = 6
+/** At most this share of the blocks is left out. */
+export const MAX_LEFT_OUT = 0.25
 /** MAD / 0.6745 estimates σ at normal data. */
 const MAD_TO_SD = 1 / 0.6745
 
@@ -28,7 +30,9 @@ export function keptBlocks(xs: readonly number[]): number[] {
   // More than half the blocks identical (a coarse timer): no scale to judge by, nothing is left out.
   if (!(madn > 0)) return [...xs]
   const kept = xs.filter(x => Math.abs(x - m) <= OUTLYING_MADS * madn)
-  return kept.length >= MIN_KEPT ? kept : [...xs]
+  // A few straddling blocks are outliers; a quarter or more far off is a second population (bimodal
+  // processes), which no screening makes normal: then every block counts.
+  return kept.length >= MIN_KEPT && xs.length - kept.length <= MAX_LEFT_OUT * xs.length ? kept : [...xs]
 }
 
 export interface BlockMean {
