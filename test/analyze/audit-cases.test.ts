@@ -1,12 +1,14 @@
 /**
- * Issue 28's audit, D4, D8 and D9, each as the audit described it: units that differ between arms, two checks'
- * rows put together under the same run ids, and values near 1e±150.
+ * Issue 28's audit, D4, D5, D8 and D9, each as the audit described it: units that differ between arms, stored
+ * checks of 2 runs against a new one of 12, two checks' rows put together under the same run ids, and values
+ * near 1e±150.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { decide, measureComparison } from '../../src/analyze/compare/index.js'
 import { readResultsCsv } from '../../src/analyze/csv/index.js'
+import { compareWithHistory, summarizeCheck } from '../../src/analyze/history-compare.js'
 import { aggregateRows } from '../../src/analyze/run-values/index.js'
 import { analyzeCommand } from '../../src/entry/cli/analyze.js'
 import { InputError } from '../../src/util/errors.js'
@@ -117,5 +119,47 @@ describe('D9: values near 1e±150 give the same finite statistics as at scale 1'
     expect(far.welch.p).toBeCloseTo(one.welch.p, 12)
     expect(far.overhead_pct).toBeCloseTo(one.overhead_pct, 9)
     expect(far.mean_baseline / scale).toBeCloseTo(one.mean_baseline, 9)
+  })
+})
+
+describe('D5: stored checks of 2 runs against a new check of 12', () => {
+  it('the 95% interval covers the truth ≥ 94%, and a true +2% is a false regression ≤ 2.5% (was 89–91% and 12.2%)', () => {
+    let seed = 2805
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) + 0.5) / 2 ** 31
+    const normal = (): number => Math.sqrt(-2 * Math.log(rand())) * Math.cos(2 * Math.PI * rand())
+    const runs = (n: number, mean: number): number[] =>
+      Array.from({ length: n }, () => mean * (1 + 0.005 * normal()))
+    const SIMS = 3000
+    let covered = 0
+    let falseRegression = 0
+    for (let s = 0; s < SIMS; s++) {
+      const history = Array.from({ length: 5 }, () => summarizeCheck(runs(2, 100)))
+      const judge = (factor: number) =>
+        decide(
+          [
+            compareWithHistory({
+              workload: 'sim',
+              metric: 'kernel_ms',
+              unit: 'ms',
+              direction: 'lower',
+              directionSource: 'declared',
+              scope: 'steady',
+              params: '',
+              baselineEnv: 'native@baseline',
+              candidateEnv: 'native',
+              history,
+              current: runs(12, 100 * factor),
+              maxOverheadPct: 2,
+              alpha: 0.05
+            })
+          ],
+          { alpha: 0.05, maxOverheadPct: 2 }
+        )[0]!
+      const same = judge(1)
+      if (same.ci95.low <= 0 && same.ci95.high >= 0) covered++
+      if (judge(1.02).verdict === 'regression') falseRegression++
+    }
+    expect(covered / SIMS).toBeGreaterThanOrEqual(0.94)
+    expect(falseRegression / SIMS).toBeLessThanOrEqual(0.025)
   })
 })
