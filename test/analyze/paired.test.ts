@@ -6,7 +6,7 @@
  */
 import { measureComparison, decide } from '../../src/analyze/compare/index.js'
 import { sequentialLook } from '../../src/analyze/sequential.js'
-import { SequentialController } from '../../src/analyze/sequential-check.js'
+import { SequentialController, stopNote } from '../../src/analyze/sequential-check.js'
 import type { ArmSeries } from '../../src/analyze/run-values/index.js'
 import { keptBlocks, pairedTest, blockMean } from '../../src/analyze/stats/index.js'
 import type { Comparison, SampleRecord } from '../../src/types/index.js'
@@ -242,5 +242,42 @@ describe('several gated metrics: the regression claim is Holm-adjusted (D1)', ()
       if (c.verdict !== 'regression') expect(c.reason).toMatch(/Holm-adjusted across the gated metrics/)
       else expect(c.p_regression_adjusted).toBeLessThan(0.025)
     }
+  })
+})
+
+describe('futility', () => {
+  it('stops a workload whose undecided metric needs far more than max-runs, from half the budget on, and says so', () => {
+    const ctl = new SequentialController({
+      minRuns: 3,
+      maxRuns: 12,
+      timeBudgetS: null,
+      maxOverheadPct: 2,
+      alpha: 0.05,
+      baselineEnv: 'native',
+      candidateEnvs: ['container'],
+      gatedWorkloads: 1
+    })
+    // Block ratios of about +2% (on the threshold) spread by ±8%: hundreds of runs per arm would be needed.
+    const spread = [8, -7, 6, -8, 7, -6, 8, -7, 6, -8, 7, -6]
+    const b = spread.map(() => 100)
+    const c = spread.map(s => 102 * (1 + s / 100))
+    const reasons: (string | null)[] = []
+    for (let n = 3; n <= 12; n++) {
+      const reason = ctl.afterBlock({
+        workload: 'llm',
+        run: n,
+        samples: samples('llm', b.slice(0, n), c.slice(0, n)),
+        elapsedMs: 0,
+        blockMs: 1
+      })
+      reasons.push(reason)
+      if (reason !== null) break
+    }
+    expect(reasons).toEqual([null, null, null, 'futile'])
+    const [stop] = ctl.summary()
+    expect(stop!.metrics[0]!.runs_to_decide === null || stop!.metrics[0]!.runs_to_decide > 36).toBe(true)
+    expect(stopNote(stop!)).toMatch(
+      /after 6 run\(s\) per arm \(futility: the runs needed far exceed max-runs/
+    )
   })
 })
