@@ -7,9 +7,13 @@
  * processes 10% slower, as the LLM decode modes on some H200s) at the same CV of the main mode; and the
  * per-run values recorded on GPU hosts in docs/evidence/ (each arm centred on its own mean, resampled), for
  * matmul kernel_ms, llm tpot_ms and llm ttft_ms (eager and CUDA-graph prefill apart), including the bimodal H200 run. Effects: A/A (0%), +3% (threshold 2%).
- * For contrast, a naive rule that tests every look at the full fixed-n alpha.
+ * And the state-flip model of issue 28 (a shared multi-GPU host): every process runs ~10 s, the host flips between
+ * two levels 5–12% apart (drawn per check) in blocks of 30–120 s shared by both arms, CV 0.5% on top.
+ * The rule as the check runs it analyses adjacent A/B processes as blocks (the trimmed paired test); for
+ * contrast, the same alpha spending on two unpaired samples (the analysis before issue 28), and a naive rule
+ * that tests every look at the full fixed-n alpha.
  *
- * Run: npx tsx scripts/simulate-sequential.ts [trials=4000] [max-runs=12] > docs/sequential-simulation.md
+ * Run: npx tsx scripts/simulate-sequential.ts [trials=4000] [max-runs=12] [spending] [rows-filter] > docs/sequential-simulation.md
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -39,6 +43,47 @@ const OPTS: SequentialOptions = {
 }
 
 type Draw = (rand: () => number) => number
+/** One check's values: block i (0-based) gives [baseline, candidate] before the effect, in A B / B A order. */
+type Blocks = (rand: () => number) => (i: number) => [number, number]
+
+/** Independent per-process draws (no state shared within a block). */
+const independent =
+  (draw: Draw): Blocks =>
+  rand =>
+  () => [draw(rand), draw(rand)]
+
+/** Seconds one process takes (an LLM process of the default check), and the host's state blocks. */
+const PROCESS_S = 10
+const FLIP_MIN_S = 30
+const FLIP_MAX_S = 120
+
+/**
+ * Issue 28's shared host: two levels `gapLow`–`gapHigh` apart (drawn per check), switching after blocks of
+ * 30–120 s that both arms share; each process takes the level at its midpoint, times CV 0.5% noise.
+ */
+function stateFlips(gapLow: number, gapHigh: number): Blocks {
+  return rand => {
+    const gap = gapLow + (gapHigh - gapLow) * rand()
+    let slow = rand() < 0.5
+    let t = 0
+    let flip = FLIP_MIN_S + (FLIP_MAX_S - FLIP_MIN_S) * rand()
+    const next = (): number => {
+      const mid = t + PROCESS_S / 2
+      while (mid >= flip) {
+        slow = !slow
+        flip += FLIP_MIN_S + (FLIP_MAX_S - FLIP_MIN_S) * rand()
+      }
+      t += PROCESS_S
+      return BASE * (slow ? 1 + gap : 1) * (1 + CV * normal(rand))
+    }
+    return i => {
+      const first = next()
+      const second = next()
+      // ABBA: block i runs the baseline first when i is even, the candidate first when odd.
+      return i % 2 === 0 ? [first, second] : [second, first]
+    }
+  }
+}
 
 function normal(rand: () => number): number {
   // Box–Muller on the seeded generator.
@@ -119,17 +164,24 @@ interface Outcome {
   stopSum: number
 }
 
+type Rule = 'blocks' | 'two samples' | 'naive'
+
 function simulate(
-  draw: Draw,
+  blocks: Blocks,
   effect: number,
   opts: SequentialOptions,
-  naive: boolean,
+  rule: Rule,
   seed: number
 ): Outcome {
   const rand = seededRandom(seed)
+  const naive = rule === 'naive'
   const o: Outcome = { regression: 0, equivalent: 0, undecided: 0, stopSum: 0 }
   const look = (b: number[], c: number[], n: number): string => {
-    const series: SequentialSeries[] = [{ metric: 'm', direction: 'lower', baseline: b, candidate: c }]
+    // As the check does (compare/pairs.ts): within-block log-ratios from 3 blocks on.
+    const pairs = rule !== 'two samples' && n >= 3 ? b.map((v, i) => Math.log(c[i]! / v)) : undefined
+    const series: SequentialSeries[] = [
+      { metric: 'm', direction: 'lower', baseline: b, candidate: c, ...(pairs ? { pairs } : {}) }
+    ]
     if (!naive) {
       const r = sequentialLook(series, opts)
       return r.decided ? r.metrics[0]!.state : 'undecided'
@@ -142,11 +194,13 @@ function simulate(
   for (let t = 0; t < TRIALS; t++) {
     const b: number[] = []
     const c: number[] = []
+    const block = blocks(rand)
     let state = 'undecided'
     let n = 0
     while (n < opts.maxRuns) {
-      b.push(draw(rand))
-      c.push(draw(rand) * (1 + effect))
+      const [vb, vc] = block(n)
+      b.push(vb)
+      c.push(vc * (1 + effect))
       n++
       if (n >= opts.minRuns) {
         state = look(b, c, n)
@@ -165,10 +219,20 @@ function pct(k: number): string {
   return `${((100 * k) / TRIALS).toFixed(1)}%`
 }
 
-const cases: { name: string; draw: Draw }[] = Object.entries(synthetic).map(([name, draw]) => ({
+const cases: { name: string; blocks: Blocks }[] = Object.entries(synthetic).map(([name, draw]) => ({
   name,
-  draw
+  blocks: independent(draw)
 }))
+cases.push(
+  {
+    name: 'state flips: 2 levels 5–12% apart, blocks of 30–120 s shared by both arms, 10 s per process, CV 0.5%',
+    blocks: stateFlips(0.05, 0.12)
+  },
+  {
+    name: 'state flips: 2 levels 11% apart (as measured in issue 28), same timing',
+    blocks: stateFlips(0.11, 0.11)
+  }
+)
 // TTFT changed with the CUDA-graph prefill (docs/evidence/2026-11-23-ttft-variance.md): its recordings are
 // replayed apart, the graph prefill's (evidence folders named *graph-prefill*) and the eager prefill's before.
 const graphPrefill = (file: string): boolean => file.includes('graph-prefill')
@@ -182,13 +246,13 @@ for (const [workload, metric, label, keep] of [
   if (sets.length === 0) continue
   cases.push({
     name: `recorded ${workload} ${metric}${label} (${sets.length} arms pooled)`,
-    draw: pooledDraw(sets)
+    blocks: independent(pooledDraw(sets))
   })
   const bimodal = sets.filter(s => Math.max(...s.residuals) / Math.min(...s.residuals) > 1.05)
   if (bimodal.length > 0)
     cases.push({
       name: `recorded ${workload} ${metric}, bimodal arms only (${bimodal.map(s => s.name).join('; ')})`,
-      draw: pooledDraw(bimodal)
+      blocks: independent(pooledDraw(bimodal))
     })
 }
 
@@ -205,17 +269,26 @@ lines.push(
   '| per-run distribution | rule | A/A false regression | A/A equivalent | A/A mean stop (runs/arm) | at +2% (threshold): false regression | at +2%: false equivalent | +3%: flagged | +3%: false equivalent | +3% mean stop |'
 )
 lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+const RULE_WORDS: Record<Rule, string> = {
+  blocks: 'sequential, blocks (as the check runs)',
+  'two samples': 'sequential, two samples (before issue 28)',
+  naive: 'naive (full α every look), blocks'
+}
+const filter = process.argv[5] === undefined ? null : new RegExp(process.argv[5])
 let seed = 1
 for (const c of cases) {
-  for (const naive of [false, true]) {
-    const [aa, edge, plus] = EFFECTS.map(e => simulate(c.draw, e, OPTS, naive, seed++)) as [
+  for (const rule of ['blocks', 'two samples', 'naive'] as const) {
+    const seeds = EFFECTS.map(() => seed++)
+    if (filter !== null && !filter.test(c.name)) continue
+    const [aa, edge, plus] = EFFECTS.map((e, i) => simulate(c.blocks, e, OPTS, rule, seeds[i]!)) as [
       Outcome,
       Outcome,
       Outcome
     ]
     lines.push(
-      `| ${c.name} | ${naive ? 'naive (full α every look)' : 'sequential (alpha spending)'} | ${pct(aa.regression)} | ${pct(aa.equivalent)} | ${(aa.stopSum / TRIALS).toFixed(2)} | ${pct(edge.regression)} | ${pct(edge.equivalent)} | ${pct(plus.regression)} | ${pct(plus.equivalent)} | ${(plus.stopSum / TRIALS).toFixed(2)} |`
+      `| ${c.name} | ${RULE_WORDS[rule]} | ${pct(aa.regression)} | ${pct(aa.equivalent)} | ${(aa.stopSum / TRIALS).toFixed(2)} | ${pct(edge.regression)} | ${pct(edge.equivalent)} | ${pct(plus.regression)} | ${pct(plus.equivalent)} | ${(plus.stopSum / TRIALS).toFixed(2)} |`
     )
+    process.stderr.write(`${c.name} / ${rule} done\n`)
   }
 }
 process.stdout.write(lines.join('\n') + '\n')

@@ -9,9 +9,11 @@
  * So each stored check contributes ONE number, its mean, and the new check's mean is judged against the
  * spread of those means with a t-based prediction interval (Bencher's t-test threshold is the anchor):
  *   m̄, s = mean and sd of the k stored check means;
- *   SE² = s²·(1 + 1/k) + σ̂²·(1/n_new − 1/n̄)   (σ̂² = pooled within-check run variance; the second term
- *         corrects for a new check with more or fewer runs than the stored ones, floored at σ̂²/n_new);
- *   t = (x̄_new − m̄)/SE with k − 1 degrees of freedom.
+ *   SE² = s²·(1 + 1/k) + σ̂²·max(0, 1/n_new − 1/n̄)   (σ̂² = pooled within-check run variance; the second
+ *         term widens for a new check with fewer runs than the stored ones; one with more is judged as if it
+ *         had their count — subtracting σ̂²'s share left too few degrees of freedom: stored checks of 2 runs
+ *         against a new one of 12 covered 89–91%, issue 28 D5);
+ *   t = (x̄_new − m̄)/SE with Satterthwaite's degrees of freedom (at most k − 1).
  * Under "nothing changed" t follows Student's t exactly when check means are normal, whatever the
  * day-to-day spread, because s already contains it. The overhead interval is m̄ ± t(0.975, k−1)·SE as a
  * ratio to m̄; TOST and the minimum detectable effect use the same SE and df. With one stored check the
@@ -94,12 +96,18 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
     }
   const within = dof > 0 ? ss / dof : 0
   const nHist = k > 0 ? k / input.history.reduce((a, h) => a + 1 / Math.max(1, h.n), 0) : 1
-  const se2 = Math.max(
-    s2 * (1 + 1 / Math.max(1, k)) + within * (1 / Math.max(1, cur.n) - 1 / nHist),
-    within / Math.max(1, cur.n)
-  )
+  const a = s2 * (1 + 1 / Math.max(1, k))
+  const b = Math.max(0, within * (1 / Math.max(1, cur.n) - 1 / nHist))
+  const floor = within / Math.max(1, cur.n)
+  const se2 = Math.max(a + b, floor)
   const se = Math.sqrt(se2)
-  const df = k - 1
+  // Satterthwaite: SE² adds the spread of k check means (k − 1 df) and a share of the run variance (its own df).
+  const df =
+    k < 2
+      ? 0
+      : a + b >= floor
+        ? Math.max(1, Math.min(k - 1, se2 ** 2 / (a ** 2 / (k - 1) + (dof > 0 ? b ** 2 / dof : 0))))
+        : Math.max(1, dof)
   const undefinedStats: string[] = ['mann_whitney']
   const decidable = k >= 2 && cur.n >= 1 && mbar > 0 && cur.mean > 0 && se > 0
   const diff = cur.mean - mbar

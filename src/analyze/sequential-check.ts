@@ -7,7 +7,7 @@
  * the corrected levels did not allow. The executor receives `afterBlock` as an injected callback.
  */
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
-import { metricDirection, overallVerdict } from './compare/index.js'
+import { blockRatios, commonUnit, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
 import { aggregateRows } from './run-values/index.js'
 import {
   describeUndecided,
@@ -21,9 +21,14 @@ import {
  * `ended`: the runs ended (a failure, a cancel, the end of the recorded data) before any stop rule applied.
  * `verdict-decided`: a gated metric (this workload's or an earlier one's) is a decided regression, so the
  * check fails whatever the rest shows; from the minimum on, more runs cannot change the verdict.
+ * `futile`: from half of max-runs on (and two looks past the minimum), every undecided metric would need more than FUTILITY × max-runs runs
+ * per arm (or no number of runs decides it): the rest of the budget would buy nothing.
  */
 export type StopReason =
-  'decided' | 'max-runs' | 'time-budget' | 'nothing-gated' | 'verdict-decided' | 'ended'
+  'decided' | 'max-runs' | 'time-budget' | 'nothing-gated' | 'verdict-decided' | 'futile' | 'ended'
+
+/** A workload stops for futility when its undecided metrics need more than this many times max-runs. */
+export const FUTILITY = 3
 
 export interface SequentialCheckConfig {
   minRuns: number
@@ -94,11 +99,15 @@ export class SequentialController {
           s => s.environment === candidate && s.metric === b.metric && s.params === b.params
         )
         if (c === undefined) continue
+        const direction = metricDirection({ ...b, unit: commonUnit(b, c) }, c).direction
+        const blocks = blockRatios(b, c, direction)
         pairs.push({
           metric: seriesKey(b.params, b.metric),
-          direction: metricDirection({ ...b, unit: b.unit || c.unit }, c).direction,
+          direction,
           baseline: b.values,
-          candidate: c.values
+          candidate: c.values,
+          // Blocks decide where the arms ran interleaved (as every check's schedule does).
+          ...(blocks.d.length >= MIN_BLOCKS ? { pairs: blocks.d } : {})
         })
       }
       if (pairs.length > 0) out.push({ candidate, look: sequentialLook(pairs, this.opts) })
@@ -115,6 +124,7 @@ export class SequentialController {
     else if (done.run >= this.cfg.maxRuns) reason = 'max-runs'
     else if (done.run >= this.cfg.minRuns && this.regressionDecided(done.workload, looks))
       reason = 'verdict-decided'
+    else if (this.futile(done.run, looks)) reason = 'futile'
     else if (
       this.cfg.timeBudgetS !== null &&
       done.run >= this.cfg.minRuns &&
@@ -123,6 +133,20 @@ export class SequentialController {
       reason = 'time-budget'
     this.record(done.workload, done.run, reason ?? 'ended', looks)
     return reason
+  }
+
+  /**
+   * Futility: looked at from half the budget on, and never before two looks past the minimum (early spreads
+   * are too rough to give up on), every undecided metric needs far more runs than max-runs allows. Stopping
+   * looks less often, so it adds no false claim.
+   */
+  private futile(run: number, looks: { look: LookResult }[]): boolean {
+    if (run < Math.max(this.cfg.minRuns + 2, Math.ceil(this.cfg.maxRuns / 2))) return false
+    const open = looks.flatMap(l => l.look.metrics.filter(m => m.state === 'undecided'))
+    return (
+      open.length > 0 &&
+      open.every(m => m.runsToDecide === null || m.runsToDecide > FUTILITY * this.cfg.maxRuns)
+    )
   }
 
   /** A decided regression in any gated metric so far: this workload's last look or an earlier workload's stop. */
@@ -190,6 +214,7 @@ const WHY: Record<StopReason, string> = {
   'nothing-gated': 'no gated metric',
   'verdict-decided':
     'a gated metric is already a decided regression, so more runs could not change the verdict',
+  futile: `futility: the runs needed far exceed max-runs (over ${FUTILITY}×), so the rest of the budget could not decide it`,
   ended: 'the runs ended before a stop rule applied'
 }
 

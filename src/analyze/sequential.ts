@@ -19,8 +19,8 @@
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
 import type { Direction } from '../types/index.js'
-import { equivalenceBounds } from './compare/index.js'
-import { holm, tost, variance } from './stats/index.js'
+import { equivalenceBounds, logBounds } from './compare/index.js'
+import { holm, pairedTest, pairsToClear, tost, variance, winsorizedSd } from './stats/index.js'
 import { minOf } from '../util/arrays.js'
 
 /** Pocock-type spends much of α early (decides easy metrics at the first looks); O'Brien–Fleming-type little. */
@@ -80,6 +80,12 @@ export interface SequentialSeries {
   direction: Direction
   baseline: readonly number[]
   candidate: readonly number[]
+  /**
+   * Within-block log-ratios (compare/pairs.ts; positive = the candidate is worse). Given, the look tests
+   * them (the paired test, outlying blocks left out), so a host state shared by both processes of a block cancels; absent, the
+   * arms are compared as two samples.
+   */
+  pairs?: readonly number[]
 }
 
 export interface MetricLook {
@@ -91,6 +97,8 @@ export interface MetricLook {
   pRegression: number
   /** Runs per arm this metric would need to be decided at its current spread and effect (null: never). */
   runsToDecide: number | null
+  /** `no-spread`: every run gave the same value (or ratio): nothing is testable, whatever the runs. */
+  why?: 'no-spread'
 }
 
 export interface LookResult {
@@ -131,22 +139,103 @@ function sd(xs: readonly number[]): number {
   return Math.sqrt(variance(xs))
 }
 
+interface RawLook {
+  pEq: number
+  pReg: number
+  pBetter: number
+  /** Runs per arm that would decide it, if it stays undecided (computed lazily: only undecided metrics need it). */
+  need: (pRegShare: number) => number | null
+  noSpread: boolean
+}
+
+const UNTESTABLE = (noSpread: boolean): RawLook => ({
+  pEq: 1,
+  pReg: 1,
+  pBetter: 1,
+  need: () => null,
+  noSpread
+})
+
+/** Two samples (no blocks): Welch-type TOST on the arms. Constant arms test nothing (a timer too coarse). */
+function unpairedLook(s: SequentialSeries, opts: SequentialOptions): RawLook {
+  const b = s.baseline
+  const c = s.candidate
+  if (b.length < 2 || c.length < 2) return UNTESTABLE(false)
+  const sdB = sd(b)
+  const sdC = sd(c)
+  // Zero spread in both arms: p would be 0 or 1 by arithmetic alone, never by evidence.
+  if (sdB === 0 && sdC === 0) return UNTESTABLE(true)
+  const bounds = equivalenceBounds(ssMean([...b]), opts.maxOverheadPct, s.direction)
+  const t = tost([...c], [...b], bounds.low, bounds.high)
+  // Worse is a larger value for lower-is-better metrics and a smaller one for higher-is-better ones.
+  const pReg = s.direction === 'lower' ? 1 - t.pUpper : 1 - t.pLower
+  const pBetter = s.direction === 'lower' ? 1 - t.pLower : 1 - t.pUpper
+  const need = (alphaReg: number): number | null => {
+    const diff = ssMean([...c]) - ssMean([...b])
+    const worse = s.direction === 'lower' ? bounds.high : bounds.low
+    // Distance from the effect to the nearer decision: past the threshold (regression) or inside it.
+    const beyond = s.direction === 'lower' ? diff > worse : diff < worse
+    return beyond
+      ? runsToClear(Math.abs(diff - worse), sdB, sdC, opts, {
+          alpha: alphaReg,
+          spending: opts.spendingRegression
+        })
+      : runsToClear(
+          diff < bounds.low
+            ? bounds.low - diff
+            : diff > bounds.high
+              ? diff - bounds.high
+              : Math.min(diff - bounds.low, bounds.high - diff),
+          sdB,
+          sdC,
+          opts,
+          {
+            alpha: opts.alphaEquivalence,
+            spending: opts.spendingEquivalence
+          }
+        )
+  }
+  return { pEq: t.p, pReg, pBetter, need, noSpread: false }
+}
+
+/** Blocks: the paired test on the within-block log-ratios (compare/pairs.ts, stats/paired.ts). */
+function pairedLook(pairs: readonly number[], opts: SequentialOptions): RawLook {
+  const bounds = logBounds(opts.maxOverheadPct)
+  const t = pairedTest(pairs, bounds.low, bounds.high, opts.alphaEquivalence)
+  if (!t.defined) return UNTESTABLE(pairs.length >= 2)
+  const need = (alphaReg: number): number | null => {
+    const sdW = winsorizedSd(pairs)
+    const beyond = t.estimate > bounds.high
+    const claim = beyond
+      ? { alpha: alphaReg, spending: opts.spendingRegression }
+      : { alpha: opts.alphaEquivalence, spending: opts.spendingEquivalence }
+    // Past the threshold: to a regression; below the lower bound: to an improvement; else to equivalence.
+    const distance = beyond
+      ? t.estimate - bounds.high
+      : t.estimate < bounds.low
+        ? bounds.low - t.estimate
+        : Math.min(t.estimate - bounds.low, bounds.high - t.estimate)
+    return pairsToClear(
+      distance,
+      sdW,
+      n => lookAlpha(claim.spending, claim.alpha, n, opts.minRuns, Math.max(n, opts.maxRuns)),
+      opts.minRuns,
+      MAX_RUNS_SEARCH
+    )
+  }
+  return { pEq: t.pEquivalent, pReg: t.pAbove, pBetter: t.pBelow, need, noSpread: false }
+}
+
 /** Decide what this look allows, metric by metric, for one workload's gated metrics. */
 export function sequentialLook(series: readonly SequentialSeries[], opts: SequentialOptions): LookResult {
-  const n = minOf(series.map(s => Math.min(s.baseline.length, s.candidate.length)))
+  const n = minOf(
+    series.map(s =>
+      s.pairs !== undefined ? s.pairs.length : Math.min(s.baseline.length, s.candidate.length)
+    )
+  )
   const aReg = lookAlpha(opts.spendingRegression, opts.alphaRegression, n, opts.minRuns, opts.maxRuns)
   const aEq = lookAlpha(opts.spendingEquivalence, opts.alphaEquivalence, n, opts.minRuns, opts.maxRuns)
-  const raw = series.map(s => {
-    const b = s.baseline
-    const c = s.candidate
-    if (b.length < 2 || c.length < 2) return { pEq: 1, pReg: 1, pBetter: 1, bounds: null }
-    const bounds = equivalenceBounds(ssMean([...b]), opts.maxOverheadPct, s.direction)
-    const t = tost([...c], [...b], bounds.low, bounds.high)
-    // Worse is a larger value for lower-is-better metrics and a smaller one for higher-is-better ones.
-    const pReg = s.direction === 'lower' ? 1 - t.pUpper : 1 - t.pLower
-    const pBetter = s.direction === 'lower' ? 1 - t.pLower : 1 - t.pUpper
-    return { pEq: t.p, pReg, pBetter, bounds }
-  })
+  const raw = series.map(s => (s.pairs !== undefined ? pairedLook(s.pairs, opts) : unpairedLook(s, opts)))
   const pRegAdj = holm(raw.map(r => r.pReg))
   const metrics = series.map((s, i): MetricLook => {
     const r = raw[i]!
@@ -159,27 +248,15 @@ export function sequentialLook(series: readonly SequentialSeries[], opts: Sequen
           : n >= opts.minRuns && aEq > 0 && r.pBetter < aEq
             ? 'improvement'
             : 'undecided'
-    let need: number | null = null
-    if (state === 'undecided' && r.bounds !== null) {
-      const diff = ssMean([...s.candidate]) - ssMean([...s.baseline])
-      const worse = s.direction === 'lower' ? r.bounds.high : r.bounds.low
-      // Distance from the effect to the nearer decision: past the threshold (regression) or inside it.
-      const toRegression = Math.abs(diff - worse)
-      const toEquivalence = Math.min(diff - r.bounds.low, r.bounds.high - diff)
-      const sdB = sd(s.baseline)
-      const sdC = sd(s.candidate)
-      const beyond = s.direction === 'lower' ? diff > worse : diff < worse
-      need = beyond
-        ? runsToClear(toRegression, sdB, sdC, opts, {
-            alpha: opts.alphaRegression / series.length,
-            spending: opts.spendingRegression
-          })
-        : runsToClear(toEquivalence, sdB, sdC, opts, {
-            alpha: opts.alphaEquivalence,
-            spending: opts.spendingEquivalence
-          })
+    const need = state === 'undecided' ? r.need(opts.alphaRegression / series.length) : null
+    return {
+      metric: s.metric,
+      state,
+      pEquivalence: r.pEq,
+      pRegression: pReg,
+      runsToDecide: need,
+      ...(state === 'undecided' && r.noSpread ? { why: 'no-spread' as const } : {})
     }
-    return { metric: s.metric, state, pEquivalence: r.pEq, pRegression: pReg, runsToDecide: need }
   })
   return {
     n,
@@ -195,8 +272,10 @@ export function describeUndecided(look: LookResult): string[] {
   return look.metrics
     .filter(m => m.state === 'undecided')
     .map(m =>
-      m.runsToDecide === null
-        ? `${m.metric}: undecided (its effect sits on the ±threshold: no number of runs decides it)`
-        : `${m.metric}: undecided (~${m.runsToDecide} runs per arm would decide it)`
+      m.why === 'no-spread'
+        ? `${m.metric}: undecided (every run gave the same value: no spread to test against, likely the timer's resolution)`
+        : m.runsToDecide === null
+          ? `${m.metric}: undecided (its effect sits on the ±threshold: no number of runs decides it)`
+          : `${m.metric}: undecided (~${m.runsToDecide} runs per arm would decide it)`
     )
 }

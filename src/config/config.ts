@@ -12,6 +12,7 @@ import {
   CONTAINER_RUNTIMES,
   DEVICES,
   GPU_ACCESS_MODES,
+  ON_INCONCLUSIVE,
   SCHEDULES,
   WORKLOADS,
   type Arm,
@@ -21,6 +22,7 @@ import {
   type Device,
   type GpuAccess,
   type Mount,
+  type OnInconclusive,
   type Schedule,
   type Workload
 } from '../types/index.js'
@@ -91,6 +93,8 @@ export interface Config {
   /** Name of the GitHub Check run that carries the verdict; null = none. */
   checkRun: string | null
   failOnRegression: boolean
+  /** What an undecided check does to the step and the Check run (never read from the config file). */
+  onInconclusive: OnInconclusive
   allowForkPrs: boolean
   out: string
   /**
@@ -229,6 +233,7 @@ export function loadConfig(sources: ConfigSources): Config {
     checkRun: checkRunName(get(Inputs.CheckRun)),
     baselineBranch: branchName(get(Inputs.BaselineBranch)),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    onInconclusive: oneOf(Inputs.OnInconclusive, get(Inputs.OnInconclusive), ON_INCONCLUSIVE),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
     out: workspacePath(Inputs.Out, get(Inputs.Out), workspace, sources.outputsAnywhere),
     workspace: sources.outputsAnywhere ? null : workspace,

@@ -27,6 +27,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Comment]: 'always',
   [Inputs.CheckRun]: 'GPU overhead',
   [Inputs.FailOnRegression]: 'true',
+  [Inputs.OnInconclusive]: 'neutral',
   [Inputs.AllowForkPrs]: 'false',
   [Inputs.Out]: 'gpu-overhead-results',
   [Inputs.Config]: '',

@@ -3,7 +3,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
-import { MODES, RESULT_FORMATS, type Mode } from '../types/index.js'
+import { MODES, ON_INCONCLUSIVE, RESULT_FORMATS, type Mode, type OnInconclusive } from '../types/index.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import type { ConfigSources } from './config.js'
 import { alpha, bool, branchName, given, integer, list, maxOverhead, oneOf, workspacePath } from './parse.js'
@@ -24,6 +24,7 @@ export interface AggregateConfig {
   alpha: number
   seed: number
   failOnRegression: boolean
+  onInconclusive: OnInconclusive
 }
 
 /**
@@ -72,7 +73,8 @@ export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
     maxOverheadPct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
     alpha: alpha(Inputs.Alpha, get(Inputs.Alpha)),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
-    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    onInconclusive: oneOf(Inputs.OnInconclusive, get(Inputs.OnInconclusive), ON_INCONCLUSIVE)
   }
 }
 

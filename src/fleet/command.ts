@@ -12,6 +12,7 @@ import { renderAggregateMarkdown } from './markdown.js'
 import { aggregate } from './pool.js'
 import { readSources } from './sources.js'
 import type { AggregateReport } from './types.js'
+import type { OnInconclusive } from '../types/index.js'
 
 export interface AggregateCommandOptions {
   dirs: string[]
@@ -20,6 +21,8 @@ export interface AggregateCommandOptions {
   maxOverheadPct: number
   alpha: number
   seed?: number | string
+  /** What an undecided group does to the exit code (default neutral: 0). */
+  onInconclusive?: OnInconclusive
 }
 
 export interface AggregateCommandResult {
@@ -31,12 +34,17 @@ export interface AggregateCommandResult {
 }
 
 /**
- * 0 pass or incomparable, 1 regression (unless fail-on-regression is off) or a failed preflight gate on
- * some runner, 2 nothing to vouch for: gate/'s mapping, with the fleet's own failed-gate fact.
+ * 0 pass, incomparable or undecided (unless on-inconclusive is fail), 1 regression (unless fail-on-regression
+ * is off), a failed preflight gate on some runner or an undecided fleet under on-inconclusive fail, 2 nothing to vouch for: gate/'s mapping, with the fleet's own failed-gate fact.
  */
-export function aggregateExitCode(r: AggregateReport, failOnRegression = true): ExitCodeValue {
+export function aggregateExitCode(
+  r: AggregateReport,
+  failOnRegression = true,
+  onInconclusive: OnInconclusive = 'neutral'
+): ExitCodeValue {
   return exitCodeFor(r.verdict, {
     failOnRegression,
+    onInconclusive,
     failedGate: r.groups.some(g => g.failed_preflight.length > 0)
   })
 }
@@ -76,7 +84,7 @@ export function aggregateCommand(opts: AggregateCommandOptions): AggregateComman
     report,
     markdown,
     text: opts.format === 'json' ? json : markdown,
-    exitCode: aggregateExitCode(report),
+    exitCode: aggregateExitCode(report, true, opts.onInconclusive),
     paths
   }
 }

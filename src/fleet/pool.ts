@@ -171,9 +171,12 @@ function analyseGroup(
   }
 }
 
-/** regression anywhere wins; then error (a group that vouches for nothing); then incomparable; else pass. */
+/**
+ * regression anywhere wins; then error (a group that vouches for nothing); then incomparable; then
+ * inconclusive (a group left undecided); else pass.
+ */
 export function aggregateVerdict(groups: readonly Pick<AggregateGroup, 'verdict'>[]): CheckVerdict {
-  for (const v of ['regression', 'error', 'incomparable'] as const)
+  for (const v of ['regression', 'error', 'incomparable', 'inconclusive'] as const)
     if (groups.some(g => g.verdict === v)) return v
   return 'pass'
 }

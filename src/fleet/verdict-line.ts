@@ -6,15 +6,14 @@ import type { AggregateGroup, AggregateReport } from './types.js'
 const VERDICT_WORD: Record<AggregateGroup['verdict'], string> = {
   pass: 'PASS',
   regression: 'REGRESSION',
+  inconclusive: 'UNDECIDED',
   incomparable: 'INCOMPARABLE',
   error: 'ERROR'
 }
 
-/** A group's status word; a pass that could not show equivalence says so, like the check's own report. */
+/** A group's status word: an undecided group is UNDECIDED, like the check's own report. */
 export function groupWord(g: AggregateGroup): string {
-  return g.verdict === 'pass' && g.analysis?.verdict === 'inconclusive'
-    ? 'INCONCLUSIVE (gate passes)'
-    : VERDICT_WORD[g.verdict]
+  return VERDICT_WORD[g.verdict]
 }
 
 export function plural(n: number, word: string): string {
@@ -86,10 +85,6 @@ export function aggregateVerdictLine(r: AggregateReport): string {
     r.verdict === 'pass'
       ? `no group shows a significant overhead above ${limit}: ${few(r.groups)}`
       : few(r.groups.filter(g => g.verdict === r.verdict))
-  // Like the check's own report: a pass that could not show equivalence everywhere says so.
-  const word =
-    r.verdict === 'pass' && r.groups.some(g => g.analysis?.verdict === 'inconclusive')
-      ? 'INCONCLUSIVE** (gate passes)'
-      : `${VERDICT_WORD[r.verdict]}**`
+  const word = `${VERDICT_WORD[r.verdict]}**`
   return redact(inline(`**${word} — ${body}; ${tail}`))
 }

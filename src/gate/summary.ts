@@ -108,11 +108,13 @@ export function assembleSummary(
       image: config.image,
       workloads: config.workloads,
       runs: config.runs,
+      max_runs: config.maxRuns,
       device: config.device,
       gpu_access: config.gpuAccess,
       arms: config.arms.map(a => a.label),
       max_overhead_pct: config.maxOverheadPct,
-      alpha: config.alpha
+      alpha: config.alpha,
+      on_inconclusive: config.onInconclusive
     },
     arms: config.arms,
     // The GPU the check ran on (its first, when several): not simply the host's first GPU.

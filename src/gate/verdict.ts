@@ -38,7 +38,8 @@ export function nothingMeasuredReason(
 
 /**
  * The check's verdict. A failed preflight gate, an incomplete check without a regression, or a check that
- * measured nothing gated is `error`; a regression found before a fault still counts. `workloads`: those
+ * measured nothing gated is `error`; a regression found before a fault still counts; a gated metric left
+ * undecided (neither a regression nor shown equivalent) is `inconclusive`, never `pass`. `workloads`: those
  * that must emit a gated sample; `requireGated` false only for a check of rule-gated workloads alone.
  */
 export function checkVerdict(
@@ -53,6 +54,8 @@ export function checkVerdict(
   if (!complete || !analysis) return 'error'
   if (requireGated && nothingMeasuredReason(analysis, workloads) !== null) return 'error'
   if (analysis.verdict === 'incomparable') return 'incomparable'
+  // Measured but not decided: never a pass by itself (on-inconclusive says what it does to the step).
+  if (analysis.verdict === 'inconclusive' && gated(analysis.comparisons).length > 0) return 'inconclusive'
   return 'pass'
 }
 

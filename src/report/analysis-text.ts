@@ -26,7 +26,7 @@ function table(comparisons: readonly Comparison[]): string {
     num(c.mean_candidate),
     (c.undefined_stats ?? []).includes('overhead_pct')
       ? '–'
-      : `${formatOverhead(c)}${c.ci_method === 't-delta' ? ' t' : ''}`,
+      : `${formatOverhead(c)}${c.ci_method === 't-delta' ? ' t' : c.ci_method === 'paired' ? ' paired' : ''}`,
     formatP(c.p_adjusted),
     formatP(c.tost.p),
     `${num(c.mde_pct)}%`,

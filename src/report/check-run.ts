@@ -40,10 +40,15 @@ export interface CheckRunRequest {
   output: { title: string; summary: string; text: string; annotations: CheckAnnotation[] }
 }
 
-/** The same rule as the step's failure (regression or failed preflight), plus: nothing measured never passes. */
+/**
+ * The same rule as the step's failure (regression, failed preflight, undecided under on-inconclusive `fail`),
+ * plus: nothing measured never passes, and an undecided check is neutral unless on-inconclusive says `pass`.
+ */
 export function checkConclusion(summary: CheckSummary): CheckConclusion {
   if (decideFailure(summary, true) !== null || summary.verdict === 'error') return 'failure'
   if (summary.verdict === 'incomparable') return 'neutral'
+  if (summary.verdict === 'inconclusive')
+    return summary.config.on_inconclusive === 'pass' ? 'success' : 'neutral'
   return 'success'
 }
 

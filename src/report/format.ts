@@ -186,9 +186,12 @@ export function metricLabel(c: Pick<Comparison, 'metric' | 'direction'>): string
  * The overhead with its CI, or `–` (one way, everywhere) when no ratio exists: a zero or negative
  * baseline mean, or too few runs.
  */
-export function fmtOverheadCi(c: Pick<Comparison, 'overhead_pct' | 'ci95' | 'undefined_stats'>): string {
+export function fmtOverheadCi(
+  c: Pick<Comparison, 'overhead_pct' | 'ci95' | 'undefined_stats' | 'ci_method'>
+): string {
   if ((c.undefined_stats ?? []).includes('overhead_pct')) return DASH
-  return fmtPctCi(c.overhead_pct, c.ci95)
+  // Paired: the within-block estimate, not the ratio of the two means beside it (see Definitions).
+  return `${fmtPctCi(c.overhead_pct, c.ci95)}${c.ci_method === 'paired' ? ' paired' : ''}`
 }
 
 /** A utilisation percentage, or a dash when none was measured. */

@@ -4,6 +4,7 @@ import { WHY_ANCHOR } from './why.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
 import { runsNeeded } from './runs.js'
+import { maxOf } from '../util/arrays.js'
 
 /** Steady-state comparisons: the only ones that gate. */
 export function gatingComparisons(summary: CheckSummary): Comparison[] {
@@ -148,8 +149,8 @@ export function verdictLine(summary: CheckSummary, whyHref: string | null = WHY_
   } else if (summary.verdict === 'error') {
     const why = summary.incomplete_reason ?? summary.warnings[0] ?? 'the check did not produce results'
     line = `**ERROR** — ${clip(why)}`
-  } else if (summary.analysis?.verdict === 'inconclusive') {
-    line = `**INCONCLUSIVE** (gate passes) — ${outcomeClause(summary)}`
+  } else if (summary.verdict === 'inconclusive') {
+    line = `**UNDECIDED** (${undecidedGate(summary)}) — ${undecidedClause(summary)}`
   } else {
     line = `**PASS** — ${outcomeClause(summary)}`
   }
@@ -158,13 +159,66 @@ export function verdictLine(summary: CheckSummary, whyHref: string | null = WHY_
   return redact(line)
 }
 
+/** What an undecided check does to the gate, as the first line says it. */
+function undecidedGate(summary: CheckSummary): string {
+  const policy = summary.config.on_inconclusive ?? 'neutral'
+  if (policy === 'fail') return 'check fails: on-inconclusive fail'
+  if (policy === 'pass') return 'gate passes: on-inconclusive pass'
+  return 'neutral: not a pass'
+}
+
+/**
+ * The runs per arm that would decide the undecided gated metrics: the sequential rule's estimate at its last
+ * look where it ran, else the fixed-count power estimate; null when none is known. `never`: some metric sits
+ * on the threshold, where no number of runs decides it.
+ */
+function runsWanted(summary: CheckSummary): { runs: number | null; never: boolean } {
+  const seq = (summary.sequential ?? []).flatMap(s => s.metrics.filter(m => m.state === 'undecided'))
+  if (seq.length > 0) {
+    const known = seq.flatMap(m => (m.runs_to_decide === null ? [] : [m.runs_to_decide]))
+    return {
+      runs: known.length > 0 ? maxOf(known) : null,
+      never: known.length < seq.length
+    }
+  }
+  const needs = gatingComparisons(summary).flatMap(c =>
+    c.verdict === 'inconclusive' && c.runs_needed !== null ? [c.runs_needed] : []
+  )
+  return { runs: needs.length > 0 ? maxOf(needs) : null, never: false }
+}
+
+/** `2 of 8 gated metrics undecided (llm tpot_ms +1.05% [−3.13, +5.42]); ~40 runs per arm would decide them …` */
+function undecidedClause(summary: CheckSummary): string {
+  const gating = gatingComparisons(summary)
+  const open = worstFirst(gating.filter(c => c.verdict === 'inconclusive'))
+  const pair = armPair(gating)
+  const first = open[0]
+  const parts = [
+    `${open.length} of ${plural(gating.length, 'gated metric')} undecided` +
+      (first ? ` (${describeComparison(first, !pair)})` : '')
+  ]
+  const want = runsWanted(summary)
+  const stops = summary.sequential ?? []
+  const maxRuns = summary.config.max_runs ?? null
+  if (want.runs !== null)
+    parts.push(
+      `~${want.runs} runs per arm would decide ${open.length === 1 ? 'it' : 'them'}` +
+        (maxRuns !== null ? ` (max-runs ${maxRuns})` : '')
+    )
+  if (want.never) parts.push('an effect on the ±threshold is decided by no number of runs')
+  const futile = stops.filter(s => s.reason === 'futile').map(s => s.workload)
+  if (futile.length > 0)
+    parts.push(`${futile.join(', ')} stopped for futility: the runs needed far exceed max-runs`)
+  return parts.join('; ')
+}
+
 /** On a regression or an undecided gate: what most likely explains it, linked to the section. */
 function whyClause(summary: CheckSummary, href: string | null): string | null {
   const e = summary.explanation
   // A regression, an undecided gate, or arms that differ the other way (an improvement) want a reason.
   const undecided =
     summary.verdict === 'regression' ||
-    summary.analysis?.verdict === 'inconclusive' ||
+    summary.verdict === 'inconclusive' ||
     gatingComparisons(summary).some(c => (c.verdict as string) === 'improvement')
   if (!e || !undecided) return null
   const text = `why: ${clip(e.headline)}`
@@ -173,7 +227,8 @@ function whyClause(summary: CheckSummary, href: string | null): string | null {
 
 /**
  * Whether the action should fail, as a one-line reason; null to pass.
- * Only with fail-on-regression: a regression verdict, or any preflight check that failed (driver gate, I/O rule).
+ * Only with fail-on-regression: a regression verdict, any preflight check that failed (driver gate, I/O rule),
+ * or an undecided check under on-inconclusive `fail`.
  */
 export function decideFailure(summary: CheckSummary, failOnRegression: boolean): string | null {
   if (!failOnRegression) return null
@@ -188,5 +243,7 @@ export function decideFailure(summary: CheckSummary, failOnRegression: boolean):
   }
   const failed = failedPreflight(summary)
   if (failed.length) reasons.push(`preflight failed: ${preflightClause(failed)}`)
+  if (summary.verdict === 'inconclusive' && summary.config.on_inconclusive === 'fail')
+    reasons.push(`undecided (on-inconclusive: fail): ${undecidedClause(summary)}`)
   return reasons.length ? redact(reasons.join('; ')) : null
 }

@@ -69,14 +69,37 @@ export interface Comparison {
   /** Why this comparison's figures need care (e.g. constant arms: timer resolution). */
   warnings?: string[]
   /** Which interval ci95 is: the wider of the percentile bootstrap and the Welch t delta-method interval. */
-  ci_method?: 'bootstrap' | 't-delta'
+  ci_method?: 'bootstrap' | 't-delta' | 'paired'
   ci95_median_method?: 'bootstrap' | 't-delta'
   /** Both candidate intervals of overhead_pct, before the wider was chosen. */
   ci95_bootstrap?: { low: number; high: number }
   ci95_t_delta?: { low: number; high: number }
   /** Unadjusted p that gates (Welch's; Mann–Whitney's when Welch's t is undefined), before Holm. */
   p_gate?: number
-  p_source?: 'welch' | 'mann-whitney' | 'prediction-interval'
+  p_source?: 'welch' | 'mann-whitney' | 'prediction-interval' | 'paired'
+  /**
+   * One-sided p of "the overhead is at most max-overhead" (small: above it), before Holm; the regression claim
+   * needs it Holm-adjusted across the gated metrics below alpha/2, so several gated metrics do not multiply
+   * the chance of a false regression. Absent on stored-baseline comparisons (their prediction interval rules).
+   */
+  p_regression?: number
+  /** p_regression after Holm across the gating comparisons of one report. */
+  p_regression_adjusted?: number
+  /**
+   * The within-block analysis (adjacent A/B processes of the interleaved schedule; compare/pairs.ts) that
+   * overhead_pct, ci95, p_gate and the TOST come from when present: the paired t-test on the per-block
+   * log-ratios, blocks far off the others (5 scaled MADs: a block straddling a change of host state) left out,
+   * so a host state shared by both processes of a block cancels.
+   */
+  paired?: {
+    blocks: number
+    /** Blocks left out as far off the others (straddling a change of host state). */
+    left_out: number
+    /** The plain mean of the per-block ratios, % (equivalence also needs it inside ±max-overhead). */
+    mean_pct: number
+    /** The per-block overheads, %, in run order (what the estimate is made of). */
+    block_pcts: number[]
+  }
   /**
    * Stored-baseline comparisons only: the history the new check was judged against, check by check
    * (n_baseline is then the number of stored checks, mean_baseline the mean of their means).

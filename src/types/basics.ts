@@ -67,9 +67,17 @@ export const RESULT_FORMATS = [
 export const SCHEDULES = ['abba', 'random'] as const
 export type Schedule = (typeof SCHEDULES)[number]
 
-/** The action's `verdict` output. */
-export const CHECK_VERDICTS = ['pass', 'regression', 'incomparable', 'error'] as const
+/** The action's `verdict` output. `inconclusive`: measured, but a gated metric stayed undecided. */
+export const CHECK_VERDICTS = ['pass', 'regression', 'inconclusive', 'incomparable', 'error'] as const
 export type CheckVerdict = (typeof CHECK_VERDICTS)[number]
+
+/**
+ * What an undecided check does to the step and the Check run (`on-inconclusive`, a trust setting: workflow
+ * input or flag only): `pass` exits 0 with a green Check run, `neutral` exits 0 with a neutral one, `fail`
+ * fails the step. Never green by default: an undecided check vouches for nothing.
+ */
+export const ON_INCONCLUSIVE = ['pass', 'neutral', 'fail'] as const
+export type OnInconclusive = (typeof ON_INCONCLUSIVE)[number]
 
 /** Verdict of one (workload, metric) comparison, and of an analysis overall. */
 export const METRIC_VERDICTS = [

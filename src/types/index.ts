@@ -11,6 +11,7 @@ export {
   RESULT_FORMATS,
   SCHEDULES,
   CHECK_VERDICTS,
+  ON_INCONCLUSIVE,
   METRIC_VERDICTS,
   METRIC_SCOPES
 } from './basics.js'
@@ -26,6 +27,7 @@ export type {
   Mode,
   Schedule,
   CheckVerdict,
+  OnInconclusive,
   MetricVerdict,
   MetricScope,
   Direction,

@@ -22,6 +22,7 @@ export enum Inputs {
   Comment = 'comment',
   CheckRun = 'check-run',
   FailOnRegression = 'fail-on-regression',
+  OnInconclusive = 'on-inconclusive',
   AllowForkPrs = 'allow-fork-prs',
   Out = 'out',
   Config = 'config',

@@ -1,5 +1,5 @@
 /** The check summary (summary.json): what the report renders and the gate decides on. */
-import type { Device, GpuAccess, Workload, CheckVerdict, Fingerprint, Arm } from './basics.js'
+import type { Device, GpuAccess, Workload, CheckVerdict, Fingerprint, Arm, OnInconclusive } from './basics.js'
 import type { RunRecord } from './results.js'
 import type { Comparison, Analysis } from './analysis.js'
 import type { PreflightResult } from './preflight.js'
@@ -179,11 +179,15 @@ export interface CheckSummary {
     image: string | null
     workloads: Workload[]
     runs: number
+    /** Most runs per arm (sequential stopping); absent in older summaries. */
+    max_runs?: number
     device: Device
     gpu_access: GpuAccess
     arms: string[]
     max_overhead_pct: number
     alpha: number
+    /** What an undecided check does to the step and the Check run (absent in older summaries: neutral). */
+    on_inconclusive?: OnInconclusive
   }
   arms: Arm[]
   /** Fingerprint per arm label. */

@@ -173,10 +173,13 @@ describe('overhead direction and interval', () => {
     expect(c.verdict).toBe('regression')
   })
   test('ci95 is the wider of the bootstrap and t-delta intervals, and says which', () => {
-    const c = compareOne(
-      series('native', 'k_ms', noise(2, 5, 50, 1)),
-      series('container', 'k_ms', noise(3, 5, 50.5, 1))
-    )
+    // Runs without a common label form no blocks: the two-sample intervals stand.
+    const cand = series('container', 'k_ms', noise(3, 5, 50.5, 1))
+    const c = compareOne(series('native', 'k_ms', noise(2, 5, 50, 1)), {
+      ...cand,
+      runs: cand.runs.map(r => `c${r}`)
+    })
+    expect(c.paired).toBeUndefined()
     const w = (i: { low: number; high: number }): number => i.high - i.low
     expect(c.ci95_bootstrap).toBeDefined()
     expect(c.ci95_t_delta).toBeDefined()
@@ -228,11 +231,12 @@ describe('verdicts', () => {
     expect(c.p_adjusted).toBeLessThan(0.05)
     expect(c.verdict).not.toBe('regression')
   })
-  test('identical constant arms: equivalent, t undefined, p = 1, all JSON numbers finite', () => {
+  test('identical constant arms (D3): inconclusive, never equivalent from zero spread; t undefined, p = 1, all JSON numbers finite', () => {
     const c = compareOne(series('native', 'k_ms', [5, 5, 5, 5]), series('container', 'k_ms', [5, 5, 5, 5]))
-    expect(c.verdict).toBe('equivalent')
+    expect(c.verdict).toBe('inconclusive')
+    expect(c.tost.equivalent).toBe(false)
     expect(c.welch).toEqual({ t: 0, df: 0, p: 1, defined: false })
-    expect(c.reason).toContain("Welch's t undefined")
+    expect(c.reason).toMatch(/both arms are constant .*timer resolution/)
     expect(nonFiniteNumbers(JSON.parse(JSON.stringify(c)))).toEqual([])
     expect(nonFiniteNumbers(c)).toEqual([])
   })

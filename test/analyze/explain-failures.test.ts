@@ -33,7 +33,7 @@ function run(
     params: {},
     regions: [],
     stack: null
-  } as RunRecord
+  }
 }
 
 function explainFailed(error: string, imageEnv: Record<string, string> = {}, environment = 'container') {

@@ -61,6 +61,16 @@ describe('config file from the tree: measurement knobs only (allow-list)', () =>
       expect(error(w, CPU).message).toMatch(/workflow input or flag only/)
     }
   })
+  it('on-inconclusive (a trust setting) comes from the workflow input or flag, default neutral', () => {
+    expect(loadConfig({ workspace: ws(), flags: CPU }).onInconclusive).toBe('neutral')
+    expect(
+      loadConfig({ workspace: ws(), flags: CPU, inputs: { [Inputs.OnInconclusive]: 'fail' } }).onInconclusive
+    ).toBe('fail')
+    expect(
+      loadConfig({ workspace: ws(), flags: { ...CPU, [Inputs.OnInconclusive]: 'pass' } }).onInconclusive
+    ).toBe('pass')
+  })
+
   it('knobs from the file still apply', () => {
     const w = ws()
     treeConfig(w, 'runs: 4\nworkloads: [matmul]\nseed: 7\n')
@@ -142,7 +152,8 @@ describe('trusted inputs: one named line for bad values (case 7)', () => {
     [Inputs.Python, '-c', /not starting with -/],
     [Inputs.Python, 'p'.repeat(1024 * 1024), /at most 4096 characters/],
     [Inputs.ContainerMemory, '99999999999999999999g', /1 PiB/],
-    [Inputs.ContainerMemory, '1e3g', /memory size/]
+    [Inputs.ContainerMemory, '1e3g', /memory size/],
+    [Inputs.OnInconclusive, 'green', /allowed: pass \| neutral \| fail/]
   ])('%s', (input, value, why) => {
     const e = error(ws(), { ...CPU, [input]: value })
     expect(e.input).toBe(input)

@@ -160,3 +160,31 @@ test('with --baseline: current arms vs stored, one Holm family, reported under b
 test('a missing input file is an InputError', async () => {
   await expect(analyzeCommand({ ...base, input: join(dir, 'missing.csv') })).rejects.toThrow(InputError)
 })
+
+describe('analyze: an undecided analysis is not a pass (on-inconclusive)', () => {
+  // Block ratios +2.5%, +0.5%, +1.5%: around the 2% limit and too spread at 3 runs for either claim.
+  const undecided = (): string => {
+    const p = join(dir, 'undecided.csv')
+    const rows = [
+      [10.0, 10.25],
+      [10.3, 10.35],
+      [9.8, 9.95]
+    ].flatMap(([b, c], i) => [
+      `matmul,native,${i + 1},kernel_ms,${b},ms`,
+      `matmul,container,${i + 1},kernel_ms,${c},ms`
+    ])
+    writeFileSync(p, ['workload,environment,run,metric,value,unit', ...rows].join('\n') + '\n')
+    return p
+  }
+
+  it.each([
+    [undefined, 0],
+    ['neutral', 0],
+    ['pass', 0],
+    ['fail', 1]
+  ] as const)('on-inconclusive %s exits %i', async (onInconclusive, code) => {
+    const r = await analyzeCommand({ ...base, input: undecided(), onInconclusive })
+    expect(r.analysis.verdict).toBe('inconclusive')
+    expect(r.exitCode).toBe(code)
+  })
+})

@@ -86,7 +86,7 @@ describe('your own workload: commands through the whole pipeline', () => {
       // Direction from the helper: throughput is higher-better and never guessed from its name.
       expect(
         (s.analysis?.comparisons ?? []).find(c => c.workload === 'infer' && c.metric === 'tokens_per_s')
-          ?.better
+          ?.direction
       ).toBe('higher')
       // The helper recorded each arm's stack: the explainer compares them like the built-ins'.
       const envs = new Set((s.stacks ?? []).filter(x => x.workload === 'infer').map(x => x.environment))

@@ -37,10 +37,11 @@ describe('verdict line', () => {
       /^\*\*INCOMPLETE\*\* — cancelled: the runner sent SIGTERM.*; measured before the stop: /
     )
   })
-  test('inconclusive still passes the gate and says how many runs would decide', () => {
+  test('undecided is never a pass: UNDECIDED, neutral by default, with the runs that would decide it', () => {
     expect(verdictLine(inconclusive)).toMatch(
-      /^\*\*INCONCLUSIVE\*\* \(gate passes\) — .*needs ~780 runs per arm/
+      /^\*\*UNDECIDED\*\* \(neutral: not a pass\) — 2 of 4 gated metrics undecided \(llm tokens_per_s \+8\.0% .*\); ~800 runs per arm would decide them/
     )
+    expect(verdictLine(inconclusive)).not.toMatch(/PASS|gate passes/)
   })
   test('a failed gate is named with its message', () => {
     expect(verdictLine(gateFailed)).toMatch(

@@ -3,7 +3,7 @@
  * overall verdict for the report.
  */
 import type { Comparison, MetricVerdict } from '../../types/index.js'
-import { holm, runsNeeded } from '../stats/index.js'
+import { holm, pairsToDetect, runsNeeded, winsorizedSd } from '../stats/index.js'
 import { formatOverhead, formatP, formatPct } from './format.js'
 import { equivalenceBounds } from './overhead-interval.js'
 
@@ -18,6 +18,12 @@ export interface DecideOptions {
  * sits near the limit and more runs of the same kind are not the remedy).
  */
 function runsToDetect(c: Comparison, opts: DecideOptions): number | null {
+  if (c.paired !== undefined) {
+    // Blocks: the spread that matters is that of the within-block ratios, not of the arms.
+    const sdW = winsorizedSd(c.paired.block_pcts.map(p => Math.log1p(p / 100)))
+    const n = pairsToDetect(sdW, Math.log1p(opts.maxOverheadPct / 100), opts.alpha)
+    return n !== null && n > c.paired.blocks ? n : null
+  }
   const bounds = equivalenceBounds(c.mean_baseline, opts.maxOverheadPct, c.direction)
   const target = Math.min(Math.abs(bounds.low), Math.abs(bounds.high))
   const n = runsNeeded(c.sd_baseline, c.sd_candidate, target, opts.alpha)
@@ -58,25 +64,38 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       reason: `A ratio needs positive means (baseline ${c.mean_baseline}, candidate ${c.mean_candidate}), so no overhead can be stated: inconclusive.`
     }
   const pText =
-    c.p_source === 'mann-whitney'
-      ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
-      : c.p_source === 'prediction-interval'
-        ? `prediction interval over ${c.n_baseline} stored check means, ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
-        : c.scope !== 'steady'
-          ? `Welch p=${formatP(c.p_adjusted)}`
-          : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
+    c.p_source === 'paired'
+      ? `paired over ${c.paired?.blocks ?? c.n_baseline} blocks (within-block ratios), ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
+      : c.p_source === 'mann-whitney'
+        ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
+        : c.p_source === 'prediction-interval'
+          ? `prediction interval over ${c.n_baseline} stored check means, ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
+          : c.scope !== 'steady'
+            ? `Welch p=${formatP(c.p_adjusted)}`
+            : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
   const identical = c.welch.defined === false && c.p_gate === 1
   const significant = c.p_adjusted < opts.alpha
   const constant = c.n_baseline >= 2 && c.sd_baseline === 0 && c.sd_candidate === 0
-  if (significant && c.ci95.low > max && constant)
+  // Zero spread in both arms decides nothing either way: "equivalent" from TOST p = 0 or a regression from a
+  // zero-width interval would be the timer's resolution speaking (a 1 ms clock), not the arms.
+  if (constant)
     return {
       verdict: 'inconclusive',
-      reason: `${effect} is significant (${pText}) but both arms are constant, so the interval has no width: likely timer resolution, not a regression on its own: inconclusive.`
+      reason: significant
+        ? `${effect} is significant (${pText}) but both arms are constant, so the interval has no width: likely timer resolution, not a regression on its own: inconclusive.`
+        : `${effect}: both arms are constant (zero spread), so neither a difference nor equivalence within ±${max}% can be shown: likely timer resolution: inconclusive.`
+    }
+  // Without the Holm-adjusted one-sided claim (stored-baseline comparisons), the CI's lower end alone.
+  const aboveAfterHolm = c.p_regression_adjusted === undefined || c.p_regression_adjusted < opts.alpha / 2
+  if (significant && c.ci95.low > max && aboveAfterHolm)
+    return {
+      verdict: 'regression',
+      reason: `${effect} exceeds +${max}% even at the CI's favourable end and is significant (${pText}${c.p_regression_adjusted === undefined ? '' : `; above +${max}% with Holm-adjusted one-sided p=${formatP(c.p_regression_adjusted)}`}): regression.`
     }
   if (significant && c.ci95.low > max)
     return {
-      verdict: 'regression',
-      reason: `${effect} exceeds +${max}% even at the CI's favourable end and is significant (${pText}): regression.`
+      verdict: 'inconclusive',
+      reason: `${effect} lies above +${max}% at the unadjusted 95% CI, but not once the ${max}% claim is Holm-adjusted across the gated metrics (one-sided p=${formatP(c.p_regression_adjusted!)} ≥ ${opts.alpha / 2}): inconclusive.`
     }
   if (c.tost.equivalent)
     return {
@@ -113,6 +132,11 @@ export function decide(comparisons: readonly Comparison[], opts: DecideOptions):
   const family = out.filter(c => c.scope === 'steady')
   const adjusted = holm(family.map(c => c.p_adjusted))
   family.forEach((c, i) => (c.p_adjusted = adjusted[i]!))
+  // The regression claim is "above the threshold", one-sided: Holm across the gated metrics that carry it,
+  // so k metrics each truly at the threshold do not give k chances of a false regression.
+  const claims = family.filter(c => c.p_regression !== undefined)
+  const adjustedClaims = holm(claims.map(c => c.p_regression!))
+  claims.forEach((c, i) => (c.p_regression_adjusted = adjustedClaims[i]!))
   for (const c of out) {
     const enough = c.n_baseline >= 2 && c.n_candidate >= 2
     c.runs_needed = null

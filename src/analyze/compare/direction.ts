@@ -16,6 +16,26 @@ export const DECLARE_DIRECTION =
   'only time units (ms, s, us, ns) imply lower'
 
 /**
+ * The one unit both arms' values are in. A ratio of milliseconds to seconds is not an overhead (−99.9%, an
+ * "improvement"), so arms that declare different units are refused, naming both; an undeclared side takes
+ * the other's.
+ */
+export function commonUnit(
+  base: Pick<ArmSeries, 'workload' | 'metric' | 'unit' | 'environment'>,
+  cand: Pick<ArmSeries, 'unit' | 'environment'>
+): string {
+  const a = base.unit.trim()
+  const b = cand.unit.trim()
+  if (a !== '' && b !== '' && a !== b)
+    throw new InputError(
+      `unit (${base.workload}/${base.metric})`,
+      `${a} in ${base.environment} and ${b} in ${cand.environment}`,
+      'one unit for both arms (convert one arm before comparing)'
+    )
+  return b || a
+}
+
+/**
  * Which way is better for a metric: as declared (`better` on the samples or the CSV), else lower for a
  * time unit. Never guessed from the metric's name: anything else is refused with a named error, so a
  * throughput is never silently treated as a time.

@@ -13,8 +13,9 @@ export {
   type AnalyzeRecordsOptions
 } from './analyze.js'
 export { decide, overallVerdict, type DecideOptions } from './decide.js'
-export { metricDirection } from './direction.js'
+export { commonUnit, metricDirection } from './direction.js'
 export { fingerprintDifferences } from './fingerprints.js'
 export { formatOverhead, formatP } from './format.js'
 export { measureComparison } from './measure.js'
 export { equivalenceBounds } from './overhead-interval.js'
+export { blockRatios, logBounds, logToPct, MIN_BLOCKS, type BlockRatios } from './pairs.js'

@@ -12,12 +12,19 @@ import {
   mannWhitneyU,
   minimumDetectableEffect,
   outliers,
+  pairedTest,
   ratioIntervals,
+  tInv,
   tost,
   welchTTest
 } from '../stats/index.js'
-import { metricDirection } from './direction.js'
+import { maxOf, minOf } from '../../util/arrays.js'
+import { commonUnit, metricDirection } from './direction.js'
 import { equivalenceBounds, finiteInterval, ratioToOverhead, widerInterval } from './overhead-interval.js'
+import { blockRatios, logBounds, logToPct, MIN_BLOCKS } from './pairs.js'
+
+/** Power of the minimum detectable effect, as stats/detectable-effect.ts uses it. */
+const POWER = 0.8
 
 export interface MeasureOptions {
   baselineEnv: string
@@ -64,13 +71,49 @@ function constantArmsWarning(db: { n: number; sd: number }, dc: { n: number; sd:
   )
 }
 
-/** Every statistic for one pair of series; p_adjusted is the unadjusted gating p until `decide` runs. */
+/** Magnitudes beyond which squares and variances overflow or underflow a double (1e±150 → NaN p). */
+const EXTREME_HIGH = 2 ** 100
+const EXTREME_LOW = 2 ** -100
+
+/**
+ * Every statistic for one pair of series; p_adjusted is the unadjusted gating p until `decide` runs. Values so
+ * large or small that their squares leave the range of a double are measured in a rescaled unit — a power of
+ * two, so every ratio, test and interval is exactly what it would be — and the arms' means, medians and sds
+ * are given back in the original unit.
+ */
 export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions): Comparison {
+  const all = [...base.values, ...cand.values].filter(v => Number.isFinite(v) && v !== 0).map(Math.abs)
+  const big = all.length > 0 && maxOf(all) > EXTREME_HIGH
+  const small = all.length > 0 && minOf(all) < EXTREME_LOW
+  if (!big && !small) return measureUnscaled(base, cand, opts)
+  const exp = Math.round(Math.log2(medianOf(all)))
+  const f = 2 ** -exp
+  const scaled = (s: ArmSeries): ArmSeries => ({ ...s, values: s.values.map(v => v * f) })
+  const c = measureUnscaled(scaled(base), scaled(cand), opts)
+  const back = 2 ** exp
+  return {
+    ...c,
+    mean_baseline: c.mean_baseline * back,
+    mean_candidate: c.mean_candidate * back,
+    median_baseline: c.median_baseline * back,
+    median_candidate: c.median_candidate * back,
+    sd_baseline: c.sd_baseline * back,
+    sd_candidate: c.sd_candidate * back
+  }
+}
+
+function medianOf(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[s.length >> 1]!
+}
+
+function measureUnscaled(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions): Comparison {
   const b = base.values
   const c = cand.values
   const db = describe(b)
   const dc = describe(c)
-  const { direction, source } = metricDirection({ ...cand, unit: cand.unit || base.unit }, base)
+  const unit = commonUnit(base, cand)
+  const { direction, source } = metricDirection({ ...cand, unit }, base)
   const undefinedStats: string[] = []
   const enough = b.length >= 2 && c.length >= 2
 
@@ -85,10 +128,10 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
   // Ratios need positive locations (times and throughputs are).
   const positive = db.mean > 0 && dc.mean > 0
   const ratioMean = dc.mean / db.mean
-  const overhead = positive ? ((direction === 'lower' ? ratioMean : 1 / ratioMean) - 1) * 100 : 0
+  let overhead = positive ? ((direction === 'lower' ? ratioMean : 1 / ratioMean) - 1) * 100 : 0
   let ci: Interval = { low: overhead, high: overhead }
   let ciMedian: Interval = { low: 0, high: 0 }
-  let ciMethod: 'bootstrap' | 't-delta' = 'bootstrap'
+  let ciMethod: 'bootstrap' | 't-delta' | 'paired' = 'bootstrap'
   let ciMedianMethod: 'bootstrap' | 't-delta' = 'bootstrap'
   let ciBoot: Interval | undefined
   let ciT: Interval | undefined
@@ -114,16 +157,46 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
     if (!enough) undefinedStats.push('ci95', 'ci95_median')
   }
 
+  // Both arms constant: zero spread proves nothing either way (a timer coarser than the run-to-run
+  // variation), so neither equivalence nor a regression can rest on it.
+  const constantArms = enough && db.sd === 0 && dc.sd === 0
   let tostP = 1
-  if (positive && enough) {
+  let pRegression = 1
+  if (positive && enough && !constantArms) {
     const bounds = equivalenceBounds(db.mean, opts.maxOverheadPct, direction)
-    tostP = tost(c, b, bounds.low, bounds.high).p
+    const t = tost(c, b, bounds.low, bounds.high)
+    tostP = t.p
+    // One-sided against the threshold: worse is larger for lower-is-better, smaller for higher-is-better.
+    pRegression = direction === 'lower' ? 1 - t.pUpper : 1 - t.pLower
   } else undefinedStats.push('tost')
 
   let mdePct = 0
   if (enough && db.mean !== 0) {
     mdePct = (minimumDetectableEffect(db.sd, db.n, dc.sd, dc.n, opts.alpha) / Math.abs(db.mean)) * 100
   } else undefinedStats.push('mde_pct')
+
+  // Blocks (run r of both arms, adjacent in the schedule): where they can be tested, the overhead, its
+  // interval, the tests and the MDE come from the within-block ratios, so a host-wide state that both
+  // processes of a block shared cancels. Without two testable blocks (no common runs, a constant ratio)
+  // the two-sample figures above stand.
+  const blocks = positive ? blockRatios(base, cand, direction) : { runs: [], d: [] }
+  const bounds = logBounds(opts.maxOverheadPct)
+  const paired =
+    blocks.d.length >= MIN_BLOCKS ? pairedTest(blocks.d, bounds.low, bounds.high, opts.alpha) : null
+  let pGatePaired: number | null = null
+  if (paired?.defined) {
+    overhead = logToPct(paired.estimate)
+    ci = { low: logToPct(paired.ci.low), high: logToPct(paired.ci.high) }
+    ciMethod = 'paired'
+    tostP = paired.pEquivalent
+    pRegression = paired.pAbove
+    pGatePaired = paired.p
+    mdePct = logToPct((tInv(1 - opts.alpha / 2, paired.df) + tInv(POWER, paired.df)) * paired.se)
+    for (const s of ['tost', 'mde_pct', 'ci95']) {
+      const at = undefinedStats.indexOf(s)
+      if (at >= 0) undefinedStats.splice(at, 1)
+    }
+  }
 
   const out = outliers(b)
   const outC = outliers(c)
@@ -143,10 +216,10 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
     welch: { t: welch.t, df: welch.df, p: welch.p, defined: welch.defined },
     mann_whitney: { u: mw.u, p: mw.p, method: mw.method },
     tost: { margin_pct: opts.maxOverheadPct, p: tostP, equivalent: tostP < opts.alpha },
-    p_adjusted: pGate,
+    p_adjusted: pGatePaired ?? pGate,
     mde_pct: mdePct,
     verdict: 'inconclusive',
-    unit: cand.unit || base.unit,
+    unit,
     direction,
     direction_source: source,
     scope: comparisonScope(base, cand),
@@ -158,9 +231,17 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
     runs_needed: null,
     outliers: { baseline: runNumbers(base, out.any), candidate: runNumbers(cand, outC.any) },
     reason: '',
-    p_gate: pGate,
-    p_source: gateFromMw ? 'mann-whitney' : 'welch'
+    p_gate: pGatePaired ?? pGate,
+    p_source: pGatePaired !== null ? 'paired' : gateFromMw ? 'mann-whitney' : 'welch',
+    p_regression: pRegression
   }
+  if (paired?.defined)
+    comparison.paired = {
+      blocks: paired.n,
+      left_out: paired.leftOut,
+      mean_pct: logToPct(paired.mean),
+      block_pcts: blocks.d.map(logToPct)
+    }
   if (ciBoot !== undefined && finiteInterval(ciBoot)) comparison.ci95_bootstrap = ciBoot
   if (ciT !== undefined && finiteInterval(ciT)) comparison.ci95_t_delta = ciT
   if (cand.params !== '') comparison.params = cand.params

@@ -13,6 +13,7 @@ import {
   BadRow,
   SCOPES_ALLOWED,
   checkIteration,
+  iterationOf,
   paramsOf,
   parseValue,
   requireText
@@ -97,11 +98,19 @@ export class ResultsTable {
     }
     const { value: iV, iteration: iI } = this.header.index
     const value = parseValue(text.slice(iV === 0 ? start : ends[iV - 1]! + 1, ends[iV]), index, line)
+    let iteration: number | undefined
     if (iI >= 0) {
       const from = iI === 0 ? start : ends[iI - 1]! + 1
       if (!allDigits(text, from, ends[iI]!)) checkIteration(text.slice(from, ends[iI]), index, line)
+      iteration = iterationOf(text.slice(from, ends[iI]))
     }
-    this.agg.addToLast(value)
+    try {
+      this.agg.addToLast(value, iteration)
+    } catch (error) {
+      if (error instanceof RowConflictError)
+        throw new BadRow(index, line, error.column, error.value, error.allowed)
+      throw error
+    }
   }
 
   private onRow(rec: string[], line: number | null): void {
@@ -137,7 +146,8 @@ export class ResultsTable {
           ix.params >= 0 ? rec[ix.params]!.trim() : '',
           ix.power_cap_w >= 0 ? rec[ix.power_cap_w]!.trim() : ''
         ),
-        better
+        better,
+        ix.iteration >= 0 ? iterationOf(rec[ix.iteration]!) : undefined
       )
     } catch (error) {
       if (error instanceof RowConflictError)

@@ -42,6 +42,11 @@ export function checkIteration(it: string, record: number, line: number | null):
     throw new BadRow(record, line, 'iteration', it, ITERATION_ALLOWED)
 }
 
+/** A checked iteration cell as a number (undefined when empty): repeated ones expose duplicated run ids. */
+export function iterationOf(it: string): number | undefined {
+  return it === '' ? undefined : Number(it)
+}
+
 /** A required text field is non-empty. */
 export function requireText(
   value: string,

@@ -20,7 +20,8 @@ export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
       row.unit ?? '',
       row.scope ?? '',
       canonicalParams(row.params),
-      row.better ?? ''
+      row.better ?? '',
+      row.iteration
     )
     if (isNew && row.fingerprint !== undefined)
       agg.noteFingerprint(row.environment, row.fingerprint, row.workload)

@@ -9,6 +9,7 @@
  * before any test; tests then see n = number of runs per arm.
  */
 import { median } from 'simple-statistics'
+import { InputError } from '../../util/errors.js'
 import { knownMetric } from '../known-metrics.js'
 import { FINGERPRINT_FIELDS, type ArmSeries, type PartialFingerprint } from './series.js'
 import { isStartupMetric } from './startup-metrics.js'
@@ -23,6 +24,33 @@ interface Group {
   scope: string
   better: string
   values: number[]
+  /** Iterations seen (when rows carry one). */
+  iterations?: Set<number>
+  /** An iteration this run saw twice, if any. */
+  repeated?: number
+}
+
+/** Remember a row's iteration; the first one seen twice is kept for `series` to judge. */
+function noteIteration(g: Group, iteration: number | undefined): void {
+  if (iteration === undefined || !Number.isFinite(iteration)) return
+  const seen = (g.iterations ??= new Set<number>())
+  if (seen.has(iteration)) g.repeated ??= iteration
+  else seen.add(iteration)
+}
+
+/**
+ * A run id that two runs share (two checks' rows concatenated): a gated metric's iterations repeat. Merged,
+ * one "run" would be two processes — the unit of replication — so it is refused, naming the run. Derived
+ * per-token metrics (itl_ms) repeat an iteration by design and are not judged.
+ */
+function refuseDuplicatedRuns(groups: readonly Group[]): void {
+  const dup = groups.find(g => g.repeated !== undefined)
+  if (dup === undefined) return
+  throw new InputError(
+    'run',
+    `${dup.environment} ${dup.workload}/${dup.metric} run ${dup.run} (iteration ${dup.repeated} twice)`,
+    "one process per run id and arm: these rows repeat a run's iterations, as two checks' files put together do; give each check's runs their own labels (e.g. a1, a2 … b1, b2) or analyse them apart"
+  )
 }
 
 /** Thrown by `add` for rows that contradict earlier ones; the caller adds where (file, line). */
@@ -97,7 +125,8 @@ export class RunAggregator {
     unit = '',
     scope = '',
     params = '',
-    better = ''
+    better = '',
+    iteration?: number
   ): boolean {
     this.rows++
     let g = this.last
@@ -123,14 +152,16 @@ export class RunAggregator {
     settle(g, 'unit', unit)
     settle(g, 'scope', scope)
     settle(g, 'better', better)
+    noteIteration(g, iteration)
     g.values.push(value)
     return isNew
   }
 
   /** Add a value to the run group of the previous `add` (the caller knows the row's keys are the same). */
-  addToLast(value: number): void {
+  addToLast(value: number, iteration?: number): void {
     if (this.last === undefined) throw new Error('addToLast before add')
     this.rows++
+    noteIteration(this.last, iteration)
     this.last.values.push(value)
   }
 
@@ -179,6 +210,7 @@ export class RunAggregator {
         groups.some(g => g.scope === 'derived') ||
         (groups.every(g => g.scope === '' || g.scope === 'steady') &&
           knownMetric(first.workload, first.metric)?.derived_from !== undefined)
+      if (!derived) refuseDuplicatedRuns(groups)
       out.push({
         workload: first.workload,
         params: first.params,

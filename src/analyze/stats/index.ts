@@ -4,6 +4,7 @@
  * outlier flags. Pure functions over plain number arrays; no I/O.
  */
 export { describe, outliers, variance } from './descriptive.js'
+export { tInv } from './distributions.js'
 export { minimumDetectableEffect, runsNeeded } from './detectable-effect.js'
 export { mannWhitneyU } from './mann-whitney.js'
 export { holm } from './multiplicity.js'
@@ -15,3 +16,13 @@ export {
   type Interval
 } from './ratio-intervals.js'
 export { tost, welchTTest } from './welch-tests.js'
+export {
+  pairedTest,
+  pairsToClear,
+  pairsToDetect,
+  blockMean,
+  winsorizedSd,
+  keptBlocks,
+  OUTLYING_MADS,
+  type PairedTest
+} from './paired.js'

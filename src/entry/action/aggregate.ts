@@ -39,7 +39,7 @@ export async function runAggregateAction(cfg: AggregateConfig): Promise<void> {
 
   const headline = result.markdown.split('\n').find(l => l.trim() !== '') ?? result.report.verdict
   core.info(headline)
-  const exitCode = aggregateExitCode(result.report, cfg.failOnRegression)
+  const exitCode = aggregateExitCode(result.report, cfg.failOnRegression, cfg.onInconclusive)
   if (exitCode === ExitCode.CheckFailed) throw new CheckFailedError(`fleet: ${headline}`)
   if (exitCode === ExitCode.UsageOrEnvironment) throw new EnvironmentError(`fleet: ${headline}`)
 }

@@ -5,7 +5,7 @@
 import { checkAlpha, checkMaxOverhead } from '../../config/index.js'
 import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
-import type { Analysis } from '../../types/index.js'
+import type { Analysis, OnInconclusive } from '../../types/index.js'
 import { JsonFileBaselineStore, decideFamily, measureSeries, readResults } from '../../analyze/index.js'
 import { renderJson, renderMarkdown } from '../../report/index.js'
 
@@ -20,6 +20,8 @@ export interface AnalyzeCommandOptions {
   format: 'md' | 'json'
   maxOverheadPct: number
   alpha: number
+  /** What an undecided analysis exits with (default neutral: 0, reported undecided). */
+  onInconclusive?: OnInconclusive
 }
 
 export const DEFAULT_BASELINE_ENV = 'native'
@@ -126,7 +128,12 @@ export async function analyzeCommand(
   // Nothing measured is never a pass: no gated comparison with 2 runs per arm → error, exit 2.
   const nothing = nothingMeasuredReason({ comparisons: [...family.arms, ...family.baseline] })
   if (nothing !== null) analysis.error = `nothing measured: ${nothing}`
-  const verdict = nothing !== null ? 'error' : family.verdict === 'regression' ? 'regression' : 'pass'
+  const verdict =
+    nothing !== null
+      ? 'error'
+      : family.verdict === 'regression' || family.verdict === 'inconclusive'
+        ? family.verdict
+        : 'pass'
   const text = opts.format === 'json' ? renderJson(analysis) : renderMarkdown(analysis)
-  return { analysis, text, exitCode: exitCodeFor(verdict) }
+  return { analysis, text, exitCode: exitCodeFor(verdict, { onInconclusive: opts.onInconclusive }) }
 }

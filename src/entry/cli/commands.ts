@@ -5,7 +5,13 @@ import { alpha, DEFAULTS, maxOverhead, oneOf } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
 import { gateCommand } from './gate.js'
 import { ioCheckCommand } from './io-check.js'
-import { CONTAINER_RUNTIMES, GPU_ACCESS_MODES, type ContainerRuntime } from '../../types/index.js'
+import {
+  CONTAINER_RUNTIMES,
+  GPU_ACCESS_MODES,
+  ON_INCONCLUSIVE,
+  type ContainerRuntime,
+  type OnInconclusive
+} from '../../types/index.js'
 
 /** A flag's raw value, or the input's default: commander hands strings (or true for a bare flag). */
 function flag(opts: Record<string, unknown>, key: string, input: Inputs): string {
@@ -21,10 +27,19 @@ function runtimeOf(opts: Record<string, unknown>): ContainerRuntime {
   )
 }
 
-function limits(opts: Record<string, unknown>): { maxOverheadPct: number; alpha: number } {
+function limits(opts: Record<string, unknown>): {
+  maxOverheadPct: number
+  alpha: number
+  onInconclusive: OnInconclusive
+} {
   return {
     maxOverheadPct: maxOverhead('--max-overhead', flag(opts, 'maxOverhead', Inputs.MaxOverhead)),
-    alpha: alpha('--alpha', flag(opts, 'alpha', Inputs.Alpha))
+    alpha: alpha('--alpha', flag(opts, 'alpha', Inputs.Alpha)),
+    onInconclusive: oneOf(
+      '--on-inconclusive',
+      flag(opts, 'onInconclusive', Inputs.OnInconclusive),
+      ON_INCONCLUSIVE
+    )
   }
 }
 

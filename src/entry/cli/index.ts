@@ -18,6 +18,9 @@ import { flushAndExit } from '../../util/exit.js'
 import { consoleLogger } from '../../util/log.js'
 import { VERSION } from '../../util/version.js'
 
+const ON_INCONCLUSIVE_HELP =
+  'an undecided check: pass | neutral (exit 0, reported UNDECIDED) | fail (exit 1); default neutral'
+
 /** Action inputs that are booleans: as flags, `--x` means true and `--x false` turns them off. */
 const BOOLEAN_INPUTS = new Set<Inputs>([
   Inputs.SaveBaseline,
@@ -87,6 +90,7 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.BaselinePath]: 'baseline JSON file',
   [Inputs.SaveBaseline]: 'append this run to the baseline file',
   [Inputs.FailOnRegression]: 'exit 1 on a regression (false: report it, exit 0)',
+  [Inputs.OnInconclusive]: ON_INCONCLUSIVE_HELP,
   [Inputs.AllowForkPrs]:
     'run pull requests from forks (action only; refused by default on self-hosted runners)',
   [Inputs.DataPath]: `dataset folder (bound read-only at ${DATA_CONTAINER_PATH} in the container)`,
@@ -227,6 +231,7 @@ export function buildProgram(): Command {
     .option('--baseline <file>', 'baseline JSON file to compare against as well')
     .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
     .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
+    .option('--on-inconclusive <mode>', ON_INCONCLUSIVE_HELP)
     .addOption(formatOption())
     .action(async (opts: Record<string, string>) => {
       const { analyzeCli } = await import('./commands.js')
@@ -289,6 +294,7 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'folder for aggregate.md and aggregate.json', 'gpu-overhead-aggregate')
     .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
     .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
+    .option('--on-inconclusive <mode>', ON_INCONCLUSIVE_HELP)
     .addOption(formatOption())
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       const { aggregateCli } = await import('./commands.js')

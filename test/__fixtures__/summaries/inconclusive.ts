@@ -79,7 +79,7 @@ export const inconclusive: CheckSummary = {
   started_at: new Date(d.startMs).toISOString(),
   finished_at: new Date(d.endMs).toISOString(),
   wall_s: (d.endMs - d.startMs) / 1000,
-  verdict: 'pass',
+  verdict: 'inconclusive',
   overhead_pct: worst.overhead_pct,
   p_value: worst.p_adjusted,
   config: { ...pass.config, workloads: ['matmul', 'llm'], runs: 10 },
