@@ -21,7 +21,7 @@ export function verdictSection(summary: CheckSummary): Section {
     c.image ? `image ${code(c.image)}` : null,
     `${c.runs} runs per arm`,
     `arms ${armLabels(summary).map(code).join(' vs ')}`,
-    `device ${c.device}${c.device === 'gpu' ? ` (${c.gpu_access})` : ''}`,
+    `device ${inline(c.device)}${c.device === 'gpu' ? ` (${inline(c.gpu_access)})` : ''}`,
     `max overhead ${fmtPlain(c.max_overhead_pct)}%`,
     `took ${fmtDuration(summary.wall_s)}`
   ].filter((x): x is string => x !== null)
@@ -30,7 +30,7 @@ export function verdictSection(summary: CheckSummary): Section {
     kind: 'verdict',
     title: 'Verdict',
     // The verdict is the first line: the CLI prints it, and it is what a reviewer reads first.
-    body: `${verdictLine(summary)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
+    body: `${verdictLine(summary)}\n\n<sub>${meta.join(' · ')}</sub>`
   }
 }
 

@@ -3,6 +3,10 @@ import { capOfParams } from '../analyze/index.js'
 import { WHY_ANCHOR } from './why.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
+import { plainText } from '../util/text.js'
+
+/** How recorded names are written into a line: `inline` for markdown, `plainText` for logs and annotations. */
+type Escape = (text: string) => string
 
 /** Steady-state comparisons: the only ones that gate. */
 export function gatingComparisons(summary: CheckSummary): Comparison[] {
@@ -17,9 +21,9 @@ export function failedPreflight(summary: CheckSummary): PreflightResult[] {
  * `matmul kernel_ms +3.10% [+2.60, +3.50]`; with `arms`, the pair is named too
  * (`matmul kernel_ms (container:img vs native) +3.48% …`), for checks of more than two arms.
  */
-export function describeComparison(c: Comparison, arms = false): string {
-  const pair = arms ? ` (${c.candidate_env} vs ${c.baseline_env})` : ''
-  return `${workloadName(c)} ${c.metric}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
+export function describeComparison(c: Comparison, arms = false, esc: Escape = plainText): string {
+  const pair = arms ? ` (${esc(c.candidate_env)} vs ${esc(c.baseline_env)})` : ''
+  return `${esc(workloadName(c))} ${esc(c.metric)}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
 }
 
 /** `matmul`, or `matmul @ 400 W` for a run of a power-cap sweep. */
@@ -33,18 +37,9 @@ function worstFirst(list: Comparison[]): Comparison[] {
   return [...list].sort((a, b) => b.overhead_pct - a.overhead_pct)
 }
 
-/**
- * Text made safe inside a markdown link's brackets: the headline quotes recorded values (an image's
- * environment, a co-tenant's command line) and a `]` there would close the link and start another.
- */
-function linkText(text: string): string {
-  return text.replace(/[\\[\]]/g, '\\$&')
-}
-
 /** One line, no trailing full stop (clauses are joined with semicolons), at most `max` characters. */
-function clip(text: string, max = 300): string {
-  const one = inline(text).trim().replace(/\.+$/, '')
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one
+function clip(text: string, max = 300, esc: Escape = inline): string {
+  return esc(plainText(text, max).trim().replace(/\.+$/, ''))
 }
 
 function plural(n: number, word: string): string {
@@ -71,29 +66,29 @@ function severalPairs(summary: CheckSummary): boolean {
   return gating.length > 0 && armPair(gating) === null
 }
 
-function regressionClause(summary: CheckSummary, regressions: Comparison[]): string {
+function regressionClause(summary: CheckSummary, regressions: Comparison[], esc: Escape): string {
   const [worst, ...rest] = worstFirst(regressions)
   if (!worst) return ''
   const arms = severalPairs(summary)
   const pairs = new Set(regressions.map(c => `${c.baseline_env}\u0000${c.candidate_env}`)).size
   const where = arms && pairs > 1 ? ` in ${pairs} arms` : ''
   const more = rest.length ? ` (and ${plural(rest.length, 'more metric')}${where})` : ''
-  return `${describeComparison(worst, arms)} over the ${limit(summary)} limit${more}`
+  return `${describeComparison(worst, arms, esc)} over the ${limit(summary)} limit${more}`
 }
 
 /** What the gating comparisons say, as a clause: used for pass and for partial results. */
-function outcomeClause(summary: CheckSummary): string {
+function outcomeClause(summary: CheckSummary, esc: Escape = inline): string {
   const gating = gatingComparisons(summary)
   if (!gating.length) return 'no gated steady-state metrics were measured'
   const count = (v: Comparison['verdict']): Comparison[] => gating.filter(c => c.verdict === v)
   const regressions = count('regression')
-  if (regressions.length) return regressionClause(summary, regressions)
+  if (regressions.length) return regressionClause(summary, regressions, esc)
   const pair = armPair(gating)
   const baselines = new Set(gating.map(c => c.baseline_env))
   const who = pair
-    ? `${pair.candidate} overhead vs ${pair.baseline}`
+    ? `${esc(pair.candidate)} overhead vs ${esc(pair.baseline)}`
     : baselines.size === 1
-      ? `overhead vs ${[...baselines][0]!}`
+      ? `overhead vs ${esc([...baselines][0]!)}`
       : 'overhead'
   const candidates = new Set(gating.map(c => c.candidate_env)).size
   const metrics = `${plural(gating.length, 'gated metric')}${pair ? '' : ` of ${candidates} arms`}`
@@ -105,14 +100,14 @@ function outcomeClause(summary: CheckSummary): string {
   const [first] = inconclusive
   if (first) {
     const runs = first.runs_needed ? `, needs ~${first.runs_needed} runs per arm` : ''
-    parts.push(`${inconclusive.length} inconclusive (${describeComparison(first, !pair)}${runs})`)
+    parts.push(`${inconclusive.length} inconclusive (${describeComparison(first, !pair, esc)}${runs})`)
   }
   if (incomparable.length) parts.push(`${incomparable.length} incomparable`)
   return parts.join('; ')
 }
 
-function preflightClause(failed: PreflightResult[]): string {
-  return failed.map(p => `${p.name}: ${clip(p.message)}`).join('; ')
+function preflightClause(failed: PreflightResult[], esc: Escape = inline): string {
+  return failed.map(p => `${esc(p.name)}: ${clip(p.message, 300, esc)}`).join('; ')
 }
 
 /** Bold status word, an em dash, and why. Never longer than a few hundred characters. */
@@ -128,7 +123,8 @@ export function verdictLine(summary: CheckSummary): string {
   } else if (summary.verdict === 'regression') {
     line = `**REGRESSION** — ${regressionClause(
       summary,
-      gating.filter(c => c.verdict === 'regression')
+      gating.filter(c => c.verdict === 'regression'),
+      inline
     )}`
     if (failed.length) line += `; preflight failed: ${preflightClause(failed)}`
   } else if (failed.length) {
@@ -161,7 +157,7 @@ function whyClause(summary: CheckSummary): string | null {
     summary.analysis?.verdict === 'inconclusive' ||
     gatingComparisons(summary).some(c => (c.verdict as string) === 'improvement')
   if (!e || !undecided) return null
-  return `[why: ${linkText(clip(e.headline))}](${WHY_ANCHOR})`
+  return `[why: ${clip(e.headline)}](${WHY_ANCHOR})`
 }
 
 /**
@@ -175,11 +171,11 @@ export function decideFailure(summary: CheckSummary, failOnRegression: boolean):
     const regressions = gatingComparisons(summary).filter(c => c.verdict === 'regression')
     reasons.push(
       regressions.length
-        ? `overhead regression: ${regressionClause(summary, regressions)}`
+        ? `overhead regression: ${regressionClause(summary, regressions, plainText)}`
         : 'overhead regression (see the report)'
     )
   }
   const failed = failedPreflight(summary)
-  if (failed.length) reasons.push(`preflight failed: ${preflightClause(failed)}`)
+  if (failed.length) reasons.push(`preflight failed: ${preflightClause(failed, plainText)}`)
   return reasons.length ? redact(reasons.join('; ')) : null
 }

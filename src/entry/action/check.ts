@@ -1,5 +1,4 @@
 /** The action's side of a check: fetch the stored baseline, run, publish, push the baseline back, fail if asked. */
-import * as core from '@actions/core'
 import * as fs from 'node:fs'
 import type { Config } from '../../config/index.js'
 import { CheckFailedError } from '../../util/errors.js'
@@ -8,8 +7,8 @@ import { checkGate } from '../../gate/index.js'
 import { publish, repository } from '../../report/index.js'
 import { createGitHubApi, describeApiError } from '../../tools/github.js'
 import type { Logger } from '../../util/log.js'
-import { redactSecrets } from '../../util/secrets.js'
 import { fetchBaseline, mayWriteStore, saveBaseline, storePath, type BranchStore } from './baseline-branch.js'
+import { actionsLogger } from '../../util/log.js'
 
 /** The branch store for this run, or null (with the reason logged) when it cannot be used. */
 function branchStore(config: Config, workspace: string, logger: Logger): BranchStore | null {
@@ -59,7 +58,7 @@ export async function runCheckAction(config: Config, logger: Logger, workspace: 
     files,
     rootDir: config.out
   })
-  for (const w of result.warnings) core.warning(redactSecrets(w))
+  for (const w of result.warnings) actionsLogger.warn(w)
   if (store && config.saveBaseline && fs.existsSync(config.baselinePath)) {
     if (!mayWriteStore(process.env.GITHUB_EVENT_NAME))
       logger.info(

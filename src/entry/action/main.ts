@@ -14,9 +14,9 @@ import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
 import { leftoverRestoreFiles, restoreFromFile } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
-import { actionsLogger } from '../../util/log.js'
+import { actionsLogger, failStep } from '../../util/log.js'
 import { RunnerFileError, checkRunnerFiles, saveState, setOutput } from '../../util/runner-files.js'
-import { redactSecrets, registerSecret } from '../../util/secrets.js'
+import { registerEnvSecrets, registerSecret } from '../../util/secrets.js'
 
 function readInputs(): RawInputs {
   const raw: RawInputs = {}
@@ -39,11 +39,11 @@ export async function post(): Promise<void> {
     try {
       const r = await restoreFromFile(file)
       if (r === null) continue
-      for (const l of r.restored) core.info(`power limit of GPU ${l.gpu} put back to ${l.limit_w} W`)
+      for (const l of r.restored) actionsLogger.info(`power limit of GPU ${l.gpu} put back to ${l.limit_w} W`)
       for (const f of r.failures)
-        core.warning(`could not put a power limit back: ${f} (limits saved in ${file})`)
+        actionsLogger.warn(`could not put a power limit back: ${f} (limits saved in ${file})`)
     } catch (error) {
-      core.warning(`could not put power limits back from ${file}: ${getErrorMessage(error)}`)
+      actionsLogger.warn(`could not put power limits back from ${file}: ${getErrorMessage(error)}`)
     }
   }
 }
@@ -56,7 +56,7 @@ function fail(message: string, verdict: boolean): void {
     } catch {
       // The output file itself is what is broken: the message below says so.
     }
-  core.setFailed(redactSecrets(message))
+  failStep(message)
 }
 
 export async function run(): Promise<void> {
@@ -65,6 +65,8 @@ export async function run(): Promise<void> {
     const inputs = readInputs()
     // Masked whole and line by line, before anything can print it (util/secrets.ts).
     registerSecret(inputs[Inputs.GithubToken], part => core.setSecret(part))
+    // So are the values of secret-named variables a workflow put in `env:` (NVIDIA_NGC_PAT, …).
+    registerEnvSecrets(process.env, part => core.setSecret(part))
     checkRunnerFiles()
     saveState(State.IsPost, 'true')
     const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd()
@@ -80,7 +82,7 @@ export async function run(): Promise<void> {
       const trust = checkEventTrust(process.env, false)
       if (trust.refuse) {
         core.setOutput(Outputs.Verdict, 'error')
-        core.setFailed(trust.refuse)
+        failStep(trust.refuse)
         return
       }
       const { runTrendAction } = await import('./trend.js')
@@ -90,7 +92,7 @@ export async function run(): Promise<void> {
     const config = loadConfig({ inputs, workspace })
     if (config.powerCaps.length) saveState(State.PowerRestoreFile, 'true')
     const trust = checkEventTrust(process.env, config.allowForkPrs)
-    for (const w of trust.warnings) core.warning(redactSecrets(w))
+    for (const w of trust.warnings) actionsLogger.warn(w)
     if (trust.refuse) return fail(trust.refuse, true)
     const { runCheckAction } = await import('./check.js')
     await runCheckAction(config, actionsLogger, workspace)

@@ -6,6 +6,7 @@ import { Inputs } from '../../types/inputs.js'
 import { gateCommand } from './gate.js'
 import { ioCheckCommand } from './io-check.js'
 import { CONTAINER_RUNTIMES, GPU_ACCESS_MODES, type ContainerRuntime } from '../../types/index.js'
+import { writeErr, writeOut } from '../../util/log.js'
 
 /** A flag's raw value, or the input's default: commander hands strings (or true for a bare flag). */
 function flag(opts: Record<string, unknown>, key: string, input: Inputs): string {
@@ -30,7 +31,7 @@ function limits(opts: Record<string, unknown>): { maxOverheadPct: number; alpha:
 
 /** Prints a command's text (one trailing newline) and hands back its exit code. */
 function printed(result: { text: string; exitCode: number }): number {
-  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
+  writeOut(result.text)
   return result.exitCode
 }
 
@@ -82,6 +83,6 @@ export async function aggregateCli(dirs: string[], opts: Record<string, unknown>
     ...limits(opts)
   })
   printed(result)
-  process.stderr.write(`aggregate: ${result.paths.markdown}, ${result.paths.json}\n`)
+  writeErr(`aggregate: ${result.paths.markdown}, ${result.paths.json}`)
   return Promise.resolve(result.exitCode)
 }
