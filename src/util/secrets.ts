@@ -57,7 +57,7 @@ const TOKEN_SHAPES: [RegExp, string][] = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, MASK],
   [/\b(Bearer|token|Basic)(\s+)[A-Za-z0-9._~+/=-]{16,}/gi, `$1$2${MASK}`],
   // Credentials in URLs: scheme://user:password@host
-  [/([a-z][a-z0-9+.-]*:\/\/)[^\s/:@]+:[^\s/@]+@/gi, `$1${MASK}@`]
+  [/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/:@]+:[^\s/@]+@/gi, `$1${MASK}@`]
 ]
 
 /**
@@ -68,7 +68,7 @@ export function redact(text: string, extra: readonly (string | null | undefined)
   let out = redactSecrets(text, extra)
   for (const [pattern, replacement] of TOKEN_SHAPES) out = out.replace(pattern, replacement)
   return out.replace(
-    /([A-Za-z0-9_.-]+)(\s*=\s*)("[^"]*"|'[^']*'|[^\s,;]+)/g,
+    /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(\s*=\s*)("[^"]*"|'[^']*'|[^\s,;]+)/g,
     (whole, name: string, sep: string) => (isSecretName(name) ? `${name}${sep}${MASK}` : whole)
   )
 }

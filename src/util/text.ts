@@ -27,6 +27,8 @@ const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)
 const BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g
 // Every other control (C0, DEL, C1) and format character (bidi overrides and isolates, zero-width marks).
 const CONTROLS = /[\p{Cc}\p{Cf}]/gu
+/** Characters past a cut that are still searched for secrets (a PEM key is about 3,300). */
+const SECRET_MARGIN = 8192
 /** A zero-width space: placed after `@` and `#`, it keeps GitHub from linking a mention or a reference. */
 const BREAK = '\u200b'
 
@@ -39,9 +41,11 @@ export function clipText(text: string, max: number): string {
 
 /** Untrusted text as one printable line: secrets masked, controls removed, at most `max` characters. */
 export function plainText(text: unknown, max = MAX_TEXT_CHARS): string {
-  const s = redact(typeof text === 'string' ? text : String(text))
-  // Work on a bounded prefix: a 5 MB message costs no more than a short one.
-  const head = s.length > max * 4 + 256 ? s.slice(0, max * 4 + 256) : s
+  const s = typeof text === 'string' ? text : String(text)
+  // Work on a bounded prefix: a 5 MB message costs no more than a short one. Secrets are masked before
+  // the prefix is cut, over a margin, so a secret is never cut in two with its first part shown.
+  const keep = max * 4 + 256
+  const head = s.length > keep ? redact(s.slice(0, keep + SECRET_MARGIN)).slice(0, keep) : redact(s)
   return clipText(head.replace(ANSI, '').replace(BREAKS, ' ').replace(CONTROLS, ''), max)
 }
 
