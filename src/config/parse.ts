@@ -223,6 +223,15 @@ export function parseArmsWithImages(
 export function given(v: string | undefined): v is string {
   return v !== undefined && v !== ''
 }
+
+/** Inputs whose empty value is a choice (`baseline-branch: ''`: no branch store; `check-run: ''`: none), not "use the default". */
+const EMPTY_MEANS_NONE = new Set<string>([Inputs.BaselineBranch, Inputs.CheckRun])
+
+/** The value `src` sets for `name`, if it sets one: non-empty, or empty where empty means none. */
+export function chosen(src: Partial<Record<string, string>>, name: Inputs): string | undefined {
+  const v = src[name]
+  return v !== undefined && (v !== '' || EMPTY_MEANS_NONE.has(name)) ? v : undefined
+}
 const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
 /** Docker refuses smaller limits ("Minimum memory limit allowed is 6MB"). */
 const MIN_CONTAINER_MEMORY = 6 * 1024 ** 2

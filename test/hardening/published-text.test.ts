@@ -3,6 +3,7 @@
  * stderr tails, co-tenant names and stored history reach the PR comment, Check run, job summary, trend
  * issues, the log, CSV files and the terminal. Each sink is fed hostile values through the real builders.
  */
+/* eslint-disable no-control-regex -- control characters are what these tests look for */
 import type { CheckSummary } from '../../src/types/index.js'
 import { buildReport } from '../../src/report/markdown.js'
 import { buildComment } from '../../src/report/comment-body.js'

@@ -20,10 +20,11 @@ import { registerEnvSecrets, registerSecret } from '../../util/secrets.js'
 
 function readInputs(): RawInputs {
   const raw: RawInputs = {}
-  for (const name of Object.values(Inputs)) {
-    const v = core.getInput(name)
-    if (v !== '') raw[name] = v
-  }
+  // The runner sets INPUT_<NAME> for every input (its default when the workflow names none), so a
+  // variable that is there but empty is the workflow's own `''`: kept, for inputs where empty means none.
+  for (const name of Object.values(Inputs))
+    if (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] !== undefined)
+      raw[name] = core.getInput(name)
   return raw
 }
 

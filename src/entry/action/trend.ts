@@ -17,7 +17,10 @@ import { Outputs } from '../../types/inputs.js'
 import { safeReplace } from '../../util/safe-fs.js'
 import { CheckFailedError, EnvironmentError } from '../../util/errors.js'
 import { trendCommand } from '../cli/trend.js'
-import { fetchBaseline, storePath } from './baseline-branch.js'
+import { discardTreeBaseline, fetchBaseline, storePath } from './baseline-branch.js'
+
+/** Runs whose checked-out tree is the repository's own history (their baseline file may be used as is). */
+const WRITING_RUN = new Set(['push', 'schedule', 'workflow_dispatch'])
 import { setOutput } from '../../util/runner-files.js'
 import { actionsLogger } from '../../util/log.js'
 
@@ -38,7 +41,12 @@ function runUrl(env: NodeJS.ProcessEnv): string | null {
  */
 async function fetchWhenMissing(cfg: TrendConfig, api: GitHubApi | null, workspace: string): Promise<void> {
   const repo = repository()
-  if (existsSync(cfg.baselinePath) || !cfg.baselineBranch || api === null || repo === null) return
+  if (!cfg.baselineBranch) return
+  // A check step of this job on a writing run left the newest history; anything else in the tree may be
+  // a pull request's own file, never the stored history (fail closed).
+  const ownHistory = existsSync(cfg.baselinePath) && WRITING_RUN.has(process.env.GITHUB_EVENT_NAME ?? '')
+  if (ownHistory) return
+  if (api === null || repo === null) return discardTreeBaseline(cfg.baselinePath)
   const store = { api, ...repo, branch: cfg.baselineBranch, file: storePath(cfg.baselinePath, workspace) }
   try {
     const found = await fetchBaseline(store, cfg.baselinePath, workspace)
