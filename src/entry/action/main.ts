@@ -12,7 +12,7 @@ import {
 } from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
-import { leftoverRestoreFiles, restoreFromFile } from '../../execute/index.js'
+import { leftoverRestoreFiles, restoreFromFile, stateDirProblem } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger, failStep } from '../../util/log.js'
 import { RunnerFileError, checkRunnerFiles, saveState, setOutput } from '../../util/runner-files.js'
@@ -36,6 +36,8 @@ export async function post(): Promise<void> {
   // Only a job that asked for power caps restores anything, and only from the tool's own HMAC'd files
   // outside the tree (execute/restore-file.ts).
   if (core.getState(State.PowerRestoreFile) !== 'true') return
+  const unsafe = stateDirProblem()
+  if (unsafe) actionsLogger.warn(unsafe)
   for (const file of leftoverRestoreFiles()) {
     try {
       const r = await restoreFromFile(file)
