@@ -27,10 +27,15 @@ export const actionsLogger: Logger = {
   group: (name, fn) => core.group(plainText(name, 200), fn)
 }
 
-/** Text for the terminal (the CLI's report, its errors): the same rules as the log. */
+/**
+ * The CLI's output on stdout (a report, JSON): the same rules as the log, but not cut (it is the
+ * command's result, and JSON escapes its own control characters).
+ */
 export function writeOut(text: string): void {
-  process.stdout.write(`${logText(text.replace(/\n$/, ''))}\n`)
+  process.stdout.write(`${logText(text.replace(/\n$/, ''), Infinity, Infinity)}\n`)
 }
+
+/** Messages on stderr: the log's rules, lines bounded. */
 
 export function writeErr(text: string): void {
   process.stderr.write(`${logText(text.replace(/\n$/, ''))}\n`)

@@ -135,14 +135,14 @@ function breakMentions(text: string): string {
  * A message for the Actions log or a terminal: each line through plainText, and no line that the
  * runner would read as a workflow command (`::set-env::`, `::warning::`, `##[group]`).
  */
-export function logText(text: unknown): string {
+export function logText(text: unknown, maxLine = MAX_LOG_LINE_CHARS, maxLines = MAX_LOG_LINES): string {
   const lines = (typeof text === 'string' ? text : String(text)).split('\n')
-  const kept = lines.slice(0, MAX_LOG_LINES).map(l =>
-    plainText(l, MAX_LOG_LINE_CHARS)
+  const kept = lines.slice(0, maxLines).map(l =>
+    plainText(l, maxLine)
       .replace(/^(\s*):(?=:)/, `$1:${BREAK}`)
       .replace(/##\[/g, `#${BREAK}#[`)
   )
-  if (lines.length > MAX_LOG_LINES) kept.push(`… ${lines.length - MAX_LOG_LINES} more lines`)
+  if (lines.length > maxLines) kept.push(`… ${lines.length - maxLines} more lines`)
   return kept.join('\n')
 }
 
