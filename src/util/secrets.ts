@@ -33,6 +33,8 @@ export function registerSecret(
 ): void {
   if (!value) return
   for (const p of secretParts(value)) {
+    // Once is enough: the token is also the value of INPUT_GITHUB-TOKEN (registerEnvSecrets).
+    if (registered.has(p)) continue
     registered.add(p)
     mask(p)
   }
