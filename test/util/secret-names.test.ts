@@ -3,7 +3,8 @@
  * never get the runner's tokens or secret-named variables, and secret values masked in what is written.
  */
 import { execFileSync } from 'node:child_process'
-import { isSecretName } from '../../src/util/secret-names.js'
+import * as fs from 'node:fs'
+import { SECRET_NAME_RULE, isSecretName } from '../../src/util/secret-names.js'
 import { runtimeClientEnv, scrubbedEnv } from '../../src/util/child-env.js'
 import { execCapture } from '../../src/util/exec.js'
 import { clearSecrets, redact, registerEnvSecrets } from '../../src/util/secrets.js'
@@ -48,6 +49,13 @@ describe('one secret-name rule', () => {
   test('TypeScript: secret-shaped names, and ordinary ones left alone', () => {
     for (const n of SECRET_NAMES) expect([n, isSecretName(n)]).toEqual([n, true])
     for (const n of PLAIN_NAMES) expect([n, isSecretName(n)]).toEqual([n, false])
+  })
+
+  test('the words are the ones in workloads/secret_names.json, which the Python side reads', () => {
+    const file = JSON.parse(fs.readFileSync('workloads/secret_names.json', 'utf8')) as Record<string, unknown>
+    expect({ contains: file.contains, words: file.words, word_ends: file.word_ends }).toEqual(
+      SECRET_NAME_RULE
+    )
   })
 
   test('Python (workloads/_secrets.py) answers the same for every name', () => {
