@@ -75,7 +75,9 @@ function ensurePrivateFolder(dir: string): void {
 export function stateDirProblem(env: NodeJS.ProcessEnv = process.env): string | null {
   const dir = stateDir(env)
   const why = privateFolderProblem(dir)
-  return why ? `the power restore folder ${dir} ${why}; ignored (it must be the runner user's own, mode 700)` : null
+  return why
+    ? `the power restore folder ${dir} ${why}; ignored (it must be the runner user's own, mode 700)`
+    : null
 }
 
 /** The HMAC key of `dir`, made on first use (O_EXCL, mode 600); null when `create` is false and there is none. */

@@ -301,7 +301,7 @@ describe('the post step trusts only a restore folder of its own (issue 29, class
     const env = { ...process.env }
     const out: string[] = []
     const write = process.stdout.write.bind(process.stdout)
-    process.stdout.write = ((s: string) => (out.push(String(s)), true))
+    process.stdout.write = (s: string) => (out.push(String(s)), true)
     process.env['STATE_is-post'] = 'true'
     process.env['STATE_power-restore-file'] = 'true'
     process.env.GPU_OVERHEAD_STATE_DIR = path.join(dir, 'state')
