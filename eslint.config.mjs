@@ -80,6 +80,27 @@ export const DIRECTION_RULES = [
   }
 ]
 
+const NO_SPREAD = {
+  selector: 'CallExpression > SpreadElement, NewExpression > SpreadElement',
+  message:
+    'No spread into a call (stack overflow on large arrays): use appendAll/maxOf/minOf from util/arrays.ts.'
+}
+
+// Log lines and terminal output carry untrusted text: only util/log.ts (through util/text.ts logText)
+// writes them, so no line can start a workflow command or carry a control character.
+const ONE_LOG_PATH = [
+  {
+    selector:
+      "CallExpression[callee.object.name='core'][callee.property.name=/^(info|warning|error|notice|debug|setFailed)$/]",
+    message: 'Log through util/log.ts (actionsLogger, annotateLog, failStep): it sanitises every line.'
+  },
+  {
+    selector:
+      "CallExpression[callee.property.name='write'][callee.object.object.name='process'][callee.object.property.name=/^std(out|err)$/]",
+    message: 'Write to the terminal through util/log.ts (writeOut, writeErr): it sanitises every line.'
+  }
+]
+
 export default tseslint.config(
   {
     ignores: [
@@ -111,15 +132,13 @@ export default tseslint.config(
     // workload's samples) it overflows the stack. util/arrays.ts has appendAll, maxOf, minOf.
     files: ['src/**/*.ts'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'CallExpression > SpreadElement, NewExpression > SpreadElement',
-          message:
-            'No spread into a call (stack overflow on large arrays): use appendAll/maxOf/minOf from util/arrays.ts.'
-        }
-      ]
+      'no-restricted-syntax': ['error', NO_SPREAD, ...ONE_LOG_PATH]
     }
+  },
+  {
+    // util/log.ts is the one path to the log and the terminal (it sanitises every line).
+    files: ['src/util/log.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_SPREAD] }
   },
   {
     files: ['test/**/*.ts'],

@@ -1,10 +1,22 @@
-"""Which names say "credential": one list for the environment facts (_stack) and the co-tenants' command
-lines (_peers), so a word added here is masked in both."""
+"""Which names say "credential": the one rule of the tool and the workloads, read from secret_names.json
+(src/util/secret-names.ts reads the same file), for the environment facts (_stack) and the co-tenants'
+command lines (_peers)."""
 
-SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH")
+import json
+import os
+import re
+
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret_names.json")) as _f:
+    _RULE = json.load(_f)
+
+CONTAINS = tuple(_RULE["contains"])
+WORDS = frozenset(_RULE["words"])
+WORD_ENDS = tuple(_RULE["word_ends"])
 
 
 def is_secret_name(name):
-    """True when the name (an environment variable, a NAME=value argument, a --flag) holds a secret word."""
+    """True when the name (an environment variable, a NAME=value argument, a --flag) holds a secret."""
     up = name.upper()
-    return any(w in up for w in SECRET_WORDS)
+    if any(c in up for c in CONTAINS):
+        return True
+    return any(w and (w in WORDS or w.endswith(WORD_ENDS)) for w in re.split(r"[^A-Z0-9]+", up))

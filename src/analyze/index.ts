@@ -2,7 +2,7 @@
  * The analyze stage's public face: what the check, the fleet merge, the later stages, the entry points
  * and the tests import. Everything else in analyze/ is internal.
  */
-export { compareWithBaseline, JsonFileBaselineStore, parseBaseline } from './baseline/index.js'
+export { compareWithBaseline, JsonFileBaselineStore, mergeCheck, parseBaseline } from './baseline/index.js'
 export { blockScaled } from './blocking.js'
 export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
 export {

@@ -31,7 +31,7 @@ import { CHECKPOINT_CONTAINER_PATH, DATA_CONTAINER_PATH } from './mount-spec.js'
 import { containerLaunchArgs } from './launch-flags.js'
 import { commandWorkloads } from './commands.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
-import { MOUNT_SPLITTERS, NO_SPLITTERS } from './parse.js'
+import { MOUNT_SPLITTERS, NO_SPLITTERS, chosen } from './parse.js'
 import { readConfigFile } from './file.js'
 import {
   bool,
@@ -158,7 +158,10 @@ export function loadConfig(sources: ConfigSources): Config {
   const file = configFile ? readConfigFile(configFile, sources.outputsAnywhere ? undefined : workspace) : {}
 
   const get = (name: Inputs): string => {
-    for (const src of [flags, inputs, file]) if (given(src[name])) return src[name]
+    for (const src of [flags, inputs, file]) {
+      const v = chosen(src, name)
+      if (v !== undefined) return v
+    }
     return DEFAULTS[name]
   }
   const isSet = (name: Inputs): boolean => [flags, inputs, file].some(src => given(src[name]))

@@ -6,7 +6,18 @@ import { InputError } from '../util/errors.js'
 import { MODES, ON_INCONCLUSIVE, RESULT_FORMATS, type Mode, type OnInconclusive } from '../types/index.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import type { ConfigSources } from './config.js'
-import { alpha, bool, branchName, given, integer, list, maxOverhead, oneOf, workspacePath } from './parse.js'
+import {
+  alpha,
+  bool,
+  branchName,
+  chosen,
+  given,
+  integer,
+  list,
+  maxOverhead,
+  oneOf,
+  workspacePath
+} from './parse.js'
 import { appendAll } from '../util/arrays.js'
 
 /** Which mode the action runs in (the CLI has a command per mode). */
@@ -35,7 +46,10 @@ export interface AggregateConfig {
 export function loadAggregateConfig(sources: ConfigSources): AggregateConfig {
   const { workspace } = sources
   const get = (name: Inputs): string => {
-    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) {
+      const v = chosen(src, name)
+      if (v !== undefined) return v
+    }
     return DEFAULTS[name]
   }
   const allowed = 'result folders (with summary.json), or folders holding them, inside the workspace'
@@ -98,7 +112,10 @@ export interface TrendConfig {
 /** `mode: trend`: change points over the baseline file's history; runs no workload. */
 export function loadTrendConfig(sources: ConfigSources): TrendConfig {
   const get = (name: Inputs): string => {
-    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) {
+      const v = chosen(src, name)
+      if (v !== undefined) return v
+    }
     return DEFAULTS[name]
   }
   const metrics = get(Inputs.TrendMetrics)

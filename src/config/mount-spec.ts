@@ -10,6 +10,7 @@ import { bindMountArgs } from '../tools/docker.js'
 import type { Mount } from '../types/index.js'
 import { InputError } from '../util/errors.js'
 import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
+import { safePath } from './parse.js'
 
 /** Where the workloads see the dataset and the checkpoint folder inside the container. */
 export const DATA_CONTAINER_PATH = '/data'
@@ -52,7 +53,8 @@ export function parseMountSpec(
   if (mode !== undefined && mode !== 'ro' && mode !== 'rw')
     throw new InputError(inputName, spec, SPEC_ALLOWED)
   if (host === undefined || badPathChars(host)) throw new InputError(inputName, spec, SPEC_ALLOWED)
-  const hostAbs = path.resolve(options.cwd ?? process.cwd(), host)
+  // The one rule for a path from an input (config/parse.ts safePath): no link below the base, no runner folder.
+  const hostAbs = safePath(inputName, host, options.cwd ?? process.cwd())
   try {
     statSync(hostAbs)
   } catch {

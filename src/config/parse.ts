@@ -3,6 +3,7 @@
  * as the user wrote it (the action's input name, or the CLI's `--flag`). Config and the CLI share them,
  * so a value has the same bounds everywhere.
  */
+import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
@@ -147,10 +148,87 @@ export function list(input: string, raw: string): string[] {
   return items
 }
 
-/** Paths must not contain NUL or newlines; relative ones resolve against `base`. */
-export function safePath(input: string, raw: string, base: string): string {
+function isUnder(p: string, root: string): boolean {
+  const rel = path.relative(root, p)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+/** The realpath of `p`, or of its longest existing parent with the rest appended (a path not made yet). */
+function resolvedPath(p: string): string {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    const parent = path.dirname(p)
+    return parent === p ? p : path.join(resolvedPath(parent), path.basename(p))
+  }
+}
+
+/** The first link at or below `base` on the way to `p` (lstat of each component), or null. */
+function linkBelow(base: string, p: string): string | null {
+  const rel = path.relative(base, p)
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null
+  let at = base
+  for (const part of rel.split(path.sep)) {
+    at = path.join(at, part)
+    try {
+      if (fs.lstatSync(at).isSymbolicLink()) return at
+    } catch {
+      return null // not there (yet): nothing below can be a link either
+    }
+  }
+  return null
+}
+
+/**
+ * The Actions runner's own folders (its temp folder with the command files, the tool cache, the `_work`
+ * temp, the runner's install folder, the runner user's home): a workflow path never points into them.
+ * Only inside Actions; the CLI's user may name any folder of theirs.
+ */
+export function runnerFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+  if (env.GITHUB_ACTIONS !== 'true') return []
+  const work = env.RUNNER_WORKSPACE ? path.dirname(env.RUNNER_WORKSPACE) : null
+  return [
+    env.RUNNER_TEMP,
+    env.RUNNER_TOOL_CACHE,
+    work && path.join(work, '_temp'),
+    work && path.basename(work) === '_work' ? path.dirname(work) : null,
+    env.HOME
+  ]
+    .filter((f): f is string => typeof f === 'string' && path.isAbsolute(f) && f !== '/')
+    .map(resolvedPath)
+}
+
+/**
+ * The one rule for a path from a workflow input (data-path, checkpoint-path, driver-mount, baseline-path,
+ * out, config): resolved against the workspace `base`; no link anywhere between the workspace and the path
+ * (the checked-out tree is a pull request's: a committed link would redirect the path); outside the
+ * workspace, never in or above one of the runner's own folders (runnerFolders). No NUL or newline.
+ */
+export function safePath(
+  input: string,
+  raw: string,
+  base: string,
+  env: NodeJS.ProcessEnv = process.env
+): string {
   if (raw.trim() === '' || /[\0\n\r]/.test(raw)) throw new InputError(input, raw, 'a file system path')
-  return path.resolve(base, raw.trim())
+  const p = path.resolve(base, raw.trim())
+  const link = linkBelow(path.resolve(base), p)
+  if (link)
+    throw new InputError(
+      input,
+      raw,
+      `a path with no link below the workspace (${link} is a link: the checked-out tree may not redirect it)`
+    )
+  const resolved = resolvedPath(p)
+  if (isUnder(resolved, resolvedPath(path.resolve(base)))) return p
+  const runner = runnerFolders(env).find(f => isUnder(resolved, f) || isUnder(f, resolved))
+  if (runner)
+    throw new InputError(
+      input,
+      raw,
+      `a path outside the runner's own folders (${resolved} is in or holds ${runner})`
+    )
+  return p
 }
 
 /**
@@ -235,6 +313,15 @@ export function parseArmsWithImages(
 }
 export function given(v: string | undefined): v is string {
   return v !== undefined && v !== ''
+}
+
+/** Inputs whose empty value is a choice (`baseline-branch: ''`: no branch store; `check-run: ''`: none), not "use the default". */
+const EMPTY_MEANS_NONE = new Set<string>([Inputs.BaselineBranch, Inputs.CheckRun])
+
+/** The value `src` sets for `name`, if it sets one: non-empty, or empty where empty means none. */
+export function chosen(src: Partial<Record<string, string>>, name: Inputs): string | undefined {
+  const v = src[name]
+  return v !== undefined && (v !== '' || EMPTY_MEANS_NONE.has(name)) ? v : undefined
 }
 const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
 /** Docker refuses smaller limits ("Minimum memory limit allowed is 6MB"). */

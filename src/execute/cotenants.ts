@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import type { CotenantList, CotenantProcess, CotenantScope, Fingerprint } from '../types/index.js'
 import { NVIDIA_SMI, computeAppsNamedArgs, runNvidiaSmi } from '../tools/nvidia-smi.js'
 import { maxOf } from '../util/arrays.js'
-import { redactSecrets } from '../util/secrets.js'
+import { plainText } from '../util/text.js'
 
 /** Processes kept per list (the workload reports at most 16; a GPU rarely has more). */
 export const MAX_COTENANTS = 16
@@ -21,12 +21,8 @@ const MAX_CPU_PCT = 102_400
 
 const PEERS_SCOPE: CotenantScope = 'pid-namespace'
 
-/** Printable, one line, clipped: what the image wrote may hold anything. */
-function clean(text: string, max: number): string {
-  const flat = [...text].map(c => (/[\p{Cc}\p{Cf}]/u.test(c) ? '?' : c)).join('')
-  const clipped = [...flat].length > max ? `${[...flat].slice(0, max).join('')}…` : flat
-  return redactSecrets(clipped)
-}
+/** Printable, one line, clipped, secrets masked: what the image wrote may hold anything (util/text.ts). */
+const clean = (text: string, max: number): string => plainText(text, max)
 
 function finiteIn(v: unknown, lo: number, hi: number): number | null {
   return typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi ? v : null

@@ -21,7 +21,7 @@ export { MAX_CMDLINE_CHARS, MAX_COTENANTS } from './cotenants.js'
 export { sweepPowerCaps } from './power-sweep.js'
 export type { SweepOutcome } from './power-sweep.js'
 export { restoreFromFile, validateCaps } from './power-caps.js'
-export { leftoverRestoreFiles, restoreFileFor } from './restore-file.js'
+export { leftoverRestoreFiles, restoreFileFor, stateDirProblem } from './restore-file.js'
 export type { PresentGpu } from './restore-file.js'
 // GPU telemetry: the sampler, and attributing its samples to runs and measured regions.
 export { TelemetrySampler } from './telemetry.js'

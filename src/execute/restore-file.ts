@@ -46,15 +46,38 @@ export function restoreFileFor(uuids: readonly string[], env: NodeJS.ProcessEnv 
   return path.join(stateDir(env), `power-restore-${tag}.json`)
 }
 
-/** Creates the folder (mode 700) or checks it: a real folder, ours, not writable by others. */
+/**
+ * Why `dir` is not a folder this tool may trust (null when it is): it must be a real folder (not a link),
+ * owned by the user the tool runs as, mode 0700. Anyone else could have put a key and a signed file there.
+ */
+export function privateFolderProblem(dir: string): string | null {
+  let st: fs.Stats
+  try {
+    st = fs.lstatSync(dir)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'cannot be examined'
+  }
+  if (!st.isDirectory()) return 'is not a real folder'
+  const uid = process.getuid?.()
+  if (uid !== undefined && st.uid !== uid) return `belongs to uid ${st.uid}, not to this user (uid ${uid})`
+  if ((st.mode & 0o077) !== 0) return `has mode ${(st.mode & 0o777).toString(8)}, not 700`
+  return null
+}
+
+/** Creates the folder (mode 700) or checks it: a real folder, ours, mode 700. */
 function ensurePrivateFolder(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const st = fs.lstatSync(dir)
-  if (!st.isDirectory()) throw new UnsafePathError(dir, 'is not a real folder', 'not-folder')
-  const uid = process.getuid?.()
-  if (uid !== undefined && st.uid !== uid)
-    throw new UnsafePathError(dir, 'belongs to another user', 'outside')
-  if ((st.mode & 0o022) !== 0) throw new UnsafePathError(dir, 'is writable by others', 'outside')
+  const why = privateFolderProblem(dir)
+  if (why) throw new UnsafePathError(dir, why, 'outside')
+}
+
+/** Why the state folder is ignored (null: it is the tool's own, or there is none): for the post step's warning. */
+export function stateDirProblem(env: NodeJS.ProcessEnv = process.env): string | null {
+  const dir = stateDir(env)
+  const why = privateFolderProblem(dir)
+  return why
+    ? `the power restore folder ${dir} ${why}; ignored (it must be the runner user's own, mode 700)`
+    : null
 }
 
 /** The HMAC key of `dir`, made on first use (O_EXCL, mode 600); null when `create` is false and there is none. */
@@ -136,6 +159,8 @@ export function readRestoreFile(file: string, present: readonly PresentGpu[]): R
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' }
     return refused(error instanceof UnsafePathError ? error.reason : 'unreadable')
   }
+  const folder = privateFolderProblem(path.dirname(file))
+  if (folder) return refused(`its folder ${folder}`)
   const k = key(path.dirname(file), false)
   if (!k) return refused('no key of this tool beside it (it was not written by gpu-overhead)')
   const outer = parseJsonQuiet(text)
@@ -162,6 +187,8 @@ export function readRestoreFile(file: string, present: readonly PresentGpu[]): R
 /** Restore files in the state folder (a killed check's leftovers), bounded. */
 export function leftoverRestoreFiles(env: NodeJS.ProcessEnv = process.env): string[] {
   const dir = stateDir(env)
+  // A folder someone else made or can write is never read (stateDirProblem says why).
+  if (privateFolderProblem(dir)) return []
   try {
     return fs
       .readdirSync(dir)

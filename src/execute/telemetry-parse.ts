@@ -3,6 +3,7 @@
  * and the telemetry.csv row format. Pure functions: no processes, no files.
  */
 import type { TelemetrySample } from '../types/index.js'
+import { csvCell } from '../util/text.js'
 
 /** The sampler's default field list (the order nvidia-smi prints them in is the order asked). */
 export const DEFAULT_TELEMETRY_FIELDS = [
@@ -227,12 +228,6 @@ export const TELEMETRY_CSV_COLUMNS = [
 ] as const
 
 export const TELEMETRY_CSV_HEADER = TELEMETRY_CSV_COLUMNS.join(',') + '\n'
-
-function csvCell(value: string | number | null): string {
-  if (value === null) return ''
-  const text = String(value)
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
-}
 
 export function telemetryCsvRow(sample: TelemetrySample, smiTimestamp: string | null): string {
   const reasons = sample.clocks_event_reasons

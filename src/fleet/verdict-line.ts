@@ -1,5 +1,5 @@
 /** aggregate.md's first line: the fleet's verdict and the groups that decided it, with the words both share. Pure. */
-import { fmtPctCi, fmtPlain, inline, redact } from '../report/index.js'
+import { fmtPctCi, fmtPlain, inline } from '../report/index.js'
 import type { Comparison } from '../types/index.js'
 import type { AggregateGroup, AggregateReport } from './types.js'
 
@@ -86,5 +86,6 @@ export function aggregateVerdictLine(r: AggregateReport): string {
       ? `no group shows a significant overhead above ${limit}: ${few(r.groups)}`
       : few(r.groups.filter(g => g.verdict === r.verdict))
   const word = `${VERDICT_WORD[r.verdict]}**`
-  return redact(inline(`**${word} — ${body}; ${tail}`))
+  // The bold word is ours; what follows quotes recorded names and reasons: inert markdown (util/text.ts).
+  return `**${word} — ${inline(body)}; ${tail}`
 }

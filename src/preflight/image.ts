@@ -1,7 +1,7 @@
 import type { ContainerRuntime } from '../types/index.js'
 import { EnvironmentError } from '../util/errors.js'
 import { firstLine } from '../util/text.js'
-import { inspectImageCall, pullImage } from '../tools/docker.js'
+import { hungEngineLine, inspectImageCall, pullImage } from '../tools/docker.js'
 import { imageRefOf, imageRefOrNull, pickRepoDigest, type ImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
 import { missingInitBinary, missingInitMessage } from './container-init.js'
@@ -217,6 +217,8 @@ export function runtimeFailure(
   runtime: ContainerRuntime,
   res: { exitCode: number; stderr: string }
 ): EnvironmentError | null {
+  // A hung engine: one line, and no pull after it (tools/docker.ts engineCall).
+  if (res.stderr === hungEngineLine(runtime)) return new EnvironmentError(hungEngineLine(runtime))
   // 127 is also what the runtime returns when the container's command is missing: tell them apart.
   if (res.exitCode === 127 && /Unable to locate executable file|ENOENT/.test(res.stderr)) {
     return new EnvironmentError(

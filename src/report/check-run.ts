@@ -13,6 +13,8 @@ import {
   decideFailure,
   verdictLine
 } from './verdict.js'
+import { fmtP } from './format.js'
+import { plainText, publishMarkdown } from '../util/text.js'
 
 /** GitHub's limits on a check run's output. */
 const MAX_OUTPUT_CHARS = 65_535
@@ -62,32 +64,51 @@ function clip(text: string, max: number, tail = ''): string {
   return text.length <= max ? text : `${text.slice(0, max - tail.length)}${tail}`
 }
 
+/** Annotation messages are plain text: recorded names and messages go through plainText. */
+const MAX_MESSAGE_CHARS = 2000
+
+/**
+ * What fails the check (regressions, failed preflight) and what weakens it (preflight warnings, a check
+ * that stopped early), as annotations: the Check run carries them, and the action logs the same list.
+ */
 export function annotations(summary: CheckSummary, path: string): CheckAnnotation[] {
   const at = { path, start_line: 1, end_line: 1 }
   const limit = summary.analysis?.max_overhead_pct ?? summary.config.max_overhead_pct
+  const fix = (p: { message: string; fix?: string | null }): string =>
+    `${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
   const list: CheckAnnotation[] = [
     ...gatingComparisons(summary)
       .filter(c => c.verdict === 'regression')
       .map(c => ({
         ...at,
         annotation_level: 'failure' as const,
-        title: `Container overhead regression: ${c.workload} ${c.metric}`,
-        message: `${describeComparison(c)} is over the ${limit}% limit (${c.candidate_env} vs ${c.baseline_env}). ${c.reason}`
+        title: `Container overhead regression: ${plainText(c.workload, 80)} ${plainText(c.metric, 80)}`,
+        message: `${describeComparison(c)} is over the ${limit}% limit (p Holm ${fmtP(c.p_adjusted)}; ${plainText(c.candidate_env, 200)} vs ${plainText(c.baseline_env, 200)}). ${plainText(c.reason)}`
       })),
     ...failedPreflight(summary).map(p => ({
       ...at,
       annotation_level: 'failure' as const,
-      title: `Preflight failed: ${p.name}`,
-      message: `${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
+      title: `Preflight failed: ${plainText(p.name, 100)}`,
+      message: plainText(fix(p), MAX_MESSAGE_CHARS)
     })),
     ...summary.preflight
       .filter(p => p.status === 'warn')
       .map(p => ({
         ...at,
         annotation_level: 'warning' as const,
-        title: `Preflight warning: ${p.name}`,
-        message: `${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`
-      }))
+        title: `Preflight warning: ${plainText(p.name, 100)}`,
+        message: plainText(fix(p), MAX_MESSAGE_CHARS)
+      })),
+    ...(summary.complete
+      ? []
+      : [
+          {
+            ...at,
+            annotation_level: 'warning' as const,
+            title: 'Overhead check incomplete',
+            message: plainText(summary.incomplete_reason ?? 'the check stopped early', MAX_MESSAGE_CHARS)
+          }
+        ])
   ]
   return list.slice(0, MAX_ANNOTATIONS).map(a => ({ ...a, title: clip(a.title, MAX_TITLE_CHARS) }))
 }
@@ -97,7 +118,7 @@ export function annotations(summary: CheckSummary, path: string): CheckAnnotatio
  * spans, links kept as their text, escapes, HTML entities), and, where too long, cut at a word with "…".
  */
 export function checkTitle(summary: CheckSummary): string {
-  const text = verdictLine(summary, null)
+  const text = plainText(verdictLine(summary, null), 4 * MAX_TITLE_CHARS)
     .replace(/\[((?:\\.|[^\]\\])*)\]\([^)\s]*\)/g, '$1')
     .replace(/\*\*|`/g, '')
     .replace(/\\([\\`*_{}[\]()#+.!|-])/g, '$1')
@@ -129,8 +150,8 @@ export function checkRunRequest(args: {
     ...(args.detailsUrl ? { details_url: args.detailsUrl } : {}),
     output: {
       title: checkTitle(args.summary),
-      summary: clip(args.compact, MAX_OUTPUT_CHARS, TRIMMED),
-      text: clip(args.full, MAX_OUTPUT_CHARS, TRIMMED),
+      summary: clip(publishMarkdown(args.compact), MAX_OUTPUT_CHARS, TRIMMED),
+      text: clip(publishMarkdown(args.full), MAX_OUTPUT_CHARS, TRIMMED),
       annotations: annotations(args.summary, workflowPath(args.env))
     }
   }

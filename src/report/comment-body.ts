@@ -10,6 +10,7 @@ import type { Section } from './section.js'
 import { verdictSection } from './verdict-section.js'
 import { reportSections } from './markdown.js'
 import { worstStartupLine } from './startup.js'
+import { publishMarkdown } from '../util/text.js'
 
 export interface CommentLinks {
   /** The workflow run page, where the job summary (the full report) is shown. */
@@ -75,5 +76,5 @@ export function buildComment(
     worstStartupLine(summary),
     footer(summary, sections, links)
   ].filter((x): x is string => !!x)
-  return redact(`${parts.join('\n\n')}\n`, secrets)
+  return publishMarkdown(redact(`${parts.join('\n\n')}\n`, secrets))
 }

@@ -1,12 +1,31 @@
 /** One PR comment per workflow/job, found by its hidden marker and updated in place. */
-import { readFileSync } from 'node:fs'
+import { readEventPayload } from '../util/runner-files.js'
 import { z } from 'zod'
 import { paginate, type GitHubApi } from '../tools/github.js'
+import { publishMarkdown } from '../util/text.js'
 
 export interface IssueComment {
   id: number
   body?: string | null
   html_url: string
+  user?: { login?: unknown } | null
+}
+
+/** Who posts with the workflow's own GITHUB_TOKEN. */
+export const ACTIONS_BOT = 'github-actions[bot]'
+
+/**
+ * The login the token comments as: `GET /user` answers for a personal token; the workflow's GITHUB_TOKEN
+ * (and an app's) cannot ask, and comments as github-actions[bot].
+ */
+export async function tokenLogin(api: GitHubApi): Promise<string> {
+  try {
+    const login = ((await api.request('GET /user', {})).data as { login?: unknown } | null)?.login
+    if (typeof login === 'string' && login !== '') return login
+  } catch {
+    // 403 for an installation token: the Actions bot.
+  }
+  return ACTIONS_BOT
 }
 
 export interface CommentTarget {
@@ -15,6 +34,8 @@ export interface CommentTarget {
   issue: number
   /** Hidden marker (reportMarker()) the body starts with. */
   marker: string
+  /** Only a comment by this login is ours (default: tokenLogin): anyone can post the marker. */
+  author?: string
 }
 
 export type UpsertResult =
@@ -24,13 +45,8 @@ export type UpsertResult =
 export function pullRequestNumber(
   eventPath: string | undefined = process.env.GITHUB_EVENT_PATH
 ): number | null {
-  if (!eventPath) return null
-  let event: unknown
-  try {
-    event = JSON.parse(readFileSync(eventPath, 'utf8'))
-  } catch {
-    return null
-  }
+  const read = readEventPayload({ GITHUB_EVENT_PATH: eventPath })
+  const event = read.ok ? read.value : null
   if (!event || typeof event !== 'object') return null
   const e = event as {
     pull_request?: { number?: unknown }
@@ -65,8 +81,11 @@ export async function findComment(api: GitHubApi, t: CommentTarget): Promise<Iss
     repo: t.repo,
     issue_number: t.issue
   })
+  const author = t.author ?? (await tokenLogin(api))
   for await (const page of pages) {
-    const hit = page.find(c => typeof c.body === 'string' && c.body.includes(t.marker))
+    const hit = page.find(
+      c => typeof c.body === 'string' && c.body.includes(t.marker) && c.user?.login === author
+    )
     if (hit) return hit
   }
   return null
@@ -82,7 +101,7 @@ export async function upsertComment(
   body: string,
   create = true
 ): Promise<UpsertResult> {
-  const full = body.includes(t.marker) ? body : `${t.marker}\n${body}`
+  const full = publishMarkdown(body.includes(t.marker) ? body : `${t.marker}\n${body}`)
   const existing = await findComment(api, t)
   if (existing) {
     const route = 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}'

@@ -1,6 +1,8 @@
 /** Number, unit and text formatting for the report. Pure; no I/O. */
 import { maxOf } from '../util/arrays.js'
-import { redactSecrets } from '../util/secrets.js'
+import { redact } from '../util/secrets.js'
+import { isSecretName } from '../util/secret-names.js'
+import { mdCode, mdText } from '../util/text.js'
 import type { Comparison, Direction, MetricScope } from '../types/index.js'
 
 const DASH = '–'
@@ -113,56 +115,19 @@ export function chartNum(x: number): string {
   return String(Number(x.toPrecision(6)))
 }
 
-/** Make text safe for one markdown table cell: no pipes, newlines or raw HTML. */
-export function cell(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, ' ')
-}
+/**
+ * Untrusted text in the report, through the one sanitiser (util/text.ts): `cell` and `inline` as inert
+ * markdown prose (safe in a table cell), `code` as a code span. Secrets are masked by each.
+ */
+export const cell = (text: string): string => mdText(text)
+export const inline = cell
+export const code = (text: string): string => mdCode(text)
 
-/** Inline text outside tables: one line, no raw HTML. */
-export function inline(text: string): string {
-  return text.replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ')
-}
+/** Masks secrets and token shapes (util/secrets.ts); `extra` are known secret values. */
+export { redact }
 
-/** Inline code span that survives backticks in the text. */
-export function code(text: string): string {
-  const t = text.replace(/\r?\n/g, ' ')
-  return t.includes('`') ? `\`\` ${t} \`\`` : `\`${t}\``
-}
-
-// Token shapes that must never reach a comment, whatever string carried them in.
-const SECRET_PATTERNS: [RegExp, string][] = [
-  [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, '***'],
-  [/\bgithub_pat_[A-Za-z0-9_]{20,}\b/g, '***'],
-  [/\bAKIA[0-9A-Z]{16}\b/g, '***'],
-  [/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g, '***'],
-  [/\b(Bearer|token|Basic)(\s+)[A-Za-z0-9._~+/=-]{16,}/gi, '$1$2***'],
-  // Credentials in URLs: scheme://user:password@host
-  [/([a-z][a-z0-9+.-]*:\/\/)[^\s/:@]+:[^\s/@]+@/gi, '$1***@'],
-  // NAME=value where the name says it is a secret.
-  [
-    /\b([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*)=(\S+)/g,
-    '$1=***'
-  ]
-]
-
-/** Remove anything shaped like a token or credential; `extra` are known secret values. */
-export function redact(text: string, extra: readonly string[] = []): string {
-  // Registered secrets and `extra`, whole and line by line (a token with a newline is masked per line too).
-  let out = redactSecrets(text, extra)
-  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement)
-  return out
-}
-
-/** Keys of workload parameters that are never printed. */
-export function isSecretKey(key: string): boolean {
-  // `token` alone or as a suffix (`hf_token`), not `output_tokens`.
-  return /(^|[_-])token$|secret|passw|credential|auth|api[_-]?key|private[_-]?key/i.test(key)
-}
+/** Keys of workload parameters that are never printed: the one secret-name rule (util/secret-names.ts). */
+export const isSecretKey = isSecretName
 
 /** How each scope is named next to a verdict that does not gate. */
 export const SCOPE_WORD: Record<MetricScope, string> = {

@@ -4,22 +4,26 @@
  * the job summary.
  */
 import * as core from '@actions/core'
-import { readFileSync } from 'node:fs'
 import type { CheckSummary, CommentMode, TelemetrySample } from '../types/index.js'
 import { Outputs } from '../types/inputs.js'
 import { apiStatus, createGitHubApi, describeApiError } from '../tools/github.js'
 import { getErrorMessage } from '../util/errors.js'
 import { uploadArtifact, writePaperCsvs } from './artifacts.js'
 import { pullRequestNumber, repository, upsertComment } from './comment.js'
-import { fmtP, redact } from './format.js'
-import { checkRunRequest, createCheckRun, headSha } from './check-run.js'
+import { redact } from './format.js'
+import { annotations, checkRunRequest, createCheckRun, headSha, workflowPath } from './check-run.js'
 import { buildComment, runLinks, type CommentLinks } from './comment-body.js'
 import { buildReport, reportMarker } from './markdown.js'
-import { decideFailure, describeComparison, failedPreflight, gatingComparisons } from './verdict.js'
+import { decideFailure, failedPreflight } from './verdict.js'
 import { appendAll } from '../util/arrays.js'
-import { appendJobSummary, setOutput } from '../util/runner-files.js'
+import { appendJobSummary, readEventPayload, setOutput } from '../util/runner-files.js'
+import { actionsLogger, annotateLog } from '../util/log.js'
+import { publishMarkdown } from '../util/text.js'
 
 export { decideFailure } from './verdict.js'
+
+/** The runner refuses a job summary over 1 MiB. */
+const MAX_SUMMARY_CHARS = 1_000_000
 
 /** GitHub rejects comment bodies longer than this. */
 const COMMENT_LIMIT = 65536
@@ -95,33 +99,17 @@ export function setOutputs(summary: CheckSummary): void {
 /** Appends markdown to the job summary (through @actions/core); a warning sentence when it could not (never throws). */
 export async function writeJobSummary(markdown: string): Promise<string | null> {
   try {
-    await appendJobSummary(markdown)
+    await appendJobSummary(publishMarkdown(markdown, MAX_SUMMARY_CHARS))
     return null
   } catch (error) {
     return `job summary not written: ${getErrorMessage(error)}`
   }
 }
 
-/** Error annotations for what fails the check; warnings for what weakens it. */
+/** Error annotations for what fails the check; warnings for what weakens it (the Check run's list). */
 export function annotate(summary: CheckSummary): void {
-  const limit = summary.analysis?.max_overhead_pct ?? summary.config.max_overhead_pct
-  for (const c of gatingComparisons(summary).filter(c => c.verdict === 'regression'))
-    core.error(
-      `${describeComparison(c)} is over the ${limit}% limit (p Holm ${fmtP(c.p_adjusted)}; ${c.candidate_env} vs ${c.baseline_env}). ${c.reason}`,
-      { title: `Container overhead regression: ${c.workload} ${c.metric}` }
-    )
-  for (const p of failedPreflight(summary))
-    core.error(redact(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`), {
-      title: `Preflight failed: ${p.name}`
-    })
-  for (const p of summary.preflight.filter(p => p.status === 'warn'))
-    core.warning(redact(`${p.message}${p.fix ? ` Fix: ${p.fix}` : ''}`), {
-      title: `Preflight warning: ${p.name}`
-    })
-  if (!summary.complete)
-    core.warning(redact(summary.incomplete_reason ?? 'the check stopped early'), {
-      title: 'Overhead check incomplete'
-    })
+  for (const a of annotations(summary, workflowPath(process.env)))
+    annotateLog(a.annotation_level === 'failure' ? 'error' : 'warning', a.message, a.title)
 }
 
 function isFailing(summary: CheckSummary): boolean {
@@ -147,7 +135,7 @@ async function comment(
   if (opts.comment === 'never') return null
   const issue = pullRequestNumber()
   if (issue === null) {
-    core.info('PR comment skipped: this run is not for a pull request.')
+    actionsLogger.info('PR comment skipped: this run is not for a pull request.')
     return null
   }
   const repo = repository()
@@ -168,14 +156,14 @@ async function comment(
     body = `${marker}\n${buildReport(summary, { maxChars: COMMENT_LIMIT - marker.length - 1, secrets: [opts.token] })}`
   try {
     const res = await upsertComment(
-      createGitHubApi({ token: opts.token, log: core.info }),
+      createGitHubApi({ token: opts.token, log: m => actionsLogger.info(m) }),
       { ...repo, issue, marker },
       body,
       create
     )
     if (res.action === 'skipped')
-      core.info('PR comment skipped: comment mode is on-regression and the check passed.')
-    else core.info(`PR comment ${res.action}: ${res.url}`)
+      actionsLogger.info('PR comment skipped: comment mode is on-regression and the check passed.')
+    else actionsLogger.info(`PR comment ${res.action}: ${res.url}`)
     return res.url
   } catch (error) {
     warn(apiProblem(error, issue))
@@ -200,19 +188,14 @@ async function artifact(
   if (res.missing.length)
     warn(`artifact: ${res.missing.length} file(s) not found, left out: ${res.missing.join(', ')}`)
   if (res.error) warn(`artifact upload failed (results stay in ${opts.rootDir}): ${res.error}`)
-  else core.info(`artifact ${name} uploaded (${res.uploaded.length} files)`)
+  else actionsLogger.info(`artifact ${name} uploaded (${res.uploaded.length} files)`)
   return res.id
 }
 
 /** The event payload of this run (for the PR's head commit); null outside Actions or when unreadable. */
 function eventPayload(): unknown {
-  const file = process.env.GITHUB_EVENT_PATH
-  if (!file) return null
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as unknown
-  } catch {
-    return null
-  }
+  const read = readEventPayload()
+  return read.ok ? read.value : null
 }
 
 async function checkRun(
@@ -242,8 +225,12 @@ async function checkRun(
     env: process.env
   })
   try {
-    const url = await createCheckRun(createGitHubApi({ token: opts.token, log: core.info }), repo, request)
-    core.info(`check run "${request.name}" (${request.conclusion}): ${url}`)
+    const url = await createCheckRun(
+      createGitHubApi({ token: opts.token, log: m => actionsLogger.info(m) }),
+      repo,
+      request
+    )
+    actionsLogger.info(`check run "${request.name}" (${request.conclusion}): ${url}`)
     return url
   } catch (error) {
     const status = apiStatus(error)

@@ -18,6 +18,7 @@ import { multiGpuSection } from './multi-gpu.js'
 import { powerSection } from './power.js'
 import { startupSection } from './startup.js'
 import { writableLayerSection } from './writable-layer.js'
+import { publishMarkdown } from '../util/text.js'
 
 /** GitHub rejects issue comments over 65,536 characters; leave room for the marker. */
 export const DEFAULT_MAX_CHARS = 65000
@@ -107,7 +108,11 @@ export function reportSections(summary: CheckSummary): Section[] {
 export function buildReport(summary: CheckSummary, opts: ReportOptions = {}): string {
   const maxChars = opts.maxChars ?? DEFAULT_MAX_CHARS
   const secrets = opts.secrets ?? []
-  let sections = reportSections(summary).map(s => ({ ...s, body: redact(s.body, secrets) }))
+  // Bounded by maxChars below, not here.
+  let sections = reportSections(summary).map(s => ({
+    ...s,
+    body: publishMarkdown(redact(s.body, secrets), Number.MAX_SAFE_INTEGER)
+  }))
 
   let full = render(sections, null)
   if (full.length <= maxChars) return full

@@ -1,11 +1,8 @@
 /** The seed paper's CSV shape (`run,environment,time_s,gpu_util_pct`), for side-by-side comparison. Pure. */
 import type { CheckSummary, RunRecord, TelemetrySample } from '../types/index.js'
+import { csvCell } from '../util/text.js'
 
 export const PAPER_CSV_HEADER = 'run,environment,time_s,gpu_util_pct'
-
-function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
-}
 
 function round(x: number, digits: number): string {
   return String(Number(x.toFixed(digits)))
@@ -39,7 +36,7 @@ export function paperCsv(
     lines.push(
       [
         String(r.run),
-        csvField(r.environment),
+        csvCell(r.environment),
         round((r.end_ms - r.start_ms) / 1000, 3),
         util === null ? '' : round(util, 1)
       ].join(',')

@@ -53,9 +53,10 @@ export function powerSection(summary: CheckSummary): Section | null {
   const t = dropEmptyColumns(rows, ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'l'])
   parts.push(table(t.rows, t.align))
   const best = p.edp_optimal.map(
-    o => `${o.workload} ${o.environment}: ${o.cap_w === null ? 'no energy measured' : `${o.cap_w} W`}`
+    o =>
+      `${inline(o.workload)} ${inline(o.environment)}: ${o.cap_w === null ? 'no energy measured' : `${o.cap_w} W`}`
   )
-  if (best.length) parts.push(`EDP-optimal cap — ${inline(best.join('; '))}.`)
+  if (best.length) parts.push(`EDP-optimal cap — ${best.join('; ')}.`)
   const restore = restoreLine(p)
   if (restore) parts.push(restore)
   return { id: 'power', kind: 'core', title: 'Power caps', body: parts.join('\n\n') }

@@ -136,9 +136,10 @@ function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: numbe
     parts.push(`start-up phases ${fmtDelta(added, 's')}${gap}`)
   }
   const steady = steadyOf(summary, g.workload, pairKey(g.rows[0]!))
-  if (steady) parts.push(`steady state (${steady.metric}) ${fmtPctCi(steady.overhead_pct, steady.ci95)}`)
+  if (steady)
+    parts.push(`steady state (${inline(steady.metric)}) ${fmtPctCi(steady.overhead_pct, steady.ci95)}`)
   const who = `**${inline(g.workload)}**, ${code(g.candidate)} vs ${code(g.baseline)}`
-  return parts.length ? `${who}: ${inline(parts.join('; '))}.` : `${who}:`
+  return parts.length ? `${who}: ${parts.join('; ')}.` : `${who}:`
 }
 
 /** Long arm labels (`container:registry/image:tag`) would squeeze the table; the lead above names them. */

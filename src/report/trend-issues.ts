@@ -10,6 +10,8 @@ import type { TrendChange, TrendReport, TrendSeries } from '../analyze/index.js'
 import { paginate, type GitHubApi } from '../tools/github.js'
 import { changeSentence, day, seriesTitle, whereText } from './trend.js'
 import { fmtP, fmtPct, fmtValue, inline } from './format.js'
+import { plainText, publishMarkdown } from '../util/text.js'
+import { tokenLogin } from './comment.js'
 
 export const TREND_LABEL = 'gpu-overhead-trend'
 const MARKER_PREFIX = '<!-- gpu-overhead-trend '
@@ -31,7 +33,8 @@ const Issue = z.object({
   state: z.enum(['open', 'closed']),
   html_url: z.string(),
   body: z.string().nullable().optional(),
-  pull_request: z.unknown().optional()
+  pull_request: z.unknown().optional(),
+  user: z.object({ login: z.string() }).nullable().optional()
 })
 
 export interface TrackedIssue {
@@ -75,8 +78,10 @@ export function parseMarker(body: string | null | undefined): Marker | null {
 }
 
 /** The trend's issues (label-filtered, pull requests left out, unmarked ones ignored). */
-export async function listTracked(api: GitHubApi, repo: Repo): Promise<TrackedIssue[]> {
+export async function listTracked(api: GitHubApi, repo: Repo, author?: string): Promise<TrackedIssue[]> {
   const out: TrackedIssue[] = []
+  // Anyone can open an issue with the label and the marker: only the token's own issues are the trend's.
+  const by = author ?? (await tokenLogin(api))
   const pages = paginate<unknown>(api, 'GET /repos/{owner}/{repo}/issues', {
     ...repo,
     labels: TREND_LABEL,
@@ -85,7 +90,7 @@ export async function listTracked(api: GitHubApi, repo: Repo): Promise<TrackedIs
   for await (const page of pages)
     for (const raw of page) {
       const issue = Issue.safeParse(raw)
-      if (!issue.success || issue.data.pull_request !== undefined) continue
+      if (!issue.success || issue.data.pull_request !== undefined || issue.data.user?.login !== by) continue
       const marker = parseMarker(issue.data.body)
       if (marker !== null)
         out.push({ number: issue.data.number, state: issue.data.state, url: issue.data.html_url, marker })
@@ -104,7 +109,7 @@ export function sameChange(m: Marker, s: TrendSeries, c: TrendChange): boolean {
 export function issueTitle(s: TrendSeries, c: TrendChange): string {
   const what = c.direction === 'regression' ? 'slower' : 'changed'
   const title = `GPU trend: ${seriesTitle(s)} ${what} ${fmtPct(c.change_pct)} on ${day(c.time)}`
-  return title.length > 200 ? `${title.slice(0, 199)}…` : title
+  return plainText(title, 200)
 }
 
 export function issueBody(s: TrendSeries, c: TrendChange, runUrl: string | null): string {
@@ -158,7 +163,7 @@ export async function syncTrendIssues(
         const res = await api.request('POST /repos/{owner}/{repo}/issues', {
           ...repo,
           title: issueTitle(s, c),
-          body: issueBody(s, c, opts.runUrl ?? null),
+          body: publishMarkdown(issueBody(s, c, opts.runUrl ?? null)),
           labels: [TREND_LABEL]
         })
         const made = Created.safeParse(res.data)
@@ -179,7 +184,7 @@ export async function syncTrendIssues(
         await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
           ...repo,
           issue_number: t.number,
-          body: revertComment(s, c, undo)
+          body: publishMarkdown(revertComment(s, c, undo))
         })
         await api.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', {
           ...repo,

@@ -23,7 +23,7 @@ export function verdictSection(summary: CheckSummary, whyHref?: string | null): 
     c.image ? `image ${code(c.image)}` : null,
     runsPerArm(summary),
     `arms ${armLabels(summary).map(code).join(' vs ')}`,
-    `device ${c.device}${c.device === 'gpu' ? ` (${c.gpu_access})` : ''}`,
+    `device ${inline(c.device)}${c.device === 'gpu' ? ` (${inline(c.gpu_access)})` : ''}`,
     `max overhead ${fmtPlain(c.max_overhead_pct)}%`,
     `took ${fmtDuration(summary.wall_s)}`
   ].filter((x): x is string => x !== null)

@@ -5,6 +5,10 @@ import type { CheckSummary, Comparison, PreflightResult } from '../types/index.j
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
 import { runsNeeded } from './runs.js'
 import { maxOf } from '../util/arrays.js'
+import { plainText } from '../util/text.js'
+
+/** How recorded names are written into a line: `inline` for markdown, `plainText` for logs and annotations. */
+type Escape = (text: string) => string
 
 /** Steady-state comparisons: the only ones that gate. */
 export function gatingComparisons(summary: CheckSummary): Comparison[] {
@@ -19,9 +23,9 @@ export function failedPreflight(summary: CheckSummary): PreflightResult[] {
  * `matmul kernel_ms +3.10% [+2.60, +3.50]`; with `arms`, the pair is named too
  * (`matmul kernel_ms (container:img vs native) +3.48% …`), for checks of more than two arms.
  */
-export function describeComparison(c: Comparison, arms = false): string {
-  const pair = arms ? ` (${c.candidate_env} vs ${c.baseline_env})` : ''
-  return `${workloadName(c)} ${c.metric}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
+export function describeComparison(c: Comparison, arms = false, esc: Escape = plainText): string {
+  const pair = arms ? ` (${esc(c.candidate_env)} vs ${esc(c.baseline_env)})` : ''
+  return `${esc(workloadName(c))} ${esc(c.metric)}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
 }
 
 /** `matmul`, or `matmul @ 400 W` for a run of a power-cap sweep. */
@@ -35,18 +39,9 @@ function worstFirst(list: Comparison[]): Comparison[] {
   return [...list].sort((a, b) => b.overhead_pct - a.overhead_pct)
 }
 
-/**
- * Text made safe inside a markdown link's brackets: the headline quotes recorded values (an image's
- * environment, a co-tenant's command line) and a `]` there would close the link and start another.
- */
-function linkText(text: string): string {
-  return text.replace(/[\\[\]]/g, '\\$&')
-}
-
 /** One line, no trailing full stop (clauses are joined with semicolons), at most `max` characters. */
-function clip(text: string, max = 300): string {
-  const one = inline(text).trim().replace(/\.+$/, '')
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one
+function clip(text: string, max = 300, esc: Escape = inline): string {
+  return esc(plainText(text, max).trim().replace(/\.+$/, ''))
 }
 
 function plural(n: number, word: string): string {
@@ -73,29 +68,29 @@ function severalPairs(summary: CheckSummary): boolean {
   return gating.length > 0 && armPair(gating) === null
 }
 
-function regressionClause(summary: CheckSummary, regressions: Comparison[]): string {
+function regressionClause(summary: CheckSummary, regressions: Comparison[], esc: Escape): string {
   const [worst, ...rest] = worstFirst(regressions)
   if (!worst) return ''
   const arms = severalPairs(summary)
   const pairs = new Set(regressions.map(c => `${c.baseline_env}\u0000${c.candidate_env}`)).size
   const where = arms && pairs > 1 ? ` in ${pairs} arms` : ''
   const more = rest.length ? ` (and ${plural(rest.length, 'more metric')}${where})` : ''
-  return `${describeComparison(worst, arms)} over the ${limit(summary)} limit${more}`
+  return `${describeComparison(worst, arms, esc)} over the ${limit(summary)} limit${more}`
 }
 
 /** What the gating comparisons say, as a clause: used for pass and for partial results. */
-function outcomeClause(summary: CheckSummary): string {
+function outcomeClause(summary: CheckSummary, esc: Escape = inline): string {
   const gating = gatingComparisons(summary)
   if (!gating.length) return 'no gated steady-state metrics were measured'
   const count = (v: Comparison['verdict']): Comparison[] => gating.filter(c => c.verdict === v)
   const regressions = count('regression')
-  if (regressions.length) return regressionClause(summary, regressions)
+  if (regressions.length) return regressionClause(summary, regressions, esc)
   const pair = armPair(gating)
   const baselines = new Set(gating.map(c => c.baseline_env))
   const who = pair
-    ? `${pair.candidate} overhead vs ${pair.baseline}`
+    ? `${esc(pair.candidate)} overhead vs ${esc(pair.baseline)}`
     : baselines.size === 1
-      ? `overhead vs ${[...baselines][0]!}`
+      ? `overhead vs ${esc([...baselines][0]!)}`
       : 'overhead'
   const candidates = new Set(gating.map(c => c.candidate_env)).size
   const metrics = `${plural(gating.length, 'gated metric')}${pair ? '' : ` of ${candidates} arms`}`
@@ -108,14 +103,14 @@ function outcomeClause(summary: CheckSummary): string {
   if (first) {
     const need = runsNeeded(summary, first)
     const runs = need?.runs ? `, needs ~${need.runs} runs per arm` : ''
-    parts.push(`${inconclusive.length} inconclusive (${describeComparison(first, !pair)}${runs})`)
+    parts.push(`${inconclusive.length} inconclusive (${describeComparison(first, !pair, esc)}${runs})`)
   }
   if (incomparable.length) parts.push(`${incomparable.length} incomparable`)
   return parts.join('; ')
 }
 
-function preflightClause(failed: PreflightResult[]): string {
-  return failed.map(p => `${p.name}: ${clip(p.message)}`).join('; ')
+function preflightClause(failed: PreflightResult[], esc: Escape = inline): string {
+  return failed.map(p => `${esc(p.name)}: ${clip(p.message, 300, esc)}`).join('; ')
 }
 
 /**
@@ -135,7 +130,8 @@ export function verdictLine(summary: CheckSummary, whyHref: string | null = WHY_
   } else if (summary.verdict === 'regression') {
     line = `**REGRESSION** — ${regressionClause(
       summary,
-      gating.filter(c => c.verdict === 'regression')
+      gating.filter(c => c.verdict === 'regression'),
+      inline
     )}`
     if (failed.length) line += `; preflight failed: ${preflightClause(failed)}`
   } else if (failed.length) {
@@ -221,8 +217,8 @@ function whyClause(summary: CheckSummary, href: string | null): string | null {
     summary.verdict === 'inconclusive' ||
     gatingComparisons(summary).some(c => (c.verdict as string) === 'improvement')
   if (!e || !undecided) return null
-  const text = `why: ${clip(e.headline)}`
-  return href === null ? text : `[${linkText(text)}](${href})`
+  // clip escapes the headline for markdown (brackets included), so it can sit inside the link text.
+  return href === null ? `why: ${clip(e.headline, 300, plainText)}` : `[why: ${clip(e.headline)}](${href})`
 }
 
 /**
@@ -237,12 +233,12 @@ export function decideFailure(summary: CheckSummary, failOnRegression: boolean):
     const regressions = gatingComparisons(summary).filter(c => c.verdict === 'regression')
     reasons.push(
       regressions.length
-        ? `overhead regression: ${regressionClause(summary, regressions)}`
+        ? `overhead regression: ${regressionClause(summary, regressions, plainText)}`
         : 'overhead regression (see the report)'
     )
   }
   const failed = failedPreflight(summary)
-  if (failed.length) reasons.push(`preflight failed: ${preflightClause(failed)}`)
+  if (failed.length) reasons.push(`preflight failed: ${preflightClause(failed, plainText)}`)
   if (summary.verdict === 'inconclusive' && summary.config.on_inconclusive === 'fail')
     reasons.push(`undecided (on-inconclusive: fail): ${undecidedClause(summary)}`)
   return reasons.length ? redact(reasons.join('; ')) : null

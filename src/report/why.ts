@@ -4,7 +4,7 @@
  */
 import type { CheckSummary, Explanation, Finding } from '../types/index.js'
 import type { Section } from './section.js'
-import { cell, inline } from './format.js'
+import { cell, code, inline } from './format.js'
 import { table, type Table } from './table.js'
 
 export const WHY_TITLE = 'Why the arms differ'
@@ -14,8 +14,7 @@ export const WHY_ANCHOR = '#why-the-arms-differ'
 export const MAX_RANKED = 12
 export const MAX_OTHER = 15
 
-const value = (v: string | null): string =>
-  v === null ? '_unset_' : v === '' ? '_empty_' : `\`${v.replace(/`/g, "'")}\``
+const value = (v: string | null): string => (v === null ? '_unset_' : v === '' ? '_empty_' : code(v))
 /** The measured differences a finding can explain, first few only (the rest are in summary.json). */
 export const MAX_EXPLAINS_SHOWN = 3
 
@@ -30,8 +29,8 @@ function row(f: Finding, i: number): string[] {
   return [
     String(i + 1),
     cell(f.label),
-    cell(value(f.baseline)),
-    cell(value(f.candidate) + from),
+    value(f.baseline),
+    value(f.candidate) + from,
     explainsCell(f.explains),
     cell(f.meaning),
     cell(f.fix)

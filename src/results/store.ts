@@ -16,6 +16,7 @@ import {
 } from '../util/safe-fs.js'
 import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
 import { canonicalParams } from '../util/params.js'
+import { csvCell } from '../util/text.js'
 
 export const SAMPLE_CSV_COLUMNS = [
   'workload',
@@ -40,11 +41,6 @@ export const SAMPLE_CSV_COLUMNS = [
   'power_cap_w',
   'stack'
 ] as const
-
-export function csvField(value: string | number | boolean | null | undefined): string {
-  const s = value === null || value === undefined ? '' : String(value)
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
-}
 
 /** The power cap travels in its own column (the reader folds it back into the params). */
 function paramsWithoutCap(params: Record<string, unknown>): Record<string, unknown> {
@@ -79,7 +75,7 @@ export function sampleCsvRow(r: SampleRecord): string {
     typeof r.params.power_cap_w === 'number' ? r.params.power_cap_w : null,
     f.stack ?? null
   ]
-    .map(csvField)
+    .map(csvCell)
     .join(',')
 }
 

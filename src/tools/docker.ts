@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process'
 import type { Mount, ContainerRuntime } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
-import { execCapture, type ExecOptions, type ExecResult } from '../util/exec.js'
+import { EXIT_TIMED_OUT, execCapture, type ExecOptions, type ExecResult } from '../util/exec.js'
 
 /** Bound of each clean-up call (kill, ps, rm): a hung engine must not hold the runner after a timeout. */
 export const CLEANUP_TIMEOUT_MS = 15_000
@@ -101,17 +101,53 @@ export function runContainer(
   return execCapture(runtime, runArgs(run, mountStyle), { timeoutMs: PROBE_TIMEOUT_MS, ...options })
 }
 
-export function inspectImageCall(runtime: ContainerRuntime, ref: string): Promise<ExecResult> {
-  return execCapture(runtime, ['image', 'inspect', ref])
+/**
+ * A question to the engine (inspect, version, info) that a healthy daemon answers in well under a second.
+ * Bounded so a hung daemon fails the check within 2 minutes, whatever asks it first.
+ */
+export const ENGINE_CALL_TIMEOUT_MS = 45_000
+
+/** Runtimes whose engine let a call run past its limit in this process: every later call fails at once. */
+const hungEngines = new Set<ContainerRuntime>()
+
+/** One line for a hung engine (the check's error, the report's preflight row). */
+export function hungEngineLine(runtime: ContainerRuntime): string {
+  return `${runtime}'s engine did not answer within ${ENGINE_CALL_TIMEOUT_MS / 1000} s; it looks hung: restart it (systemctl restart ${runtime === 'podman' ? 'podman' : 'docker'}) or check DOCKER_HOST`
 }
 
+/** An engine call under ENGINE_CALL_TIMEOUT_MS (or `timeoutMs`); after one timed out, the rest are not even started. */
+async function engineCall(
+  runtime: ContainerRuntime,
+  args: string[],
+  timeoutMs = ENGINE_CALL_TIMEOUT_MS
+): Promise<ExecResult> {
+  if (hungEngines.has(runtime))
+    return { exitCode: EXIT_TIMED_OUT, stdout: '', stderr: hungEngineLine(runtime), timedOut: true }
+  const res = await execCapture(runtime, args, { timeoutMs })
+  if (res.timedOut) {
+    hungEngines.add(runtime)
+    return { ...res, stderr: hungEngineLine(runtime) }
+  }
+  return res
+}
+
+/** For tests: forget which engines hung. */
+export function forgetHungEngines(): void {
+  hungEngines.clear()
+}
+
+export function inspectImageCall(runtime: ContainerRuntime, ref: string): Promise<ExecResult> {
+  return engineCall(runtime, ['image', 'inspect', ref])
+}
+
+/** A pull may take long (a large image), but never starts against an engine that already hung. */
 export function pullImage(runtime: ContainerRuntime, ref: string): Promise<ExecResult> {
-  return execCapture(runtime, ['pull', '--quiet', ref], { timeoutMs: PULL_TIMEOUT_MS })
+  return engineCall(runtime, ['pull', '--quiet', ref], PULL_TIMEOUT_MS)
 }
 
 /** The engine's server version, or null when it cannot be read. */
 export async function engineVersion(runtime: ContainerRuntime): Promise<string | null> {
-  const v = await execCapture(runtime, ['version', '--format', '{{.Server.Version}}'])
+  const v = await engineCall(runtime, ['version', '--format', '{{.Server.Version}}'])
   return v.exitCode === 0 ? v.stdout.trim() : null
 }
 
@@ -141,7 +177,7 @@ export function removeLabelledNow(runtime: ContainerRuntime, label: string): voi
 
 /** The engine's data root (`docker info`), which the mount policy refuses; null when it cannot be read. */
 export async function dockerRootDir(runtime: ContainerRuntime): Promise<string | null> {
-  const r = await execCapture(runtime, ['info', '--format', '{{.DockerRootDir}}'])
+  const r = await engineCall(runtime, ['info', '--format', '{{.DockerRootDir}}'])
   const dir = r.exitCode === 0 ? r.stdout.trim() : ''
   return dir.startsWith('/') ? dir : null
 }

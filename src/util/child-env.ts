@@ -3,6 +3,7 @@
  * INPUT_GITHUB-TOKEN, GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN and any secret
  * a workflow put in `env:`). Containers get only what the tool passes with `-e`.
  */
+import { isSecretName } from './secret-names.js'
 
 /** Variables passed through by exact name: the process basics a Python + CUDA program needs. */
 const PASS_NAMES = new Set([
@@ -32,11 +33,12 @@ const PASS_NAMES = new Set([
 /** Prefixes passed through: locale, the CUDA/NVIDIA runtime knobs, PyTorch's allocator settings, the tool's own. */
 const PASS_PREFIXES = ['LC_', 'CUDA_', 'NVIDIA_', 'NCCL_', 'PYTORCH_', 'GPU_OVERHEAD_']
 
-/** Never passed, whatever the lists above say (belt and braces: a token under an allowed prefix). */
-const DENY = /(^INPUT_)|(^ACTIONS_)|(^GITHUB_)|(^RUNNER_)|TOKEN|SECRET|PASSWORD|CREDENTIAL|_KEY$/i
+/** Never passed, whatever the lists above say: the runner's own variables. */
+const DENY = /^(INPUT_|ACTIONS_|GITHUB_|RUNNER_)/i
 
+/** A secret under an allowed prefix (`NVIDIA_NGC_PAT`, `CUDA_PASSWD`) is never passed either: util/secret-names. */
 export function isPassedToWorkloads(name: string): boolean {
-  if (DENY.test(name)) return false
+  if (DENY.test(name) || isSecretName(name)) return false
   return PASS_NAMES.has(name) || PASS_PREFIXES.some(p => name.startsWith(p))
 }
 
@@ -66,7 +68,8 @@ const RUNTIME_CLIENT_NAMES = [
   'CONTAINERS_REGISTRIES_CONF',
   'XDG_RUNTIME_DIR',
   'XDG_CONFIG_HOME',
-  'XDG_DATA_HOME'
+  'XDG_DATA_HOME',
+  'DBUS_SESSION_BUS_ADDRESS'
 ]
 
 /** The workload allow-list plus the runtime client's settings: the env of the docker/podman client process. */
@@ -74,7 +77,7 @@ export function runtimeClientEnv(base: NodeJS.ProcessEnv): Record<string, string
   const extra: Record<string, string> = {}
   for (const k of RUNTIME_CLIENT_NAMES) {
     const v = base[k]
-    if (v !== undefined) extra[k] = v
+    if (v !== undefined && !isSecretName(k)) extra[k] = v
   }
   return scrubbedEnv(base, extra)
 }

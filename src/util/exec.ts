@@ -5,6 +5,7 @@
  * hostile program cannot fill memory. Long-running workloads use execute/process, on the same tree killer.
  */
 import { spawn } from 'node:child_process'
+import { runtimeClientEnv } from './child-env.js'
 import { ProcessTree } from './process-tree.js'
 
 export interface ExecResult {
@@ -59,7 +60,8 @@ export function execCapture(
     let timedOut = false
     let settled = false
     const child = spawn(tool, [...args], {
-      env: { ...(options.env ?? process.env), ...tree.envEntry },
+      // Never the runner's whole environment (tokens, INPUT_*, secrets in `env:`): the allow-list.
+      env: { ...(options.env ?? runtimeClientEnv(process.env)), ...tree.envEntry },
       cwd: options.cwd,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,

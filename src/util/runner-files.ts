@@ -6,7 +6,7 @@
  * link, folder, FIFO or device gives one named error instead of core's EISDIR stack trace.
  */
 import * as core from '@actions/core'
-import { UnsafePathError, safeAppend } from './safe-fs.js'
+import { READ_LIMITS, UnsafePathError, parseJsonQuiet, readUntrusted, safeAppend } from './safe-fs.js'
 
 export const RUNNER_FILES = ['GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'] as const
 export type RunnerFile = (typeof RUNNER_FILES)[number]
@@ -77,4 +77,22 @@ export async function appendJobSummary(markdown: string): Promise<void> {
 /** Checks every runner file up front, so a bad one fails the step before anything runs. */
 export function checkRunnerFiles(env: NodeJS.ProcessEnv = process.env): void {
   for (const v of RUNNER_FILES) appendRunnerFile(v, '', env)
+}
+
+/**
+ * The run's event payload (GITHUB_EVENT_PATH): opened non-blocking as a regular file of bounded size
+ * (a FIFO or a device is refused at once, never waited on), parsed without quoting it. `unset` outside
+ * Actions; `unreadable` for anything else that is not a JSON file.
+ */
+export function readEventPayload(
+  env: NodeJS.ProcessEnv = process.env
+): { ok: true; value: unknown } | { ok: false; why: 'unset' | 'unreadable' } {
+  const file = env.GITHUB_EVENT_PATH
+  if (!file) return { ok: false, why: 'unset' }
+  try {
+    const parsed = parseJsonQuiet(readUntrusted(file, { maxBytes: READ_LIMITS.event }))
+    return parsed.ok ? parsed : { ok: false, why: 'unreadable' }
+  } catch {
+    return { ok: false, why: 'unreadable' }
+  }
 }

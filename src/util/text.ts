@@ -1,3 +1,168 @@
+/**
+ * The one sanitiser for untrusted text that the tool publishes: metric names, units, error messages,
+ * stderr tails, co-tenant command lines and stored history reach the PR comment, Check run, job summary,
+ * trend issues, the log, CSV files and the terminal only through these functions.
+ *
+ * - plainText: registered secrets and token shapes masked, ANSI escapes and every control or format
+ *   character (CR, ESC, bidi overrides, zero-width marks) removed, one line, at most `max` characters;
+ * - mdText / mdCode: plainText made inert as markdown (prose with every markup character escaped, or a
+ *   code span), with @-mentions, `org/repo#1` references and bare links broken;
+ * - logText: for log and terminal lines, which also never start a workflow command (`::warning::`, `##[`);
+ * - csvCell: a CSV field that a spreadsheet never reads as a formula.
+ */
+import { maxOf } from './arrays.js'
+import { redact } from './secrets.js'
+
+/** What one published value may take when the caller names no bound. */
+export const MAX_TEXT_CHARS = 1000
+/** One log or terminal line. */
+export const MAX_LOG_LINE_CHARS = 4000
+/** Lines of one log message. */
+export const MAX_LOG_LINES = 400
+
+// CSI (`ESC [ … final`), OSC (`ESC ] … BEL|ST`) and two-character escapes.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g
+// Line breaks of every kind, tabs and the Unicode line/paragraph separators become one space.
+const BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g
+// Every other control (C0, DEL, C1) and format character (bidi overrides and isolates, zero-width marks).
+const CONTROLS = /[\p{Cc}\p{Cf}]/gu
+/** Characters past a cut that are still searched for secrets (a PEM key is about 3,300). */
+const SECRET_MARGIN = 8192
+/** A zero-width space: placed after `@` and `#`, it keeps GitHub from linking a mention or a reference. */
+const BREAK = '\u200b'
+
+/** At most `max` characters (code points), with `…` where text was cut. */
+export function clipText(text: string, max: number): string {
+  if (text.length <= max) return text
+  const points = Array.from(text.slice(0, max * 2 + 2))
+  return points.length <= max ? points.join('') : `${points.slice(0, Math.max(0, max - 1)).join('')}…`
+}
+
+/** Untrusted text as one printable line: secrets masked, controls removed, at most `max` characters. */
+export function plainText(text: unknown, max = MAX_TEXT_CHARS): string {
+  const s = typeof text === 'string' ? text : String(text)
+  // Work on a bounded prefix: a 5 MB message costs no more than a short one. Secrets are masked before
+  // the prefix is cut, over a margin, so a secret is never cut in two with its first part shown.
+  const keep = max * 4 + 256
+  const head = s.length > keep ? redact(s.slice(0, keep + SECRET_MARGIN)).slice(0, keep) : redact(s)
+  return clipText(head.replace(ANSI, '').replace(BREAKS, ' ').replace(CONTROLS, ''), max)
+}
+
+/** Breaks what GitHub would link in plain prose: @-mentions, `#1`/`GH-1` references, URLs. */
+function breakLinks(text: string): string {
+  return (
+    text
+      // A mention (`@name` after a non-word character) or an e-mail address (`a@b.c`, autolinked).
+      .replace(/(^|[^\p{L}\p{N}_])@(?=[\p{L}\p{N}])|@(?=[\p{L}\p{N}_-]+\.[\p{L}\p{N}])/gu, `$1@${BREAK}`)
+      .replace(/#(?=\d)/g, `#${BREAK}`)
+      .replace(/\b(GH)-(?=\d)/gi, `$1${BREAK}-`)
+      .replace(/:\/\//g, `:/${BREAK}/`)
+      .replace(/\b(www)\./gi, `$1${BREAK}.`)
+  )
+}
+
+const MD_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' }
+
+/**
+ * Untrusted text as inert markdown prose (also safe in a table cell): no link, image, HTML, emphasis,
+ * code span, heading or strikethrough can start inside it, nothing in it mentions or references.
+ */
+export function mdText(text: unknown, max = MAX_TEXT_CHARS): string {
+  const escaped = plainText(text, max)
+    .replace(/[&<>]/g, c => MD_ESCAPES[c]!)
+    .replace(/[\\`*[\]|~]/g, '\\$&')
+    // `_` emphasises only at a word's edge: snake_case names stay readable in the source.
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_')
+    // At a line's start `- `, `+ `, `# `, `1. ` or a run of `=`/`-` would open a list, a heading or an underline.
+    .replace(/^(\s*)([-+#=])(?=\s|$|[-=]*\s*$)/, '$1\\$2')
+    .replace(/^(\s*\d+)([.)])(?=\s|$)/, '$1\\$2')
+  return breakLinks(escaped)
+}
+
+/**
+ * Untrusted text as a markdown code span, safe in a table cell: nothing inside a code span renders,
+ * mentions or references. The fence is longer than any run of backticks inside.
+ */
+export function mdCode(text: unknown, max = MAX_TEXT_CHARS): string {
+  const t = plainText(text, max).replace(/\|/g, '\\|')
+  if (t === '') return '` `'
+  const longest = maxOf([0, ...Array.from(t.matchAll(/`+/g), m => m[0].length)])
+  const fence = '`'.repeat(longest + 1)
+  const pad = t.startsWith('`') || t.endsWith('`') || (t.startsWith(' ') && t.endsWith(' ')) ? ' ' : ''
+  return `${fence}${pad}${t}${pad}${fence}`
+}
+
+/** GitHub's limit on a comment, an issue body and a Check run's summary or text. */
+export const MAX_MARKDOWN_CHARS = 65_535
+// A code span (backtick run … the same run) or an HTML comment: left as they are.
+const CODE_OR_COMMENT = /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)|<!--[\s\S]*?-->/g
+
+/**
+ * The last pass over a whole markdown document before it is published (comment, Check run, job summary,
+ * trend issue, report.md), whatever its pieces went through: secrets masked, control and format characters
+ * other than the line feed removed, @-mentions and `#1` references outside code spans broken, at most
+ * `max` characters. Per-value escaping (mdText, mdCode) is still what keeps markup inert.
+ */
+export function publishMarkdown(doc: string, max = MAX_MARKDOWN_CHARS): string {
+  const clean = redact(doc)
+    .replace(ANSI, '')
+    .replace(/\r\n?|[\u0085\u2028\u2029]/g, '\n')
+    // The zero-width space stays: mdText put it there to break a mention or a link.
+    .replace(/[\p{Cc}\p{Cf}]/gu, c => (c === '\n' || c === '\t' || c === BREAK ? c : ''))
+  let inFence = false
+  const lines = clean.split('\n').map(line => {
+    if (/^\s{0,3}(```|~~~)/.test(line)) inFence = !inFence
+    if (inFence) return line
+    let out = ''
+    let at = 0
+    for (const m of line.matchAll(CODE_OR_COMMENT)) {
+      out += breakMentions(line.slice(at, m.index)) + m[0]
+      at = m.index + m[0].length
+    }
+    return out + breakMentions(line.slice(at))
+  })
+  return clipText(lines.join('\n'), max)
+}
+
+function breakMentions(text: string): string {
+  return text
+    .replace(/(^|[^\p{L}\p{N}_`])@(?=[\p{L}\p{N}])/gu, `$1@${BREAK}`)
+    .replace(/#(?=\d)/g, `#${BREAK}`)
+}
+
+/**
+ * A message for the Actions log or a terminal: each line through plainText, and no line that the
+ * runner would read as a workflow command (`::set-env::`, `::warning::`, `##[group]`).
+ */
+export function logText(text: unknown, maxLine = MAX_LOG_LINE_CHARS, maxLines = MAX_LOG_LINES): string {
+  const lines = (typeof text === 'string' ? text : String(text)).split('\n')
+  const kept = lines.slice(0, maxLines).map(l =>
+    plainText(l, maxLine)
+      .replace(/^(\s*):(?=:)/, `$1:${BREAK}`)
+      .replace(/##\[/g, `#${BREAK}#[`)
+  )
+  if (lines.length > maxLines) kept.push(`… ${lines.length - maxLines} more lines`)
+  return kept.join('\n')
+}
+
+/**
+ * One CSV field: quoted when it holds a separator, a quote or a line break; a text that starts with
+ * `=`, `+`, `-`, `@` (or a tab or CR) gets a leading `'`, so a spreadsheet shows it as text, never as
+ * a formula. Numbers and booleans are written as they are.
+ */
+export function csvCell(value: string | number | boolean | null | undefined): string {
+  if (value === null || value === undefined) return ''
+  if (typeof value !== 'string') return String(value)
+  const s = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+}
+
+/** A field as csvCell wrote it, back to its text (the `'` before a formula character dropped). */
+export function csvText(field: string): string {
+  return /^'[=+\-@\t\r]/.test(field) ? field.slice(1) : field
+}
+
 /** The first non-blank line of a tool's output, trimmed, at most `max` characters: for one-line error messages. */
 export function firstLine(text: string, max = Infinity): string {
   return (

@@ -122,9 +122,12 @@ describe('mount policy on data-path, checkpoint-path, driver-mount (case 1)', ()
     expect(e.message).toMatch(/not \/, a system folder, a socket or a device/)
   })
   it('a link to / is judged as / (the resolved path decides)', () => {
-    const w = ws()
-    fs.symlinkSync('/', path.join(w, 'innocent'))
-    expect(error(w, { ...CPU, [Inputs.CheckpointPath]: 'innocent' }).message).toMatch(/resolved: \//)
+    // Outside the workspace (a link below it is refused as a link: see the issue-29 cases).
+    const outside = ws()
+    fs.symlinkSync('/', path.join(outside, 'innocent'))
+    expect(error(ws(), { ...CPU, [Inputs.CheckpointPath]: path.join(outside, 'innocent') }).message).toMatch(
+      /resolved: \//
+    )
   })
   it('a folder holding a socket is refused', async () => {
     const w = ws()
@@ -139,10 +142,14 @@ describe('mount policy on data-path, checkpoint-path, driver-mount (case 1)', ()
   })
   it('a plain folder is allowed, by its resolved path', () => {
     const w = ws()
-    fs.mkdirSync(path.join(w, 'data'))
-    fs.symlinkSync(path.join(w, 'data'), path.join(w, 'data-link'))
-    const c = loadConfig({ workspace: w, flags: { ...CPU, [Inputs.DataPath]: 'data-link' } })
-    expect(c.data?.host).toBe(fs.realpathSync(path.join(w, 'data')))
+    const outside = ws()
+    fs.mkdirSync(path.join(outside, 'data'))
+    fs.symlinkSync(path.join(outside, 'data'), path.join(outside, 'data-link'))
+    const c = loadConfig({
+      workspace: w,
+      flags: { ...CPU, [Inputs.DataPath]: path.join(outside, 'data-link') }
+    })
+    expect(c.data?.host).toBe(fs.realpathSync(path.join(outside, 'data')))
   })
 })
 
@@ -170,14 +177,83 @@ describe('trusted inputs: one named line for bad values (case 7)', () => {
   it('baseline-path a link or a FIFO is refused (a link could point at a secret)', () => {
     const w = ws()
     fs.symlinkSync('/etc/hostname', path.join(w, 'b.json'))
-    expect(error(w, { ...CPU, [Inputs.BaselinePath]: 'b.json' }).message).toMatch(/symbolic link/)
+    expect(error(w, { ...CPU, [Inputs.BaselinePath]: 'b.json' }).message).toMatch(/symbolic link|is a link/)
     execFileSync('mkfifo', [path.join(w, 'f.json')])
     expect(error(w, { ...CPU, [Inputs.BaselinePath]: 'f.json' }).message).toMatch(/a FIFO/)
     fs.symlinkSync('/etc', path.join(w, 'dir'))
-    expect(error(w, { ...CPU, [Inputs.BaselinePath]: 'dir/b.json' }).message).toMatch(/resolves outside/)
+    expect(error(w, { ...CPU, [Inputs.BaselinePath]: 'dir/b.json' }).message).toMatch(
+      /resolves outside|is a link/
+    )
   })
   it('a token with a line break is refused without being shown', () => {
     const e = error(ws(), { ...CPU }, { [Inputs.GithubToken]: 'ghp_abcdef123456\nsecond_line_987' })
     expect(e.message).not.toMatch(/ghp_|second_line/)
+  })
+})
+
+describe('workflow-input paths: one rule (issue 29, class 2)', () => {
+  /** Runs `fn` as inside Actions, with the runner's folders at `runner`. */
+  function asRunner<T>(runner: string, fn: () => T): T {
+    const saved = { ...process.env }
+    Object.assign(process.env, {
+      GITHUB_ACTIONS: 'true',
+      RUNNER_TEMP: path.join(runner, '_work', '_temp'),
+      RUNNER_TOOL_CACHE: path.join(runner, '_work', '_tool'),
+      RUNNER_WORKSPACE: path.join(runner, '_work', 'repo'),
+      HOME: path.join(runner, 'home')
+    })
+    try {
+      return fn()
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
+      Object.assign(process.env, saved)
+    }
+  }
+  function runnerLayout(): { runner: string; w: string } {
+    const runner = ws()
+    for (const d of ['_work/_temp/_runner_file_commands', '_work/_tool', 'home/.ssh', '_work/repo/repo'])
+      fs.mkdirSync(path.join(runner, d), { recursive: true })
+    return { runner, w: path.join(runner, '_work', 'repo', 'repo') }
+  }
+
+  it.each([
+    [Inputs.CheckpointPath, '_work/_temp'],
+    [Inputs.DataPath, 'home/.ssh']
+  ])('%s committed as a link to the runner (%s) is refused, named as a link', (input, target) => {
+    const { runner, w } = runnerLayout()
+    fs.symlinkSync(path.join(runner, target), path.join(w, 'ckpt'))
+    const e = asRunner(runner, () => error(w, { ...CPU, [input]: 'ckpt' }))
+    expect(e.input).toBe(input)
+    expect(e.message).toMatch(/ckpt is a link/)
+  })
+
+  it('a link anywhere below the workspace is refused, not only the last component', () => {
+    const { runner, w } = runnerLayout()
+    fs.symlinkSync(path.join(runner, '_work', '_temp'), path.join(w, 'dir'))
+    const e = asRunner(runner, () => error(w, { ...CPU, [Inputs.DataPath]: 'dir/_runner_file_commands' }))
+    expect(e.message).toMatch(/dir is a link/)
+  })
+
+  it.each(['_work/_temp', '_work/_tool', 'home', 'home/.ssh', '_work', ''])(
+    'an absolute path in or above the runner folder %s is refused',
+    sub => {
+      const { runner, w } = runnerLayout()
+      const e = asRunner(runner, () => error(w, { ...CPU, [Inputs.DataPath]: path.join(runner, sub) }))
+      expect(e.message).toMatch(/outside the runner's own folders/)
+    }
+  )
+
+  it('a real folder in the workspace, and one elsewhere on the host, are allowed', () => {
+    const { runner, w } = runnerLayout()
+    fs.mkdirSync(path.join(w, 'data'))
+    const elsewhere = ws()
+    asRunner(runner, () => {
+      expect(loadConfig({ workspace: w, flags: { ...CPU, [Inputs.DataPath]: 'data' } }).data?.host).toBe(
+        fs.realpathSync(path.join(w, 'data'))
+      )
+      expect(loadConfig({ workspace: w, flags: { ...CPU, [Inputs.DataPath]: elsewhere } }).data?.host).toBe(
+        fs.realpathSync(elsewhere)
+      )
+    })
   })
 })

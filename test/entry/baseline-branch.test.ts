@@ -10,11 +10,24 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import {
   fetchBaseline,
-  mayWriteStore,
-  saveBaseline,
+  saveBaseline as save,
   storePath,
+  whyNotWrite,
   type BranchStore
 } from '../../src/entry/action/baseline-branch.js'
+import { mergeCheck, parseBaseline } from '../../src/analyze/index.js'
+import { loadConfig, loadTrendConfig } from '../../src/config/index.js'
+import { Inputs } from '../../src/types/inputs.js'
+
+/** Byte-moving tests: the merge is "take this run's file". */
+const saveBaseline = (store: BranchStore, file: string, message: string) =>
+  save(
+    store,
+    file,
+    message,
+    (_stored, local) => local,
+    () => Promise.resolve()
+  )
 import { createGitHubApi } from '../../src/tools/github.js'
 import { startFakeApi, type FakeApi, type Recorded, type Reply } from '../helpers/fake-github.js'
 
@@ -31,11 +44,16 @@ class Repo {
   inlineLimit = 1024 * 1024
   /** PUTs to answer 409 before accepting one (another job wrote in between). */
   conflicts = 0
+  /** What the other job wrote when it won the race (default: a stand-in text). */
+  raceWith: string | null = null
+  /** Status the contents GET answers with instead of the file (an outage). */
+  failReads: number | null = null
 
   routes(): Record<string, (req: Recorded) => Reply> {
     const contents = `/repos/o/r/contents/${FILE}`
     return {
       [`GET ${contents}`]: () => {
+        if (this.failReads !== null) return { status: this.failReads, body: { message: 'Server Error' } }
         if (!this.branchExists || !this.file) return { status: 404, body: { message: 'Not Found' } }
         const inline = this.file.text.length <= this.inlineLimit
         return {
@@ -53,7 +71,7 @@ class Repo {
           return { status: 404, body: { message: 'Branch not found' } }
         if (this.conflicts > 0) {
           this.conflicts--
-          this.file = { sha: 'f'.repeat(40), text: '{"other":"job"}' }
+          this.file = { sha: 'f'.repeat(40), text: this.raceWith ?? '{"other":"job"}' }
           return { status: 409, body: { message: 'is at f… but expected …' } }
         }
         if ((this.file?.sha ?? undefined) !== body.sha)
@@ -181,15 +199,147 @@ describe('baseline branch store', () => {
     fs.rmSync(outside)
   })
 
-  it('only push, schedule, manual and merge-queue runs may write; pull requests never', () => {
-    for (const e of ['push', 'schedule', 'workflow_dispatch', 'merge_group'])
-      expect(mayWriteStore(e)).toBe(true)
-    for (const e of ['pull_request', 'pull_request_target', 'issue_comment', 'workflow_run', undefined])
-      expect(mayWriteStore(e)).toBe(false)
+  it('only push, schedule and manual runs of the default branch write; pull requests and merge queues never', () => {
+    for (const e of ['push', 'schedule', 'workflow_dispatch'])
+      expect(whyNotWrite(e, 'refs/heads/main', 'main')).toBeNull()
+    for (const e of [
+      'pull_request',
+      'pull_request_target',
+      'issue_comment',
+      'workflow_run',
+      'merge_group',
+      undefined
+    ])
+      expect(whyNotWrite(e, 'refs/heads/main', 'main')).toMatch(/never writes the store/)
+    expect(whyNotWrite('push', 'refs/heads/feature', 'main')).toMatch(/not the default branch main/)
+    expect(whyNotWrite('merge_group', 'refs/heads/gh-readonly-queue/main/pr-1-abc', 'main')).not.toBeNull()
   })
 
   it('the store path is baseline-path relative to the workspace; outside it is refused', () => {
     expect(storePath(path.join(workspace, 'a', 'b.json'), workspace)).toBe('a/b.json')
     expect(() => storePath('/etc/b.json', workspace)).toThrow(/not inside the workspace/)
+  })
+})
+
+/** When each named check ran (in this order). */
+const DAY: Record<string, number> = { c1: 1, c2: 2, c3: 3, theirs: 4, mine: 5 }
+
+/** A baseline file with entry `k` holding the named checks (values 1, 2, 3 each). */
+function baselineFile(ids: string[], sd?: number): string {
+  return JSON.stringify({
+    schema: 'gpu-overhead/baseline@2',
+    updated_at: '2026-01-01T00:00:00Z',
+    entries: {
+      k: {
+        key: 'k',
+        environment: 'container',
+        workload: 'matmul',
+        params: '',
+        params_hash: 'x',
+        fingerprint: {},
+        checks: ids.map((id, i) => ({
+          check_id: id,
+          time: `2026-01-0${DAY[id] ?? i + 1}T00:00:00Z`,
+          metrics: {
+            kernel_ms: {
+              unit: 'ms',
+              scope: 'steady',
+              n: 3,
+              mean: 2,
+              ...(sd === undefined ? {} : { sd }),
+              values: [1, 2, 3]
+            }
+          }
+        }))
+      }
+    }
+  })
+}
+const idsOf = (text: string | undefined): string[] =>
+  (JSON.parse(text ?? '{}') as { entries: { k: { checks: { check_id: string }[] } } }).entries.k.checks.map(
+    c => c.check_id
+  )
+
+describe('baseline store: fail closed, no lost check (issue 29)', () => {
+  it.each([404, 500, 502])(
+    "a branch that answers %i means no stored baseline, never the tree's own file",
+    async status => {
+      writeLocal(baselineFile(['pr-forged']))
+      repo.branchExists = true
+      repo.failReads = status
+      if (status === 404) expect(await fetchBaseline(store, local(), workspace)).toBe(false)
+      else await expect(fetchBaseline(store, local(), workspace)).rejects.toThrow()
+      expect(fs.existsSync(local())).toBe(false)
+    }
+  )
+
+  it('a save lays this check onto the stored file as it is now: checks stored since this run read it are kept', async () => {
+    repo.branchExists = true
+    repo.file = { sha: 'a'.repeat(40), text: baselineFile(['c1', 'c2', 'c3']) }
+    // This run's file: what it read (c1 only: say the read had failed over to an old copy) plus its check.
+    writeLocal(baselineFile(['c1', 'mine']))
+    await save(
+      store,
+      local(),
+      'mine',
+      (s, l) => mergeCheck(s, l, 'mine'),
+      () => Promise.resolve()
+    )
+    expect(idsOf(repo.file?.text)).toEqual(['c1', 'c2', 'c3', 'mine'])
+  })
+
+  it('a concurrent job that wrote between our read and our write keeps its check (compare-and-swap, retried)', async () => {
+    repo.branchExists = true
+    repo.file = { sha: 'a'.repeat(40), text: baselineFile(['c1']) }
+    repo.conflicts = 1
+    repo.raceWith = baselineFile(['c1', 'theirs'])
+    writeLocal(baselineFile(['c1', 'mine']))
+    expect(
+      await save(
+        store,
+        local(),
+        'mine',
+        (s, l) => mergeCheck(s, l, 'mine'),
+        () => Promise.resolve()
+      )
+    ).toBe(true)
+    expect(idsOf(repo.file?.text)).toEqual(['c1', 'theirs', 'mine'])
+  })
+
+  it("a stored file that cannot be read is never overwritten by this run's file alone", async () => {
+    repo.branchExists = true
+    repo.file = { sha: 'a'.repeat(40), text: baselineFile(['c1', 'c2', 'c3']) }
+    repo.failReads = 500
+    writeLocal(baselineFile(['mine']))
+    await expect(
+      save(
+        store,
+        local(),
+        'mine',
+        (s, l) => mergeCheck(s, l, 'mine'),
+        () => Promise.resolve()
+      )
+    ).rejects.toThrow()
+    expect(idsOf(repo.file?.text)).toEqual(['c1', 'c2', 'c3'])
+  })
+
+  it('stored summaries are recomputed from the stored values (a stored sd of 1e6 is not believed)', () => {
+    const parsed = parseBaseline(JSON.parse(baselineFile(['c1'], 1e6)))
+    if ('error' in parsed) throw new Error(parsed.error)
+    const m = parsed.data.entries.k!.checks[0]!.metrics.kernel_ms!
+    expect(m.sd).toBeCloseTo(1, 10)
+    expect(m.mean).toBe(2)
+  })
+
+  it("empty inputs are honoured: baseline-branch: '' and check-run: '' turn them off", () => {
+    const inputs = { [Inputs.Image]: 'ubuntu:24.04', [Inputs.BaselineBranch]: '', [Inputs.CheckRun]: '' }
+    const cfg = loadConfig({ workspace, inputs })
+    expect(cfg.baselineBranch).toBeNull()
+    expect(cfg.checkRun).toBeNull()
+    expect(loadTrendConfig({ workspace, inputs: { [Inputs.BaselineBranch]: '' } }).baselineBranch).toBeNull()
+    // Not given at all: the defaults.
+    expect(loadConfig({ workspace, inputs: { [Inputs.Image]: 'ubuntu:24.04' } }).baselineBranch).toBe(
+      'gpu-overhead-baseline'
+    )
   })
 })

@@ -99,3 +99,70 @@ describe('other events', () => {
     expect(r.refuse).toMatch(/cannot read the pull_request_review event payload/)
   })
 })
+
+describe('events judged by what they carry (issue 29)', () => {
+  const repository = {
+    id: 1296269,
+    full_name: 'octocat/Hello-World',
+    url: 'https://api.github.com/repos/octocat/Hello-World'
+  }
+  // check_run / check_suite pull requests name repositories by id and API URL only (no full_name).
+  const prEntry = (headId: number, headUrl: string) => ({
+    url: 'https://api.github.com/repos/octocat/Hello-World/pulls/2',
+    id: 1,
+    number: 2,
+    head: { ref: 'patch', sha: 'a'.repeat(40), repo: { id: headId, url: headUrl, name: 'Hello-World' } },
+    base: {
+      ref: 'main',
+      sha: 'b'.repeat(40),
+      repo: { id: repository.id, url: repository.url, name: 'Hello-World' }
+    }
+  })
+  const fork = prEntry(999, 'https://api.github.com/repos/mallory/Hello-World')
+  const same = prEntry(repository.id, repository.url)
+  const checkRun = (pr: unknown) => ({
+    action: 'rerequested',
+    check_run: {
+      id: 4,
+      head_sha: 'a'.repeat(40),
+      pull_requests: [pr],
+      check_suite: { id: 5, pull_requests: [pr] }
+    },
+    repository
+  })
+  const checkSuite = (pr: unknown) => ({
+    action: 'requested',
+    check_suite: { id: 5, head_sha: 'a'.repeat(40), pull_requests: [pr] },
+    repository
+  })
+
+  it.each([
+    ['check_run', checkRun],
+    ['check_suite', checkSuite]
+  ] as const)('%s carrying a fork pull request is refused; the same repository runs', (event, make) => {
+    expect(decide(event, make(fork)).refuse).toMatch(/fork pull request #2/)
+    expect(decide(event, make(fork), true).refuse).toBeNull()
+    expect(decide(event, make(same)).refuse).toBeNull()
+  })
+
+  it('a workflow_run whose pull_requests name a fork head is refused', () => {
+    const p = load('workflow_run')
+    p.workflow_run.pull_requests = [fork]
+    expect(decide('workflow_run', p).refuse).not.toBeNull()
+  })
+
+  it.each(PR_EVENTS)('a %s event whose payload carries no pull_request object is refused', ev => {
+    const p = load(ev)
+    delete p.pull_request
+    expect(decide(ev, p).refuse).toMatch(/names no pull request/)
+  })
+
+  it('the PR number for the comment is read from a FIFO payload without blocking', async () => {
+    const { pullRequestNumber } = await import('../../src/report/comment.js')
+    const fifo = path.join(dir, 'event-fifo-2')
+    execFileSync('mkfifo', [fifo])
+    const t0 = Date.now()
+    expect(pullRequestNumber(fifo)).toBeNull()
+    expect(Date.now() - t0).toBeLessThan(2000)
+  })
+})

@@ -290,3 +290,53 @@ describe('a restore file is executed only when this tool wrote it (issue 16, cas
     expect(plCalls()).toEqual([])
   })
 })
+
+describe('the post step trusts only a restore folder of its own (issue 29, class 8)', () => {
+  const plCalls = (): string[] =>
+    (fs.existsSync(path.join(dir, 'calls')) ? fs.readFileSync(path.join(dir, 'calls'), 'utf8') : '')
+      .split('\n')
+      .filter(l => l.includes('-pl'))
+
+  async function postStep(): Promise<string> {
+    const env = { ...process.env }
+    const out: string[] = []
+    const write = process.stdout.write.bind(process.stdout)
+    process.stdout.write = (s: string) => (out.push(String(s)), true)
+    process.env['STATE_is-post'] = 'true'
+    process.env['STATE_power-restore-file'] = 'true'
+    process.env.GPU_OVERHEAD_STATE_DIR = path.join(dir, 'state')
+    process.env.PATH = `${dir}:${process.env.PATH ?? ''}`
+    try {
+      const { run } = await import('../../src/entry/action/main.js')
+      await run()
+    } finally {
+      process.env = env
+      process.stdout.write = write
+    }
+    return out.join('')
+  }
+
+  /** A folder with a key and a signed restore file that a real sweep left, then opened up (0777) or given away. */
+  async function plantedFolder(change: (folder: string) => void): Promise<void> {
+    const limiter = await PowerLimiter.create(lanes, { restoreFile: restoreFile(), nvidiaSmi: SMI, euid: 0 })
+    if (typeof limiter === 'string') throw new Error(limiter)
+    await limiter.apply(450)
+    fs.rmSync(path.join(dir, 'calls'), { force: true })
+    change(path.join(dir, 'state'))
+  }
+
+  it('a restore folder of mode 0777 is ignored with a warning: nothing runs', async () => {
+    await plantedFolder(f => fs.chmodSync(f, 0o777))
+    const log = await postStep()
+    expect(log).toMatch(/::warning::.*power restore folder .* has mode 777, not 700; ignored/)
+    expect(plCalls()).toEqual([])
+  })
+
+  it('a restore folder of another user is ignored with a warning: nothing runs', async () => {
+    if (process.getuid?.() !== 0) return // only root can give a folder away; the mode case above runs everywhere
+    await plantedFolder(f => fs.chownSync(f, 65534, 65534))
+    const log = await postStep()
+    expect(log).toMatch(/::warning::.*belongs to uid 65534/)
+    expect(plCalls()).toEqual([])
+  })
+})

@@ -16,6 +16,8 @@ export interface FakeIssue {
   comments: string[]
   /** Set on pull requests, which the issues list also returns. */
   pull_request?: { url: string }
+  /** Who opened it; default the workflow token's bot (what POST makes). */
+  user?: string
 }
 
 export interface FakeIssues {
@@ -48,6 +50,7 @@ export async function startFakeIssues(repo: string, opts: { perPage?: number } =
     state_reason: i.state_reason,
     html_url: `https://github.invalid/${repo}/issues/${i.number}`,
     labels: i.labels.map(name => ({ name })),
+    user: { login: i.user ?? 'github-actions[bot]' },
     ...(i.pull_request ? { pull_request: i.pull_request } : {})
   })
   const server = http.createServer((req, res) => {

@@ -19,6 +19,7 @@ interface Comment {
   id: number
   body: string
   html_url: string
+  user: { login: string }
 }
 interface Seen {
   method: string
@@ -63,8 +64,9 @@ class FakeGitHub {
     this.checkRunStatus = 201
     this.nextLink = null
   }
-  add(body: string): Comment {
-    const c = { id: this.nextId++, body, html_url: '' }
+  /** A comment by `login` (default: the bot the workflow's GITHUB_TOKEN posts as). */
+  add(body: string, login = 'github-actions[bot]'): Comment {
+    const c = { id: this.nextId++, body, html_url: '', user: { login } }
     c.html_url = `https://github.com/o/r/pull/7#issuecomment-${c.id}`
     this.comments.push(c)
     return c
@@ -244,8 +246,10 @@ describe('PR comment upsert', () => {
       'new report'
     )
     expect(res).toEqual({ action: 'updated', url: ours.html_url, id: ours.id })
-    expect(gh.count('GET')).toBe(3)
-    expect(gh.requests.filter(r => r.method === 'GET').map(r => r.url)).toEqual([
+    expect(gh.requests.filter(r => r.method === 'GET' && r.url.includes('/comments')).length).toBe(3)
+    expect(
+      gh.requests.filter(r => r.method === 'GET' && r.url.includes('/comments')).map(r => r.url)
+    ).toEqual([
       '/repos/o/r/issues/7/comments?per_page=100',
       '/repos/o/r/issues/7/comments?per_page=100&page=2',
       '/repos/o/r/issues/7/comments?per_page=100&page=3'
@@ -253,6 +257,18 @@ describe('PR comment upsert', () => {
     expect(gh.count('POST')).toBe(0)
     expect(ours.body).toBe(`${marker}\nnew report`)
     expect(gh.comments.find(c => c.body.includes('other-job'))!.body).toContain("another job's report")
+  })
+
+  test("the marker binds only the bot's own comment: one another user posted (or edited) is never overwritten", async () => {
+    const planted = gh.add(`${marker}\nplanted by a user`, 'mallory')
+    const res = await upsertComment(
+      createGitHubApi({ token: TOKEN }),
+      { owner: 'o', repo: 'r', issue: 7, marker },
+      'new report'
+    )
+    expect(res.action).toBe('created')
+    expect(planted.body).toBe(`${marker}\nplanted by a user`)
+    expect(gh.comments.at(-1)!.user.login).toBe('github-actions[bot]')
   })
 
   test('one comment per job: a matrix key makes its own marker', async () => {

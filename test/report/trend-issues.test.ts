@@ -75,6 +75,7 @@ describe('syncTrendIssues', () => {
     add({ labels: [] }) // a marker pasted into an unlabelled issue
     add({ pull_request: { url: 'x' } })
     add({ body: 'no marker' })
+    add({ user: 'mallory' }) // anyone can open a labelled issue carrying the marker
     for (let i = 0; i < 5; i++) add({ state: 'closed', body: 'old' })
     expect(await listTracked(api(), REPO)).toEqual([])
     const r = await syncTrendIssues(api(), REPO, analyzeTrend(stepped(25).history!))

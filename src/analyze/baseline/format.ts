@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import { METRIC_SCOPES } from '../../types/index.js'
 import { HistorySchema, SeriesIdentitySchema, factsSchema } from '../history.js'
+import { summarizeCheck } from '../history-compare.js'
 import { FINGERPRINT_FIELDS } from '../run-values/index.js'
 
 export const BASELINE_SCHEMA = 'gpu-overhead/baseline@2'
@@ -85,7 +86,15 @@ export function parseBaseline(json: unknown): { data: BaselineFile } | { error: 
     const where = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.join('.')}`
     return { error: `it does not match '${BASELINE_SCHEMA}'${where}: ${issue?.message ?? 'invalid'}` }
   }
-  for (const [key, entry] of Object.entries(parsed.data.entries))
+  for (const [key, entry] of Object.entries(parsed.data.entries)) {
     if (entry.key !== key) return { error: `entry '${key}' says its key is '${entry.key}'` }
+    // The stored summary is never trusted (a file with `sd: 1e6` would make every check pass): it is
+    // recomputed from the stored per-run values, which are what a check compares against.
+    for (const check of entry.checks)
+      for (const m of Object.values(check.metrics)) {
+        const { n, mean, sd, median } = summarizeCheck(m.values)
+        Object.assign(m, { n, mean, sd, median })
+      }
+  }
   return { data: parsed.data }
 }

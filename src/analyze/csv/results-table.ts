@@ -19,6 +19,7 @@ import {
   requireText
 } from './row-rules.js'
 import { METRIC_SCOPES } from '../../types/index.js'
+import { csvText } from '../../util/text.js'
 
 export interface CsvResults {
   file: string
@@ -57,7 +58,7 @@ export class ResultsTable {
     if (index === 0) this.header = readHeader(rec, `${this.file}:${line ?? 1} (header)`)
     else {
       if (rec.length !== this.header.columns.length) throw this.fieldCountError(index, line, rec.length)
-      this.onRow(rec, line)
+      this.onRow(rec.map(csvText), line)
     }
   }
 
@@ -92,7 +93,7 @@ export class ResultsTable {
     }
     if (!same) {
       const fields = text.slice(start, end).split(',')
-      this.onRow(fields, line)
+      this.onRow(fields.map(csvText), line)
       this.prevKey = keys.map(k => fields[k]!)
       return
     }

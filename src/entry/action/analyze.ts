@@ -4,7 +4,7 @@
  * to the outputs, and a regression fails the step (fail-on-regression). Runs no workload. No PR comment
  * or Check run yet: the report is the job summary.
  */
-import * as core from '@actions/core'
+import { actionsLogger } from '../../util/log.js'
 import type { AnalyzeConfig } from '../../config/index.js'
 import { headlineOf } from '../../gate/index.js'
 import { numberOutput, redact, writeJobSummary } from '../../report/index.js'
@@ -14,7 +14,7 @@ import { setOutput } from '../../util/runner-files.js'
 import { analyzeCommand } from '../cli/analyze.js'
 
 export async function runAnalyzeAction(cfg: AnalyzeConfig): Promise<void> {
-  core.info(`analyze: ${cfg.results.length} ${cfg.format} file(s)`)
+  actionsLogger.info(`analyze: ${cfg.results.length} ${cfg.format} file(s)`)
   const { analysis, text, exitCode } = await analyzeCommand({
     input: cfg.results,
     formatIn: cfg.format,
@@ -29,9 +29,9 @@ export async function runAnalyzeAction(cfg: AnalyzeConfig): Promise<void> {
   setOutput(Outputs.OverheadPct, numberOutput(worst.overhead_pct))
   setOutput(Outputs.PValue, numberOutput(worst.p_value))
   const notWritten = await writeJobSummary(redact(text))
-  if (notWritten) core.warning(notWritten)
+  if (notWritten) actionsLogger.warn(notWritten)
   const headline = text.split('\n').find(l => l.trim() !== '') ?? verdict
-  core.info(headline)
+  actionsLogger.info(headline)
   if (exitCode === ExitCode.CheckFailed && cfg.failOnRegression)
     throw new CheckFailedError(`analyze: ${headline}`)
   if (exitCode === ExitCode.UsageOrEnvironment)

@@ -1,5 +1,4 @@
 /** The action's side of a check: fetch the stored baseline, run, publish, push the baseline back, fail if asked. */
-import * as core from '@actions/core'
 import * as fs from 'node:fs'
 import type { Config } from '../../config/index.js'
 import { CheckFailedError } from '../../util/errors.js'
@@ -8,8 +7,17 @@ import { checkGate } from '../../gate/index.js'
 import { publish, repository } from '../../report/index.js'
 import { createGitHubApi, describeApiError } from '../../tools/github.js'
 import type { Logger } from '../../util/log.js'
-import { redactSecrets } from '../../util/secrets.js'
-import { fetchBaseline, mayWriteStore, saveBaseline, storePath, type BranchStore } from './baseline-branch.js'
+import {
+  defaultBranch,
+  discardTreeBaseline,
+  fetchBaseline,
+  saveBaseline,
+  storePath,
+  whyNotWrite,
+  type BranchStore
+} from './baseline-branch.js'
+import { mergeCheck } from '../../analyze/index.js'
+import { actionsLogger } from '../../util/log.js'
 
 /** The branch store for this run, or null (with the reason logged) when it cannot be used. */
 function branchStore(config: Config, workspace: string, logger: Logger): BranchStore | null {
@@ -31,6 +39,8 @@ function branchStore(config: Config, workspace: string, logger: Logger): BranchS
 export async function runCheckAction(config: Config, logger: Logger, workspace: string): Promise<void> {
   // Side channels (the store, the comment, the check run) warn on failure; they never fail the check.
   const store = branchStore(config, workspace, logger)
+  // With a baseline branch, the tree's file is never the baseline, even when the branch cannot be used.
+  if (config.baselineBranch && !store) discardTreeBaseline(config.baselinePath)
   if (store) {
     try {
       const found = await fetchBaseline(store, config.baselinePath, workspace)
@@ -59,25 +69,29 @@ export async function runCheckAction(config: Config, logger: Logger, workspace: 
     files,
     rootDir: config.out
   })
-  for (const w of result.warnings) core.warning(redactSecrets(w))
+  for (const w of result.warnings) actionsLogger.warn(w)
   if (store && config.saveBaseline && fs.existsSync(config.baselinePath)) {
-    if (!mayWriteStore(process.env.GITHUB_EVENT_NAME))
-      logger.info(
-        `baseline not pushed: ${process.env.GITHUB_EVENT_NAME ?? 'this'} event never writes the store`
+    try {
+      const why = whyNotWrite(
+        process.env.GITHUB_EVENT_NAME,
+        process.env.GITHUB_REF,
+        await defaultBranch(store)
       )
-    else
-      try {
+      if (why) logger.info(`baseline not pushed: ${why}`)
+      else {
         const pushed = await saveBaseline(
           store,
           config.baselinePath,
-          `gpu-overhead baseline: check ${summary.check_id}`
+          `gpu-overhead baseline: check ${summary.check_id}`,
+          (stored, local) => mergeCheck(stored, local, summary.check_id)
         )
         logger.info(
           pushed ? `baseline pushed to branch ${store.branch}` : 'baseline on the branch already up to date'
         )
-      } catch (error) {
-        logger.warn(`baseline not pushed to branch ${store.branch}: ${describeApiError(error)}`)
       }
+    } catch (error) {
+      logger.warn(`baseline not pushed to branch ${store.branch}: ${describeApiError(error)}`)
+    }
   }
   // The same gate as `gpu-overhead run`: an error verdict fails the step too.
   const gate = checkGate(summary, config.failOnRegression)

@@ -13,18 +13,19 @@ import {
 } from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
-import { leftoverRestoreFiles, restoreFromFile } from '../../execute/index.js'
+import { leftoverRestoreFiles, restoreFromFile, stateDirProblem } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
-import { actionsLogger } from '../../util/log.js'
+import { actionsLogger, failStep } from '../../util/log.js'
 import { RunnerFileError, checkRunnerFiles, saveState, setOutput } from '../../util/runner-files.js'
-import { redactSecrets, registerSecret } from '../../util/secrets.js'
+import { registerEnvSecrets, registerSecret } from '../../util/secrets.js'
 
 function readInputs(): RawInputs {
   const raw: RawInputs = {}
-  for (const name of Object.values(Inputs)) {
-    const v = core.getInput(name)
-    if (v !== '') raw[name] = v
-  }
+  // The runner sets INPUT_<NAME> for every input (its default when the workflow names none), so a
+  // variable that is there but empty is the workflow's own `''`: kept, for inputs where empty means none.
+  for (const name of Object.values(Inputs))
+    if (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] !== undefined)
+      raw[name] = core.getInput(name)
   return raw
 }
 
@@ -36,15 +37,17 @@ export async function post(): Promise<void> {
   // Only a job that asked for power caps restores anything, and only from the tool's own HMAC'd files
   // outside the tree (execute/restore-file.ts).
   if (core.getState(State.PowerRestoreFile) !== 'true') return
+  const unsafe = stateDirProblem()
+  if (unsafe) actionsLogger.warn(unsafe)
   for (const file of leftoverRestoreFiles()) {
     try {
       const r = await restoreFromFile(file)
       if (r === null) continue
-      for (const l of r.restored) core.info(`power limit of GPU ${l.gpu} put back to ${l.limit_w} W`)
+      for (const l of r.restored) actionsLogger.info(`power limit of GPU ${l.gpu} put back to ${l.limit_w} W`)
       for (const f of r.failures)
-        core.warning(`could not put a power limit back: ${f} (limits saved in ${file})`)
+        actionsLogger.warn(`could not put a power limit back: ${f} (limits saved in ${file})`)
     } catch (error) {
-      core.warning(`could not put power limits back from ${file}: ${getErrorMessage(error)}`)
+      actionsLogger.warn(`could not put power limits back from ${file}: ${getErrorMessage(error)}`)
     }
   }
 }
@@ -57,7 +60,7 @@ function fail(message: string, verdict: boolean): void {
     } catch {
       // The output file itself is what is broken: the message below says so.
     }
-  core.setFailed(redactSecrets(message))
+  failStep(message)
 }
 
 export async function run(): Promise<void> {
@@ -66,6 +69,8 @@ export async function run(): Promise<void> {
     const inputs = readInputs()
     // Masked whole and line by line, before anything can print it (util/secrets.ts).
     registerSecret(inputs[Inputs.GithubToken], part => core.setSecret(part))
+    // So are the values of secret-named variables a workflow put in `env:` (NVIDIA_NGC_PAT, …).
+    registerEnvSecrets(process.env, part => core.setSecret(part))
     checkRunnerFiles()
     saveState(State.IsPost, 'true')
     const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd()
@@ -87,7 +92,7 @@ export async function run(): Promise<void> {
       const trust = checkEventTrust(process.env, false)
       if (trust.refuse) {
         core.setOutput(Outputs.Verdict, 'error')
-        core.setFailed(trust.refuse)
+        failStep(trust.refuse)
         return
       }
       const { runTrendAction } = await import('./trend.js')
@@ -97,7 +102,7 @@ export async function run(): Promise<void> {
     const config = loadConfig({ inputs, workspace })
     if (config.powerCaps.length) saveState(State.PowerRestoreFile, 'true')
     const trust = checkEventTrust(process.env, config.allowForkPrs)
-    for (const w of trust.warnings) core.warning(redactSecrets(w))
+    for (const w of trust.warnings) actionsLogger.warn(w)
     if (trust.refuse) return fail(trust.refuse, true)
     const { runCheckAction } = await import('./check.js')
     await runCheckAction(config, actionsLogger, workspace)

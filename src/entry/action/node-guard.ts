@@ -7,6 +7,8 @@ import { unsupportedNode } from '../../util/node-version.js'
 
 const refusal = unsupportedNode()
 if (refusal) {
+  // Before any other module (util/log.ts loads @actions/core): the one write that may not go through it.
+  // eslint-disable-next-line no-restricted-syntax
   process.stdout.write(`::error::${refusal}\n`)
   process.exit(1)
 }

@@ -5,7 +5,6 @@
  * (fail-on-regression) — or when the issues asked for could not be written: the issue is the
  * notification, so losing it silently is worse than a red nightly.
  */
-import * as core from '@actions/core'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { TrendConfig } from '../../config/index.js'
@@ -18,8 +17,12 @@ import { Outputs } from '../../types/inputs.js'
 import { safeReplace } from '../../util/safe-fs.js'
 import { CheckFailedError, EnvironmentError } from '../../util/errors.js'
 import { trendCommand } from '../cli/trend.js'
-import { fetchBaseline, storePath } from './baseline-branch.js'
+import { discardTreeBaseline, fetchBaseline, storePath } from './baseline-branch.js'
+
+/** Runs whose checked-out tree is the repository's own history (their baseline file may be used as is). */
+const WRITING_RUN = new Set(['push', 'schedule', 'workflow_dispatch'])
 import { setOutput } from '../../util/runner-files.js'
+import { actionsLogger } from '../../util/log.js'
 
 export interface TrendActionDeps {
   /** The GitHub client (tests pass one pointed at a local fake API). */
@@ -38,17 +41,22 @@ function runUrl(env: NodeJS.ProcessEnv): string | null {
  */
 async function fetchWhenMissing(cfg: TrendConfig, api: GitHubApi | null, workspace: string): Promise<void> {
   const repo = repository()
-  if (existsSync(cfg.baselinePath) || !cfg.baselineBranch || api === null || repo === null) return
+  if (!cfg.baselineBranch) return
+  // A check step of this job on a writing run left the newest history; anything else in the tree may be
+  // a pull request's own file, never the stored history (fail closed).
+  const ownHistory = existsSync(cfg.baselinePath) && WRITING_RUN.has(process.env.GITHUB_EVENT_NAME ?? '')
+  if (ownHistory) return
+  if (api === null || repo === null) return discardTreeBaseline(cfg.baselinePath)
   const store = { api, ...repo, branch: cfg.baselineBranch, file: storePath(cfg.baselinePath, workspace) }
   try {
     const found = await fetchBaseline(store, cfg.baselinePath, workspace)
-    core.info(
+    actionsLogger.info(
       found
         ? `baseline fetched from branch ${store.branch} (${store.file})`
         : `no baseline on branch ${store.branch} (${store.file})`
     )
   } catch (error) {
-    core.warning(`baseline not fetched from branch ${store.branch}: ${describeApiError(error)}`)
+    actionsLogger.warn(`baseline not fetched from branch ${store.branch}: ${describeApiError(error)}`)
   }
 }
 
@@ -59,7 +67,7 @@ export async function runTrendAction(
 ): Promise<void> {
   const env = deps.env ?? process.env
   const api = cfg.token
-    ? (deps.api ?? (token => createGitHubApi({ token, log: core.info, env })))(cfg.token)
+    ? (deps.api ?? (token => createGitHubApi({ token, log: m => actionsLogger.info(m), env })))(cfg.token)
     : null
   await fetchWhenMissing(cfg, api, workspace)
   const result = await trendCommand({
@@ -77,8 +85,8 @@ export async function runTrendAction(
   setOutput(Outputs.Verdict, result.exitCode === 0 ? 'pass' : 'regression')
   setOutput(Outputs.ReportPath, reportPath)
   const notWritten = await writeJobSummary(redact(result.text, cfg.token ? [cfg.token] : []))
-  if (notWritten) core.warning(notWritten)
-  core.info(result.reason)
+  if (notWritten) actionsLogger.warn(notWritten)
+  actionsLogger.info(result.reason)
   if (cfg.issues) {
     const repo = repository(env.GITHUB_REPOSITORY)
     if (repo === null)
@@ -87,9 +95,11 @@ export async function runTrendAction(
       )
     try {
       const synced = await syncTrendIssues(api!, repo, result.report, { runUrl: runUrl(env) })
-      for (const o of synced.opened) core.info(`trend issue opened: #${o.number} ${o.url} (${o.change})`)
-      for (const c of synced.closed) core.info(`trend issue closed (reverted): #${c.number} ${c.url}`)
-      core.info(
+      for (const o of synced.opened)
+        actionsLogger.info(`trend issue opened: #${o.number} ${o.url} (${o.change})`)
+      for (const c of synced.closed)
+        actionsLogger.info(`trend issue closed (reverted): #${c.number} ${c.url}`)
+      actionsLogger.info(
         `trend issues: ${synced.opened.length} opened, ${synced.closed.length} closed, ${synced.tracked} already tracked`
       )
     } catch (error) {

@@ -13,7 +13,7 @@
  * "Fork" is never read from `head.repo.fork`: that flag is true for every PR inside a repository that is
  * itself a fork, and says nothing about where the head lives.
  */
-import { READ_LIMITS, parseJsonQuiet, readUntrusted } from '../../util/safe-fs.js'
+import { readEventPayload } from '../../util/runner-files.js'
 
 export interface TrustDecision {
   /** Set when the check must not run: the one-line reason. */
@@ -39,38 +39,79 @@ function fullName(repo: unknown): string | null {
 export type Origin =
   { kind: 'same-repo' } | { kind: 'fork'; head: string; what: string } | { kind: 'unknown'; what: string }
 
-/** Classifies a payload (pure). `eventName` only words the messages. */
+/** How deep and how wide the payload is searched for pull requests and head repositories. */
+const MAX_WALK_DEPTH = 6
+const MAX_WALK_NODES = 20_000
+
+/**
+ * Every object in the payload (bounded) that names a head: pull-request shaped (`head.repo`, as in
+ * `pull_request`, `check_run.pull_requests[]`, `check_suite.pull_requests[]`, `workflow_run.pull_requests[]`)
+ * or carrying a `head_repository` (workflow_run, check_suite).
+ */
+function heads(payload: Json): { prs: Json[]; headRepos: Json[] } {
+  const prs: Json[] = []
+  const headRepos: Json[] = []
+  let nodes = 0
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > MAX_WALK_DEPTH || ++nodes > MAX_WALK_NODES) return
+    if (Array.isArray(v)) {
+      for (const x of v.slice(0, 100)) walk(x, depth + 1)
+      return
+    }
+    const o = obj(v)
+    if (!o) return
+    const head = obj(o.head)
+    if (head && 'repo' in head) prs.push(o)
+    if ('head_repository' in o) headRepos.push(o)
+    for (const [k, x] of Object.entries(o)) if (k !== 'head' && k !== 'base') walk(x, depth + 1)
+  }
+  walk(payload, 0)
+  return { prs, headRepos }
+}
+
+/** A repository's identity as the payload gives it: full name, else id, else API URL (check-run PRs lack full_name). */
+function sameRepo(a: unknown, b: unknown): boolean | null {
+  const x = obj(a)
+  const y = obj(b)
+  if (!x || !y) return null
+  const name = (r: Json): string | null => fullName(r)?.toLowerCase() ?? null
+  if (name(x) && name(y)) return name(x) === name(y)
+  if (typeof x.id === 'number' && typeof y.id === 'number') return x.id === y.id
+  if (typeof x.url === 'string' && typeof y.url === 'string')
+    return x.url.toLowerCase() === y.url.toLowerCase()
+  return null
+}
+
+/** Classifies a payload (pure). `eventName` only words the messages, except that a pull_request* event must carry one. */
 export function originOf(eventName: string, payload: unknown): Origin {
   const p = obj(payload) ?? {}
-  const repository = fullName(p.repository)
-  const pr = obj(p.pull_request)
-  if (pr) {
-    const head = obj(pr.head)
-    const base = fullName(obj(pr.base)?.repo) ?? repository
+  const found = heads(p)
+  for (const pr of found.prs) {
     const number = typeof pr.number === 'number' ? ` #${pr.number}` : ''
     const what = `fork pull request${number}`
+    const headRepo = obj(pr.head)?.repo
     // `repo: null` is a deleted head repository: its origin cannot be checked any more.
-    const headName = head ? fullName(head.repo) : null
-    if (!headName) return { kind: 'fork', head: 'deleted repository', what }
-    if (!base)
+    if (!obj(headRepo)) return { kind: 'fork', head: 'deleted repository', what }
+    const same = sameRepo(headRepo, obj(pr.base)?.repo ?? p.repository)
+    if (same === null)
       return {
         kind: 'unknown',
-        what: `${eventName} for pull request${number} (the payload names no base repository)`
+        what: `${eventName} for pull request${number} (the payload does not name both its head and its base repository)`
       }
-    return headName.toLowerCase() === base.toLowerCase()
-      ? { kind: 'same-repo' }
-      : { kind: 'fork', head: headName, what }
+    if (!same)
+      return {
+        kind: 'fork',
+        head: fullName(headRepo) ?? 'another repository',
+        what
+      }
   }
-  const run = obj(p.workflow_run)
-  if (run) {
-    const headName = fullName(run.head_repository)
-    const base = repository ?? fullName(run.repository)
-    const what = `workflow_run of a fork (triggered by ${typeof run.event === 'string' ? run.event : 'an event'})`
-    if (!headName || !base)
-      return { kind: 'unknown', what: 'workflow_run whose payload names no head repository' }
-    return headName.toLowerCase() === base.toLowerCase()
-      ? { kind: 'same-repo' }
-      : { kind: 'fork', head: headName, what }
+  for (const r of found.headRepos) {
+    const event = typeof r.event === 'string' ? r.event : 'an event'
+    const what = `${eventName || 'run'} of a fork (triggered by ${event})`
+    const same = sameRepo(r.head_repository, p.repository ?? r.repository)
+    if (same === null)
+      return { kind: 'unknown', what: `${eventName || 'run'} whose payload names no head repository` }
+    if (!same) return { kind: 'fork', head: fullName(r.head_repository) ?? 'another repository', what }
   }
   const issue = obj(p.issue)
   if (issue && issue.pull_request !== undefined && issue.pull_request !== null) {
@@ -80,11 +121,13 @@ export function originOf(eventName: string, payload: unknown): Origin {
       what: `${eventName} on pull request${number} (the payload does not say which repository its head is in)`
     }
   }
+  if (/^pull_request/.test(eventName) && found.prs.length === 0)
+    return { kind: 'unknown', what: `${eventName} event whose payload names no pull request` }
   return { kind: 'same-repo' }
 }
 
 /** Events that always carry a pull request in their payload: an unreadable payload is refused for these. */
-const PR_EVENT = /^(pull_request|workflow_run|issue_comment)/
+const PR_EVENT = /^(pull_request|workflow_run|issue_comment|check_run|check_suite)/
 
 export function checkEventTrust(env: NodeJS.ProcessEnv, allowForkPrs: boolean): TrustDecision {
   const warnings: string[] = []
@@ -94,15 +137,11 @@ export function checkEventTrust(env: NodeJS.ProcessEnv, allowForkPrs: boolean): 
       'pull_request_target runs with a write token and secrets: never check out and run the PR head on a self-hosted GPU runner from this event.'
     )
   let payload: unknown = {}
-  if (env.GITHUB_EVENT_PATH) {
-    let parsed: ReturnType<typeof parseJsonQuiet> = { ok: false, error: 'unreadable' }
-    try {
-      parsed = parseJsonQuiet(readUntrusted(env.GITHUB_EVENT_PATH, { maxBytes: READ_LIMITS.event }))
-    } catch {
-      // Judged below: an unreadable payload is refused where it could carry a pull request.
-    }
-    if (parsed.ok) payload = parsed.value
-    else if (PR_EVENT.test(eventName) && !allowForkPrs)
+  const read = readEventPayload(env)
+  if (read.ok) payload = read.value
+  else if (read.why === 'unreadable') {
+    // An unreadable payload is refused where it could carry a pull request.
+    if (PR_EVENT.test(eventName) && !allowForkPrs)
       return {
         refuse: `cannot read the ${eventName} event payload (GITHUB_EVENT_PATH), so cannot tell whether it carries a fork's code; refusing.`,
         warnings

@@ -12,6 +12,7 @@ import {
   type ContainerRuntime,
   type OnInconclusive
 } from '../../types/index.js'
+import { writeErr, writeOut } from '../../util/log.js'
 
 /** A flag's raw value, or the input's default: commander hands strings (or true for a bare flag). */
 function flag(opts: Record<string, unknown>, key: string, input: Inputs): string {
@@ -45,7 +46,7 @@ function limits(opts: Record<string, unknown>): {
 
 /** Prints a command's text (one trailing newline) and hands back its exit code. */
 function printed(result: { text: string; exitCode: number }): number {
-  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
+  writeOut(result.text)
   return result.exitCode
 }
 
@@ -102,6 +103,6 @@ export async function aggregateCli(dirs: string[], opts: Record<string, unknown>
     ...limits(opts)
   })
   printed(result)
-  process.stderr.write(`aggregate: ${result.paths.markdown}, ${result.paths.json}\n`)
+  writeErr(`aggregate: ${result.paths.markdown}, ${result.paths.json}`)
   return Promise.resolve(result.exitCode)
 }

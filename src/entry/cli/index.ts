@@ -15,8 +15,9 @@ import { Inputs } from '../../types/inputs.js'
 import { GPU_ACCESS_MODES } from '../../types/index.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
 import { flushAndExit } from '../../util/exit.js'
-import { consoleLogger } from '../../util/log.js'
+import { consoleLogger, writeErr } from '../../util/log.js'
 import { VERSION } from '../../util/version.js'
+import { registerEnvSecrets } from '../../util/secrets.js'
 
 const ON_INCONCLUSIVE_HELP =
   'an undecided check: pass | neutral (exit 0, reported UNDECIDED) | fail (exit 1); default neutral'
@@ -179,7 +180,7 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run gpu-overhead --help for usage)')
     .exitOverride()
-    .configureOutput({ writeErr: s => process.stderr.write(s) })
+    .configureOutput({ writeErr: s => writeErr(s) })
 
   const run = program
     .command('run')
@@ -322,6 +323,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // Secret-named variables' values are masked in everything the CLI writes (util/secrets.ts).
+  registerEnvSecrets(process.env)
   const program = buildProgram()
   try {
     await program.parseAsync(argv)
@@ -331,7 +334,7 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? ExitCode.Pass : ExitCode.UsageOrEnvironment
     }
-    process.stderr.write(`gpu-overhead: ${getErrorMessage(error)}\n`)
+    writeErr(`gpu-overhead: ${getErrorMessage(error)}`)
     return exitCodeOf(error)
   }
 }
@@ -341,7 +344,7 @@ if (process.argv[1] && /(?:^|[\\/])(cli\.(?:js|ts)|gpu-overhead)$/.test(process.
   main(process.argv).then(
     code => flushAndExit(code),
     (error: unknown) => {
-      process.stderr.write(`gpu-overhead: ${getErrorMessage(error)}\n`)
+      writeErr(`gpu-overhead: ${getErrorMessage(error)}`)
       return flushAndExit(exitCodeOf(error))
     }
   )

@@ -9,6 +9,7 @@ import { trendVerdict } from '../../gate/index.js'
 import { trendMarkdown } from '../../report/index.js'
 import { EnvironmentError, InputError } from '../../util/errors.js'
 import { describeRule, parseNumber, type NumberRule } from '../../util/number.js'
+import { writeErr, writeOut } from '../../util/log.js'
 
 export interface TrendCommandOptions {
   baseline: string
@@ -89,7 +90,7 @@ export async function trendCli(opts: Record<string, unknown>): Promise<number> {
     maxP: numberFlag('max-p', opts.maxP, { kind: 'real', min: 0, minExclusive: true, max: 1 }),
     minChangePct: numberFlag('min-change', minChange, { kind: 'real', min: 0, max: 100 })
   })
-  process.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
-  process.stderr.write(`${result.reason}\n`)
+  writeOut(result.text)
+  writeErr(result.reason)
   return result.exitCode
 }
