@@ -4,6 +4,8 @@
 #   e2e-neighbours.sh pairs [ROUNDS]   ROUNDS x (default check on GPU 0 | default check on GPU 3, at once)
 #   e2e-neighbours.sh slow             an image ~3% slower (a GPU co-tenant in the container arm) on GPU 0 beside
 #                                      a default check on GPU 3, then the default check on GPU 0 alone
+#   e2e-neighbours.sh own              issue 27: a user-style PyTorch script (examples/workloads/infer.py) as a
+#                                      command, both ways, against the NGC-like image on GPU 1
 # Results in $OUT/neighbours-<part>.tgz.
 set -u
 PART=${1:?pairs|slow}
@@ -12,17 +14,20 @@ REPO=$PWD
 BASE=local/gpu-torch:host
 R=/tmp/nb-$PART; rm -rf "$R"; mkdir -p "$R"
 nvidia-smi --query-gpu=index,name,driver_version,power.limit,clocks.sm,temperature.gpu --format=csv > "$R/gpu.csv" 2>&1
-action() { # NAME IMAGE GPU
-  local ws=/tmp/ws-$1; rm -rf "$ws"; mkdir -p "$ws"
-  : > "$R/$1-github_output"; : > "$R/$1-step_summary.md"
+action() { # NAME IMAGE GPU [MORE INPUT_ ASSIGNMENTS]
+  local name=$1 image=$2 gpu=$3; shift 3
+  local ws=/tmp/ws-$name; rm -rf "$ws"; mkdir -p "$ws" /tmp/runner-temp; cp -r "$REPO/examples" "$ws/"
+  : > "$R/$name-github_output"; : > "$R/$name-step_summary.md"
   local t0; t0=$(date +%s.%N)
-  ( cd "$ws" && env -i PATH="$PATH" HOME="$HOME" GITHUB_WORKSPACE="$ws" GITHUB_OUTPUT="$R/$1-github_output" \
-      GITHUB_STEP_SUMMARY="$R/$1-step_summary.md" GITHUB_EVENT_NAME=workflow_dispatch RUNNER_TEMP=/tmp \
-      "INPUT_IMAGE=$2" "INPUT_GPUS=$3" "INPUT_GPU-ACCESS=devices" "INPUT_COMMENT=never" \
-      "INPUT_CHECK-RUN=" "INPUT_BASELINE-BRANCH=" \
-      timeout -s INT 290 node "$REPO/dist/index.js" ) > "$R/$1-action.log" 2>&1
-  echo "$1: image $2 gpu $3 exit=$? wall_s=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))") verdict=$(grep -m1 '^verdict=' "$R/$1-github_output" | cut -d= -f2)" | tee -a "$R/exits.txt"
-  cp -r "$ws/gpu-overhead-results" "$R/$1" 2>/dev/null; rm -rf "$R/$1/io"; gzip -9 "$R/$1"/results.jsonl "$R/$1"/samples.csv 2>/dev/null
+  ( cd "$ws" && env -i PATH="$PATH" HOME="$HOME" GITHUB_WORKSPACE="$ws" GITHUB_OUTPUT="$R/$name-github_output" \
+      GITHUB_STEP_SUMMARY="$R/$name-step_summary.md" GITHUB_EVENT_NAME=workflow_dispatch RUNNER_TEMP=/tmp/runner-temp \
+      "INPUT_IMAGE=$image" "INPUT_GPUS=$gpu" "INPUT_GPU-ACCESS=devices" "INPUT_COMMENT=never" \
+      "INPUT_CHECK-RUN=" "INPUT_BASELINE-BRANCH=" "$@" \
+      timeout -s INT 290 node "$REPO/dist/index.js" ) > "$R/$name-action.log" 2>&1
+  local rc=$?
+  local verdict; verdict=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s.get('verdict'), s.get('complete'))" "$ws/gpu-overhead-results/summary.json" 2>/dev/null)
+  echo "$name: image $image gpu $gpu exit=$rc wall_s=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))") verdict=$verdict" | tee -a "$R/exits.txt"
+  cp -r "$ws/gpu-overhead-results" "$R/$name" 2>/dev/null; rm -rf "$R/$name/io"; gzip -9 "$R/$name"/results.jsonl "$R/$name"/samples.csv 2>/dev/null
 }
 case $PART in
   pairs)
@@ -33,6 +38,11 @@ case $PART in
     bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
     action slow-gpu0 local/gpu-torch:noisy-3pct 0 & action neighbour-gpu3 "$BASE" 3 & wait
     action alone-gpu0 "$BASE" 0 ;;
+  own)
+    docker build -q --build-arg BASE=$BASE -t local/ngc-like:host test/__fixtures__/images/ngc-like > "$R/ngc-build.txt" 2>&1
+    action own-infer local/ngc-like:host 1 \
+      "INPUT_COMMANDS=infer: python3 examples/workloads/infer.py --batch 8 --seq 512 --dim 1024 --iters 40" \
+      "INPUT_CONTAINER-ARGS=--ipc=host --ulimit memlock=-1 --ulimit stack=67108864" ;;
 esac
 tar -C /tmp -czf "$OUT/neighbours-$PART.tgz" "nb-$PART"
 ls -la "$OUT"
