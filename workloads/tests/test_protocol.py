@@ -192,7 +192,7 @@ class ReadOnlyTest(WorkloadTestCase):
         copy = os.path.join(tmp, "workloads")
         os.mkdir(copy)
         # Every module the workloads import (the protocol, helpers, backends), as the image gets them.
-        names = sorted(n for n in os.listdir(WORKLOADS) if n.endswith(".py") and n != "__init__.py")
+        names = sorted(n for n in os.listdir(WORKLOADS) if (n.endswith(".py") and n != "__init__.py") or n.endswith(".json"))
         for name in names:
             shutil.copy(os.path.join(WORKLOADS, name), copy)
         env = dict(os.environ)
