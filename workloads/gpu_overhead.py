@@ -116,8 +116,10 @@ class Benchmark(object):
             self.in_region = True
             self.region_start = now
 
-    def sample(self, metric, value, unit, better):
-        """One measured value; `better` ("lower" or "higher") is required: nothing guesses it from the name."""
+    def sample(self, metric, value, unit, better, derived_from=None):
+        """One measured value; `better` ("lower" or "higher") is required: nothing guesses it from the name.
+        `derived_from`: the metric this one is computed from (tokens/s from the step time): it is reported but
+        not tested a second time."""
         if better not in ("lower", "higher"):
             raise ValueError("sample %r: better must be 'lower' or 'higher', got %r" % (metric, better))
         value = float(value)
@@ -126,7 +128,10 @@ class Benchmark(object):
         self._open_region()
         i = self.iteration.get(metric, 0) + 1
         self.iteration[metric] = i
-        self._emit({"event": "sample", "metric": metric, "value": value, "unit": unit, "iteration": i, "better": better})
+        ev = {"event": "sample", "metric": metric, "value": value, "unit": unit, "iteration": i, "better": better}
+        if derived_from:
+            ev["derived_from"] = derived_from
+        self._emit(ev)
 
     def measure(self, metric="time_ms"):
         """A block timed with perf_counter, reported in milliseconds (lower is better)."""
