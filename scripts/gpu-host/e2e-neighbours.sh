@@ -40,7 +40,7 @@ case $PART in
     action alone-gpu0 "$BASE" 0 ;;
   own)
     docker build -q --build-arg BASE=$BASE -t local/ngc-like:host test/__fixtures__/images/ngc-like > "$R/ngc-build.txt" 2>&1
-    action own-infer local/ngc-like:host 1 \
+    action own-infer local/ngc-like:host "${OWN_GPU:-1}" \
       "INPUT_COMMANDS=infer: python3 examples/workloads/infer.py --batch 8 --seq 512 --dim 1024 --iters 40" \
       "INPUT_CONTAINER-ARGS=--ipc=host --ulimit memlock=-1 --ulimit stack=67108864" ;;
 esac
