@@ -32,7 +32,7 @@ export function verdictSection(summary: CheckSummary, whyHref?: string | null): 
     kind: 'verdict',
     title: 'Verdict',
     // The verdict is the first line: the CLI prints it, and it is what a reviewer reads first.
-    body: `${verdictLine(summary, whyHref)}\n\n<sub>${inline(meta.join(' · '))}</sub>`
+    body: `${verdictLine(summary, whyHref)}\n\n<sub>${meta.join(' · ')}</sub>`
   }
 }
 

@@ -7,7 +7,8 @@
 export const SECRET_NAME_RULE = {
   contains: ['SECRET', 'PASSW', 'CREDENTIAL', 'AUTH', 'APIKEY', 'API_KEY', 'PRIVATE_KEY', 'PRIVATEKEY'],
   words: ['PAT', 'PEM', 'PASS', 'PASSPHRASE', 'COOKIE'],
-  word_ends: ['TOKEN', 'KEY', 'PWD']
+  word_ends: ['TOKEN', 'KEY', 'PWD'],
+  not_secret: ['PWD', 'OLDPWD']
 } as const
 
 const WORDS = new Set<string>(SECRET_NAME_RULE.words)
@@ -19,6 +20,8 @@ const WORDS = new Set<string>(SECRET_NAME_RULE.words)
  */
 export function isSecretName(name: string): boolean {
   const up = name.toUpperCase()
+  // The working folder (PWD, OLDPWD) ends in PWD but is no password: masking it would hide every path.
+  if ((SECRET_NAME_RULE.not_secret as readonly string[]).includes(up)) return false
   if (SECRET_NAME_RULE.contains.some(c => up.includes(c))) return true
   return up
     .split(/[^A-Z0-9]+/)

@@ -119,7 +119,7 @@ test('an idle sidecar is recorded but is no cause; its command line stays inert 
   const line = md.split('\n').find(l => l.includes('sidecar'))!
   // Inside a code span: no HTML, no table cell break.
   expect(line).toMatch(
-    /`python3 \(python3 -c import time; time\.sleep\(600\) sidecar <b>\|idle<\/b>\), CPU 0\.0%`/
+    /`python3 \(python3 -c import time; time\.sleep\(600\) sidecar <b>\\?\|idle<\/b>\), CPU 0\.0%`/
   )
 })
 

@@ -19,7 +19,7 @@ describe('checkTitle', () => {
     const t = checkTitle(summary)
     expect(t).not.toMatch(MARKDOWN)
     expect(t.length).toBeLessThanOrEqual(255)
-    expect(t).toMatch(/^(PASS|REGRESSION|INCONCLUSIVE \(gate passes\)|INCOMPARABLE) — /)
+    expect(t).toMatch(/^(PASS|REGRESSION|UNDECIDED \([a-z :]+\)|INCOMPARABLE) — /)
   })
 
   it('a link keeps its text, escaped brackets and entities are unescaped, a long line is cut at a word', () => {

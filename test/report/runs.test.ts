@@ -57,7 +57,8 @@ describe('one runs-needed figure', () => {
     const tpot = s.analysis!.comparisons.find(c => c.metric === 'tpot_ms')!
     expect(runsNeeded(s, tpot)).toEqual({ runs: 40, rule: 'sequential' })
     const md = buildReport(s)
-    expect(md.split('\n')[0]).toContain('needs ~40 runs per arm')
+    // The UNDECIDED first line gives the runs that decide every undecided gated metric (issue 28).
+    expect(md.split('\n')[0]).toContain('~40 runs per arm would decide them')
     expect(md).toContain('~40 runs per arm would decide it (sequential rule)')
     expect(md).toContain('~25 runs per arm would decide it (sequential rule)')
     expect(md).not.toMatch(/~780 runs|~800 runs/)
@@ -72,7 +73,8 @@ describe('one runs-needed figure', () => {
 
   it('a fixed count (no sequential rule): the power estimate', () => {
     const md = buildReport(inconclusive)
-    expect(md.split('\n')[0]).toContain('needs ~780 runs per arm')
+    // The first line: the most any undecided gated metric needs (here another metric's 800); the table: each one's.
+    expect(md.split('\n')[0]).toContain('~800 runs per arm would decide them')
     expect(md).toContain('~780 runs per arm would detect a 2% difference (80% power)')
   })
 })

@@ -27,6 +27,8 @@ const SECRET_NAMES = [
 ]
 const PLAIN_NAMES = [
   'PATH',
+  'PWD',
+  'OLDPWD',
   'LD_LIBRARY_PATH',
   'PYTHONPATH',
   'CUDA_VISIBLE_DEVICES',
@@ -53,13 +55,26 @@ describe('one secret-name rule', () => {
 
   test('the words are the ones in workloads/secret_names.json, which the Python side reads', () => {
     const file = JSON.parse(fs.readFileSync('workloads/secret_names.json', 'utf8')) as Record<string, unknown>
-    expect({ contains: file.contains, words: file.words, word_ends: file.word_ends }).toEqual(
-      SECRET_NAME_RULE
-    )
+    expect({
+      contains: file.contains,
+      words: file.words,
+      word_ends: file.word_ends,
+      not_secret: file.not_secret
+    }).toEqual(SECRET_NAME_RULE)
   })
 
   test('Python (workloads/_secrets.py) answers the same for every name', () => {
-    const names = [...SECRET_NAMES, ...PLAIN_NAMES, 'MY_AUTH', 'hf-token', 'X_PASS', 'KEYBOARD']
+    const names = [
+      ...SECRET_NAMES,
+      ...PLAIN_NAMES,
+      'MY_AUTH',
+      'hf-token',
+      'X_PASS',
+      'KEYBOARD',
+      'PWD',
+      'OLDPWD',
+      'DB_PWD'
+    ]
     const out = execFileSync(
       'python3',
       [
