@@ -6,10 +6,19 @@
 import { launchFlagFacts, type Config } from '../config/index.js'
 import type { PreflightOutcome } from '../preflight/index.js'
 import type { Arm } from '../types/index.js'
+import { redact } from '../util/secrets.js'
 
 const NONE = '(none)'
 
+/**
+ * The facts, with every secret-shaped `NAME=value` masked: an ENTRYPOINT or a launch flag may carry a token
+ * (`-e HF_TOKEN=…`), and the facts reach summary.json and the report.
+ */
 export function launchFacts(arm: Arm, config: Config, pre: PreflightOutcome): Record<string, string> {
+  return Object.fromEntries(Object.entries(rawLaunchFacts(arm, config, pre)).map(([k, v]) => [k, redact(v)]))
+}
+
+function rawLaunchFacts(arm: Arm, config: Config, pre: PreflightOutcome): Record<string, string> {
   if (arm.kind === 'native')
     return { how: 'host process', entrypoint: NONE, ipc: 'host', container_args: NONE }
   const image = pre.images.get(arm.image ?? '')
