@@ -146,7 +146,9 @@ describe('fork pull requests through the real action entry', () => {
       expect(written.map(f => path.basename(f))).toEqual(
         expect.arrayContaining(['report.md', 'summary.json', 'results.jsonl', 'samples.csv', 'runs.jsonl'])
       )
-      expect(fs.readFileSync(path.join(ws, 'step_summary'), 'utf8')).toMatch(/\*\*(PASS|INCONCLUSIVE|UNDECIDED)/)
+      expect(fs.readFileSync(path.join(ws, 'step_summary'), 'utf8')).toMatch(
+        /\*\*(PASS|INCONCLUSIVE|UNDECIDED)/
+      )
       for (const f of written)
         expect({ f, leaked: fs.readFileSync(f, 'utf8').includes(TOKEN) }).toEqual({ f, leaked: false })
     } finally {
