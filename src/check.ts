@@ -45,7 +45,7 @@ import {
   workloadParams,
   regionTelemetry
 } from './execute/index.js'
-import { describePlan, resolveLanes, buildPlan } from './plan/index.js'
+import { describePlan, resolveLanes, resolveLayout, buildPlan } from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
 import { fingerprintCache, logPreflight, powerRanges, preflightStage } from './preflight/index.js'
 import { buildReport } from './report/index.js'
@@ -212,7 +212,9 @@ async function measure(
   const sequential = sequentialFor(config)
   state.sequential = sequential
   const plan = buildPlan({ ...config, runs: sequential ? config.maxRuns : config.runs })
-  logger.info(describePlan(config, plan.length, lanes, sequential !== null))
+  const layout = resolveLayout(config.gpuLayout, config.arms.length, lanes ?? [null])
+  state.layout = layout
+  logger.info(describePlan(config, plan.length, lanes, sequential !== null, layout))
   const sampler = await startTelemetry(config, writer, state)
   const fingerprintOf = fingerprintCache(config, pre)
   // Every process's own folders (event channel, io checkpoints), under one private folder of this check.
@@ -221,6 +223,7 @@ async function measure(
     executePlan(plan, {
       checkId,
       lanes: lanes ?? [null],
+      layout,
       specFor: (planned, lane, hold) =>
         processSpec(planned, config, checkId, dir, io, pre, lane, hold, folders),
       launchFacts: arm => launchFacts(arm, config, pre),

@@ -1,8 +1,8 @@
 /**
  * Blocked pooling. Runs pooled from several blocks (GPUs of one host, hosts of one fleet group) each ran
- * every arm equally often, so a block that is uniformly faster or slower is noise to remove, not signal:
- * each block's values — every arm alike — are scaled by grand median / block median, per workload, params
- * and metric. Each block's own ratio between arms (the overhead) is kept exactly; only the offset between
+ * every arm, so a block that is uniformly faster or slower is noise to remove, not signal: each block's
+ * values — every arm alike — are scaled by the geometric mean over arms of (arm's grand median / arm's
+ * median in this block), per workload, params and metric. Each block's own ratio between arms (the overhead) is kept exactly; only the offset between
  * blocks goes. A block missing an arm of that metric is left as measured: its median would carry the
  * overhead itself. The GPU UUID is dropped: it differs between blocks by design (unknown never counts as a
  * difference), while model, driver and image still must match.
@@ -23,8 +23,10 @@ interface BlockRow {
 export function blockScaled<T extends BlockRow>(rows: readonly T[], blockOf: (row: T) => string | null): T[] {
   const metricKey = (r: T): string => `${r.workload}\u0000${canonicalParams(r.params)}\u0000${r.metric}`
   const envs = new Map<string, Set<string>>()
-  type Block = { values: number[]; envs: Set<string> }
-  const blocks = new Map<string, Map<string, Block>>()
+  // Per metric, per block, per arm: the values. A block's offset is read arm by arm (each arm against
+  // itself in the other blocks), so a block that ran one arm more often than the other — a duet check
+  // stopped after an odd number of blocks, a host that finished fewer runs — does not move the overhead.
+  const blocks = new Map<string, Map<string, Map<string, number[]>>>()
   for (const r of rows) {
     const block = blockOf(r)
     if (block === null) continue
@@ -33,21 +35,30 @@ export function blockScaled<T extends BlockRow>(rows: readonly T[], blockOf: (ro
     if (!all) envs.set(k, (all = new Set<string>()))
     all.add(r.environment)
     let byBlock = blocks.get(k)
-    if (!byBlock) blocks.set(k, (byBlock = new Map<string, Block>()))
-    let b = byBlock.get(block)
-    if (!b) byBlock.set(block, (b = { values: [], envs: new Set() }))
-    b.values.push(r.value)
-    b.envs.add(r.environment)
+    if (!byBlock) blocks.set(k, (byBlock = new Map<string, Map<string, number[]>>()))
+    let byEnv = byBlock.get(block)
+    if (!byEnv) byBlock.set(block, (byEnv = new Map<string, number[]>()))
+    let values = byEnv.get(r.environment)
+    if (!values) byEnv.set(r.environment, (values = []))
+    values.push(r.value)
   }
   const factors = new Map<string, number>()
   for (const [k, byBlock] of blocks) {
     if (byBlock.size < 2) continue
-    const complete = [...byBlock.entries()].filter(([, b]) => b.envs.size === envs.get(k)!.size)
+    const complete = [...byBlock.entries()].filter(([, byEnv]) => byEnv.size === envs.get(k)!.size)
     if (complete.length < 2) continue
-    const grand = median(complete.flatMap(([, b]) => b.values))
-    for (const [block, b] of complete) {
-      const own = median(b.values)
-      if (own > 0 && grand > 0) factors.set(`${k}\u0000${block}`, grand / own)
+    const grand = new Map<string, number>()
+    for (const env of envs.get(k)!) grand.set(env, median(complete.flatMap(([, byEnv]) => byEnv.get(env)!)))
+    for (const [block, byEnv] of complete) {
+      let logSum = 0
+      let ok = true
+      for (const [env, values] of byEnv) {
+        const own = median(values)
+        const g = grand.get(env)!
+        if (!(own > 0 && g > 0)) ok = false
+        else logSum += Math.log(g / own)
+      }
+      if (ok) factors.set(`${k}\u0000${block}`, Math.exp(logSum / byEnv.size))
     }
   }
   return rows.map(r => {

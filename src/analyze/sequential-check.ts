@@ -6,6 +6,7 @@
  * reached the same decision; anything else is inconclusive, so looking after every pair never buys a claim
  * the corrected levels did not allow. The executor receives `afterBlock` as an injected callback.
  */
+import { pooledRows } from './multi-gpu.js'
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
 import { blockRatios, commonUnit, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
 import { aggregateRows } from './run-values/index.js'
@@ -87,8 +88,10 @@ export class SequentialController {
 
   /** The looks of one workload now: one LookResult per candidate arm. */
   look(workload: string, samples: readonly SampleRecord[]): { candidate: string; look: LookResult }[] {
+    // Each GPU a block (multi-gpu.ts), as the final analysis pools them: in a duet the two processes of a
+    // block ran on two GPUs, so the GPUs' own offsets must go before the blocks' ratios are read.
     const series = aggregateRows(
-      samples.filter(s => s.workload === workload && s.scope === 'steady')
+      pooledRows(samples.filter(s => s.workload === workload && s.scope === 'steady'))
     ).series()
     const out: { candidate: string; look: LookResult }[] = []
     for (const candidate of this.cfg.candidateEnvs) {

@@ -14,6 +14,7 @@ import {
   GPU_ACCESS_MODES,
   ON_INCONCLUSIVE,
   SCHEDULES,
+  GPU_LAYOUTS,
   WORKLOADS,
   type Arm,
   type CommandWorkload,
@@ -24,6 +25,7 @@ import {
   type Mount,
   type OnInconclusive,
   type Schedule,
+  type GpuLayout,
   type Workload
 } from '../types/index.js'
 import { validateImageRef, type ImageRef } from './image-ref.js'
@@ -104,6 +106,7 @@ export interface Config {
   workspace: string | null
   configFile: string | null
   schedule: Schedule
+  gpuLayout: GpuLayout
   seed: number
   runTimeoutS: number
   telemetry: boolean
@@ -242,6 +245,7 @@ export function loadConfig(sources: ConfigSources): Config {
     workspace: sources.outputsAnywhere ? null : workspace,
     configFile,
     schedule: oneOf(Inputs.Schedule, get(Inputs.Schedule), SCHEDULES),
+    gpuLayout: oneOf(Inputs.GpuLayout, get(Inputs.GpuLayout), GPU_LAYOUTS),
     seed: integer(Inputs.Seed, get(Inputs.Seed), 0, 2 ** 31 - 1),
     runTimeoutS: integer(Inputs.RunTimeout, get(Inputs.RunTimeout), 5, 86400),
     telemetry: bool(Inputs.Telemetry, get(Inputs.Telemetry)),

@@ -32,6 +32,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Out]: 'gpu-overhead-results',
   [Inputs.Config]: '',
   [Inputs.Schedule]: 'abba',
+  [Inputs.GpuLayout]: 'auto',
   [Inputs.Seed]: '1',
   [Inputs.RunTimeout]: '600',
   [Inputs.Telemetry]: 'true',

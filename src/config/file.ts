@@ -24,6 +24,7 @@ export const FILE_KNOBS: readonly Inputs[] = [
   Inputs.LlmPreset,
   Inputs.CheckpointMb,
   Inputs.Schedule,
+  Inputs.GpuLayout,
   Inputs.Seed,
   Inputs.Telemetry
 ]

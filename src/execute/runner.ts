@@ -15,7 +15,15 @@ import type {
   Workload
 } from '../types/index.js'
 import type { Logger } from '../util/log.js'
-import { endsBlock, laneLabel, nextCandidates, type Lane } from '../plan/index.js'
+import {
+  endsBlock,
+  laneLabel,
+  nextCandidates,
+  planSteps,
+  runsPerBlock,
+  type Lane,
+  type Layout
+} from '../plan/index.js'
 import type { PlannedRun } from '../plan/index.js'
 import type { ProcessResult, ProcessSpec } from './process.js'
 import { PlanEta } from './progress.js'
@@ -29,6 +37,8 @@ export interface ExecuteContext {
    * the r-th repetition on lane k is run (r − 1)·L + k + 1: every process stays its own run, in time order.
    */
   lanes?: readonly (Lane | null)[]
+  /** How the arms use the lanes (plan/steps.ts); default lockstep. Duet needs two arms on an even lane count. */
+  layout?: Layout
   /** Builds the process for a planned run (native or container) on a lane; `hold`: started early, held. */
   specFor(run: PlannedRun, lane: Lane | null, hold: boolean): ProcessSpec
   /**
@@ -121,6 +131,8 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   // slot ends a block that the sequential rule may stop on, the next workload's first process is held too
   // (imports only, CPU), so a stop does not leave the next workload to start cold; the unused one is dropped.
   const prestart = ctx.prestart === true && lanes.length === 1
+  const layout = ctx.layout ?? 'lockstep'
+  const perBlock = runsPerBlock(layout, lanes.length)
   let pending: Launched[][] = []
   const abandoned: Promise<ProcessResult>[] = []
   const abandon = (ls: Launched[]): void => {
@@ -134,15 +146,19 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   const runnable = (p: PlannedRun): boolean =>
     !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload)
 
-  for (const [index, planned] of plan.entries()) {
+  for (const step of planSteps(plan, lanes, layout)) {
     if (ctx.signal?.aborted) {
       cancelled = true
       break
     }
-    if (!runnable(planned)) continue
-    const { arm, workload } = planned
+    if (!step.slots.some(runnable)) continue
+    // A step is one slot (lockstep) or one whole block (duet); either way one workload.
+    const planned = step.slots[0]!
+    const last = step.slots[step.slots.length - 1]!
+    const index = last.order
+    const { workload } = planned
     const slotStart = Date.now()
-    const previous = plan[index - 1]
+    const previous = plan[planned.order - 1]
     if (
       previous === undefined ||
       previous.workload !== workload ||
@@ -153,25 +169,33 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     const L = lanes.length
     const launch = (p: PlannedRun): Launched[] =>
       lanes.map((lane, k) => launchOnLane(p, lane, (p.run - 1) * L + k + 1, ctx, samples, stacks, prestart))
-    const held = pending.find(ls => ls[0]!.planned === planned)
+    const held = prestart ? pending.find(ls => ls[0]!.planned === planned) : undefined
     for (const ls of pending) if (ls !== held) abandon(ls)
     pending = []
-    const launched = held ?? launch(planned)
-    // Every lane at once: both arms meet the same neighbours on a shared host.
+    const launched =
+      held ??
+      step.processes.map(sp => launchOnLane(sp.planned, sp.lane, sp.run, ctx, samples, stacks, prestart))
+    // Every process of the step at once: both arms meet the same neighbours on a shared host.
     for (const l of launched) l.handle.release()
     if (prestart) pending = nextCandidates(plan, index, runnable, ctx.afterBlock !== undefined).map(launch)
     const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)
 
-    done++
-    eta.record(planned, Date.now() - slotStart)
+    done += step.slots.length
+    for (const slot of step.slots) eta.record(slot, (Date.now() - slotStart) / step.slots.length)
     const left = plan.slice(index + 1).filter(runnable)
-    const what = `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
+    const armsText = step.slots.map(p => p.arm.label).join(' + ')
+    const what = `${workload} ${armsText} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
     const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.spawnEpochMs) / 1000).toFixed(1)
+    const who = (k: number): string => {
+      const sp = step.processes[k]
+      const where = laneLabel(sp?.lane ?? null)
+      return step.slots.length > 1 ? `${where} ${sp?.planned.arm.label ?? ''}` : where
+    }
     const how =
-      L === 1
+      outcomes.length === 1
         ? `${outcomes[0]!.run.status} in ${secs(outcomes[0]!)} s${outcomes[0]!.samples ? `, ${outcomes[0]!.samples} samples` : ''}`
-        : outcomes.map((o, k) => `${laneLabel(lanes[k]!)} ${o.run.status} ${secs(o)} s`).join(', ')
+        : outcomes.map((o, k) => `${who(k)} ${o.run.status} ${secs(o)} s`).join(', ')
     const bound = ctx.afterBlock ? '≤' : ''
     ctx.logger.info(
       `${prefix}[${done}/${done + left.length}] ${what}: ${how} — ETA ${bound}${formatDuration(eta.remainingMs(left))}`
@@ -189,7 +213,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     }
     const bad = outcomes.findIndex(o => !o.ok)
     if (bad >= 0) {
-      const where = L === 1 ? '' : ` on ${laneLabel(lanes[bad]!)}`
+      const where = outcomes.length === 1 ? '' : ` on ${who(bad)}`
       const error = outcomes[bad]!.run.error ?? 'unknown'
       failedWorkloads.set(workload, `${prefix}${what}${where} failed: ${error}`)
       ctx.logger.warn(`${workload}: ${what}${where} failed (${error}); skipping the rest of ${workload}`)
@@ -199,14 +223,16 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       const now = Date.now()
       const stop = ctx.afterBlock({
         workload,
-        run: planned.run * L,
+        run: planned.run * perBlock,
         samples,
         elapsedMs: now - t0,
         blockMs: now - blockStart
       })
       if (stop !== null) {
         stoppedWorkloads.add(workload)
-        ctx.logger.info(`${prefix}${workload}: stopping after ${planned.run * L} run(s) per arm (${stop})`)
+        ctx.logger.info(
+          `${prefix}${workload}: stopping after ${planned.run * perBlock} run(s) per arm (${stop})`
+        )
       }
     }
   }

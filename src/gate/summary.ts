@@ -22,7 +22,7 @@ import {
   type ExecuteResult,
   type SweepOutcome
 } from '../execute/index.js'
-import type { Lane } from '../plan/index.js'
+import type { Lane, Layout } from '../plan/index.js'
 import { emptyPreflightOutcome, fingerprintFor, type PreflightOutcome } from '../preflight/index.js'
 import type { ResultsWriter } from '../results/index.js'
 import type { CheckSummary, MultiGpuSummary, PowerCapSummary } from '../types/index.js'
@@ -39,6 +39,8 @@ export interface CheckState {
   notMeasured: { what: string; why: string }[]
   /** GPUs the check pinned its processes to (null: one unpinned process, e.g. CPU). */
   lanes: Lane[] | null
+  /** How the arms used the GPUs (plan/steps.ts); null before the plan was made. */
+  layout: Layout | null
   power: SweepOutcome | null
   multiGpu: MultiGpuSummary | null
   /** Sequential stopping (null: a fixed count, e.g. a power-cap sweep). */
@@ -62,6 +64,7 @@ export function initialCheckState(): CheckState {
     warnings: [],
     notMeasured: [],
     lanes: null,
+    layout: null,
     power: null,
     multiGpu: null,
     sequential: null
@@ -114,7 +117,8 @@ export function assembleSummary(
       arms: config.arms.map(a => a.label),
       max_overhead_pct: config.maxOverheadPct,
       alpha: config.alpha,
-      on_inconclusive: config.onInconclusive
+      on_inconclusive: config.onInconclusive,
+      ...(state.layout && state.lanes && state.lanes.length > 1 ? { gpu_layout: state.layout } : {})
     },
     arms: config.arms,
     // The GPU the check ran on (its first, when several): not simply the host's first GPU.

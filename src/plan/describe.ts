@@ -1,17 +1,28 @@
 /** The plan in one log line: processes, GPUs, power caps, workloads × arms × runs, order and seed. */
 import type { Config } from '../config/index.js'
 import { laneLabel, type Lane } from './lanes.js'
+import type { Layout } from './steps.js'
+
+const pairsText = (lanes: readonly Lane[]): string =>
+  lanes
+    .filter((_, k) => k % 2 === 0)
+    .map((l, m) => `${l.index}+${lanes[2 * m + 1]!.index}`)
+    .join(', ')
 
 export function describePlan(
   config: Config,
   slots: number,
   lanes: Lane[] | null,
-  sequential: boolean
+  sequential: boolean,
+  layout: Layout = 'lockstep'
 ): string {
   const multi = lanes && lanes.length > 1 ? lanes : null
-  const processes = multi
-    ? `${slots * multi.length} processes (${slots} slots × ${multi.length} GPUs at once: ${multi.map(laneLabel).join(', ')})`
-    : `${slots} processes`
+  const gpus = multi?.map(laneLabel).join(', ')
+  const processes = !multi
+    ? `${slots} processes`
+    : layout === 'duet'
+      ? `${(slots * multi.length) / 2} processes (duet: both arms at once on GPU pairs ${pairsText(multi)}, swapping GPUs every block)`
+      : `${slots * multi.length} processes (${slots} slots × ${multi.length} GPUs at once: ${gpus})`
   const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
   const runs = sequential
     ? `${config.runs} to ${config.maxRuns} runs, stopping when decided${config.timeBudgetS === null ? '' : ` or at ${config.timeBudgetS} s`}`

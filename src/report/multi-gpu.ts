@@ -51,11 +51,19 @@ export function multiGpuSection(summary: CheckSummary): Section | null {
   const n = m.gpus.length
   const parts: string[] = [
     '## Per GPU',
-    `The check ran one process per GPU at the same time on ${n} GPUs, each pinned to its GPU ` +
+    (summary.config.gpu_layout === 'duet'
+      ? `The check ran as a duet on ${n} GPUs: both arms at the same time on GPU pairs, swapping GPUs every ` +
+        `block, so a state the host went through hit both processes of a block alike; each pair's two ` +
+        `simultaneous processes form one block of the paired analysis. `
+      : `The check ran one process per GPU at the same time on ${n} GPUs. `) +
+      `Every process was pinned to its GPU ` +
       `(natively by UUID, in the container by the access mode's per-GPU form). The gated table above pools ` +
       `all ${n} GPUs: every process is one run, and each GPU is a block — its values in both arms are scaled by ` +
-      `its offset from the others, so a GPU that is uniformly slower adds no noise, while each GPU's own ratio ` +
-      `between the arms (the overhead) is kept exactly. Below, each GPU on its own, as its own Holm family.`
+      `its offset from the others (read arm by arm), so a GPU that is uniformly slower adds no noise, while the ` +
+      `ratio between the arms (the overhead) is kept. Below, each GPU on its own, as its own Holm family` +
+      (summary.config.gpu_layout === 'duet'
+        ? ` (in a duet a GPU's two arms ran in different slots, so these compare them as two samples).`
+        : '.')
   ]
   for (const p of m.per_gpu) {
     const steady = p.analysis.comparisons.filter(c => c.scope === 'steady')

@@ -67,6 +67,14 @@ export const RESULT_FORMATS = [
 export const SCHEDULES = ['abba', 'random'] as const
 export type Schedule = (typeof SCHEDULES)[number]
 
+/**
+ * How the arms use several GPUs. `duet`: the two arms run at the same time on two GPUs and swap GPUs every
+ * block, so a host-wide state hits both alike and GPU-to-GPU offsets cancel in the crossover. `lockstep`:
+ * every GPU runs the same arm at once. `auto`: duet with two arms on an even number of GPUs, else lockstep.
+ */
+export const GPU_LAYOUTS = ['auto', 'duet', 'lockstep'] as const
+export type GpuLayout = (typeof GPU_LAYOUTS)[number]
+
 /** The action's `verdict` output. `inconclusive`: measured, but a gated metric stayed undecided. */
 export const CHECK_VERDICTS = ['pass', 'regression', 'inconclusive', 'incomparable', 'error'] as const
 export type CheckVerdict = (typeof CHECK_VERDICTS)[number]

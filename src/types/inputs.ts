@@ -27,6 +27,7 @@ export enum Inputs {
   Out = 'out',
   Config = 'config',
   Schedule = 'schedule',
+  GpuLayout = 'gpu-layout',
   Seed = 'seed',
   RunTimeout = 'run-timeout',
   Telemetry = 'telemetry',

@@ -188,6 +188,8 @@ export interface CheckSummary {
     alpha: number
     /** What an undecided check does to the step and the Check run (absent in older summaries: neutral). */
     on_inconclusive?: OnInconclusive
+    /** How the arms used several GPUs: duet (both arms at once, crossing over) or lockstep. */
+    gpu_layout?: 'duet' | 'lockstep'
   }
   arms: Arm[]
   /** Fingerprint per arm label. */

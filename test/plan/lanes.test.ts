@@ -209,3 +209,72 @@ describe('executePlan on two lanes', () => {
     expect(r.incompleteReason).toMatch(/matmul native run 1 on GPU 1 failed: exit code 3/)
   })
 })
+
+describe('executePlan in a duet', () => {
+  const script = path.join(tmp, 'duet.py')
+  fs.writeFileSync(
+    script,
+    [
+      'import json, os, time',
+      't0 = time.time()',
+      'time.sleep(0.4)',
+      'print(json.dumps({"event": "sample", "metric": "kernel_ms", "value": 10.0, "unit": "ms", "iteration": 1, "better": "lower"}), flush=True)',
+      'print(json.dumps({"event": "summary", "t0": t0, "t1": time.time()}), flush=True)'
+    ].join('\n')
+  )
+  const lanes: Lane[] = [0, 1, 2, 3].map(i => ({ index: i, uuid: `GPU-${i}`, name: 'X', minor: i }))
+  const arms: Arm[] = [
+    { label: 'native', kind: 'native', image: null },
+    { label: 'native#2', kind: 'native', image: null }
+  ]
+
+  it('runs both arms of a block at once on GPU pairs, swapping GPUs every block, one run label per pair', async () => {
+    const writer = ResultsWriter.open(path.join(tmp, 'out-duet'))
+    const plan = buildPlan({ arms, workloads: ['matmul'], runs: 2, warmupRuns: 1, schedule: 'abba', seed: 1 })
+    const blocks: number[] = []
+    const r = await executePlan(plan, {
+      checkId: 'c',
+      lanes,
+      layout: 'duet',
+      specFor: () => ({ command: 'python3', args: [script], timeoutMs: 20000 }),
+      fingerprintFor: (_a, lane) => ({ gpu_uuid: lane?.uuid ?? null }) as Fingerprint,
+      paramsFor: () => ({}),
+      afterBlock: d => {
+        blocks.push(d.run)
+        return null
+      },
+      writer,
+      logger: silentLogger
+    })
+    expect(r.complete).toBe(true)
+    const measured = r.runs.filter(x => !x.warmup)
+    // Block 1: native on GPUs 0 and 2, native#2 on 1 and 3; block 2 swaps them. Pair m of block b is run (b−1)·2 + m + 1.
+    const seen = measured
+      .map(x => [x.environment, x.run, x.gpu])
+      .sort((a, b) => String(a).localeCompare(String(b)))
+    expect(seen).toEqual(
+      [
+        ['native', 1, 0],
+        ['native', 2, 2],
+        ['native', 3, 1],
+        ['native', 4, 3],
+        ['native#2', 1, 1],
+        ['native#2', 2, 3],
+        ['native#2', 3, 0],
+        ['native#2', 4, 2]
+      ].sort((a, b) => String(a).localeCompare(String(b)))
+    )
+    // A block's processes of both arms overlapped in time: one step, four GPUs, two arms.
+    for (const run of [1, 2, 3, 4]) {
+      const [a, b] = ['native', 'native#2'].map(e =>
+        measured.find(x => x.environment === e && x.run === run)!
+      )
+      expect(Math.max(a!.start_ms, b!.start_ms)).toBeLessThan(Math.min(a!.end_ms, b!.end_ms))
+    }
+    // Each block adds one run per arm per GPU pair.
+    expect(blocks).toEqual([2, 4])
+    // The warm-up block ran as a duet too (both arms at once), before any measured run.
+    const warm = r.runs.filter(x => x.warmup)
+    expect(warm.map(x => x.environment).sort()).toEqual(['native', 'native', 'native#2', 'native#2'])
+  })
+})

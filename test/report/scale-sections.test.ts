@@ -46,6 +46,16 @@ describe('per-GPU section (real two-H200 check)', () => {
     expect(s).toMatch(/\| matmul\s+\| native\s+\|\s+0 \|/)
     expect(s).toMatch(/\| matmul\s+\| native\s+\|\s+1 \|/)
   })
+  it('says which layout ran: lockstep (this recording) or a duet', () => {
+    expect(section(md, 'Per GPU')).toContain('one process per GPU at the same time on 2 GPUs')
+    const duet = buildReport(
+      { ...summary, config: { ...summary.config, gpu_layout: 'duet' } },
+      { maxChars: Infinity }
+    )
+    expect(section(duet, 'Per GPU')).toContain(
+      'ran as a duet on 2 GPUs: both arms at the same time on GPU pairs'
+    )
+  })
   it('a single-GPU check has no such section', () => {
     expect(buildReport(load('caps-unprivileged'))).not.toContain('## Per GPU')
   })

@@ -99,6 +99,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Out]: 'results folder',
   [Inputs.Config]: 'YAML config file (default gpu-overhead.yml if present)',
   [Inputs.Schedule]: 'abba | random (seeded) interleaving of arms',
+  [Inputs.GpuLayout]:
+    'auto | duet | lockstep: on several GPUs, run the two arms at once on two GPUs and swap (duet) or every GPU the same arm (lockstep)',
   [Inputs.Seed]: 'seed for the schedule, bootstrap and workloads',
   [Inputs.RunTimeout]: 'seconds before one process is killed',
   [Inputs.Telemetry]: 'sample nvidia-smi every 100 ms',

@@ -1,0 +1,93 @@
+/**
+ * Steps: what starts at once. The schedule is a list of slots (workload, arm, run); a step is one or two of
+ * them with the processes they start, one per lane.
+ * - lockstep: a step is one slot on every lane (every GPU runs the same arm at once); the r-th repetition on
+ *   lane k is run (r − 1)·L + k + 1, so one GPU's adjacent A and B processes share a run label (a block).
+ * - duet (two arms, an even number of GPUs): a step is a whole block, both arms at once on the GPU pairs
+ *   (0,1), (2,3)…; the arms swap GPUs every block (crossover). The two simultaneous processes of pair m in
+ *   block r share the run label (r − 1)·P + m + 1 (P pairs), so a state the host goes through hits both
+ *   processes of a block alike, and each GPU runs each arm equally often over two blocks.
+ * Bulej et al., "Duet Benchmarking" (ICPE 2020); Abedi & Brecht, randomized multiple interleaved trials (2017).
+ */
+import type { GpuLayout } from '../types/index.js'
+import { InputError } from '../util/errors.js'
+import { Inputs } from '../types/inputs.js'
+import type { Lane } from './lanes.js'
+import type { PlannedRun } from './schedule.js'
+
+export interface StepProcess {
+  planned: PlannedRun
+  lane: Lane | null
+  /** The process's run label (see above). */
+  run: number
+}
+
+export interface Step {
+  /** The schedule's slots this step covers, in schedule order. */
+  slots: PlannedRun[]
+  processes: StepProcess[]
+}
+
+export type Layout = 'duet' | 'lockstep'
+
+/**
+ * The layout a check uses. `auto` is duet where it applies (exactly two arms, an even number ≥ 2 of pinned
+ * GPUs); an explicit `duet` that cannot apply is an input error that says why.
+ */
+export function resolveLayout(wanted: GpuLayout, arms: number, lanes: readonly (Lane | null)[]): Layout {
+  const pinned = lanes.length >= 2 && lanes.every(l => l !== null)
+  const fits = arms === 2 && pinned && lanes.length % 2 === 0
+  if (wanted === 'lockstep') return 'lockstep'
+  if (wanted === 'auto') return fits ? 'duet' : 'lockstep'
+  if (fits) return 'duet'
+  const why =
+    arms !== 2
+      ? `exactly two arms (this check has ${arms})`
+      : !pinned
+        ? 'two or more GPUs it can pin (gpus lists one, or MIG keeps one unpinned process)'
+        : `an even number of GPUs (this check has ${lanes.length}; drop one from gpus)`
+  throw new InputError(Inputs.GpuLayout, 'duet', `auto or lockstep: duet needs ${why}`)
+}
+
+/** Runs per arm that one step of a block adds: lanes (lockstep) or GPU pairs (duet). */
+export function runsPerBlock(layout: Layout, lanes: number): number {
+  return layout === 'duet' ? lanes / 2 : lanes
+}
+
+const sameBlock = (a: PlannedRun, b: PlannedRun): boolean =>
+  a.workload === b.workload && a.run === b.run && a.warmup === b.warmup
+
+export function planSteps(
+  plan: readonly PlannedRun[],
+  lanes: readonly (Lane | null)[],
+  layout: Layout
+): Step[] {
+  const L = lanes.length
+  if (layout === 'lockstep')
+    return plan.map(p => ({
+      slots: [p],
+      processes: lanes.map((lane, k) => ({ planned: p, lane, run: (p.run - 1) * L + k + 1 }))
+    }))
+  const P = L / 2
+  // Which GPU of a pair an arm takes depends on the arm and the block's parity, never on the slot order
+  // (abba already reverses that every block).
+  const armIndex = new Map<string, number>()
+  for (const p of plan) if (!armIndex.has(p.arm.label)) armIndex.set(p.arm.label, armIndex.size)
+  const steps: Step[] = []
+  for (let i = 0; i < plan.length;) {
+    const first = plan[i]!
+    let j = i + 1
+    while (j < plan.length && sameBlock(first, plan[j]!)) j++
+    const slots = plan.slice(i, j)
+    const swap = (first.run - 1) % 2
+    const processes: StepProcess[] = []
+    for (let m = 0; m < P; m++)
+      for (const p of slots) {
+        const side = (armIndex.get(p.arm.label)! + swap) % 2
+        processes.push({ planned: p, lane: lanes[2 * m + side]!, run: (p.run - 1) * P + m + 1 })
+      }
+    steps.push({ slots, processes })
+    i = j
+  }
+  return steps
+}
