@@ -69,6 +69,12 @@ export interface WorkloadStop {
 export const seriesKey = (params: string, metric: string): string =>
   params === '' ? metric : `${metric} (${params})`
 
+/**
+ * Runs per arm of a workload with nothing gated by its samples (io's MB/s unless gate-io-throughput; its verdict
+ * is the mount rule's): two give its informational comparison a spread, more would only lengthen the check.
+ */
+export const INFORMATIONAL_RUNS = 2
+
 export class SequentialController {
   private readonly stops = new Map<string, WorkloadStop>()
   private readonly opts: SequentialOptions
@@ -122,7 +128,8 @@ export class SequentialController {
   afterBlock(done: BlockDone): StopReason | null {
     const looks = this.look(done.workload, done.samples)
     let reason: StopReason | null = null
-    if (looks.length === 0) reason = done.run >= this.cfg.minRuns ? 'nothing-gated' : null
+    if (looks.length === 0)
+      reason = done.run >= Math.min(this.cfg.minRuns, INFORMATIONAL_RUNS) ? 'nothing-gated' : null
     else if (looks.every(l => l.look.decided)) reason = 'decided'
     else if (done.run >= this.cfg.maxRuns) reason = 'max-runs'
     else if (done.run >= this.cfg.minRuns && this.regressionDecided(done.workload, looks))

@@ -182,6 +182,30 @@ describe('constant arms decide nothing (D2, D3)', () => {
     }
   })
 
+  it('a workload with nothing gated (io MB/s, informational) stops after two runs per arm, not the minimum', () => {
+    const ctl = new SequentialController({
+      minRuns: 3,
+      maxRuns: 12,
+      timeBudgetS: null,
+      maxOverheadPct: 2,
+      alpha: 0.05,
+      baselineEnv: 'native',
+      candidateEnvs: ['container'],
+      gatedWorkloads: 1
+    })
+    const info = samples('io', [900, 910], [880, 890]).map(s => ({ ...s, scope: 'info' }) as SampleRecord)
+    const at = (run: number): string | null =>
+      ctl.afterBlock({
+        workload: 'io',
+        run,
+        samples: info.filter(s => s.run <= run),
+        elapsedMs: 0,
+        blockMs: 1
+      })
+    expect(at(1)).toBeNull()
+    expect(at(2)).toBe('nothing-gated')
+  })
+
   it('D2: a constant first workload no longer stops the check, and a real +4% in the next is caught', () => {
     const ctl = new SequentialController({
       minRuns: 3,
