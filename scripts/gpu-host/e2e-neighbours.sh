@@ -4,11 +4,14 @@
 #   e2e-neighbours.sh pairs [ROUNDS]   ROUNDS x (default check on GPU 0 | default check on GPU 3, at once)
 #   e2e-neighbours.sh slow             an image ~3% slower (a GPU co-tenant in the container arm) on GPU 0 beside
 #                                      a default check on GPU 3, then the default check on GPU 0 alone
+#   e2e-neighbours.sh duet             a duet check on GPUs 0,1 beside a default check on GPU 3, with the
+#                                      find-state probe on GPU 2 across both; then the default check on GPU 0 alone
+#   e2e-neighbours.sh duet-slow        the ~3% slower image as a duet on GPUs 0,1 beside a default check on GPU 3
 #   e2e-neighbours.sh own              issue 27: a user-style PyTorch script (examples/workloads/infer.py) as a
 #                                      command, both ways, against the NGC-like image on GPU 1
 # Results in $OUT/neighbours-<part>.tgz.
 set -u
-PART=${1:?pairs|slow}
+PART=${1:?pairs|slow|duet|duet-slow|own}
 ROUNDS=${2:-3}
 REPO=$PWD
 BASE=local/gpu-torch:host
@@ -38,6 +41,20 @@ case $PART in
     bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
     action slow-gpu0 local/gpu-torch:noisy-3pct 0 & action neighbour-gpu3 "$BASE" 3 & wait
     action alone-gpu0 "$BASE" 0 ;;
+  duet)
+    python3 scripts/gpu-host/find-state.py --gpu 2 --seconds 170 --out "$R/find-state" > "$R/find-state.log" 2>&1 &
+    probe=$!
+    sleep 12
+    action duet-gpu01 "$BASE" 0,1 & a=$!
+    action neighbour-gpu3 "$BASE" 3 & b=$!
+    wait $a $b $probe
+    action alone-gpu0 "$BASE" 0 ;;
+  duet-slow)
+    bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
+    action slow-duet-gpu01 local/gpu-torch:noisy-3pct 0,1 & a=$!
+    action neighbour-gpu3 "$BASE" 3 & b=$!
+    wait $a $b
+    action aa-duet-gpu01 "$BASE" 0,1 ;;
   own)
     docker build -q --build-arg BASE=$BASE -t local/ngc-like:host test/__fixtures__/images/ngc-like > "$R/ngc-build.txt" 2>&1
     action own-infer local/ngc-like:host "${OWN_GPU:-1}" \
