@@ -7,15 +7,17 @@
 #   e2e-neighbours.sh duet             a duet check on GPUs 0,1 beside a default check on GPU 3, with the
 #                                      find-state probe on GPU 2 across both; then the default check on GPU 0 alone
 #   e2e-neighbours.sh duet-slow        the ~3% slower image as a duet on GPUs 0,1 beside a default check on GPU 3
+#   e2e-neighbours.sh duet2            2 GPUs: a duet check on GPUs 0,1, then the default check on GPU 0 alone
 #   e2e-neighbours.sh own              issue 27: a user-style PyTorch script (examples/workloads/infer.py) as a
 #                                      command, both ways, against the NGC-like image on GPU 1
 # Results in $OUT/neighbours-<part>.tgz.
 set -u
-PART=${1:?pairs|slow|duet|duet-slow|own}
+PART=${1:?pairs|slow|duet|duet2|duet-slow|own}
 ROUNDS=${2:-3}
 REPO=$PWD
 BASE=local/gpu-torch:host
-R=/tmp/nb-$PART; rm -rf "$R"; mkdir -p "$R"
+# Straight into $OUT, so what finished comes back even when the device call's time runs out mid-way.
+R=${OUT:-/tmp}/nb-$PART; rm -rf "$R"; mkdir -p "$R"
 nvidia-smi --query-gpu=index,name,driver_version,power.limit,clocks.sm,temperature.gpu --format=csv > "$R/gpu.csv" 2>&1
 action() { # NAME IMAGE GPU [MORE INPUT_ ASSIGNMENTS]
   local name=$1 image=$2 gpu=$3; shift 3
@@ -49,6 +51,9 @@ case $PART in
     action neighbour-gpu3 "$BASE" 3 & b=$!
     wait $a $b $probe
     action alone-gpu0 "$BASE" 0 ;;
+  duet2)
+    action duet-gpu01 "$BASE" 0,1
+    action alone-gpu0 "$BASE" 0 ;;
   duet-slow)
     bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
     action slow-duet-gpu01 local/gpu-torch:noisy-3pct 0,1 & a=$!
@@ -61,5 +66,4 @@ case $PART in
       "INPUT_COMMANDS=infer: python3 examples/workloads/infer.py --batch 8 --seq 512 --dim 1024 --iters 40" \
       "INPUT_CONTAINER-ARGS=--ipc=host --ulimit memlock=-1 --ulimit stack=67108864" ;;
 esac
-tar -C /tmp -czf "$OUT/neighbours-$PART.tgz" "nb-$PART"
-ls -la "$OUT"
+ls -la "$R"
