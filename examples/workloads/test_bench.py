@@ -8,12 +8,13 @@ which the action reads with `command-formats: NAME=pytest-benchmark` (seconds, l
       with:
         image: nvcr.io/nvidia/pytorch:25.10-py3@sha256:…
         commands: |
-          pyb: python3 -B -m pytest -q -p no:cacheprovider examples/workloads/test_bench.py --benchmark-json={out}/pyb.json
+          pyb: python3 -B -m pytest -q -p no:cacheprovider examples/workloads/test_bench.py --benchmark-storage={out}/s --benchmark-json={out}/pyb.json
         command-formats: |
           pyb=pytest-benchmark
 
-`-B` and `-p no:cacheprovider`: the container sees the workspace read-only, so nothing is written beside
-the tests (the JSON goes to `{out}`, the run's writable folder).
+Nothing is written beside the tests (the container sees the workspace read-only; natively it is your checkout):
+`-B` (no bytecode), `-p no:cacheprovider` (no .pytest_cache) and `--benchmark-storage` in `{out}` (pytest-benchmark
+creates its storage folder at start even when nothing is saved); the JSON goes to `{out}`, the run's own folder.
 """
 
 import json
