@@ -57,7 +57,8 @@ describe('example workflows', () => {
         const checks = job.steps.filter(
           s =>
             s.uses?.startsWith('org/gpu-overhead-action') &&
-            [undefined, 'check'].includes(s.with?.mode as string | undefined) &&
+            // Both modes publish a Check run (mode analyze as a check does: report/github.ts).
+            [undefined, 'check', 'analyze'].includes(s.with?.mode as string | undefined) &&
             s.with?.['check-run'] !== ''
         )
         if (checks.length) expect((job.permissions ?? w.permissions)?.checks).toBe('write')

@@ -3,13 +3,22 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
-import { MODES, ON_INCONCLUSIVE, RESULT_FORMATS, type Mode, type OnInconclusive } from '../types/index.js'
+import {
+  COMMENT_MODES,
+  MODES,
+  ON_INCONCLUSIVE,
+  RESULT_FORMATS,
+  type CommentMode,
+  type Mode,
+  type OnInconclusive
+} from '../types/index.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import type { ConfigSources } from './config.js'
 import {
   alpha,
   bool,
   branchName,
+  checkRunName,
   chosen,
   given,
   integer,
@@ -19,6 +28,7 @@ import {
   workspacePath
 } from './parse.js'
 import { appendAll } from '../util/arrays.js'
+import { validateGithubToken } from './trusted-values.js'
 
 /** Which mode the action runs in (the CLI has a command per mode). */
 export function modeOf(inputs: RawInputs): Mode {
@@ -142,6 +152,14 @@ export interface AnalyzeConfig {
   maxOverheadPct: number
   alpha: number
   failOnRegression: boolean
+  onInconclusive: OnInconclusive
+  /** Published like a check's report (report/github.ts): the PR comment, the Check run, the token for both. */
+  githubToken: string | null
+  comment: CommentMode
+  checkRun: string | null
+  allowForkPrs: boolean
+  /** Folder for report.md and summary.json (the results artifact). */
+  out: string
 }
 
 /**
@@ -150,7 +168,10 @@ export interface AnalyzeConfig {
  */
 export function loadAnalyzeConfig(sources: ConfigSources): AnalyzeConfig {
   const get = (name: Inputs): string => {
-    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) if (given(src[name])) return src[name]
+    for (const src of [sources.flags ?? {}, sources.inputs ?? {}]) {
+      const v = chosen(src, name)
+      if (v !== undefined) return v
+    }
     return DEFAULTS[name]
   }
   const format = oneOf(Inputs.ResultsFormat, get(Inputs.ResultsFormat), RESULT_FORMATS)
@@ -182,6 +203,12 @@ export function loadAnalyzeConfig(sources: ConfigSources): AnalyzeConfig {
     format,
     maxOverheadPct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
     alpha: alpha(Inputs.Alpha, get(Inputs.Alpha)),
-    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression))
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    onInconclusive: oneOf(Inputs.OnInconclusive, get(Inputs.OnInconclusive), ON_INCONCLUSIVE),
+    githubToken: given(get(Inputs.GithubToken)) ? validateGithubToken(get(Inputs.GithubToken)) : null,
+    comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
+    checkRun: checkRunName(get(Inputs.CheckRun)),
+    allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
   }
 }

@@ -11,6 +11,7 @@ import {
   measuredWork,
   powerCapRows,
   runSeries,
+  type ResultSet,
   type SequentialController
 } from '../analyze/index.js'
 import type { Config } from '../config/index.js'
@@ -25,7 +26,15 @@ import {
 import type { Lane, Layout } from '../plan/index.js'
 import { emptyPreflightOutcome, fingerprintFor, type PreflightOutcome } from '../preflight/index.js'
 import type { ResultsWriter } from '../results/index.js'
-import type { CheckSummary, MultiGpuSummary, PowerCapSummary } from '../types/index.js'
+import type {
+  Analysis,
+  CheckSummary,
+  Fingerprint,
+  MultiGpuSummary,
+  OnInconclusive,
+  PowerCapSummary
+} from '../types/index.js'
+import { maxOf } from '../util/arrays.js'
 import { VERSION } from '../util/version.js'
 import { checkVerdict, headline, nothingMeasuredReason } from './verdict.js'
 
@@ -162,4 +171,78 @@ export function assembleSummary(
 function powerSummary(sweep: SweepOutcome, runs: ExecuteResult['runs']): PowerCapSummary {
   const rows = powerCapRows(runs)
   return { ...sweep, rows, edp_optimal: edpOptimal(rows) }
+}
+
+/** What `mode: analyze` knows: result files earlier steps wrote, read and analysed (entry/cli/analyze.ts). */
+export interface ResultFilesCheck {
+  checkId: string
+  started: Date
+  analysis: Analysis
+  results: ResultSet
+  /** The input format (hyperfine, pytest-benchmark, csv, …) and how many files held the runs. */
+  format: string
+  files: number
+  onInconclusive: OnInconclusive
+  paths: ResultsWriter['paths']
+}
+
+/**
+ * The check's record for samples that earlier steps measured: the same record (and so the same report, comment,
+ * Check run and gate) as a check that ran here, with what this step did not see left empty — no runs, preflight,
+ * telemetry or stacks — and `source` saying where the samples came from.
+ */
+export function assembleResultFilesSummary(input: ResultFilesCheck): CheckSummary {
+  const { analysis, results } = input
+  const finished = new Date()
+  const steady = results.series.filter(s => s.scope === 'steady')
+  const runs = steady.map(s => s.values.length)
+  const nothing = nothingMeasuredReason(analysis)
+  // A CSV may carry fingerprint columns; a tool's file carries none (the environment section then says so).
+  const fingerprints = Object.fromEntries(
+    Object.entries(results.fingerprints)
+      .filter(([, f]) => Object.values(f).some(v => v !== undefined && v !== null))
+      .map(([env, f]) => [env, { ...f } as Fingerprint])
+  )
+  return {
+    schema: 'gpu-overhead/summary@1',
+    check_id: input.checkId,
+    source: { kind: 'result-files', format: input.format, files: input.files },
+    tool_version: VERSION,
+    started_at: input.started.toISOString(),
+    finished_at: finished.toISOString(),
+    wall_s: (finished.getTime() - input.started.getTime()) / 1000,
+    complete: true,
+    incomplete_reason: null,
+    verdict: checkVerdict(analysis, [], true),
+    ...headline(analysis),
+    config: {
+      image: null,
+      workloads: [...new Set(steady.map(s => s.workload))],
+      runs: runs.length ? maxOf(runs) : 0,
+      device: Object.values(fingerprints).some(f => f.device === 'gpu') ? 'gpu' : 'cpu',
+      gpu_access: 'gpus',
+      arms: [analysis.baseline_env, analysis.candidate_env].filter((e): e is string => e !== undefined),
+      max_overhead_pct: analysis.max_overhead_pct,
+      alpha: analysis.alpha,
+      on_inconclusive: input.onInconclusive
+    },
+    arms: [],
+    fingerprints,
+    preflight: [],
+    analysis,
+    latency: [],
+    telemetry: [],
+    baseline: null,
+    runs: [],
+    series: steady.map(s => ({
+      workload: s.workload,
+      metric: s.metric,
+      unit: s.unit,
+      environment: s.environment,
+      values: s.values
+    })),
+    not_measured: [],
+    warnings: [...(nothing === null ? [] : [nothing])],
+    paths: { ...input.paths }
+  }
 }

@@ -17,15 +17,18 @@ function fmtDuration(seconds: number): string {
 /** `whyHref`: where the verdict line's "why" links (verdictLine); the full report's own section by default. */
 export function verdictSection(summary: CheckSummary, whyHref?: string | null): Section {
   const c = summary.config
+  // Samples from earlier steps' files: where they ran, and how long, is theirs to say, not this record's.
+  const src = summary.source
   const meta = [
     'gpu-overhead-action',
     `check ${code(summary.check_id)}`,
+    src ? `from ${src.files} ${code(src.format)} result file${src.files === 1 ? '' : 's'}` : null,
     c.image ? `image ${code(c.image)}` : null,
     runsPerArm(summary),
     `arms ${armLabels(summary).map(code).join(' vs ')}`,
-    `device ${inline(c.device)}${c.device === 'gpu' ? ` (${inline(c.gpu_access)})` : ''}`,
+    src ? null : `device ${inline(c.device)}${c.device === 'gpu' ? ` (${inline(c.gpu_access)})` : ''}`,
     `max overhead ${fmtPlain(c.max_overhead_pct)}%`,
-    `took ${fmtDuration(summary.wall_s)}`
+    src ? null : `took ${fmtDuration(summary.wall_s)}`
   ].filter((x): x is string => x !== null)
   return {
     id: 'verdict',

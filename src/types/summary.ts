@@ -164,6 +164,11 @@ export interface CheckSummary {
     per_workload: { workload: string; processes: number; process_s: number; measured_s: number }[]
   }
   check_id: string
+  /**
+   * Present when no workload ran here: the samples are result files earlier steps wrote (`mode: analyze`), so
+   * the device, image and run times are theirs, not this record's.
+   */
+  source?: { kind: 'result-files'; format: string; files: number }
   tool_version: string
   started_at: string
   finished_at: string

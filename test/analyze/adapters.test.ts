@@ -51,6 +51,21 @@ test('pytest-benchmark: each round of stats.data, in seconds, per test id', () =
   expect(rows[12]!.value).toBe(5.0304000069445465e-5)
 })
 
+test("pytest-benchmark 3.2.2 (Debian 12's, which CI and the examples run): the same fields, read the same", () => {
+  const rows = readResultFile('pytest-benchmark', join(FIX, 'pytest-benchmark-3.2.2.json'))
+  expect(rows).toHaveLength(36)
+  expect([...new Set(rows.map(r => r.workload))]).toEqual([
+    'test_bench.py::test_fib[8]',
+    'test_bench.py::test_fib[12]',
+    'test_bench.py::test_sorted'
+  ])
+  expect(rows.every(r => r.unit === 's' && r.better === 'lower' && r.metric === 'time')).toBe(true)
+  expect(rows.map(r => r.iteration)).toEqual([0, 1, 2].flatMap(() => [...Array(12).keys()]))
+  expect(rows[0]!.value).toBe(5.940999471931718e-6)
+  expect(rows[12]!.value).toBe(2.886400034185499e-5)
+  expect(rows[35]!.value).toBe(1.1782000001403503e-5)
+})
+
 test('pytest-benchmark saved without data: the median stands for the run', () => {
   const file = write(
     'pb-nodata.json',

@@ -113,7 +113,7 @@ function walkSharedObjects(dir: string, out: string[]): void {
 }
 
 /** Library paths (as the loader finds them) that `ldd` lists for the given ELF files. */
-async function sharedLibraries(files: readonly string[]): Promise<Set<string>> {
+export async function sharedLibraries(files: readonly string[]): Promise<Set<string>> {
   const libs = new Set<string>()
   for (const f of files) {
     const res = await execCapture('ldd', [f])
@@ -127,7 +127,7 @@ async function sharedLibraries(files: readonly string[]): Promise<Set<string>> {
 }
 
 /** Host path → path in the usr-merged image root (`/lib/x` → `usr/lib/x`). */
-function imagePath(hostPath: string): string {
+export function imagePath(hostPath: string): string {
   const p = hostPath.replace(/^\/+/, '')
   if (/^(lib|lib64|bin|sbin)\//.test(p)) return `usr/${p}`
   return p

@@ -5,11 +5,20 @@
  * Variants add one entrypoint.d script (a hostile image, an entrypoint that never runs its command).
  * Tags are this helper's own (local/gpu-overhead-ngc:*): callers remove them by name with removeNgcImages.
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
+import {
+  appendFileSync,
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { execCapture } from '../../src/util/exec.js'
-import { ensurePythonImage } from './docker-image.js'
+import { ensurePythonImage, imagePath } from './docker-image.js'
 
 export const NGC_FIXTURE = path.resolve('test/__fixtures__/images/ngc-like')
 const REPO = 'local/gpu-overhead-ngc'
@@ -23,6 +32,8 @@ export interface NgcVariant {
   extraScript?: string
   /** Replaces the entrypoint's last line (`exec "$@"`), e.g. `exit 0`. */
   entrypointEnd?: string
+  /** Host files copied into the image at their own paths (usr-merged), e.g. a tool and its libraries. */
+  hostFiles?: readonly string[]
 }
 
 export async function buildNgcImage(v: NgcVariant, runtime = 'docker'): Promise<string> {
@@ -43,6 +54,15 @@ export async function buildNgcImage(v: NgcVariant, runtime = 'docker'): Promise<
         `#!/bin/sh\nfor s in /opt/nvidia/entrypoint.d/*.sh; do . "$s"; done\n${v.entrypointEnd}\n`
       )
       chmodSync(f, 0o755)
+    }
+    if (v.hostFiles?.length) {
+      // A layer on top: the fixture's Dockerfile stays as the GPU host builds it (scripts/gpu-host).
+      for (const file of v.hostFiles) {
+        const dest = path.join(ctx, 'host-files', imagePath(file))
+        mkdirSync(path.dirname(dest), { recursive: true })
+        copyFileSync(file, dest) // keeps the mode (hyperfine stays executable)
+      }
+      appendFileSync(path.join(ctx, 'Dockerfile'), '\nCOPY host-files/ /\n')
     }
     const r = await execCapture(
       runtime,

@@ -81,9 +81,13 @@ export async function run(): Promise<void> {
       return
     }
     if (modeOf(inputs) === 'analyze') {
-      // Reads result files earlier steps wrote and runs no workload: no GPU, fork or token concerns.
+      // Runs no workload, but publishes like a check (comment, Check run, token): the check's trust rules.
+      const cfg = loadAnalyzeConfig({ inputs, workspace })
+      const trust = checkEventTrust(process.env, cfg.allowForkPrs)
+      for (const w of trust.warnings) actionsLogger.warn(w)
+      if (trust.refuse) return fail(trust.refuse, true)
       const { runAnalyzeAction } = await import('./analyze.js')
-      await runAnalyzeAction(loadAnalyzeConfig({ inputs, workspace }))
+      await runAnalyzeAction(cfg, workspace)
       return
     }
     if (modeOf(inputs) === 'trend') {

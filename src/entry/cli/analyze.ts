@@ -6,7 +6,13 @@ import { checkAlpha, checkMaxOverhead } from '../../config/index.js'
 import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
 import type { Analysis, OnInconclusive } from '../../types/index.js'
-import { JsonFileBaselineStore, decideFamily, measureSeries, readResults } from '../../analyze/index.js'
+import {
+  JsonFileBaselineStore,
+  decideFamily,
+  measureSeries,
+  readResults,
+  type ResultSet
+} from '../../analyze/index.js'
 import { renderJson, renderMarkdown } from '../../report/index.js'
 
 export interface AnalyzeCommandOptions {
@@ -87,7 +93,7 @@ function validate(opts: AnalyzeCommandOptions): void {
 
 export async function analyzeCommand(
   opts: AnalyzeCommandOptions
-): Promise<{ analysis: Analysis; text: string; exitCode: number }> {
+): Promise<{ analysis: Analysis; text: string; exitCode: number; results: ResultSet }> {
   validate(opts)
   const csv = await readResults(
     opts.formatIn ?? 'csv',
@@ -135,5 +141,10 @@ export async function analyzeCommand(
         ? family.verdict
         : 'pass'
   const text = opts.format === 'json' ? renderJson(analysis) : renderMarkdown(analysis)
-  return { analysis, text, exitCode: exitCodeFor(verdict, { onInconclusive: opts.onInconclusive }) }
+  return {
+    analysis,
+    text,
+    exitCode: exitCodeFor(verdict, { onInconclusive: opts.onInconclusive }),
+    results: csv
+  }
 }
