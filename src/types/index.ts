@@ -23,6 +23,8 @@ export type {
   Workload,
   BuiltinWorkload,
   CommandFormat,
+  JsonResultFormat,
+  ResultFormat,
   CommandWorkload,
   Mode,
   Schedule,

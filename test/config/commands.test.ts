@@ -7,6 +7,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { loadConfig } from '../../src/config/index.js'
 import { commandWorkloads, splitCommand } from '../../src/config/commands.js'
+import { COMMAND_FORMATS, FILE_COMMAND_FORMATS, RESULT_FORMATS } from '../../src/types/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 import { InputError } from '../../src/util/errors.js'
 
@@ -53,6 +54,21 @@ describe('splitCommand: shell words without a shell', () => {
     const e = refused(() => splitCommand('x', text))
     expect(e.input).toBe(Inputs.Commands)
     expect(e.message).toMatch(/no shell|balanced quotes/)
+  })
+})
+
+describe('command formats', () => {
+  it('are auto, protocol, wall and every JSON result format analyze reads (not the long CSV)', () => {
+    expect(FILE_COMMAND_FORMATS).toEqual(RESULT_FORMATS.filter(f => f !== 'csv'))
+    expect(COMMAND_FORMATS).toEqual(['auto', 'protocol', 'wall', ...FILE_COMMAND_FORMATS])
+    expect(FILE_COMMAND_FORMATS).toEqual([
+      'hyperfine',
+      'pytest-benchmark',
+      'google-benchmark',
+      'vllm-bench-serve',
+      'customSmallerIsBetter',
+      'customBiggerIsBetter'
+    ])
   })
 })
 
