@@ -217,14 +217,27 @@ async function measure(
   const fingerprintOf = fingerprintCache(config, pre)
   // Every process's own folders (event channel, io checkpoints), under one private folder of this check.
   const folders = RunFolders.open(checkId)
+  // The user's commands by name, looked up for every process.
+  const commands = new Map(config.commands.map(c => [c.name, c]))
   const runPlan = (cap: number | null): Promise<ExecuteResult> =>
     executePlan(plan, {
       checkId,
       lanes: lanes ?? [null],
       specFor: (planned, lane, hold) =>
-        processSpec(planned, config, checkId, dir, io, pre, lane, hold, folders),
+        processSpec(
+          planned,
+          config,
+          checkId,
+          dir,
+          io,
+          pre,
+          lane,
+          hold,
+          folders,
+          commands.get(planned.workload) ?? null
+        ),
       launchFacts: arm => launchFacts(arm, config, pre),
-      commandFormat: w => config.commands.find(c => c.name === w)?.format ?? null,
+      commandFormat: w => commands.get(w)?.format ?? null,
       readResultFile,
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
