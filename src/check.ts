@@ -21,7 +21,7 @@ import {
   measuredWorkNote,
   SequentialController
 } from './analyze/index.js'
-import type { Config } from './config/index.js'
+import { commandSourceLines, type Config } from './config/index.js'
 import { EnvironmentError } from './util/errors.js'
 import {
   killCheckContainers,
@@ -185,6 +185,7 @@ async function measure(
 ): Promise<void> {
   const signal = externalSignal ? AbortSignal.any([externalSignal, cancelSignal]) : cancelSignal
   const { warnings, notMeasured } = state
+  for (const line of commandSourceLines(config)) logger.info(line)
   const hasContainer = config.arms.some(a => a.kind === 'container')
   const io = config.workloads.includes('io')
     ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)

@@ -114,7 +114,10 @@ export function assembleSummary(
       arms: config.arms.map(a => a.label),
       max_overhead_pct: config.maxOverheadPct,
       alpha: config.alpha,
-      on_inconclusive: config.onInconclusive
+      on_inconclusive: config.onInconclusive,
+      ...(config.commands.length
+        ? { commands: config.commands.map(c => ({ name: c.name, source: c.source, format: c.format })) }
+        : {})
     },
     arms: config.arms,
     // The GPU the check ran on (its first, when several): not simply the host's first GPU.

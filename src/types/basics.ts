@@ -46,12 +46,21 @@ export type CommandFormat = (typeof COMMAND_FORMATS)[number]
  */
 export const FILE_COMMAND_FORMATS: readonly CommandFormat[] = JSON_RESULT_FORMATS
 
+/**
+ * Where a user command was named: `workflow` (the `commands` input or a CLI `--command`: trusted) or
+ * `config-file` (the checked-out config file's `commands:` map, honoured only with `allow-config-commands`:
+ * the pull request's choice, docs/security.md).
+ */
+export const COMMAND_SOURCES = ['workflow', 'config-file'] as const
+export type CommandSource = (typeof COMMAND_SOURCES)[number]
+
 /** A user's own workload: a command run unchanged natively (in the workspace) and in the image. */
 export interface CommandWorkload {
   name: string
   /** The command as an argument array (no shell). */
   argv: string[]
   format: CommandFormat
+  source: CommandSource
 }
 
 /**

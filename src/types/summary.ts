@@ -1,5 +1,15 @@
 /** The check summary (summary.json): what the report renders and the gate decides on. */
-import type { Device, GpuAccess, Workload, CheckVerdict, Fingerprint, Arm, OnInconclusive } from './basics.js'
+import type {
+  Device,
+  GpuAccess,
+  Workload,
+  CheckVerdict,
+  Fingerprint,
+  Arm,
+  OnInconclusive,
+  CommandFormat,
+  CommandSource
+} from './basics.js'
 import type { RunRecord } from './results.js'
 import type { Comparison, Analysis } from './analysis.js'
 import type { PreflightResult } from './preflight.js'
@@ -188,6 +198,11 @@ export interface CheckSummary {
     alpha: number
     /** What an undecided check does to the step and the Check run (absent in older summaries: neutral). */
     on_inconclusive?: OnInconclusive
+    /**
+     * The user's commands and where each was named: the workflow (input or CLI flag) or the checked-out
+     * config file (allow-config-commands). Absent without commands and in older summaries.
+     */
+    commands?: { name: string; source: CommandSource; format: CommandFormat }[]
   }
   arms: Arm[]
   /** Fingerprint per arm label. */
