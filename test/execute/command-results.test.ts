@@ -43,8 +43,14 @@ function proc(over: Partial<ProcessResult> = {}): ProcessResult {
   }
 }
 
+const made: string[] = []
+afterAll(() => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true })
+})
+
 function runDir(files: Record<string, string> = {}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'command-results-'))
+  made.push(dir)
   fs.writeFileSync(path.join(dir, EVENTS_FILE), '')
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text)
   return dir
