@@ -21,7 +21,7 @@ import {
   measuredWorkNote,
   SequentialController
 } from './analyze/index.js'
-import type { Config } from './config/index.js'
+import { commandSourceLines, type Config } from './config/index.js'
 import { EnvironmentError } from './util/errors.js'
 import {
   killCheckContainers,
@@ -185,6 +185,7 @@ async function measure(
 ): Promise<void> {
   const signal = externalSignal ? AbortSignal.any([externalSignal, cancelSignal]) : cancelSignal
   const { warnings, notMeasured } = state
+  for (const line of commandSourceLines(config)) logger.info(line)
   const hasContainer = config.arms.some(a => a.kind === 'container')
   const io = config.workloads.includes('io')
     ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
@@ -219,15 +220,28 @@ async function measure(
   const fingerprintOf = fingerprintCache(config, pre)
   // Every process's own folders (event channel, io checkpoints), under one private folder of this check.
   const folders = RunFolders.open(checkId)
+  // The user's commands by name, looked up for every process.
+  const commands = new Map(config.commands.map(c => [c.name, c]))
   const runPlan = (cap: number | null): Promise<ExecuteResult> =>
     executePlan(plan, {
       checkId,
       lanes: lanes ?? [null],
       layout,
       specFor: (planned, lane, hold) =>
-        processSpec(planned, config, checkId, dir, io, pre, lane, hold, folders),
+        processSpec(
+          planned,
+          config,
+          checkId,
+          dir,
+          io,
+          pre,
+          lane,
+          hold,
+          folders,
+          commands.get(planned.workload) ?? null
+        ),
       launchFacts: arm => launchFacts(arm, config, pre),
-      commandFormat: w => config.commands.find(c => c.name === w)?.format ?? null,
+      commandFormat: w => commands.get(w)?.format ?? null,
       readResultFile,
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,

@@ -31,7 +31,7 @@ import {
 import { validateImageRef, type ImageRef } from './image-ref.js'
 import { CHECKPOINT_CONTAINER_PATH, DATA_CONTAINER_PATH } from './mount-spec.js'
 import { containerLaunchArgs } from './launch-flags.js'
-import { commandWorkloads } from './commands.js'
+import { commandWorkloads, fileCommandWorkloads, mergeCommands } from './commands.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS, chosen } from './parse.js'
 import { readConfigFile } from './file.js'
@@ -133,8 +133,15 @@ export interface Config {
   containerMemory: string | null
   /** The container arm's launch flags (container-args: allow-listed, trusted sources only), as an argv. */
   containerArgs: string[]
-  /** The user's own workloads (commands), by name; trusted sources only. */
+  /**
+   * The user's own workloads (commands), each with its source: the workflow's (input or flag), then the
+   * checked-out config file's when the workflow allows them (allow-config-commands).
+   */
   commands: CommandWorkload[]
+  /** Whether the config file's `commands:` map is honoured (workflow input or flag only; off by default). */
+  allowConfigCommands: boolean
+  /** Names the config file gave a command too, where the workflow's command of that name won. */
+  overriddenCommands: string[]
   /** Power limits to sweep, watts, in order; empty = measure at the current limit only. */
   powerCaps: number[]
 }
@@ -157,8 +164,21 @@ export function loadConfig(sources: ConfigSources): Config {
   if (given(configArg)) configFile = safePath(Inputs.Config, configArg, workspace)
   else if (fs.existsSync(path.join(workspace, DEFAULT_CONFIG_FILE)))
     configFile = path.join(workspace, DEFAULT_CONFIG_FILE)
+  // A trust setting: from the workflow or the CLI only (the file cannot name it: not a knob).
+  const allowRaw = [flags, inputs]
+    .map(src => chosen(src, Inputs.AllowConfigCommands))
+    .find(v => v !== undefined)
+  const allowConfigCommands = bool(
+    Inputs.AllowConfigCommands,
+    allowRaw ?? DEFAULTS[Inputs.AllowConfigCommands]
+  )
   // The tree's file must stay in the tree; a file the CLI user names may live anywhere.
-  const file = configFile ? readConfigFile(configFile, sources.outputsAnywhere ? undefined : workspace) : {}
+  const contents = configFile
+    ? readConfigFile(configFile, sources.outputsAnywhere ? undefined : workspace, {
+        allowCommands: allowConfigCommands
+      })
+    : { knobs: {}, commands: [] }
+  const file = contents.knobs
 
   const get = (name: Inputs): string => {
     for (const src of [flags, inputs, file]) {
@@ -173,7 +193,10 @@ export function loadConfig(sources: ConfigSources): Config {
   const imageRaw = get(Inputs.Image)
   const imageRef = imageRaw.trim() === '' ? null : validateImageRef(imageRaw, Inputs.Image)
   const image = imageRef?.ref ?? null
-  const commands = commandWorkloads(get(Inputs.Commands), get(Inputs.CommandFormats))
+  const { commands, overridden: overriddenCommands } = mergeCommands(
+    commandWorkloads(get(Inputs.Commands), get(Inputs.CommandFormats)),
+    fileCommandWorkloads(contents.commands)
+  )
   const known = [...WORKLOADS, ...commands.map(c => c.name)]
   // With commands and no workloads input, the check measures the commands (the built-ins on request).
   const workloads =
@@ -282,6 +305,8 @@ export function loadConfig(sources: ConfigSources): Config {
       given(get(Inputs.ContainerMemory)) ? get(Inputs.ContainerMemory) : null
     ),
     commands,
+    allowConfigCommands,
+    overriddenCommands,
     powerCaps: given(get(Inputs.PowerCaps)) ? powerCaps(get(Inputs.PowerCaps), device) : []
   }
   // Without a data-path/checkpoint-path the io workload's folders live under `out` and are mounted.

@@ -48,6 +48,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.ContainerMemory]: '',
   [Inputs.ContainerArgs]: '',
   [Inputs.Commands]: '',
+  [Inputs.AllowConfigCommands]: 'false',
   [Inputs.CommandFormats]: '',
   [Inputs.PowerCaps]: '',
   [Inputs.Mode]: 'check',

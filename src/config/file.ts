@@ -4,6 +4,9 @@
  * decides it is a knob. Values keep their source text (`runs: 1e3` stays "1e3" and is refused like the
  * flag), YAML aliases are refused (a self-referencing anchor would loop), the file must be a regular file
  * (no link, FIFO or device) inside the workspace, and no message quotes the file beyond the offending value.
+ * One key more than knobs, and only when the workflow opts in (`allow-config-commands`): the `commands:` map,
+ * `NAME: COMMAND` or `NAME: {run: COMMAND, format: FORMAT}` (its entries are judged like the input's,
+ * config/commands.ts); without the opt-in the key fails the check by name.
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -12,6 +15,7 @@ import { Inputs } from '../types/inputs.js'
 import type { RawInputs } from './defaults.js'
 import { InputError } from '../util/errors.js'
 import { READ_LIMITS, UnsafePathError, readUntrusted } from '../util/safe-fs.js'
+import { COMMAND_LIMITS } from './commands.js'
 
 /** Keys a config file may set: how much and what to measure, never where, with what, or how it is judged. */
 export const FILE_KNOBS: readonly Inputs[] = [
@@ -30,11 +34,11 @@ export const FILE_KNOBS: readonly Inputs[] = [
 ]
 
 /** Longest value shown back in an error (the file is untrusted: never echo more of it). */
-const SHOWN_CHARS = 80
+export const SHOWN_CHARS = 80
 /** Entries a config file may hold (there are a dozen knobs). */
 const MAX_KEYS = 100
 
-function shown(v: string): string {
+export function shown(v: string): string {
   return v.length > SHOWN_CHARS ? `${v.slice(0, SHOWN_CHARS)}…` : v
 }
 
@@ -66,8 +70,95 @@ function checkLocation(file: string, workspace: string): void {
     )
 }
 
-/** Reads and validates a YAML config file into raw string values keyed by input name. */
-export function readConfigFile(file: string, workspace?: string): RawInputs {
+/** A `commands:` entry of the config file as written: its words are judged by config/commands.ts. */
+export interface FileCommand {
+  name: string
+  run: string
+  format: string | null
+}
+
+/** What a config file holds: knob values keyed by input name, and its commands (when allowed). */
+export interface ConfigFileContents {
+  knobs: RawInputs
+  commands: FileCommand[]
+}
+
+export interface ConfigFileOptions {
+  /** The workflow's `allow-config-commands`: the file's `commands:` map is read; otherwise it is refused. */
+  allowCommands?: boolean
+}
+
+/** How an error names a value from the file's `commands:` (the tree's text, marked as such). */
+const IN_FILE = '(config file) '
+const COMMAND_FORM = 'a map of NAME: COMMAND, or NAME: {run: COMMAND, format: FORMAT}'
+
+function stringScalar(node: unknown, where: string, what: string): string {
+  if (isAlias(node))
+    throw new InputError(
+      Inputs.Commands,
+      `${IN_FILE}${where} (a YAML alias)`,
+      'a plain value: no aliases (*name)'
+    )
+  if (!isScalar(node) || typeof node.value !== 'string')
+    throw new InputError(Inputs.Commands, `${IN_FILE}${where}`, `${what} (a string) — ${COMMAND_FORM}`)
+  return node.value
+}
+
+/** The file's `commands:` map, judged by shape and bounds (the words, names and formats by config/commands.ts). */
+function fileCommands(value: Node | null): FileCommand[] {
+  if (value === null || (isScalar(value) && value.value === null)) return []
+  if (isAlias(value))
+    throw new InputError(Inputs.Commands, `${IN_FILE}(a YAML alias)`, 'a plain value: no aliases (*name)')
+  if (!isMap(value)) throw new InputError(Inputs.Commands, `${IN_FILE}(not a map)`, COMMAND_FORM)
+  if (value.items.length > COMMAND_LIMITS.commands)
+    throw new InputError(
+      Inputs.Commands,
+      `${IN_FILE}${value.items.length} commands`,
+      `at most ${COMMAND_LIMITS.commands}`
+    )
+  return value.items.map(pair => {
+    const name = stringScalar(pair.key, '(a command name)', 'a command name')
+    const label = shown(name)
+    const entry = pair.value
+    let run: string
+    let format: string | null = null
+    if (isMap(entry)) {
+      const fields = new Map<string, unknown>()
+      for (const f of entry.items) {
+        const key = stringScalar(f.key, `${label}: (a key)`, 'run or format')
+        if (key !== 'run' && key !== 'format')
+          throw new InputError(
+            Inputs.Commands,
+            `${IN_FILE}${label}: ${shown(key)}`,
+            `run and format only — ${COMMAND_FORM}`
+          )
+        fields.set(key, f.value)
+      }
+      if (!fields.has('run'))
+        throw new InputError(
+          Inputs.Commands,
+          `${IN_FILE}${label}: (no run)`,
+          `run: COMMAND — ${COMMAND_FORM}`
+        )
+      run = stringScalar(fields.get('run'), `${label}.run`, 'a command')
+      if (fields.has('format')) format = stringScalar(fields.get('format'), `${label}.format`, 'a format')
+    } else run = stringScalar(entry, label, 'a command')
+    if (run.length > COMMAND_LIMITS.chars)
+      throw new InputError(
+        Inputs.Commands,
+        `${IN_FILE}${label}: ${shown(run)}`,
+        `at most ${COMMAND_LIMITS.chars} characters`
+      )
+    return { name, run, format }
+  })
+}
+
+/** Reads and validates a YAML config file: knob values as raw strings keyed by input name, and its commands. */
+export function readConfigFile(
+  file: string,
+  workspace?: string,
+  options: ConfigFileOptions = {}
+): ConfigFileContents {
   if (workspace !== undefined) checkLocation(file, workspace)
   let text: string
   try {
@@ -92,14 +183,27 @@ export function readConfigFile(file: string, workspace?: string): RawInputs {
     throw new InputError(Inputs.Config, file, `valid YAML (${problem.code}${at})`)
   }
   const root = doc.contents
-  if (root === null || (isScalar(root) && (root.value === null || root.value === undefined))) return {}
+  if (root === null || (isScalar(root) && (root.value === null || root.value === undefined)))
+    return { knobs: {}, commands: [] }
   if (!isMap(root)) throw new InputError(Inputs.Config, file, 'a YAML mapping of input names to values')
   if (root.items.length > MAX_KEYS) throw new InputError(Inputs.Config, file, `at most ${MAX_KEYS} keys`)
   const raw: RawInputs = {}
+  let commands: FileCommand[] = []
   for (const pair of root.items) {
     const keyNode = pair.key as Node | null
     const key = keyNode && isScalar(keyNode) ? String(keyNode.value) : null
     if (key === null) throw new InputError(Inputs.Config, file, 'plain keys (input names)')
+    if (key === String(Inputs.Commands)) {
+      // A command is code: the tree may name one only when the workflow opted in (docs/security.md).
+      if (!options.allowCommands)
+        throw new InputError(
+          key,
+          `(set in the config file ${path.basename(file)})`,
+          `commands from the workflow only: a command in the checked-out config file runs only when the workflow sets the input ${Inputs.AllowConfigCommands}: true (CLI --${Inputs.AllowConfigCommands}); docs/security.md`
+        )
+      commands = fileCommands(pair.value)
+      continue
+    }
     if (!(FILE_KNOBS as readonly string[]).includes(key)) {
       const isInput = (Object.values(Inputs) as string[]).includes(key)
       throw new InputError(
@@ -124,5 +228,5 @@ export function readConfigFile(file: string, workspace?: string): RawInputs {
     if (text.length > SHOWN_CHARS) throw new InputError(key, shown(text), `at most ${SHOWN_CHARS} characters`)
     raw[key as Inputs] = text
   }
-  return raw
+  return { knobs: raw, commands }
 }

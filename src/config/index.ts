@@ -1,7 +1,8 @@
 /** The config stage's public face: what other stages and the entry points use of it. */
 export { loadConfig, type Config, type ConfigSources, type LlmPreset } from './config.js'
 export { DEFAULTS, type RawInputs } from './defaults.js'
-export { FILE_KNOBS, readConfigFile } from './file.js'
+export { FILE_KNOBS, readConfigFile, type ConfigFileContents, type FileCommand } from './file.js'
+export { commandSourceLines } from './commands.js'
 export { imageRefOf, imageRefOrNull, pickRepoDigest, validateImageRef, type ImageRef } from './image-ref.js'
 export {
   loadAggregateConfig,

@@ -2,21 +2,13 @@
  * What one finished workload process leaves behind: its run record (status, failure reason, energy,
  * measured region) and its start-up records (launch, phases, totals — a prestart hold taken out).
  */
-import * as fs from 'node:fs'
-import * as path from 'node:path'
-import {
-  FILE_COMMAND_FORMATS,
-  type CommandFormat,
-  type RunRecord,
-  type SampleRecord,
-  type StartEvent
-} from '../types/index.js'
-import { EVENTS_FILE } from './run-folders.js'
+import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
 import type { PlannedRun } from '../plan/index.js'
 import type { ExecuteContext } from './runner.js'
 import type { ProcessResult } from './process.js'
 import { regionWindows } from './region.js'
 import { appendAll } from '../util/arrays.js'
+import { readCommandResults, wallTimeSample, type RunBase } from './command-results.js'
 
 const PHASE_UNIT = 's'
 const HELD_PHASE = 'held'
@@ -24,7 +16,7 @@ const HELD_PHASE = 'held'
 /** Start-up records of one process: launch (spawn → process exists), the workload's phases, and totals. */
 export function startupRecords(
   proc: Pick<ProcessResult, 'spawnEpochMs' | 'endEpochMs' | 'events'>,
-  base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
+  base: RunBase,
   time: string
 ): SampleRecord[] {
   const out: SampleRecord[] = []
@@ -71,7 +63,8 @@ function silent(proc: ProcessResult): boolean {
   return proc.events.length === 0 && proc.badLines.length === 0
 }
 
-export function describeFailure(proc: ProcessResult): string {
+/** Why a run failed, in one line; `resultError`: why its command's results could not be read. */
+export function describeFailure(proc: ProcessResult, resultError: string | null = null): string {
   if (proc.spawnError) return `could not start: ${proc.spawnError}`
   if (proc.channelError) return `event channel: ${proc.channelError}`
   if (proc.timedOut) return 'timed out (killed with its process tree/container)'
@@ -84,72 +77,12 @@ export function describeFailure(proc: ProcessResult): string {
   const tail = proc.log.lastLines(3).join(' | ').slice(-600)
   const first = proc.badLines[0]
   const bad =
-    first === undefined
-      ? ''
-      : first.startsWith('result file')
-        ? `; ${first}`
-        : `; not a protocol event: ${first}`
+    first !== undefined ? `; not a protocol event: ${first}` : resultError !== null ? `; ${resultError}` : ''
   const none =
-    proc.exitCode === 0 && silent(proc) ? '; no protocol events arrived (did the entrypoint exec "$@"?)' : ''
+    proc.exitCode === 0 && silent(proc) && resultError === null
+      ? '; no protocol events arrived (did the entrypoint exec "$@"?)'
+      : ''
   return `${exit}${none}${tail ? `: ${tail}` : ''}${bad}`
-}
-
-/** Result files a command may leave in its run's folder: exactly one JSON file beside the channel. */
-function resultFile(runDir: string): string {
-  const names = fs
-    .readdirSync(runDir, { withFileTypes: true })
-    .filter(d => d.name !== EVENTS_FILE)
-    .slice(0, 64)
-  const files = names.filter(d => d.isFile() && d.name.endsWith('.json'))
-  if (files.length !== 1)
-    throw new Error(
-      `expected one .json result file in {out}, found ${files.length === 0 ? 'none' : files.map(f => f.name).join(', ')} (write it with the tool's export option into {out})`
-    )
-  return path.join(runDir, files[0]!.name)
-}
-
-/**
- * A command's tool result file (format hyperfine, pytest-benchmark, …) → samples of this run. One benchmark in
- * the file names its metrics plainly (`time`); several prefix them with the benchmark's name.
- */
-function readCommandResult(
-  format: CommandFormat,
-  runDir: string | null,
-  base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
-  live: SampleRecord[],
-  ctx: ExecuteContext,
-  proc: ProcessResult,
-  warmup: boolean
-): void {
-  try {
-    if (runDir === null || !ctx.readResultFile) throw new Error('no result reader for command results')
-    const rows = ctx.readResultFile(format, resultFile(runDir))
-    if (warmup) return
-    const several = new Set(rows.map(r => r.workload)).size > 1
-    const time = new Date(proc.endEpochMs).toISOString()
-    const records = rows.map((r, k): SampleRecord => ({
-      ...base,
-      // Custom JSON's entries are named benchmarks whose metric is just `value`: the name is the metric.
-      metric:
-        r.metric === 'value'
-          ? r.workload.slice(0, 80)
-          : several
-            ? `${r.workload.slice(0, 80)}:${r.metric}`
-            : r.metric,
-      value: r.value,
-      unit: r.unit,
-      better: r.better,
-      scope: 'steady',
-      iteration: (r.iteration ?? k) + 1,
-      time
-    }))
-    appendAll(live, records)
-    ctx.writer.appendSamples(records)
-  } catch (error) {
-    proc.badLines.push(
-      `result file (${format}): ${error instanceof Error ? error.message : String(error)}`.slice(0, 600)
-    )
-  }
 }
 
 export interface LaneOutcome {
@@ -157,12 +90,14 @@ export interface LaneOutcome {
   run: RunRecord
   ok: boolean
   samples: number
+  /** Why a command's results could not be read (no result file, no samples under format protocol). */
+  resultError: string | null
 }
 
 export function recordRun(
   planned: PlannedRun,
   proc: ProcessResult,
-  base: Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>,
+  base: RunBase,
   live: SampleRecord[],
   ctx: ExecuteContext,
   samples: SampleRecord[],
@@ -171,16 +106,19 @@ export function recordRun(
   const { arm, workload } = planned
   const { run, params } = base
   const gpu = base.gpu === undefined ? {} : { gpu: base.gpu }
-  // A user command read by its wall time (format wall, or auto without samples): the whole process is the
-  // measurement, start-up and work unsplit (docs/protocol.md).
-  const format = ctx.commandFormat?.(workload) ?? null
-  const fromFile = format !== null && FILE_COMMAND_FORMATS.includes(format)
-  if (fromFile && proc.exitCode === 0 && !proc.timedOut && !proc.cancelled)
-    readCommandResult(format, runDir, base, live, ctx, proc, planned.warmup)
-  const sent = proc.events.some(e => e.event === 'sample') || (fromFile && live.length > 0)
-  const byWallTime = format === 'wall' || (format === 'auto' && !sent)
-  if (format === 'protocol' && !sent && proc.exitCode === 0 && proc.badLines.length === 0)
-    proc.badLines.push('no sample events on the channel (command-formats: protocol); see docs/protocol.md')
+  // A user command: its result file, or its wall time (src/execute/command-results.ts).
+  const results = readCommandResults(
+    ctx.commandFormat?.(workload) ?? null,
+    proc,
+    runDir,
+    base,
+    ctx.readResultFile,
+    planned.warmup
+  )
+  if (results.samples.length) {
+    appendAll(live, results.samples)
+    ctx.writer.appendSamples(results.samples)
+  }
   const ok =
     proc.exitCode === 0 &&
     !proc.timedOut &&
@@ -188,18 +126,10 @@ export function recordRun(
     proc.spawnError === null &&
     proc.channelError === null &&
     proc.badLines.length === 0 &&
-    (byWallTime || fromFile || !silent(proc))
-  if (ok && byWallTime && !planned.warmup) {
-    const wall: SampleRecord = {
-      ...base,
-      metric: 'wall_s',
-      value: (proc.endEpochMs - proc.spawnEpochMs) / 1000,
-      unit: 's',
-      better: 'lower',
-      scope: 'steady',
-      iteration: 1,
-      time: new Date(proc.endEpochMs).toISOString()
-    }
+    results.error === null &&
+    (results.byWallTime || results.fromFile || !silent(proc))
+  if (ok && results.byWallTime && !planned.warmup) {
+    const wall = wallTimeSample(base, proc)
     live.push(wall)
     ctx.writer.appendSamples([wall])
   }
@@ -215,7 +145,7 @@ export function recordRun(
     end_ms: proc.endEpochMs,
     exit_code: proc.exitCode,
     status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
-    error: ok ? null : describeFailure(proc),
+    error: ok ? null : describeFailure(proc, results.error),
     energy_j: energy,
     energy_source: energy === null ? null : 'nvml',
     measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,
@@ -241,5 +171,5 @@ export function recordRun(
       `${workload} ${arm.label} ${planned.warmup ? 'warm-up' : `run ${run}`}${base.gpu === undefined ? '' : ` on GPU ${base.gpu}`}: ${record.status}`,
       proc.log.text()
     )
-  return { proc, run: record, ok, samples: live.length }
+  return { proc, run: record, ok, samples: live.length, resultError: results.error }
 }

@@ -3,6 +3,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Config } from '../config/index.js'
+import type { CommandWorkload } from '../types/index.js'
 import { EnvironmentError } from '../util/errors.js'
 import { nativeSpec } from './native.js'
 import { workloadArgs } from './workload-args.js'
@@ -25,6 +26,7 @@ export function workloadsDir(): string {
   throw new EnvironmentError(`cannot find the workloads folder next to ${here}; set GPU_OVERHEAD_WORKLOADS`)
 }
 
+/** `command`: the user command this run's workload names (null: a built-in), looked up once per check. */
 export function processSpec(
   planned: PlannedRun,
   config: Config,
@@ -34,7 +36,8 @@ export function processSpec(
   pre: PreflightOutcome,
   lane: Lane | null,
   hold: boolean,
-  folders: RunFolders
+  folders: RunFolders,
+  command: CommandWorkload | null
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
   const inContainer = planned.arm.kind !== 'native'
@@ -54,7 +57,6 @@ export function processSpec(
     gpus: config.gpus,
     driverMount: config.driverMount
   }
-  const command = config.commands.find(c => c.name === planned.workload)
   const cmdInput = command
     ? {
         command,

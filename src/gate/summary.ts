@@ -127,7 +127,10 @@ export function assembleSummary(
       max_overhead_pct: config.maxOverheadPct,
       alpha: config.alpha,
       on_inconclusive: config.onInconclusive,
-      ...(state.layout && state.lanes && state.lanes.length > 1 ? { gpu_layout: state.layout } : {})
+      ...(state.layout && state.lanes && state.lanes.length > 1 ? { gpu_layout: state.layout } : {}),
+      ...(config.commands.length
+        ? { commands: config.commands.map(c => ({ name: c.name, source: c.source, format: c.format })) }
+        : {})
     },
     arms: config.arms,
     // The GPU the check ran on (its first, when several): not simply the host's first GPU.

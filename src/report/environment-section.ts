@@ -1,5 +1,5 @@
 /** The arms' fingerprints side by side (the fields that must match in bold), and the workload parameters. Pure. */
-import type { CheckSummary, Fingerprint } from '../types/index.js'
+import type { CheckSummary, CommandSource, Fingerprint } from '../types/index.js'
 import { armLabels } from './arms.js'
 import { cell, code, inline, isSecretKey } from './format.js'
 import type { Section } from './section.js'
@@ -39,15 +39,24 @@ const MUST_MATCH: ReadonlySet<keyof Fingerprint> = new Set([
 /** Fields whose values are identifiers, shown as code. */
 const CODE_FIELDS: ReadonlySet<keyof Fingerprint> = new Set(['image', 'image_digest', 'gpu_uuid'])
 
+/** Where a user command was named: the workflow's own, or the pull request's choice (the checked-out config file). */
+const COMMAND_SOURCE: Record<CommandSource, string> = {
+  workflow: 'command from the workflow',
+  'config-file': 'command from the checked-out config file'
+}
+
 function workloadParams(summary: CheckSummary): string[] {
   const lines: string[] = []
+  const commands = new Map((summary.config.commands ?? []).map(c => [c.name, c]))
   for (const w of summary.config.workloads) {
     const run = summary.runs.find(r => r.workload === w && !r.warmup)
     if (!run) continue
+    const command = commands.get(w)
+    const source = command ? ` (${COMMAND_SOURCE[command.source]})` : ''
     const params = Object.entries(run.params)
       .filter(([k]) => !isSecretKey(k))
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    if (params.length) lines.push(`- ${code(w)}: ${inline(params.join(', '))}`)
+    if (params.length) lines.push(`- ${code(w)}${source}: ${inline(params.join(', '))}`)
   }
   return lines
 }

@@ -17,42 +17,6 @@ export const WORKLOADS = ['matmul', 'llm', 'io'] as const
 export type Workload = string
 export type BuiltinWorkload = (typeof WORKLOADS)[number]
 
-/**
- * How a user command's results are read: `protocol` (events on GPU_OVERHEAD_EVENTS, docs/protocol.md),
- * `wall` (the whole process's wall time, start-up and work unsplit), `auto` (protocol when the command sent
- * samples, else wall), or a tool's result file the command writes into `{out}` (hyperfine JSON, …).
- */
-export const COMMAND_FORMATS = [
-  'auto',
-  'protocol',
-  'wall',
-  // A result file the command writes into its run's output folder ({out} in its command line):
-  'hyperfine',
-  'pytest-benchmark',
-  'google-benchmark',
-  'vllm-bench-serve',
-  'customSmallerIsBetter',
-  'customBiggerIsBetter'
-] as const
-export type CommandFormat = (typeof COMMAND_FORMATS)[number]
-/** The command formats read from a result file (src/analyze/adapters), not from the protocol channel. */
-export const FILE_COMMAND_FORMATS: readonly CommandFormat[] = COMMAND_FORMATS.slice(3)
-
-/** A user's own workload: a command run unchanged natively (in the workspace) and in the image. */
-export interface CommandWorkload {
-  name: string
-  /** The command as an argument array (no shell). */
-  argv: string[]
-  format: CommandFormat
-}
-
-/**
- * `check` measures on this runner; `aggregate` merges result folders of many runners into one report;
- * `analyze` gates on result files that earlier steps wrote.
- */
-export const MODES = ['check', 'aggregate', 'trend', 'analyze'] as const
-export type Mode = (typeof MODES)[number]
-
 /** Formats of result files `analyze` reads (src/analyze/adapters): `csv` is the long CSV. */
 export const RESULT_FORMATS = [
   'csv',
@@ -63,6 +27,48 @@ export const RESULT_FORMATS = [
   'customSmallerIsBetter',
   'customBiggerIsBetter'
 ] as const
+export type ResultFormat = (typeof RESULT_FORMATS)[number]
+
+/** The JSON result files of benchmark tools: every format `analyze` reads but the long CSV. */
+export type JsonResultFormat = Exclude<ResultFormat, 'csv'>
+const JSON_RESULT_FORMATS = RESULT_FORMATS.filter((f): f is JsonResultFormat => f !== 'csv')
+
+/**
+ * How a user command's results are read: `protocol` (events on GPU_OVERHEAD_EVENTS, docs/protocol.md),
+ * `wall` (the whole process's wall time, start-up and work unsplit), `auto` (protocol when the command sent
+ * samples, else wall), or a tool's result file the command writes into `{out}` (hyperfine JSON, …).
+ */
+export const COMMAND_FORMATS = ['auto', 'protocol', 'wall', ...JSON_RESULT_FORMATS] as const
+export type CommandFormat = (typeof COMMAND_FORMATS)[number]
+/**
+ * The command formats read from a result file (src/analyze/adapters), not from the protocol channel: the JSON
+ * result formats (a command's run folder holds one `.json` result file, never the long CSV).
+ */
+export const FILE_COMMAND_FORMATS: readonly CommandFormat[] = JSON_RESULT_FORMATS
+
+/**
+ * Where a user command was named: `workflow` (the `commands` input or a CLI `--command`: trusted) or
+ * `config-file` (the checked-out config file's `commands:` map, honoured only with `allow-config-commands`:
+ * the pull request's choice, docs/security.md).
+ */
+export const COMMAND_SOURCES = ['workflow', 'config-file'] as const
+export type CommandSource = (typeof COMMAND_SOURCES)[number]
+
+/** A user's own workload: a command run unchanged natively (in the workspace) and in the image. */
+export interface CommandWorkload {
+  name: string
+  /** The command as an argument array (no shell). */
+  argv: string[]
+  format: CommandFormat
+  source: CommandSource
+}
+
+/**
+ * `check` measures on this runner; `aggregate` merges result folders of many runners into one report;
+ * `analyze` gates on result files that earlier steps wrote.
+ */
+export const MODES = ['check', 'aggregate', 'trend', 'analyze'] as const
+export type Mode = (typeof MODES)[number]
 
 export const SCHEDULES = ['abba', 'random'] as const
 export type Schedule = (typeof SCHEDULES)[number]

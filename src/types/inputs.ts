@@ -43,6 +43,7 @@ export enum Inputs {
   ContainerMemory = 'container-memory',
   ContainerArgs = 'container-args',
   Commands = 'commands',
+  AllowConfigCommands = 'allow-config-commands',
   CommandFormats = 'command-formats',
   PowerCaps = 'power-caps',
   Mode = 'mode',

@@ -1,5 +1,15 @@
 /** The check summary (summary.json): what the report renders and the gate decides on. */
-import type { Device, GpuAccess, Workload, CheckVerdict, Fingerprint, Arm, OnInconclusive } from './basics.js'
+import type {
+  Device,
+  GpuAccess,
+  Workload,
+  CheckVerdict,
+  Fingerprint,
+  Arm,
+  OnInconclusive,
+  CommandFormat,
+  CommandSource
+} from './basics.js'
 import type { RunRecord } from './results.js'
 import type { Comparison, Analysis } from './analysis.js'
 import type { PreflightResult } from './preflight.js'
@@ -195,6 +205,11 @@ export interface CheckSummary {
     on_inconclusive?: OnInconclusive
     /** How the arms used several GPUs: duet (both arms at once, crossing over) or lockstep. */
     gpu_layout?: 'duet' | 'lockstep'
+    /**
+     * The user's commands and where each was named: the workflow (input or CLI flag) or the checked-out
+     * config file (allow-config-commands). Absent without commands and in older summaries.
+     */
+    commands?: { name: string; source: CommandSource; format: CommandFormat }[]
   }
   arms: Arm[]
   /** Fingerprint per arm label. */

@@ -193,7 +193,7 @@ describe('constant arms decide nothing (D2, D3)', () => {
       candidateEnvs: ['container'],
       gatedWorkloads: 1
     })
-    const info = samples('io', [900, 910], [880, 890]).map(s => ({ ...s, scope: 'info' }))
+    const info = samples('io', [900, 910], [880, 890]).map(s => ({ ...s, scope: 'info' as const }))
     const at = (run: number): string | null =>
       ctl.afterBlock({
         workload: 'io',

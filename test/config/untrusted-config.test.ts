@@ -44,7 +44,10 @@ describe('config file from the tree: measurement knobs only (allow-list)', () =>
     treeConfig(w, `${key}: "x"\n`)
     const e = error(w, { [Inputs.Image]: IMAGE })
     expect(e.input).toBe(key)
-    expect(e.message).toMatch(/workflow input or flag only/)
+    // `commands` names the opt-in that would allow it (allow-config-commands); the rest are workflow-only.
+    expect(e.message).toMatch(
+      key === Inputs.Commands ? /input allow-config-commands: true/ : /workflow input or flag only/
+    )
   })
   it('the attacks of case 1 and 4 as config keys are refused before anything runs', () => {
     for (const text of [
@@ -53,6 +56,7 @@ describe('config file from the tree: measurement knobs only (allow-list)', () =>
       'driver-mount: /var/run/docker.sock\n',
       'power-caps: 100\n',
       'allow-fork-prs: true\n',
+      'allow-config-commands: true\n',
       'python: /bin/sh\n',
       'max-overhead: 100%\n'
     ]) {

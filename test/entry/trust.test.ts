@@ -46,6 +46,21 @@ describe('fork pull requests on self-hosted runners', () => {
       checkEventTrust({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: '/nope' }, false).refuse
     ).toMatch(/cannot read/)
   })
+  it("a fork's config-file commands: refused with the fork, named; with allow-fork-prs they run, warned", () => {
+    const env = { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('evil/repo', true)) }
+    const refused = checkEventTrust(env, false, ['mine', 'theirs'])
+    expect(refused.refuse).toMatch(
+      /its code and its config file's commands \(mine, theirs\) would run on this machine.*allow-fork-prs: true/
+    )
+    const allowed = checkEventTrust(env, true, ['mine'])
+    expect(allowed.refuse).toBeNull()
+    expect(allowed.warnings.join('\n')).toMatch(
+      /its config file's commands \(mine\) run as the fork wrote them, because allow-fork-prs and allow-config-commands are true/
+    )
+    // The same repository's config-file commands: no fork, nothing to say.
+    const same = { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event(pr('org/repo', false)) }
+    expect(checkEventTrust(same, false, ['mine'])).toEqual({ refuse: null, warnings: [] })
+  })
   it('warns loudly under pull_request_target', () => {
     const d = checkEventTrust(
       { GITHUB_EVENT_NAME: 'pull_request_target', GITHUB_EVENT_PATH: event(pr('org/repo', false)) },

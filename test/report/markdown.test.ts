@@ -95,6 +95,28 @@ describe('report contents', () => {
   test('raw tables are collapsible', () => {
     expect(md).toMatch(/<details>\n<summary>Per-run values: matmul/)
   })
+  test("each user command's parameters say where it was named: the workflow or the checked-out config file", () => {
+    const run = pass.runs.find(r => !r.warmup)!
+    const params = { device: 'gpu', command: 'python3 bench.py', format: 'auto' }
+    const withCommands: CheckSummary = {
+      ...pass,
+      config: {
+        ...pass.config,
+        workloads: [...pass.config.workloads, 'mine', 'theirs'],
+        commands: [
+          { name: 'mine', source: 'workflow', format: 'auto' },
+          { name: 'theirs', source: 'config-file', format: 'auto' }
+        ]
+      },
+      runs: [...pass.runs, { ...run, workload: 'mine', params }, { ...run, workload: 'theirs', params }]
+    }
+    const env = buildReport(withCommands, { maxChars: Infinity })
+    expect(env).toContain(
+      '- `mine` (command from the workflow): device=gpu, command=python3 bench.py, format=auto\n'
+    )
+    expect(env).toContain('- `theirs` (command from the checked-out config file): device=gpu,')
+    expect(env).toMatch(/- `matmul`: n=10000/)
+  })
 })
 
 describe('secrets', () => {

@@ -4,7 +4,12 @@
  * analysis already takes. A file is one run of one arm: `ENV=FILE` pairs name the arm, and the order of an
  * arm's files numbers its runs. The long CSV (format `csv`) keeps its own reader, one file holding every run.
  */
-import { RESULT_FORMATS, type Direction } from '../../types/index.js'
+import {
+  RESULT_FORMATS,
+  type Direction,
+  type JsonResultFormat,
+  type ResultFormat
+} from '../../types/index.js'
 import { InputError } from '../../util/errors.js'
 import { readResultsCsv } from '../csv/index.js'
 import type { CsvResults } from '../csv/results-table.js'
@@ -19,10 +24,7 @@ import { vllmBenchServeRows } from './vllm-bench-serve.js'
 export { RESULT_FILE_LIMITS, nestingDepth, type SampleRow } from './json-file.js'
 export { VLLM_WORKLOAD } from './vllm-bench-serve.js'
 
-const ADAPTERS: Record<
-  Exclude<(typeof RESULT_FORMATS)[number], 'csv'>,
-  (src: JsonSource, doc: unknown) => SampleRow[]
-> = {
+const ADAPTERS: Record<JsonResultFormat, (src: JsonSource, doc: unknown) => SampleRow[]> = {
   hyperfine: hyperfineRows,
   'pytest-benchmark': pytestBenchmarkRows,
   'google-benchmark': googleBenchmarkRows,
@@ -61,10 +63,10 @@ export function readResultFile(format: string, file: string): SampleRow[] {
   return rows
 }
 
-export function checkFormat(format: string): (typeof RESULT_FORMATS)[number] {
+export function checkFormat(format: string): ResultFormat {
   if (!(RESULT_FORMATS as readonly string[]).includes(format))
     throw new InputError('--format-in', format, RESULT_FORMATS.join(', '))
-  return format as (typeof RESULT_FORMATS)[number]
+  return format as ResultFormat
 }
 
 /** `--input` values (each may hold several comma-separated pairs) → one entry per file, runs numbered per arm. */

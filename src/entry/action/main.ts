@@ -105,7 +105,12 @@ export async function run(): Promise<void> {
     }
     const config = loadConfig({ inputs, workspace })
     if (config.powerCaps.length) saveState(State.PowerRestoreFile, 'true')
-    const trust = checkEventTrust(process.env, config.allowForkPrs)
+    // A fork's config-file commands run only where its code may run at all (allow-fork-prs).
+    const trust = checkEventTrust(
+      process.env,
+      config.allowForkPrs,
+      config.commands.filter(c => c.source === 'config-file').map(c => c.name)
+    )
     for (const w of trust.warnings) actionsLogger.warn(w)
     if (trust.refuse) return fail(trust.refuse, true)
     const { runCheckAction } = await import('./check.js')

@@ -23,6 +23,7 @@ export interface TrustDecision {
 
 /** Name of the input that opts in (kept literal here: entry code, not config). */
 export const ALLOW_FORK_INPUT = 'allow-fork-prs'
+const ALLOW_CONFIG_COMMANDS_INPUT = 'allow-config-commands'
 
 type Json = Record<string, unknown>
 
@@ -129,7 +130,16 @@ export function originOf(eventName: string, payload: unknown): Origin {
 /** Events that always carry a pull request in their payload: an unreadable payload is refused for these. */
 const PR_EVENT = /^(pull_request|workflow_run|issue_comment|check_run|check_suite)/
 
-export function checkEventTrust(env: NodeJS.ProcessEnv, allowForkPrs: boolean): TrustDecision {
+/**
+ * `configCommands`: the commands the checked-out config file names (honoured under allow-config-commands). A
+ * fork's are its own choice of program, so they run only where the fork's code may run at all (allow-fork-prs),
+ * and then with a warning of their own.
+ */
+export function checkEventTrust(
+  env: NodeJS.ProcessEnv,
+  allowForkPrs: boolean,
+  configCommands: readonly string[] = []
+): TrustDecision {
   const warnings: string[] = []
   const eventName = env.GITHUB_EVENT_NAME ?? ''
   if (eventName === 'pull_request_target')
@@ -155,13 +165,20 @@ export function checkEventTrust(env: NodeJS.ProcessEnv, allowForkPrs: boolean): 
   if (origin.kind === 'same-repo') return { refuse: null, warnings }
   const source =
     origin.kind === 'fork' ? `a ${origin.what} (${origin.head}, event ${eventName})` : origin.what
+  const commands = configCommands.length
+    ? `its config file's commands (${configCommands.slice(0, 8).join(', ')}${configCommands.length > 8 ? ', …' : ''})`
+    : null
   if (allowForkPrs) {
     warnings.push(`running ${source} on this runner because ${ALLOW_FORK_INPUT} is true.`)
+    if (commands)
+      warnings.push(
+        `${commands} run as the ${origin.kind === 'fork' ? 'fork' : 'outside code'} wrote them, because ${ALLOW_FORK_INPUT} and ${ALLOW_CONFIG_COMMANDS_INPUT} are true.`
+      )
     return { refuse: null, warnings }
   }
   return {
     refuse:
-      `refusing to run ${source} on a self-hosted GPU runner: ${origin.kind === 'fork' ? 'its' : 'possibly outside'} code would run on this machine. ` +
+      `refusing to run ${source} on a self-hosted GPU runner: ${origin.kind === 'fork' ? 'its' : 'possibly outside'} code${commands ? ` and ${commands}` : ''} would run on this machine. ` +
       `Set ${ALLOW_FORK_INPUT}: true only if you accept that (e.g. with required approval for outside contributors).`,
     warnings
   }

@@ -12,7 +12,7 @@ import {
   type RawInputs
 } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
-import { GPU_ACCESS_MODES } from '../../types/index.js'
+import { COMMAND_FORMATS, GPU_ACCESS_MODES } from '../../types/index.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
 import { flushAndExit } from '../../util/exit.js'
 import { consoleLogger, writeErr } from '../../util/log.js'
@@ -27,6 +27,7 @@ const BOOLEAN_INPUTS = new Set<Inputs>([
   Inputs.SaveBaseline,
   Inputs.FailOnRegression,
   Inputs.AllowForkPrs,
+  Inputs.AllowConfigCommands,
   Inputs.Telemetry,
   Inputs.Strict
 ])
@@ -115,7 +116,9 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.ContainerArgs]:
     "the container arm's launch flags, e.g. '--ipc=host --ulimit memlock=-1 --shm-size=8g' (allow-listed; never from --config)",
   [Inputs.Commands]: 'your own workloads, one NAME: COMMAND a line (or repeat --command NAME=COMMAND)',
-  [Inputs.CommandFormats]: 'how each command is read, NAME=auto|protocol|wall a line (or --command-format)',
+  [Inputs.AllowConfigCommands]:
+    "also run the --config file's commands: map (NAME: COMMAND or NAME: {run, format}); a flag's command of the same name wins. Off by default: a command in a checked-out file is that tree's code",
+  [Inputs.CommandFormats]: `how each command is read, NAME=FORMAT a line (or --command-format): ${COMMAND_FORMATS.join(' | ')}`,
   [Inputs.PowerCaps]: 'watts to sweep, e.g. 400,550,700 (nvidia-smi -pl as root; limits always restored)'
 }
 
@@ -200,7 +203,7 @@ export function buildProgram(): Command {
   )
   run.option(
     '--command-format <NAME=FORMAT>',
-    'auto | protocol | wall for that command (repeatable)',
+    `${COMMAND_FORMATS.join(' | ')} for that command (repeatable)`,
     collect,
     []
   )
