@@ -4,7 +4,7 @@ import { firstLine } from '../util/text.js'
 import { hungEngineLine, inspectImageCall, pullImage } from '../tools/docker.js'
 import { imageRefOf, imageRefOrNull, pickRepoDigest, type ImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
-import { missingInitBinary, missingInitMessage } from './container-init.js'
+import { startRefusal } from './container-init.js'
 
 // ---- NVIDIA_REQUIRE_CUDA ----
 
@@ -234,9 +234,10 @@ export function runtimeFailure(
       `${runtime} cannot reach its engine: ${engineLine(res.stderr)}; start it, or check DOCKER_HOST and permissions`
     )
   }
-  // Every container runs with --init: a missing init binary (podman without catatonit) fails them all.
-  const noInit = missingInitBinary(res.stderr)
-  if (noInit !== null) return new EnvironmentError(missingInitMessage(runtime, noInit))
+  // What fails every container on this host: a missing init binary (every container runs with --init; podman
+  // without catatonit), crun on hybrid cgroups.
+  const refusal = startRefusal(runtime, res.stderr)
+  if (refusal !== null) return new EnvironmentError(refusal.message)
   return null
 }
 

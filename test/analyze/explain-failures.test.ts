@@ -91,6 +91,30 @@ describe('failed arms explained', () => {
     expect(top.fix).toMatch(fix)
   })
 
+  it("a container the engine's runtime refuses on this host (crun on hybrid cgroups, recorded) names the host, not the image", () => {
+    const error =
+      'exit code 126: Error: OCI runtime error: crun: cgroups in hybrid mode not supported, drop all controllers from cgroupv2'
+    const top = explainFailed(error).findings[0]!
+    expect(top.kind).toBe('failure')
+    expect(top.key).toBe('container:failure:host:cgroups-hybrid')
+    expect(top.label).toBe('container arm failed: the engine cannot start containers on this host')
+    expect(top.meaning).toMatch(/hybrid cgroups/)
+    // The runtime is not known here: both fixes.
+    expect(top.fix).toMatch(/^podman: make runc podman's OCI runtime .*; docker: make runc dockerd's runtime/)
+    const podman = explainCheck({
+      analysis: null,
+      device: 'cpu',
+      stacks: [],
+      telemetry: [],
+      imageEnv: { container: {} },
+      runs: [run('native', 'ok', null), run('container', 'failed', error)],
+      arms: ['native', 'container'],
+      runtime: 'podman'
+    })!.findings[0]!
+    expect(podman.fix).toMatch(/^make runc podman's OCI runtime \(runtime = "runc" in the \[engine\] table/)
+    expect(podman.fix).not.toMatch(/daemon\.json/)
+  })
+
   it('a native failure is the host Python, not the image', () => {
     const e = explainFailed(
       "missing_backend: No module named 'numpy'",

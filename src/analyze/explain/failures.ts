@@ -4,7 +4,8 @@
  * the image's declared ENV, the error event, the run's log — with the fix. Ranked above every other finding:
  * an arm that measured nothing is the first thing to fix.
  */
-import type { Finding, RunRecord } from '../../types/index.js'
+import type { ContainerRuntime, Finding, RunRecord } from '../../types/index.js'
+import { startRefusal } from '../../preflight/index.js'
 
 export interface ArmFailure {
   environment: string
@@ -74,9 +75,33 @@ function visibilityCause(imageEnv: Readonly<Record<string, string>>): Cause | nu
   return null
 }
 
-function causeOf(f: ArmFailure, imageEnv: Readonly<Record<string, string>>, inContainer: boolean): Cause {
+/** What refuses every container on this host (preflight/container-init.ts), with the runtime's own fix. */
+function hostRefusalCause(e: string, runtime: ContainerRuntime | null): Cause | null {
+  const refusal = startRefusal(runtime ?? 'podman', e)
+  if (refusal === null) return null
+  const docker = startRefusal('docker', e)?.fix
+  return {
+    key: `failure:host:${refusal.kind}`,
+    label: 'the engine cannot start containers on this host',
+    value: e,
+    meaning:
+      refusal.kind === 'cgroups-hybrid'
+        ? "crun, the engine's OCI runtime, refuses every container on a host with hybrid cgroups (cgroup v1 controllers, and a cgroup v2 hierarchy that holds controllers too): no image starts here, so the container arm measured nothing"
+        : 'the engine has no init binary, and every container runs with --init: no image starts here, so the container arm measured nothing',
+    fix: runtime !== null ? refusal.fix : `podman: ${refusal.fix}; docker: ${docker}`
+  }
+}
+
+function causeOf(
+  f: ArmFailure,
+  imageEnv: Readonly<Record<string, string>>,
+  inContainer: boolean,
+  runtime: ContainerRuntime | null
+): Cause {
   const e = f.error
   const where = inContainer ? 'the image' : "the runner's Python"
+  const host = inContainer ? hostRefusalCause(e, runtime) : null
+  if (host) return host
   if (inContainer && RLIMIT.test(e))
     return {
       key: 'failure:rlimit',
@@ -180,12 +205,14 @@ export function failureFindings(
   failures: readonly ArmFailure[],
   imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>,
   containerEnvs: readonly string[],
-  baselineEnv: string
+  baselineEnv: string,
+  /** The container runtime, for its own fix; null when not known (both fixes are given). */
+  runtime: ContainerRuntime | null = null
 ): Finding[] {
   const byKey = new Map<string, Finding>()
   for (const f of failures) {
     const inContainer = containerEnvs.includes(f.environment)
-    const c = causeOf(f, imageEnv[f.environment] ?? {}, inContainer)
+    const c = causeOf(f, imageEnv[f.environment] ?? {}, inContainer, runtime)
     const key = `${f.environment}:${c.key}`
     const seen = byKey.get(key)
     if (seen) {
