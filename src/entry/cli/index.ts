@@ -100,7 +100,7 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Config]: 'YAML config file (default gpu-overhead.yml if present)',
   [Inputs.Schedule]: 'abba | random (seeded) interleaving of arms',
   [Inputs.Seed]: 'seed for the schedule, bootstrap and workloads',
-  [Inputs.RunTimeout]: 'seconds before one process is killed',
+  [Inputs.RunTimeout]: 'seconds before one process is killed (an image pull gets no more)',
   [Inputs.Telemetry]: 'sample nvidia-smi every 100 ms',
   [Inputs.Strict]: 'fail (not warn) when the driver is older than the toolkit release driver',
   [Inputs.DriverMount]: 'driver library folder mounted for gpu-access=devices (default /usr/local/nvidia)',
