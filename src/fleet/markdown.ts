@@ -1,6 +1,6 @@
 /** aggregate.md: the verdict line (verdict-line.ts) first, the groups, why they were not pooled, side by side, one table per group. Pure. */
-import { markdownTable } from 'markdown-table'
 import {
+  table,
   SCOPE_WORD,
   VERDICT_WORDS,
   cell,
@@ -71,7 +71,7 @@ function groupsTable(r: AggregateReport): string {
       w ? cell(`${w.workload} ${w.metric} (${w.candidate_env}) ${fmtPctCi(w.overhead_pct, w.ci95)}`) : '–'
     ])
   }
-  return markdownTable(rows, { align: ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r'] })
+  return table(rows, ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r'])
 }
 
 function notPooledSection(r: AggregateReport): string {
@@ -104,10 +104,10 @@ function sideBySide(r: AggregateReport): string {
     const k = `${c.workload}\u0000${c.metric}`
     configs.set(k, (configs.get(k) ?? new Set()).add(c.params ?? ''))
   }
-  const table = [['Workload', 'Metric', 'Arms', ...r.groups.map(g => `${g.id} (${cell(describeGroup(g))})`)]]
+  const out = [['Workload', 'Metric', 'Arms', ...r.groups.map(g => `${g.id} (${cell(describeGroup(g))})`)]]
   for (const [k, c] of rows) {
     const several = (configs.get(`${c.workload}\u0000${c.metric}`)?.size ?? 0) > 1
-    table.push([
+    out.push([
       cell(several && c.params ? `${c.workload} ${c.params}` : c.workload),
       cell(c.metric),
       cell(`${c.candidate_env} vs ${c.baseline_env}`),
@@ -117,7 +117,7 @@ function sideBySide(r: AggregateReport): string {
       })
     ])
   }
-  return markdownTable(table, { align: ['l', 'l', 'l', ...r.groups.map(() => 'r')] })
+  return table(out, ['l', 'l', 'l', ...r.groups.map(() => 'r')])
 }
 
 function comparisonsTable(g: AggregateGroup): string {
@@ -153,7 +153,7 @@ function comparisonsTable(g: AggregateGroup): string {
       steady ? VERDICT_WORDS[c.verdict] : `${c.verdict} (${SCOPE_WORD[c.scope]}, not gated)`
     ])
   }
-  return markdownTable(rows, { align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'] })
+  return table(rows, ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'])
 }
 
 function groupSection(g: AggregateGroup): string {

@@ -161,7 +161,8 @@ export function assembleSummary(
       telemetry,
       imageEnv,
       runs: exec.runs,
-      arms: config.arms.map(a => a.label)
+      arms: config.arms.map(a => a.label),
+      runtime: config.containerRuntime
     }),
     ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
     measured_work: measuredWork(exec.runs),

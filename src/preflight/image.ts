@@ -1,10 +1,10 @@
 import type { ContainerRuntime } from '../types/index.js'
 import { EnvironmentError } from '../util/errors.js'
 import { firstLine } from '../util/text.js'
-import { hungEngineLine, inspectImageCall, pullImage } from '../tools/docker.js'
+import { PULL_TIMEOUT_MS, hungEngineLine, inspectImageCall, pullImage } from '../tools/docker.js'
 import { imageRefOf, imageRefOrNull, pickRepoDigest, type ImageRef } from '../config/index.js'
 import { compareVersions, majorMinor, parseVersion } from './cuda-compat.js'
-import { missingInitBinary, missingInitMessage } from './container-init.js'
+import { startRefusal } from './container-init.js'
 
 // ---- NVIDIA_REQUIRE_CUDA ----
 
@@ -234,20 +234,46 @@ export function runtimeFailure(
       `${runtime} cannot reach its engine: ${engineLine(res.stderr)}; start it, or check DOCKER_HOST and permissions`
     )
   }
-  // Every container runs with --init: a missing init binary (podman without catatonit) fails them all.
-  const noInit = missingInitBinary(res.stderr)
-  if (noInit !== null) return new EnvironmentError(missingInitMessage(runtime, noInit))
+  // What fails every container on this host: a missing init binary (every container runs with --init; podman
+  // without catatonit), crun on hybrid cgroups.
+  const refusal = startRefusal(runtime, res.stderr)
+  if (refusal !== null) return new EnvironmentError(refusal.message)
   return null
 }
 
 /**
- * Inspect an image with the container runtime; pull it when it is not present locally.
- * Throws InputError for a bad reference, EnvironmentError when the image is neither present nor pullable.
+ * The time an image may take to be there (inspected, and pulled when absent): a check gives its run-timeout, counted
+ * from the inspect, so a pull gets what is left of it.
+ */
+export interface ImageBudget {
+  /** Epoch milliseconds by which the pull must have finished. */
+  deadlineMs: number
+  /** What set it, as the error names it: `run-timeout 600 s`. */
+  source: string
+}
+
+/** The budget of a check's image step: run-timeout seconds from now. */
+export function runTimeoutBudget(runTimeoutS: number): ImageBudget {
+  return { deadlineMs: Date.now() + runTimeoutS * 1000, source: `run-timeout ${runTimeoutS} s` }
+}
+
+/** The pull's limit: its own, or what is left of the budget, whichever ends first; and what set it. */
+function pullLimit(budget: ImageBudget | undefined): { ms: number; by: string } {
+  const own = { ms: PULL_TIMEOUT_MS, by: `the pull's own limit, ${PULL_TIMEOUT_MS / 1000} s` }
+  if (!budget) return own
+  const left = budget.deadlineMs - Date.now()
+  return left < own.ms ? { ms: Math.max(0, left), by: budget.source } : own
+}
+
+/**
+ * Inspect an image with the container runtime; pull it when it is not present locally, within `budget` (and the
+ * pull's own limit): a pull past it is stopped, its process tree killed, and named in one line.
+ * Throws InputError for a bad reference, EnvironmentError when the image is neither present nor pullable in time.
  */
 export async function inspectImage(
   ref: ImageRef | string,
   runtime: ContainerRuntime,
-  options: { pull?: boolean; inputName?: string } = {}
+  options: { pull?: boolean; inputName?: string; budget?: ImageBudget } = {}
 ): Promise<ImageFacts> {
   const parsed = imageRefOf(ref, options.inputName)
   const inspect = async (): Promise<{ exitCode: number; stdout: string; stderr: string }> =>
@@ -262,7 +288,18 @@ export async function inspectImage(
         `image ${parsed.ref} is not present locally (${engineLine(res.stderr)}); pull or build it first`
       )
     }
-    const pull = await pullImage(runtime, parsed.ref)
+    const limit = pullLimit(options.budget)
+    const ahead = `pull it on this machine before the check (${runtime} pull ${parsed.ref}), or raise run-timeout`
+    if (limit.ms < 1000)
+      throw new EnvironmentError(
+        `image ${parsed.ref} is not present locally and no time is left to pull it (${limit.by}): ${ahead}`
+      )
+    const pull = await pullImage(runtime, parsed.ref, limit.ms)
+    if (pull.timedOut && pull.stderr !== hungEngineLine(runtime)) {
+      throw new EnvironmentError(
+        `image ${parsed.ref} was not pulled within ${Math.round(limit.ms / 1000)} s (${limit.by}): the pull was stopped and its process tree killed; ${ahead}`
+      )
+    }
     if (pull.exitCode !== 0) {
       throw new EnvironmentError(
         `image ${parsed.ref} is not present locally and could not be pulled: ${engineLine(pull.stderr + pull.stdout) || `exit ${pull.exitCode}`}; ` +

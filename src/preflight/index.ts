@@ -8,6 +8,7 @@ export {
   type DriverGateResult
 } from './driver-gate.js'
 export { driverChecks, imageCuda, NVIDIA_REQUIRE_CHECK, type DriverFacts } from './driver-checks.js'
+export { CGROUPS_HYBRID_FIX, MISSING_INIT_FIX, startRefusal, type StartRefusal } from './container-init.js'
 export { compatProbeMatters, probeCompatLibs, type CompatProbe } from './compat-probe.js'
 export { toolkitBrand, TOOLKIT_BRANDS } from './toolkit-brand.js'
 export { fingerprintCache, fingerprintFor } from './fingerprint.js'

@@ -5,7 +5,7 @@ import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimi
 import { readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
 import { imageRefOf, type ImageRef, type IoMountSpec } from '../config/index.js'
-import { inspectImage } from './image.js'
+import { inspectImage, runTimeoutBudget } from './image.js'
 import { compatProbeMatters, probeCompatLibs } from './compat-probe.js'
 import type { ImageFacts } from './image.js'
 import { checkMounts } from './io-check.js'
@@ -33,6 +33,11 @@ export interface PreflightInput {
   probeMiB?: number
   /** nvidia-smi to run (default on PATH). */
   nvidiaSmi?: string
+  /**
+   * The check's run-timeout (seconds): the image step (inspect, and a pull when the image is absent) gets no more.
+   * Absent (the gate and io-check commands): a pull has its own limit only.
+   */
+  runTimeoutS?: number
 }
 
 export interface PreflightOutput {
@@ -63,7 +68,12 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
     driver = report.driver
     driverCuda = report.cuda_version
   }
-  const image = imageRef !== null ? await inspectImage(imageRef, input.runtime) : null
+  const image =
+    imageRef !== null
+      ? await inspectImage(imageRef, input.runtime, {
+          ...(input.runTimeoutS === undefined ? {} : { budget: runTimeoutBudget(input.runTimeoutS) })
+        })
+      : null
 
   if (input.device !== 'gpu') {
     results.push({ name: DRIVER_GATE, status: 'skip', message: 'device cpu: no GPU checks', fix: null })

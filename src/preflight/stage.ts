@@ -131,7 +131,9 @@ export async function preflightStage(
     strict: config.strict,
     checkId,
     gpuDevices: config.gpus === 'all' ? 'all' : config.gpus.join(','),
-    extraDockerArgs: containerGpuArgs(config)
+    extraDockerArgs: containerGpuArgs(config),
+    // An image pull is bounded by run-timeout too, not only by its own hour.
+    runTimeoutS: config.runTimeoutS
   }
   const results: PreflightResult[] = []
   const facts = new Map<string, ImageFacts>()

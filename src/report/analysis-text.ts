@@ -1,5 +1,5 @@
 /** Text output of `gpu-overhead analyze`: a markdown table (verdict line first) or JSON. */
-import { markdownTable } from 'markdown-table'
+import { table } from './table.js'
 import type { Analysis, Comparison } from '../types/index.js'
 import { formatOverhead, formatP } from '../analyze/index.js'
 import { SCOPE_WORD, directionArrow } from './format.js'
@@ -16,7 +16,7 @@ function label(c: Comparison): string {
   return c.params === undefined ? c.workload : `${c.workload} ${c.params}`
 }
 
-function table(comparisons: readonly Comparison[]): string {
+function comparisonTable(comparisons: readonly Comparison[]): string {
   const rows = comparisons.map(c => [
     label(c),
     `${c.unit === '' ? c.metric : `${c.metric} (${c.unit})`} ${directionArrow(c.direction)}`,
@@ -32,7 +32,7 @@ function table(comparisons: readonly Comparison[]): string {
     `${num(c.mde_pct)}%`,
     c.verdict
   ])
-  return markdownTable(
+  return table(
     [
       [
         'Workload',
@@ -49,7 +49,7 @@ function table(comparisons: readonly Comparison[]): string {
       ],
       ...rows
     ],
-    { align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] }
+    ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']
   )
 }
 
@@ -67,7 +67,7 @@ export function renderMarkdown(analysis: Analysis): string {
   ]
   if (analysis.comparisons.length === 0) out.push('Nothing to compare.', '')
   else {
-    out.push(table(analysis.comparisons), '')
+    out.push(comparisonTable(analysis.comparisons), '')
     out.push(
       'Overhead = ratio of the arms’ means − 1 in the metric’s declared direction (↓ lower is better, ' +
         '↑ higher is better): positive = candidate worse; “–” when no ratio exists (a zero baseline). ' +
@@ -88,7 +88,7 @@ export function renderMarkdown(analysis: Analysis): string {
   if (b !== undefined) {
     out.push(`**Baseline (${b.status})**: ${b.message}`, '')
     if (b.comparisons.length > 0) {
-      out.push(table(b.comparisons), '')
+      out.push(comparisonTable(b.comparisons), '')
       for (const c of b.comparisons) out.push(`- ${c.candidate_env} ${label(c)}/${c.metric}: ${c.reason}`)
       out.push('')
     }

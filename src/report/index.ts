@@ -21,3 +21,4 @@ export {
 export { SCOPE_WORD, VERDICT_WORDS, metricLabel } from './format.js'
 export { fmtOverheadCi, fmtP, fmtPctCi, fmtPlain, fmtValue } from './format.js'
 export { cell, code, inline, redact } from './format.js'
+export { table } from './table.js'

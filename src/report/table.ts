@@ -1,5 +1,10 @@
-/** Markdown tables for the report. Pure. */
+/**
+ * Markdown tables, the only ones published (the report, `analyze`, the trend, the fleet's aggregate): every cell
+ * goes through mdTableCell here, the one place that knows it is a cell, so a pipe in a value never splits it and
+ * the same value outside a table is not escaped for one. Pure.
+ */
 import { markdownTable } from 'markdown-table'
+import { mdTableCell } from '../util/text.js'
 
 export type Table = string[][]
 
@@ -19,11 +24,13 @@ export function dropEmptyColumns(rows: Table, align?: string[]): { rows: Table; 
   }
 }
 
+const cells = (rows: Table): Table => rows.map(r => r.map(mdTableCell))
+
 export function table(rows: Table, align?: string[]): string {
-  return markdownTable(rows, { align })
+  return markdownTable(cells(rows), { align })
 }
 
 /** Raw tables are long: staggered delimiters keep them a third smaller. */
 export function rawTable(rows: Table, align?: string[]): string {
-  return markdownTable(rows, { align, alignDelimiters: false })
+  return markdownTable(cells(rows), { align, alignDelimiters: false })
 }

@@ -3,7 +3,7 @@
  * points marked, and a table of the change points (when, commit/image, what changed in the stack,
  * before → after, magnitude, p, reverted or not). Pure; the GitHub side is trend-issues.ts.
  */
-import { markdownTable } from 'markdown-table'
+import { table } from './table.js'
 import type { TrendChange, TrendReport, TrendSeries } from '../analyze/index.js'
 import { cell, chartNum, code, fmtP, fmtPct, fmtPlain, fmtValue, inline } from './format.js'
 import { maxOf, minOf } from '../util/arrays.js'
@@ -90,7 +90,7 @@ function statusOf(c: TrendChange): string {
 }
 
 function changeTable(s: TrendSeries): string {
-  return markdownTable([
+  return table([
     ['Check #', 'Date', 'Commit / image', 'Stack changed', 'Before → after', 'Change', 'p', 'Status'],
     ...s.changes.map(c => [
       String(c.index + 1),

@@ -11,7 +11,10 @@ import { EXIT_TIMED_OUT, execCapture, type ExecOptions, type ExecResult } from '
 
 /** Bound of each clean-up call (kill, ps, rm): a hung engine must not hold the runner after a timeout. */
 export const CLEANUP_TIMEOUT_MS = 15_000
-/** An image pull (an NGC image is ~10 GB) may take minutes; bounded all the same. */
+/**
+ * An image pull (an NGC image is ~10 GB) may take minutes; bounded all the same: by this, and by what the caller
+ * has left of its budget (a check: run-timeout, preflight/image.ts).
+ */
 export const PULL_TIMEOUT_MS = 3_600_000
 /** A probe container (io check: starts the image, writes and reads a few hundred MiB). */
 export const PROBE_TIMEOUT_MS = 900_000
@@ -115,16 +118,21 @@ export function hungEngineLine(runtime: ContainerRuntime): string {
   return `${runtime}'s engine did not answer within ${ENGINE_CALL_TIMEOUT_MS / 1000} s; it looks hung: restart it (systemctl restart ${runtime === 'podman' ? 'podman' : 'docker'}) or check DOCKER_HOST`
 }
 
-/** An engine call under ENGINE_CALL_TIMEOUT_MS (or `timeoutMs`); after one timed out, the rest are not even started. */
+/**
+ * An engine call under ENGINE_CALL_TIMEOUT_MS (or `timeoutMs`); after one timed out, the rest are not even started.
+ * `answers: false` for a call whose time is not the engine's answer time (a pull downloads): its timeout is its own
+ * (the tree killed all the same), and does not count the engine as hung.
+ */
 async function engineCall(
   runtime: ContainerRuntime,
   args: string[],
-  timeoutMs = ENGINE_CALL_TIMEOUT_MS
+  timeoutMs = ENGINE_CALL_TIMEOUT_MS,
+  answers = true
 ): Promise<ExecResult> {
   if (hungEngines.has(runtime))
     return { exitCode: EXIT_TIMED_OUT, stdout: '', stderr: hungEngineLine(runtime), timedOut: true }
   const res = await execCapture(runtime, args, { timeoutMs })
-  if (res.timedOut) {
+  if (res.timedOut && answers) {
     hungEngines.add(runtime)
     return { ...res, stderr: hungEngineLine(runtime) }
   }
@@ -140,9 +148,16 @@ export function inspectImageCall(runtime: ContainerRuntime, ref: string): Promis
   return engineCall(runtime, ['image', 'inspect', ref])
 }
 
-/** A pull may take long (a large image), but never starts against an engine that already hung. */
-export function pullImage(runtime: ContainerRuntime, ref: string): Promise<ExecResult> {
-  return engineCall(runtime, ['pull', '--quiet', ref], PULL_TIMEOUT_MS)
+/**
+ * A pull may take long (a large image), but never longer than `timeoutMs` (at most PULL_TIMEOUT_MS), after which its
+ * process tree is killed (`timedOut`); it never starts against an engine that already hung.
+ */
+export function pullImage(
+  runtime: ContainerRuntime,
+  ref: string,
+  timeoutMs: number = PULL_TIMEOUT_MS
+): Promise<ExecResult> {
+  return engineCall(runtime, ['pull', '--quiet', ref], Math.min(timeoutMs, PULL_TIMEOUT_MS), false)
 }
 
 /** The engine's server version, or null when it cannot be read. */

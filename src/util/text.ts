@@ -6,7 +6,8 @@
  * - plainText: registered secrets and token shapes masked, ANSI escapes and every control or format
  *   character (CR, ESC, bidi overrides, zero-width marks) removed, one line, at most `max` characters;
  * - mdText / mdCode: plainText made inert as markdown (prose with every markup character escaped, or a
- *   code span), with @-mentions, `org/repo#1` references and bare links broken;
+ *   code span), with @-mentions, `org/repo#1` references and bare links broken; mdTableCell: what a table cell
+ *   adds to either (its pipes escaped), applied by the one table builder (report/table.ts);
  * - logText: for log and terminal lines, which also never start a workflow command (`::warning::`, `##[`);
  * - csvCell: a CSV field that a spreadsheet never reads as a formula.
  */
@@ -81,16 +82,28 @@ export function mdText(text: unknown, max = MAX_TEXT_CHARS): string {
 }
 
 /**
- * Untrusted text as a markdown code span, safe in a table cell: nothing inside a code span renders,
- * mentions or references. The fence is longer than any run of backticks inside.
+ * Untrusted text as a markdown code span: nothing inside a code span renders, mentions or references. The fence
+ * is longer than any run of backticks inside. Its text is as given, pipes included (a backslash in a code span
+ * shows as one): in a table cell, mdTableCell adds what the cell needs.
  */
 export function mdCode(text: unknown, max = MAX_TEXT_CHARS): string {
-  const t = plainText(text, max).replace(/\|/g, '\\|')
+  const t = plainText(text, max)
   if (t === '') return '` `'
   const longest = maxOf([0, ...Array.from(t.matchAll(/`+/g), m => m[0].length)])
   const fence = '`'.repeat(longest + 1)
   const pad = t.startsWith('`') || t.endsWith('`') || (t.startsWith(' ') && t.endsWith(' ')) ? ' ' : ''
   return `${fence}${pad}${t}${pad}${fence}`
+}
+
+/**
+ * Markdown (already inert: mdText, mdCode, the report's own markup) placed in a GFM table cell: every `|` gets a
+ * backslash before it. A pipe right after a backslash never ends a cell, and the table drops that one backslash
+ * before it parses the cell's inlines, code spans included (GFM spec, tables; cmark-gfm's cell scanner and
+ * unescape_pipes): so `a|b` in a code span shows `a|b`, `a\|b` shows `a\|b`, and an mdText `\|` still reads `|`.
+ * Only a cell needs this: in prose or a list the same backslash would show inside a code span.
+ */
+export function mdTableCell(md: string): string {
+  return md.replace(/\|/g, '\\|')
 }
 
 /** GitHub's limit on a comment, an issue body and a Check run's summary or text. */

@@ -3,7 +3,7 @@
  * with the fix — never "no relevant difference found: the arms measured alike".
  */
 import { explainCheck } from '../../src/analyze/explain/explain.js'
-import { armFailures } from '../../src/analyze/explain/failures.js'
+import { armFailures, failureFindings } from '../../src/analyze/explain/failures.js'
 import type { RunRecord } from '../../src/types/index.js'
 
 function run(
@@ -91,6 +91,30 @@ describe('failed arms explained', () => {
     expect(top.fix).toMatch(fix)
   })
 
+  it("a container the engine's runtime refuses on this host (crun on hybrid cgroups, recorded) names the host, not the image", () => {
+    const error =
+      'exit code 126: Error: OCI runtime error: crun: cgroups in hybrid mode not supported, drop all controllers from cgroupv2'
+    const top = explainFailed(error).findings[0]!
+    expect(top.kind).toBe('failure')
+    expect(top.key).toBe('container:failure:host:cgroups-hybrid')
+    expect(top.label).toBe('container arm failed: the engine cannot start containers on this host')
+    expect(top.meaning).toMatch(/hybrid cgroups/)
+    // The runtime is not known here: both fixes.
+    expect(top.fix).toMatch(/^podman: make runc podman's OCI runtime .*; docker: make runc dockerd's runtime/)
+    const podman = explainCheck({
+      analysis: null,
+      device: 'cpu',
+      stacks: [],
+      telemetry: [],
+      imageEnv: { container: {} },
+      runs: [run('native', 'ok', null), run('container', 'failed', error)],
+      arms: ['native', 'container'],
+      runtime: 'podman'
+    })!.findings[0]!
+    expect(podman.fix).toMatch(/^make runc podman's OCI runtime \(runtime = "runc" in the \[engine\] table/)
+    expect(podman.fix).not.toMatch(/daemon\.json/)
+  })
+
   it('a native failure is the host Python, not the image', () => {
     const e = explainFailed(
       "missing_backend: No module named 'numpy'",
@@ -123,5 +147,139 @@ describe('failed arms explained', () => {
         arms: ['native', 'container']
       })
     ).toBeNull()
+  })
+})
+
+/**
+ * Every cause, in both arms, and which one wins when an error matches several (the order of the rules): the cause
+ * table of src/analyze/explain/failures.ts, pinned by key here and by its full text (label, meaning, fix, the
+ * arms' columns) in the snapshot.
+ */
+describe('every cause and its precedence', () => {
+  const HYBRID =
+    'exit code 126: Error: OCI runtime error: crun: cgroups in hybrid mode not supported, drop all controllers from cgroupv2'
+  const NO_INIT =
+    'exit code 125: Error: container-init binary not found on the host: stat /usr/libexec/podman/catatonit: no such file or directory'
+  const RLIMIT =
+    'exit code 125: docker: Error response from daemon: error setting rlimit type 8: operation not permitted'
+  const cases: [string, Record<string, string>, string, string][] = [
+    // error, the container image's ENV, container cause, native cause
+    [HYBRID, {}, 'failure:host:cgroups-hybrid', 'failure:other'],
+    [NO_INIT, {}, 'failure:host:init-missing', 'failure:other'],
+    [RLIMIT, {}, 'failure:rlimit', 'failure:other'],
+    ['exit code 125: docker: unknown flag: --gpu', {}, 'failure:engine', 'failure:other'],
+    ["exit code 125: Error: No module named 'torch'", {}, 'failure:engine', 'failure:missing:torch'],
+    ['exit code 0; no protocol events arrived (no_gpu)', {}, 'failure:no-events', 'failure:no-events'],
+    ['no_gpu: torch.cuda.is_available() is False', {}, 'failure:no-gpu', 'failure:no-gpu'],
+    ['no_gpu: x', { CUDA_VISIBLE_DEVICES: '' }, 'env:CUDA_VISIBLE_DEVICES', 'failure:no-gpu'],
+    [
+      'CUDA_ERROR_NO_DEVICE',
+      { CUDA_VISIBLE_DEVICES: '1', NVIDIA_VISIBLE_DEVICES: 'void' },
+      'env:CUDA_VISIBLE_DEVICES',
+      'failure:no-gpu'
+    ],
+    [
+      'no CUDA-capable device',
+      { NVIDIA_VISIBLE_DEVICES: 'void' },
+      'env:NVIDIA_VISIBLE_DEVICES',
+      'failure:no-gpu'
+    ],
+    [
+      'no CUDA-capable device',
+      { NVIDIA_VISIBLE_DEVICES: '' },
+      'env:NVIDIA_VISIBLE_DEVICES',
+      'failure:no-gpu'
+    ],
+    ['no CUDA-capable device', { NVIDIA_VISIBLE_DEVICES: 'all' }, 'failure:no-gpu', 'failure:no-gpu'],
+    [
+      "missing_backend: No module named 'numpy.core'",
+      {},
+      'failure:missing:numpy.core',
+      'failure:missing:numpy.core'
+    ],
+    [
+      'ImportError: libcudart.so.13: cannot open shared object file; out of memory',
+      {},
+      'failure:missing:libcudart.so.13',
+      'failure:missing:libcudart.so.13'
+    ],
+    [
+      'exit code 127: /opt/nvidia/nvidia_entrypoint.sh: exec: python3: not found',
+      {},
+      'failure:no-python',
+      'failure:other'
+    ],
+    ['exec: "python3": executable file not found in $PATH', {}, 'failure:no-python', 'failure:other'],
+    ['exit code 137', {}, 'failure:oom', 'failure:oom'],
+    ['oom: Cannot allocate memory in /dev/shm', {}, 'failure:oom', 'failure:oom'],
+    ['exit code 135: Bus error (core dumped)', {}, 'failure:shm', 'failure:other'],
+    ['OSError: shared memory segment full; Permission denied', {}, 'failure:shm', 'failure:other'],
+    [
+      "PermissionError: [Errno 13] Permission denied: '/gpu-overhead/run/events'",
+      {},
+      'failure:denied',
+      'failure:other'
+    ],
+    ['exit code 1: EACCES', {}, 'failure:denied', 'failure:other'],
+    ['exit code 1: ValueError: bad size', {}, 'failure:other', 'failure:other']
+  ]
+
+  const findingOf = (
+    error: string,
+    imageEnv: Record<string, string>,
+    environment: 'container' | 'native'
+  ) => {
+    const f = failureFindings(
+      [{ environment, workload: 'matmul', error }],
+      { container: imageEnv },
+      ['container'],
+      'native'
+    )
+    expect(f).toHaveLength(1)
+    return f[0]!
+  }
+
+  it.each(cases)('%s (image ENV %j) → container %s, native %s', (error, env, container, native) => {
+    expect(findingOf(error, env, 'container').key).toBe(`container:${container}`)
+    expect(findingOf(error, env, 'native').key).toBe(`native:${native}`)
+  })
+
+  it('says the same as before, word for word', () => {
+    const text = cases.map(([error, env]) =>
+      (['container', 'native'] as const).map(arm => {
+        const f = findingOf(error, env, arm)
+        return {
+          arm,
+          error,
+          key: f.key,
+          label: f.label,
+          baseline: f.baseline,
+          candidate: f.candidate,
+          meaning: f.meaning,
+          fix: f.fix,
+          from_image_env: f.from_image_env ?? false
+        }
+      })
+    )
+    expect(text).toMatchSnapshot()
+  })
+
+  it('one finding per arm and cause, listing every workload it hit', () => {
+    const f = failureFindings(
+      [
+        { environment: 'container', workload: 'matmul', error: 'exit code 137' },
+        { environment: 'container', workload: 'llm', error: 'oom: killed' },
+        { environment: 'container', workload: 'llm', error: 'exit code 137 again' },
+        { environment: 'native', workload: 'llm', error: 'exit code 137' }
+      ],
+      {},
+      ['container'],
+      'native'
+    )
+    expect(f.map(x => [x.key, x.workloads, x.baseline, x.candidate])).toEqual([
+      ['container:failure:oom', ['matmul', 'llm'], 'ran', 'exit code 137'],
+      ['native:failure:oom', ['llm'], 'exit code 137', 'ran']
+    ])
+    expect(f.every(x => x.impact === 3 && x.relevant && x.kind === 'failure')).toBe(true)
   })
 })

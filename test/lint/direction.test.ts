@@ -47,3 +47,18 @@ describe('stage direction (no-restricted-imports)', () => {
     expect(restricted(r)).toEqual([])
   })
 })
+
+describe('one table builder (no-restricted-syntax)', () => {
+  const syntax = (r: ESLint.LintResult): string[] =>
+    r.messages.filter(m => m.ruleId === 'no-restricted-syntax').map(m => m.message)
+
+  it('fails markdown-table outside report/table.ts', async () => {
+    const r = await lintAs('table-outside-builder.txt', 'src/fleet/markdown.ts')
+    expect(syntax(r)).toEqual([expect.stringMatching(/^Build markdown tables with report\/table\.ts/)])
+  })
+
+  it('passes it in report/table.ts', async () => {
+    const r = await lintAs('table-outside-builder.txt', 'src/report/table.ts')
+    expect(syntax(r)).toEqual([])
+  })
+})

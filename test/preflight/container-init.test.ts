@@ -3,7 +3,9 @@
  * exist behaves as a host where the recommended catatonit package was left out (`podman run --init` exits 125,
  * "container-init binary not found on the host"). The preflight probe must turn that into one clear failure,
  * and the io-check probe (which also runs --init) into one clear environment error. CI installs podman and
- * catatonit (.ci/run) and must run this; elsewhere it is skipped when podman is absent, and says so.
+ * catatonit (.ci/run) and must run this; elsewhere it is skipped when podman is absent, and says so. Where podman
+ * cannot start any container here (crun on hybrid cgroups: a trial run says so, test/helpers/requires.ts), those
+ * tests are skipped, on CI with a loud line, and the product's own answer on such a host is tested instead.
  *
  * default_ulimits: podman 4.3 asks for 1048576 open files, above this project's machines' hard limit
  * (see test/integration/run-cpu-podman.test.ts).
@@ -25,14 +27,12 @@ import { inspectImage, runtimeFailure } from '../../src/preflight/image.js'
 import { runContainer } from '../../src/tools/docker.js'
 import { EnvironmentError } from '../../src/util/errors.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
-import { describeWhere, hasPodman } from '../helpers/requires.js'
+import { describeWhere, hasPodman, podmanRuns } from '../helpers/requires.js'
 
 const TAG = 'local/gpu-overhead-test:py-init'
 const ULIMIT = 16384
 const BUILD_TIMEOUT_MS = 400_000
 const MISSING_INIT = '/nonexistent/catatonit'
-
-const describePodman = describeWhere(hasPodman, 'the podman init test', 'podman')
 
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'container-init-'))
 const withInit = path.join(ws, 'with-init.conf')
@@ -44,14 +44,18 @@ let imageId = ''
 const startPython = (runtime: ContainerRuntime, image: string, code: string) =>
   runContainer(runtime, { image, label: 'init-probe-test', entrypoint: 'python3', command: ['-c', code] })
 
-beforeAll(async () => {
-  if (!hasPodman) return
+// Decided before the tests are collected: the image (podman import needs no container), then one trial container.
+if (hasPodman) {
   fs.writeFileSync(withInit, `[containers]\n${limits}`)
   fs.writeFileSync(withoutInit, `[containers]\n${limits}init_path = "${MISSING_INIT}"\n`)
   process.env.CONTAINERS_CONF = withInit
-  await ensurePythonImage(TAG, 'podman')
+  await ensurePythonImage(TAG, 'podman', 'host', { smoke: false })
   imageId = (await inspectImage(TAG, 'podman', { pull: false })).id
-}, BUILD_TIMEOUT_MS)
+}
+const podman = podmanRuns(TAG)
+const describePodman = describeWhere(podman, 'the podman init test', 'podman')
+/** Where this host's podman refuses every container (crun on hybrid cgroups): the product's preflight says so. */
+const describeRefused = podman.hostLimit ? describe : describe.skip
 
 afterAll(() => {
   delete process.env.CONTAINERS_CONF
@@ -113,6 +117,34 @@ describePodman('podman --init: catatonit present or missing (real podman)', () =
     process.env.CONTAINERS_CONF = withInit
     const ok = await preflightStage(config, null, 'init-probe-test')
     expect(ok.results.find(r => r.name === 'container-init')?.status).toBe('pass')
+  })
+})
+
+describeRefused("podman on a host where it refuses every container (this host's own refusal)", () => {
+  it('the start probe fails with one clear line naming the fix, never a skip', async () => {
+    process.env.CONTAINERS_CONF = withInit
+    const r = await checkContainerInit('podman', imageId)
+    expect(r.status).toBe('fail')
+    expect(r.message).toMatch(/^podman cannot start containers on this host: /)
+    expect(r.fix).toMatch(/runc/)
+    expect(r.message).not.toContain('\n')
+  })
+
+  it("the check's preflight stops before any workload on that row", async () => {
+    process.env.CONTAINERS_CONF = withInit
+    const config = loadConfig({
+      workspace: ws,
+      flags: {
+        [Inputs.Device]: 'cpu',
+        [Inputs.Image]: TAG,
+        [Inputs.ContainerRuntime]: 'podman',
+        [Inputs.Python]: '/usr/bin/python3'
+      }
+    })
+    const out = await preflightStage(config, null, 'init-probe-test')
+    const failed = out.results.filter(r => r.status === 'fail')
+    expect(failed.map(r => r.name)).toEqual(['container-init'])
+    expect(failed[0]?.message).toMatch(/^podman cannot start containers on this host: /)
   })
 })
 

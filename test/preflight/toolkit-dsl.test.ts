@@ -61,48 +61,69 @@ describe('libnvidia-container dsl.c, case by case (test/preflight/toolkit-cases.
 })
 
 describe('brand words: nvidia-smi "Product Brand" → what brand= compares with (src/driver.c)', () => {
-  test('every NVML brand nvidia-smi names maps to the toolkit word', () => {
-    expect(
-      [
-        'Tesla',
-        'Quadro',
-        'NVS',
-        'Grid',
-        'GeForce',
-        'Titan',
-        'NVIDIA Virtual Applications',
-        'NVIDIA Virtual PC',
-        'NVIDIA Virtual Compute Server',
-        'NVIDIA RTX Virtual Workstation',
-        'NVIDIA Cloud Gaming',
-        'Quadro RTX',
-        'NVIDIA RTX',
-        'NVIDIA',
-        'GeForce RTX',
-        'Titan RTX',
-        'Unknown'
-      ].map(toolkitBrand)
-    ).toEqual([
-      'Tesla',
-      'Quadro',
-      'NVS',
-      'GRID',
-      'GeForce',
-      'TITAN',
-      'VApps',
-      'VPC',
-      'VCS',
-      'VWS',
-      'CloudGaming',
-      'QuadroRTX',
-      'NvidiaRTX',
-      'Nvidia',
-      'GeForceRTX',
-      'TitanRTX',
-      'Unknown'
-    ])
+  /**
+   * nvidia-smi's "Product Brand" for each NVML brand, in NVML's enum order (nvmlBrandType_t: QUADRO = 1 … TITAN_RTX =
+   * 16, then UNKNOWN = 0): test data from NVML and nvidia-smi, not the product's table.
+   */
+  const SMI_BY_NVML = [
+    ['QUADRO', 'Quadro'],
+    ['TESLA', 'Tesla'],
+    ['NVS', 'NVS'],
+    ['GRID', 'Grid'],
+    ['GEFORCE', 'GeForce'],
+    ['TITAN', 'Titan'],
+    ['NVIDIA_VAPPS', 'NVIDIA Virtual Applications'],
+    ['NVIDIA_VPC', 'NVIDIA Virtual PC'],
+    ['NVIDIA_VCS', 'NVIDIA Virtual Compute Server'],
+    ['NVIDIA_VWS', 'NVIDIA RTX Virtual Workstation'],
+    ['NVIDIA_CLOUD_GAMING', 'NVIDIA Cloud Gaming'],
+    ['QUADRO_RTX', 'Quadro RTX'],
+    ['NVIDIA_RTX', 'NVIDIA RTX'],
+    ['NVIDIA', 'NVIDIA'],
+    ['GEFORCE_RTX', 'GeForce RTX'],
+    ['TITAN_RTX', 'Titan RTX'],
+    ['UNKNOWN', 'Unknown']
+  ] as const
+
+  test("every NVML brand nvidia-smi names maps to the toolkit's word for it, one word each (the table, in NVML order)", () => {
+    expect(SMI_BY_NVML.map(([, smi]) => toolkitBrand(smi))).toEqual([...TOOLKIT_BRANDS])
+    // The toolkit's own word (a `--brand` given by hand) reads as itself.
+    for (const word of TOOLKIT_BRANDS) expect(toolkitBrand(word.toUpperCase())).toBe(word)
     expect(toolkitBrand('Something New')).toBeNull()
     expect(toolkitBrand(null)).toBeNull()
+  })
+
+  test('the words of libnvidia-container src/driver.c that predate the vGPU brands, as it spells them', () => {
+    // driver_get_device_brand_1_svc (NVIDIA/libnvidia-container src/driver.c, read at 947344949f26): the switch
+    // over NVML's brand and its `default: buf = "Unknown"`.
+    const DRIVER_C: Record<string, string> = {
+      QUADRO: 'Quadro',
+      TESLA: 'Tesla',
+      NVS: 'NVS',
+      GRID: 'GRID',
+      GEFORCE: 'GeForce',
+      TITAN: 'TITAN',
+      UNKNOWN: 'Unknown'
+    }
+    for (const [nvml, smi] of SMI_BY_NVML)
+      if (DRIVER_C[nvml] !== undefined) expect([nvml, toolkitBrand(smi)]).toEqual([nvml, DRIVER_C[nvml]])
+  })
+
+  test("every brand word NVIDIA's own images compare with is a toolkit word, and the table holds no other", () => {
+    // NVIDIA_REQUIRE_CUDA of nvidia/cuda 12.0.0, 12.4.1, 12.6.3 and 13.0.2 as NVIDIA's Dockerfiles set it
+    // (test/__fixtures__/toolkit/image-verdicts.json names each source): written against the toolkit's words.
+    const { images } = JSON.parse(
+      readFileSync(path.join(import.meta.dirname, '../__fixtures__/toolkit/image-verdicts.json'), 'utf8')
+    ) as { images: Record<string, { env: Record<string, string> }> }
+    const used = new Set(
+      Object.values(images).flatMap(i =>
+        [...(i.env['NVIDIA_REQUIRE_CUDA'] ?? '').matchAll(/brand=(\w+)/g)].map(m => m[1]!.toLowerCase())
+      )
+    )
+    const words = TOOLKIT_BRANDS.map(w => w.toLowerCase())
+    expect([...used].filter(w => !words.includes(w))).toEqual([])
+    // NVS alone is in no image's list (driver.c names it, test above).
+    expect(words.filter(w => !used.has(w))).toEqual(['nvs'])
   })
 
   test('vGPU: brand=vcs holds on an NVIDIA Virtual Compute Server GPU (issue 31, item 1)', () => {

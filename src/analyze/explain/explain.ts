@@ -8,6 +8,7 @@ import type {
   Analysis,
   ArmStack,
   Comparison,
+  ContainerRuntime,
   Explanation,
   Finding,
   RunRecord,
@@ -37,6 +38,8 @@ export interface ExplainInput {
   telemetry: readonly ArmTelemetry[]
   /** Processes that failed, by arm: their likely causes rank first. */
   failures?: readonly ArmFailure[]
+  /** The container runtime (its own fix for a failure of the runtime itself); null or absent when not known. */
+  runtime?: ContainerRuntime | null
 }
 
 export function explain(input: ExplainInput): Explanation {
@@ -66,7 +69,8 @@ export function explain(input: ExplainInput): Explanation {
     input.failures ?? [],
     input.imageEnv,
     Object.keys(input.imageEnv),
-    input.baselineEnv
+    input.baselineEnv,
+    input.runtime ?? null
   )
   const ranked = rank([...failed, ...findings])
   return {
@@ -88,6 +92,7 @@ export interface CheckExplainInput {
   runs?: readonly RunRecord[]
   /** The configured arms' labels, baseline first: used when an arm failed before anything was compared. */
   arms?: readonly string[]
+  runtime?: ContainerRuntime | null
 }
 
 /** The explanation of a check's primary pair of arms; null when nothing was compared. */
@@ -106,6 +111,7 @@ export function explainCheck(input: CheckExplainInput): Explanation | null {
     imageEnv: input.imageEnv,
     comparisons: a?.comparisons ?? [],
     telemetry: armTelemetry(input.telemetry),
-    failures
+    failures,
+    runtime: input.runtime ?? null
   })
 }

@@ -4,7 +4,13 @@
  * the image's declared ENV, the error event, the run's log — with the fix. Ranked above every other finding:
  * an arm that measured nothing is the first thing to fix.
  */
-import type { Finding, RunRecord } from '../../types/index.js'
+import type { ContainerRuntime, Finding, RunRecord } from '../../types/index.js'
+import {
+  CGROUPS_HYBRID_FIX,
+  MISSING_INIT_FIX,
+  startRefusal,
+  type StartRefusal
+} from '../../preflight/index.js'
 
 export interface ArmFailure {
   environment: string
@@ -35,144 +41,251 @@ interface Cause {
   fromImage?: boolean
 }
 
-const NO_GPU =
-  /no_gpu|is_available\(\) is False|no CUDA-capable device|CUDA driver initialization failed|no CUDA GPUs are available|CUDA_ERROR_NO_DEVICE/i
-const MISSING_MODULE = /No module named '?([\w.]+)'?/
-const MISSING_LIB = /(lib[\w+.-]*\.so[\w.]*): cannot open shared object file/
-const NO_PYTHON = /executable file not found|python3?: (not found|No such file)|exit code 127\b/i
-const OOM = /\boom\b|out of memory|exit code 137|Cannot allocate memory/i
-const SHM = /Bus error|\/dev\/shm|shared memory/i
-const NO_EVENTS = /no protocol events/i
-const DENIED = /Permission denied|EACCES|Operation not permitted/i
-const RLIMIT = /error setting rlimit/i
-/** docker/podman exit 125: the engine itself refused to create or start the container. */
-const ENGINE = /exit code 125\b/
+type Arm = 'container' | 'native'
+/** A text that may differ by the failing arm; `$1` stands for what the rule's pattern caught. */
+type Text = string | Readonly<Record<Arm, string>>
 
-/** CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES as the image declares them (its ENV), when they hide GPUs. */
+/** One cause: what an error says, what that means and how to fix it. */
+interface CauseRule {
+  /** The error's words (a RegExp: `$1` in key, meaning and fix is its first group), or a test of them. */
+  pattern: RegExp | ((error: string) => boolean)
+  /** A container arm's failure only (the engine, the image); absent: either arm. */
+  containerOnly?: true
+  key: string
+  label: string
+  meaning: Text
+  /** A function: the fix depends on the container runtime (null: not known). */
+  fix: Text | ((runtime: ContainerRuntime | null) => string)
+  /** The failing arm's cell: the error (default), or what the pattern caught (`$1`). */
+  value?: 'error' | 'caught'
+  /** In a container arm, a more precise cause that replaces this one (the image's ENV hiding the GPUs). */
+  refine?: (imageEnv: Readonly<Record<string, string>>) => Cause | null
+}
+
+/** Both runtimes' fixes when the runtime is not known. */
+const byRuntime =
+  (fix: Readonly<Record<ContainerRuntime, string>>) =>
+  (runtime: ContainerRuntime | null): string =>
+    runtime !== null ? fix[runtime] : `podman: ${fix.podman}; docker: ${fix.docker}`
+/** The preflight's own words for a refusal of this kind (preflight/container-init.ts). */
+const refused =
+  (kind: StartRefusal['kind']) =>
+  (error: string): boolean =>
+    startRefusal('podman', error)?.kind === kind
+
+/** The image's declared GPU visibility, when it hides every GPU: what the container saw no GPU for. */
+const VISIBILITY: readonly {
+  name: string
+  hides: (value: string) => boolean
+  meaning: string
+  fix: string
+}[] = [
+  {
+    name: 'CUDA_VISIBLE_DEVICES',
+    hides: () => true,
+    meaning:
+      'the image sets CUDA_VISIBLE_DEVICES: CUDA in the container sees only the GPUs it names, counted inside the container (an empty value, a UUID or an index that is not there hides every GPU)',
+    fix: "remove ENV CUDA_VISIBLE_DEVICES from the image, or override it for the check: container-args '-e CUDA_VISIBLE_DEVICES=0' (the container's own GPU numbering)"
+  },
+  {
+    name: 'NVIDIA_VISIBLE_DEVICES',
+    hides: v => /^(void|none|)$/i.test(v.trim()),
+    meaning: 'the image tells the NVIDIA runtime to expose no GPU (void/none/empty)',
+    fix: 'remove ENV NVIDIA_VISIBLE_DEVICES from the image (NVIDIA base images set it to all)'
+  }
+]
+
+/** The first of VISIBILITY the image's ENV sets so that it hides the GPUs, as a cause; null when none. */
 function visibilityCause(imageEnv: Readonly<Record<string, string>>): Cause | null {
-  const cuda = imageEnv['CUDA_VISIBLE_DEVICES']
-  if (cuda !== undefined)
+  for (const v of VISIBILITY) {
+    const value = imageEnv[v.name]
+    if (value === undefined || !v.hides(value)) continue
     return {
-      key: 'env:CUDA_VISIBLE_DEVICES',
-      label: "the image's CUDA_VISIBLE_DEVICES",
-      value: cuda === '' ? '(empty)' : cuda,
-      meaning:
-        'the image sets CUDA_VISIBLE_DEVICES: CUDA in the container sees only the GPUs it names, counted inside the container (an empty value, a UUID or an index that is not there hides every GPU)',
-      fix: "remove ENV CUDA_VISIBLE_DEVICES from the image, or override it for the check: container-args '-e CUDA_VISIBLE_DEVICES=0' (the container's own GPU numbering)",
+      key: `env:${v.name}`,
+      label: `the image's ${v.name}`,
+      value: value === '' ? '(empty)' : value,
+      meaning: v.meaning,
+      fix: v.fix,
       fromImage: true
     }
-  const nvidia = imageEnv['NVIDIA_VISIBLE_DEVICES']
-  if (nvidia !== undefined && /^(void|none|)$/i.test(nvidia.trim()))
-    return {
-      key: 'env:NVIDIA_VISIBLE_DEVICES',
-      label: "the image's NVIDIA_VISIBLE_DEVICES",
-      value: nvidia === '' ? '(empty)' : nvidia,
-      meaning: 'the image tells the NVIDIA runtime to expose no GPU (void/none/empty)',
-      fix: 'remove ENV NVIDIA_VISIBLE_DEVICES from the image (NVIDIA base images set it to all)',
-      fromImage: true
-    }
+  }
   return null
 }
 
-function causeOf(f: ArmFailure, imageEnv: Readonly<Record<string, string>>, inContainer: boolean): Cause {
-  const e = f.error
-  const where = inContainer ? 'the image' : "the runner's Python"
-  if (inContainer && RLIMIT.test(e))
+/** A missing module or library: the image's to ship, or the native Python's to install. */
+const MISSING_FIX: Text = {
+  container:
+    'use an image that ships it (GPU runs need python3 with torch; --device cpu needs NumPy), or install it in the image',
+  native: 'install it for the native Python (input python)'
+}
+
+/**
+ * Every cause of a failed arm, ranked: the first rule whose pattern the error matches names it (an engine's
+ * refusal before what its message quotes, a missing module before the out-of-memory it may mention).
+ */
+const CAUSES: readonly CauseRule[] = [
+  {
+    pattern: refused('cgroups-hybrid'),
+    containerOnly: true,
+    key: 'failure:host:cgroups-hybrid',
+    label: 'the engine cannot start containers on this host',
+    meaning:
+      "crun, the engine's OCI runtime, refuses every container on a host with hybrid cgroups (cgroup v1 controllers, and a cgroup v2 hierarchy that holds controllers too): no image starts here, so the container arm measured nothing",
+    fix: byRuntime(CGROUPS_HYBRID_FIX)
+  },
+  {
+    pattern: refused('init-missing'),
+    containerOnly: true,
+    key: 'failure:host:init-missing',
+    label: 'the engine cannot start containers on this host',
+    meaning:
+      'the engine has no init binary, and every container runs with --init: no image starts here, so the container arm measured nothing',
+    fix: byRuntime(MISSING_INIT_FIX)
+  },
+  {
+    pattern: /error setting rlimit/i,
+    containerOnly: true,
+    key: 'failure:rlimit',
+    label: 'a ulimit the engine may not set',
+    meaning:
+      'the engine could not apply a --ulimit of container-args: raising a hard limit (memlock, stack) needs CAP_SYS_RESOURCE, which a rootless or sandboxed engine lacks',
+    fix: "lower the limit to what the runner allows (ulimit -H -a shows it), drop it from container-args, or run a rootful engine; production's limits can then not be reproduced on this runner"
+  },
+  {
+    // docker/podman exit 125: the engine itself refused to create or start the container.
+    pattern: /exit code 125\b/,
+    containerOnly: true,
+    key: 'failure:engine',
+    label: 'the engine refused the container',
+    meaning:
+      'the container engine refused to create or start the container (exit code 125): an unknown flag, a missing image, or a runtime error; its message is shown',
+    fix: "read the engine's message: check container-args, the image and the engine (docker info)"
+  },
+  {
+    pattern: /no protocol events/i,
+    key: 'failure:no-events',
+    label: 'the command never ran',
+    meaning:
+      'the process ended without a single protocol event: an ENTRYPOINT that does not end in exec "$@" (or that exits early) never starts the workload',
+    fix: 'make the entrypoint run its arguments (exec "$@"); the run\'s log shows what it printed'
+  },
+  {
+    pattern:
+      /no_gpu|is_available\(\) is False|no CUDA-capable device|CUDA driver initialization failed|no CUDA GPUs are available|CUDA_ERROR_NO_DEVICE/i,
+    key: 'failure:no-gpu',
+    label: 'no GPU in the arm',
+    meaning: {
+      container:
+        'CUDA in the container found no GPU: the GPU was not passed in (gpu-access), or the driver libraries are missing there',
+      native: 'CUDA found no GPU for the native run'
+    },
+    fix: {
+      container:
+        'check gpu-access: --gpus needs the NVIDIA Container Toolkit, cdi needs `nvidia-ctk cdi generate`, devices needs driver-mount',
+      native: 'run on a GPU runner, or use --device cpu'
+    },
+    refine: visibilityCause
+  },
+  {
+    pattern: /No module named '?([\w.]+)'?/,
+    key: 'failure:missing:$1',
+    label: 'missing library',
+    value: 'caught',
+    meaning: {
+      container: 'the image cannot load the Python module $1',
+      native: "the runner's Python cannot load the Python module $1"
+    },
+    fix: MISSING_FIX
+  },
+  {
+    pattern: /(lib[\w+.-]*\.so[\w.]*): cannot open shared object file/,
+    key: 'failure:missing:$1',
+    label: 'missing library',
+    value: 'caught',
+    meaning: {
+      container: 'the image cannot load the shared library $1',
+      native: "the runner's Python cannot load the shared library $1"
+    },
+    fix: MISSING_FIX
+  },
+  {
+    pattern: /executable file not found|python3?: (not found|No such file)|exit code 127\b/i,
+    containerOnly: true,
+    key: 'failure:no-python',
+    label: 'no python3',
+    meaning: 'the image has no python3 on its PATH (the workloads run with python3)',
+    fix: 'use an image with python3 on PATH'
+  },
+  {
+    pattern: /\boom\b|out of memory|exit code 137|Cannot allocate memory/i,
+    key: 'failure:oom',
+    label: 'out of memory',
+    meaning: {
+      container:
+        'the container ran out of memory: its memory limit (container-memory or --memory) or the GPU memory is too small for the workload',
+      native: 'the native run ran out of memory (host or GPU)'
+    },
+    fix: 'raise container-memory, or make the workload smaller (llm-preset, matmul-size)'
+  },
+  {
+    pattern: /Bus error|\/dev\/shm|shared memory/i,
+    containerOnly: true,
+    key: 'failure:shm',
+    label: 'shared memory (/dev/shm)',
+    meaning: "a process failed on /dev/shm: Docker's default is 64 MiB",
+    fix: "container-args '--ipc=host' or '--shm-size=8g'"
+  },
+  {
+    pattern: /Permission denied|EACCES|Operation not permitted/i,
+    containerOnly: true,
+    key: 'failure:denied',
+    label: 'permission denied',
+    meaning:
+      "the image's USER (or container-args --user) may not read the mounted workloads or write the run's folder, or a security profile refused a call",
+    fix: "run as a user that can read the workloads folder (container-args '--user …'), or make it world-readable"
+  }
+]
+
+/** What no rule of CAUSES names. */
+const OTHER: Omit<CauseRule, 'pattern'> = {
+  key: 'failure:other',
+  label: 'the arm failed',
+  meaning: 'the process failed; its error and the last lines of its log are shown',
+  fix: "read the run's log in the results folder (logs/); the failure is the image's or the workload's, not a measured overhead"
+}
+
+/** What a rule's pattern caught in the error (`''` when it has no group), or null when it does not match. */
+function caughtBy(pattern: CauseRule['pattern'], error: string): string | null {
+  if (typeof pattern === 'function') return pattern(error) ? '' : null
+  const m = pattern.exec(error)
+  return m === null ? null : (m[1] ?? '')
+}
+
+/** The table's one reader: the first rule of CAUSES that applies to this arm and matches the error, else OTHER. */
+function causeOf(
+  f: ArmFailure,
+  imageEnv: Readonly<Record<string, string>>,
+  inContainer: boolean,
+  runtime: ContainerRuntime | null
+): Cause {
+  const arm: Arm = inContainer ? 'container' : 'native'
+  const cause = (rule: Omit<CauseRule, 'pattern'>, caught: string): Cause => {
+    const fill = (t: Text): string => (typeof t === 'string' ? t : t[arm]).replace(/\$1/g, () => caught)
     return {
-      key: 'failure:rlimit',
-      label: 'a ulimit the engine may not set',
-      value: e,
-      meaning:
-        'the engine could not apply a --ulimit of container-args: raising a hard limit (memlock, stack) needs CAP_SYS_RESOURCE, which a rootless or sandboxed engine lacks',
-      fix: "lower the limit to what the runner allows (ulimit -H -a shows it), drop it from container-args, or run a rootful engine; production's limits can then not be reproduced on this runner"
-    }
-  if (inContainer && ENGINE.test(e))
-    return {
-      key: 'failure:engine',
-      label: 'the engine refused the container',
-      value: e,
-      meaning:
-        'the container engine refused to create or start the container (exit code 125): an unknown flag, a missing image, or a runtime error; its message is shown',
-      fix: "read the engine's message: check container-args, the image and the engine (docker info)"
-    }
-  if (NO_EVENTS.test(e))
-    return {
-      key: 'failure:no-events',
-      label: 'the command never ran',
-      value: e,
-      meaning:
-        'the process ended without a single protocol event: an ENTRYPOINT that does not end in exec "$@" (or that exits early) never starts the workload',
-      fix: 'make the entrypoint run its arguments (exec "$@"); the run\'s log shows what it printed'
-    }
-  if (NO_GPU.test(e)) {
-    const vis = inContainer ? visibilityCause(imageEnv) : null
-    if (vis) return vis
-    return {
-      key: 'failure:no-gpu',
-      label: 'no GPU in the arm',
-      value: e,
-      meaning: inContainer
-        ? 'CUDA in the container found no GPU: the GPU was not passed in (gpu-access), or the driver libraries are missing there'
-        : 'CUDA found no GPU for the native run',
-      fix: inContainer
-        ? 'check gpu-access: --gpus needs the NVIDIA Container Toolkit, cdi needs `nvidia-ctk cdi generate`, devices needs driver-mount'
-        : 'run on a GPU runner, or use --device cpu'
+      key: fill(rule.key),
+      label: rule.label,
+      value: rule.value === 'caught' ? caught : f.error,
+      meaning: fill(rule.meaning),
+      fix: typeof rule.fix === 'function' ? rule.fix(runtime) : fill(rule.fix)
     }
   }
-  const mod = MISSING_MODULE.exec(e)
-  const lib = MISSING_LIB.exec(e)
-  if (mod || lib)
-    return {
-      key: `failure:missing:${mod?.[1] ?? lib?.[1]}`,
-      label: 'missing library',
-      value: mod?.[1] ?? lib?.[1] ?? e,
-      meaning: `${where} cannot load ${mod ? `the Python module ${mod[1]}` : `the shared library ${lib?.[1]}`}`,
-      fix: inContainer
-        ? 'use an image that ships it (GPU runs need python3 with torch; --device cpu needs NumPy), or install it in the image'
-        : 'install it for the native Python (input python)'
-    }
-  if (inContainer && NO_PYTHON.test(e))
-    return {
-      key: 'failure:no-python',
-      label: 'no python3',
-      value: e,
-      meaning: 'the image has no python3 on its PATH (the workloads run with python3)',
-      fix: 'use an image with python3 on PATH'
-    }
-  if (OOM.test(e))
-    return {
-      key: 'failure:oom',
-      label: 'out of memory',
-      value: e,
-      meaning: inContainer
-        ? 'the container ran out of memory: its memory limit (container-memory or --memory) or the GPU memory is too small for the workload'
-        : 'the native run ran out of memory (host or GPU)',
-      fix: 'raise container-memory, or make the workload smaller (llm-preset, matmul-size)'
-    }
-  if (inContainer && SHM.test(e))
-    return {
-      key: 'failure:shm',
-      label: 'shared memory (/dev/shm)',
-      value: e,
-      meaning: "a process failed on /dev/shm: Docker's default is 64 MiB",
-      fix: "container-args '--ipc=host' or '--shm-size=8g'"
-    }
-  if (inContainer && DENIED.test(e))
-    return {
-      key: 'failure:denied',
-      label: 'permission denied',
-      value: e,
-      meaning:
-        "the image's USER (or container-args --user) may not read the mounted workloads or write the run's folder, or a security profile refused a call",
-      fix: "run as a user that can read the workloads folder (container-args '--user …'), or make it world-readable"
-    }
-  return {
-    key: 'failure:other',
-    label: 'the arm failed',
-    value: e,
-    meaning: 'the process failed; its error and the last lines of its log are shown',
-    fix: "read the run's log in the results folder (logs/); the failure is the image's or the workload's, not a measured overhead"
+  for (const rule of CAUSES) {
+    if (rule.containerOnly && !inContainer) continue
+    const caught = caughtBy(rule.pattern, f.error)
+    if (caught === null) continue
+    return (inContainer ? rule.refine?.(imageEnv) : null) ?? cause(rule, caught)
   }
+  return cause(OTHER, '')
 }
 
 /** One finding per distinct cause of an arm's failures. */
@@ -180,12 +293,14 @@ export function failureFindings(
   failures: readonly ArmFailure[],
   imageEnv: Readonly<Record<string, Readonly<Record<string, string>>>>,
   containerEnvs: readonly string[],
-  baselineEnv: string
+  baselineEnv: string,
+  /** The container runtime, for its own fix; null when not known (both fixes are given). */
+  runtime: ContainerRuntime | null = null
 ): Finding[] {
   const byKey = new Map<string, Finding>()
   for (const f of failures) {
     const inContainer = containerEnvs.includes(f.environment)
-    const c = causeOf(f, imageEnv[f.environment] ?? {}, inContainer)
+    const c = causeOf(f, imageEnv[f.environment] ?? {}, inContainer, runtime)
     const key = `${f.environment}:${c.key}`
     const seen = byKey.get(key)
     if (seen) {
