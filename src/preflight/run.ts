@@ -5,7 +5,7 @@ import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimi
 import { readGpuFacts } from './gpu.js'
 import type { GpuFacts } from './gpu.js'
 import { imageRefOf, type ImageRef, type IoMountSpec } from '../config/index.js'
-import { inspectImage, runTimeoutBudget } from './image.js'
+import { inspectImage, timeBudgetBudget } from './image.js'
 import { compatProbeMatters, probeCompatLibs } from './compat-probe.js'
 import type { ImageFacts } from './image.js'
 import { checkMounts } from './io-check.js'
@@ -34,10 +34,10 @@ export interface PreflightInput {
   /** nvidia-smi to run (default on PATH). */
   nvidiaSmi?: string
   /**
-   * The check's run-timeout (seconds): the image step (inspect, and a pull when the image is absent) gets no more.
-   * Absent (the gate and io-check commands): a pull has its own limit only.
+   * The check's time-budget (seconds): the image step (inspect, and a pull when the image is absent) gets no more.
+   * Absent (no budget; the gate and io-check commands): a pull has its own limit only.
    */
-  runTimeoutS?: number
+  timeBudgetS?: number
 }
 
 export interface PreflightOutput {
@@ -71,7 +71,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
   const image =
     imageRef !== null
       ? await inspectImage(imageRef, input.runtime, {
-          ...(input.runTimeoutS === undefined ? {} : { budget: runTimeoutBudget(input.runTimeoutS) })
+          ...(input.timeBudgetS === undefined ? {} : { budget: timeBudgetBudget(input.timeBudgetS) })
         })
       : null
 

@@ -132,8 +132,8 @@ export async function preflightStage(
     checkId,
     gpuDevices: config.gpus === 'all' ? 'all' : config.gpus.join(','),
     extraDockerArgs: containerGpuArgs(config),
-    // An image pull is bounded by run-timeout too, not only by its own hour.
-    runTimeoutS: config.runTimeoutS
+    // An image pull is bounded by the check's time-budget too, where one is set, not only by its own hour.
+    ...(config.timeBudgetS === null ? {} : { timeBudgetS: config.timeBudgetS })
   }
   const results: PreflightResult[] = []
   const facts = new Map<string, ImageFacts>()

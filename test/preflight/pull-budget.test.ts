@@ -1,5 +1,5 @@
 /**
- * An image pull in preflight is bounded by the check's run-timeout (what is left of it after the inspect) and by
+ * An image pull in preflight is bounded by the check's time-budget (what is left of it after the inspect) and by
  * its own limit, not only by the hung-engine rule: a pull that runs past it is stopped, its whole process tree
  * killed, and the check fails in one line naming the image and the time. A fake `docker` on PATH: the image is
  * absent, and its pull never ends (it ignores SIGTERM, and leaves a child in its group and one that escaped with
@@ -8,8 +8,9 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { loadConfig } from '../../src/config/index.js'
-import { inspectImage, runTimeoutBudget } from '../../src/preflight/image.js'
+import { inspectImage, timeBudgetBudget } from '../../src/preflight/image.js'
 import { preflightStage } from '../../src/preflight/index.js'
 import { engineVersion, forgetHungEngines } from '../../src/tools/docker.js'
 import { Inputs } from '../../src/types/inputs.js'
@@ -66,14 +67,14 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true })
 })
 
-test('a pull past what is left of run-timeout is stopped, its tree killed, and named in one line; the engine is not taken for hung', async () => {
+test('a pull past what is left of time-budget is stopped, its tree killed, and named in one line; the engine is not taken for hung', async () => {
   const t0 = Date.now()
-  const err = await inspectImage(REF, 'docker', { budget: runTimeoutBudget(3) }).catch((e: unknown) => e)
+  const err = await inspectImage(REF, 'docker', { budget: timeBudgetBudget(3) }).catch((e: unknown) => e)
   const took = Date.now() - t0
   expect(err).toBeInstanceOf(EnvironmentError)
   expect((err as Error).message).toBe(
-    `image ${REF} was not pulled within 3 s (run-timeout 3 s): the pull was stopped and its process tree killed; ` +
-      `pull it on this machine before the check (docker pull ${REF}), or raise run-timeout`
+    `image ${REF} was not pulled within 3 s (time-budget 3 s): the pull was stopped and its process tree killed; ` +
+      `pull it on this machine before the check (docker pull ${REF}), or raise time-budget`
   )
   // 3 s, then SIGTERM (ignored), SIGKILL 2 s later.
   expect(took).toBeGreaterThanOrEqual(2500)
@@ -89,7 +90,37 @@ test('a pull past what is left of run-timeout is stopped, its tree killed, and n
   expect(await engineVersion('docker')).toBe('20.10.24')
 }, 30_000)
 
-test("the check's preflight gives the pull its run-timeout", async () => {
+test("the check's preflight gives the pull its time-budget", async () => {
+  const ws = fs.mkdtempSync(path.join(dir, 'ws-'))
+  const config = loadConfig({
+    workspace: ws,
+    flags: {
+      [Inputs.Device]: 'cpu',
+      [Inputs.Image]: REF,
+      [Inputs.TimeBudget]: '5',
+      [Inputs.Python]: '/usr/bin/python3'
+    }
+  })
+  const t0 = Date.now()
+  await expect(preflightStage(config, null, 'pull-budget-test')).rejects.toThrow(
+    new EnvironmentError(
+      `image ${REF} was not pulled within 5 s (time-budget 5 s): the pull was stopped and its process tree killed; ` +
+        `pull it on this machine before the check (docker pull ${REF}), or raise time-budget`
+    )
+  )
+  expect(Date.now() - t0).toBeLessThan(20_000)
+  for (const pid of children()) expect(alive(pid)).toBe(false)
+}, 40_000)
+
+test('no time left: no pull is started', async () => {
+  const spent = { deadlineMs: Date.now() - 1, source: 'time-budget 5 s' }
+  await expect(inspectImage(REF, 'docker', { budget: spent })).rejects.toThrow(
+    `image ${REF} is not present locally and no time is left to pull it (time-budget 5 s): pull it on this machine before the check (docker pull ${REF}), or raise time-budget`
+  )
+  expect(fs.readFileSync(calls, 'utf8').trim().split('\n')).toEqual([`image inspect ${REF}`])
+})
+
+test('without a time-budget the pull keeps its own limit: run-timeout (one process) does not cut a first pull', async () => {
   const ws = fs.mkdtempSync(path.join(dir, 'ws-'))
   const config = loadConfig({
     workspace: ws,
@@ -100,21 +131,17 @@ test("the check's preflight gives the pull its run-timeout", async () => {
       [Inputs.Python]: '/usr/bin/python3'
     }
   })
-  const t0 = Date.now()
-  await expect(preflightStage(config, null, 'pull-budget-test')).rejects.toThrow(
-    new EnvironmentError(
-      `image ${REF} was not pulled within 5 s (run-timeout 5 s): the pull was stopped and its process tree killed; ` +
-        `pull it on this machine before the check (docker pull ${REF}), or raise run-timeout`
-    )
-  )
-  expect(Date.now() - t0).toBeLessThan(20_000)
-  for (const pid of children()) expect(alive(pid)).toBe(false)
+  const stage = preflightStage(config, null, 'pull-budget-test-2')
+  const outcome = await Promise.race([
+    stage.then(
+      () => 'finished',
+      () => 'failed'
+    ),
+    new Promise(resolve => setTimeout(() => resolve('still pulling'), 9000))
+  ])
+  expect(outcome).toBe('still pulling')
+  // End the endless fake pull so the stage settles before the folder goes.
+  for (const pid of children()) if (alive(pid)) process.kill(pid, 'SIGKILL')
+  spawnSync('pkill', ['-KILL', '-f', `pull --quiet ${REF}`])
+  await stage.catch(() => undefined)
 }, 40_000)
-
-test('no time left: no pull is started', async () => {
-  const spent = { deadlineMs: Date.now() - 1, source: 'run-timeout 5 s' }
-  await expect(inspectImage(REF, 'docker', { budget: spent })).rejects.toThrow(
-    `image ${REF} is not present locally and no time is left to pull it (run-timeout 5 s): pull it on this machine before the check (docker pull ${REF}), or raise run-timeout`
-  )
-  expect(fs.readFileSync(calls, 'utf8').trim().split('\n')).toEqual([`image inspect ${REF}`])
-})

@@ -103,7 +103,7 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.GpuLayout]:
     'auto | duet | lockstep: on several GPUs, run the two arms at once on two GPUs and swap (duet) or every GPU the same arm (lockstep)',
   [Inputs.Seed]: 'seed for the schedule, bootstrap and workloads',
-  [Inputs.RunTimeout]: 'seconds before one process is killed (an image pull gets no more)',
+  [Inputs.RunTimeout]: 'seconds before one process is killed',
   [Inputs.Telemetry]: 'sample nvidia-smi every 100 ms',
   [Inputs.Strict]: 'fail (not warn) when the driver is older than the toolkit release driver',
   [Inputs.DriverMount]: 'driver library folder mounted for gpu-access=devices (default /usr/local/nvidia)',
