@@ -96,9 +96,16 @@ function outcomeClause(summary: CheckSummary, esc: Escape = inline): string {
   const metrics = `${plural(gating.length, 'gated metric')}${pair ? '' : ` of ${candidates} arms`}`
   const inconclusive = count('inconclusive')
   const incomparable = count('incomparable')
-  if (!inconclusive.length && !incomparable.length)
+  // An improvement is outside ±limit too: "within ±2% on all" would misstate it.
+  const improvements = gating.filter(c => (c.verdict as string) === 'improvement')
+  if (!inconclusive.length && !incomparable.length && !improvements.length)
     return `${who} within ±${limit(summary)} on all ${metrics}`
   const parts = [`no significant ${who} above ${limit(summary)} on ${metrics}`]
+  const [best] = improvements
+  if (best)
+    parts.push(
+      `${plural(improvements.length, 'improvement')} beyond −${limit(summary)} (${describeComparison(best, !pair, esc)})`
+    )
   const [first] = inconclusive
   if (first) {
     const need = runsNeeded(summary, first)

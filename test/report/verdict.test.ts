@@ -1,5 +1,5 @@
 import type { CheckSummary } from '../../src/types/index.js'
-import { decideFailure } from '../../src/report/verdict.js'
+import { decideFailure, verdictLine } from '../../src/report/verdict.js'
 import {
   SUMMARIES,
   gateFailed,
@@ -44,5 +44,21 @@ describe('decideFailure', () => {
   test('regression and failed gate together give both reasons', () => {
     const both: CheckSummary = { ...regression, preflight: gateFailed.preflight }
     expect(decideFailure(both, true)).toMatch(/^overhead regression: .*; preflight failed: driver-gate: /)
+  })
+})
+
+describe('verdictLine with an improvement', () => {
+  test('a PASS with a metric improved beyond the limit does not say "within ±2% on all"', () => {
+    const comparisons = pass.analysis!.comparisons.map((c, i) =>
+      i === 0 && c.scope === 'steady'
+        ? { ...c, verdict: 'improvement' as const, overhead_pct: -39.9, ci95: { low: -41, high: -38.5 } }
+        : c
+    )
+    const improved: CheckSummary = { ...pass, analysis: { ...pass.analysis!, comparisons } }
+    const line = verdictLine(improved, null)
+    expect(line).toMatch(
+      /^\*\*PASS\*\* — no significant container overhead vs native above 2% on \d+ gated metrics; 1 improvement beyond −2% \(\S+ \S+ −?-?39\.9/
+    )
+    expect(line).not.toContain('within ±2% on all')
   })
 })
