@@ -140,8 +140,8 @@ async function analyzeCheck(config: Config, state: CheckState): Promise<void> {
   const rows = multi ? pooledRows(exec.samples) : exec.samples
   const fixed = exec.samples.length ? analyzeRecords(rows, analyzeOpts) : null
   state.analysis = fixed && state.sequential ? state.sequential.applyTo(fixed) : fixed
-  if (state.analysis && exec.runs.length)
-    state.analysis.notes = [...(state.analysis.notes ?? []), measuredWorkNote(measuredWork(exec.runs))]
+  const work = exec.runs.length ? measuredWorkNote(measuredWork(exec.runs)) : null
+  if (state.analysis && work !== null) state.analysis.notes = [...(state.analysis.notes ?? []), work]
   if (multi && exec.samples.length) {
     state.multiGpu = multiGpuSummary(
       exec.samples,

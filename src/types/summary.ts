@@ -169,6 +169,8 @@ export interface CheckSummary {
   measured_work?: {
     processes: number
     wall_s: number
+    /** GPUs whose processes ran side by side (absent in older summaries: 1). */
+    gpus?: number
     measured_s: number
     fraction: number
     per_workload: { workload: string; processes: number; process_s: number; measured_s: number }[]
