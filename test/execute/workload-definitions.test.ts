@@ -1,8 +1,13 @@
 /**
- * The built-ins' exact command lines and recorded params for CPU and GPU settings: pinned before workloads
- * became definitions (issue 27), so that refactor provably changes no argv and no baseline key.
+ * The built-ins' exact command lines and recorded params for CPU and GPU settings: pinned against the
+ * name-switch code before workloads became definitions (issue 27), so that refactor changes no argv and no
+ * baseline key. Read through resolveWorkloads, the one path config takes.
  */
-import { workloadArgs, workloadParams, type WorkloadSettings } from '../../src/execute/workload-args.js'
+import { resolveWorkloads, type WorkloadSettings } from '../../src/config/index.js'
+import { workloadsGatedBySamples } from '../../src/execute/index.js'
+import type { CommandWorkload } from '../../src/types/index.js'
+
+const only = (name: string, commands: CommandWorkload[] = []) => resolveWorkloads([name], commands)[0]!
 
 const io = { data: '/data', checkpoint: '/ckpt' }
 const gpu: WorkloadSettings = {
@@ -53,13 +58,15 @@ describe.each([
   ['cpu', cpu]
 ] as const)('built-in workloads on %s', (device, s) => {
   test.each(['matmul', 'llm', 'io'] as const)('%s: the same argv and params', name => {
-    expect(workloadArgs(name, s, io)).toEqual(ARGV[device][name])
-    expect(workloadParams(name, s)).toEqual(PARAMS[device][name])
+    const d = only(name)
+    expect(d.args(s, io)).toEqual(ARGV[device][name])
+    expect(d.params(s)).toEqual(PARAMS[device][name])
+    expect(d.start).toEqual({ kind: 'script', script: `${name}.py` })
   })
 })
 
 test('a gated io throughput keeps the warm-up pass: only --warmup 0 goes', () => {
-  const argv = workloadArgs('io', { ...gpu, gateIoThroughput: true }, io)
+  const argv = only('io').args({ ...gpu, gateIoThroughput: true }, io)
   expect(argv).toEqual(ARGV.gpu.io.filter((_, i, a) => a[i] !== '--warmup' && a[i - 1] !== '--warmup'))
 })
 
@@ -72,11 +79,32 @@ test("a user command's params name its command line and format", () => {
       source: 'workflow' as const
     }
   ]
-  expect(workloadArgs('bench', { ...gpu, commands }, io)).toEqual([])
-  expect(workloadParams('bench', { ...gpu, commands })).toEqual({
+  const d = only('bench', commands)
+  expect(d.args(gpu, io)).toEqual([])
+  expect(d.params(gpu)).toEqual({
     device: 'gpu',
     command: 'python b.py --n 3',
     format: 'wall'
   })
-  expect(workloadParams('other', gpu)).toEqual({ device: 'gpu', command: 'other', format: 'auto' })
+  expect(d.start).toEqual({ kind: 'command', command: commands[0] })
+  // Config validates every name first; a name that is neither is a bug, never a silent default.
+  expect(() => only('other')).toThrow(/neither a built-in nor a command/)
+})
+
+test('what the stages used to read off the names: io folders, llm memory, prestart, results, gating', () => {
+  const bench: CommandWorkload = { name: 'bench', argv: ['b'], format: 'hyperfine', source: 'workflow' }
+  const all = resolveWorkloads(['matmul', 'llm', 'io', 'bench'], [bench])
+  const pick = (f: (d: (typeof all)[number]) => unknown) => Object.fromEntries(all.map(d => [d.name, f(d)]))
+  expect(pick(d => d.usesIoFolders)).toEqual({ matmul: false, llm: false, io: true, bench: false })
+  expect(pick(d => d.checksLlmMemory)).toEqual({ matmul: false, llm: true, io: false, bench: false })
+  expect(pick(d => d.prestart)).toEqual({ matmul: true, llm: true, io: true, bench: false })
+  expect(pick(d => d.resultFormat)).toEqual({ matmul: null, llm: null, io: null, bench: 'hyperfine' })
+  expect(pick(d => d.domains)).toEqual({
+    matmul: 'compute',
+    llm: 'compute-and-launch',
+    io: 'io',
+    bench: 'compute'
+  })
+  expect(workloadsGatedBySamples(all, false)).toEqual(['matmul', 'llm', 'bench'])
+  expect(workloadsGatedBySamples(all, true)).toEqual(['matmul', 'llm', 'io', 'bench'])
 })
