@@ -21,7 +21,7 @@ import {
   measuredWorkNote,
   SequentialController
 } from './analyze/index.js'
-import { commandSourceLines, type Config } from './config/index.js'
+import { commandSourceLines, definitionOf, type Config, type WorkloadDefinition } from './config/index.js'
 import { EnvironmentError } from './util/errors.js'
 import {
   killCheckContainers,
@@ -42,7 +42,6 @@ import {
   TelemetrySampler,
   attribute,
   withTelemetry,
-  workloadParams,
   regionTelemetry
 } from './execute/index.js'
 import { describePlan, resolveLanes, resolveLayout, buildPlan } from './plan/index.js'
@@ -187,7 +186,7 @@ async function measure(
   const { warnings, notMeasured } = state
   for (const line of commandSourceLines(config)) logger.info(line)
   const hasContainer = config.arms.some(a => a.kind === 'container')
-  const io = config.workloads.includes('io')
+  const io = config.definitions.some(d => d.usesIoFolders)
     ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
     : null
   const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
@@ -220,8 +219,8 @@ async function measure(
   const fingerprintOf = fingerprintCache(config, pre)
   // Every process's own folders (event channel, io checkpoints), under one private folder of this check.
   const folders = RunFolders.open(checkId)
-  // The user's commands by name, looked up for every process.
-  const commands = new Map(config.commands.map(c => [c.name, c]))
+  // Each workload's definition (how it starts, its args and params, how its results are read), by name.
+  const definition = (name: string): WorkloadDefinition => definitionOf(config.definitions, name)
   const runPlan = (cap: number | null): Promise<ExecuteResult> =>
     executePlan(plan, {
       checkId,
@@ -238,16 +237,16 @@ async function measure(
           lane,
           hold,
           folders,
-          commands.get(planned.workload) ?? null
+          definition(planned.workload)
         ),
       launchFacts: arm => launchFacts(arm, config, pre),
-      commandFormat: w => commands.get(w)?.format ?? null,
+      commandFormat: w => definition(w).resultFormat,
       readResultFile,
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
       paramsFor: w =>
-        cap === null ? workloadParams(w, config) : { ...workloadParams(w, config), power_cap_w: cap },
+        cap === null ? definition(w).params(config) : { ...definition(w).params(config), power_cap_w: cap },
       writer,
       logger,
       signal,
@@ -314,7 +313,7 @@ function sequentialFor(config: Config): SequentialController | null {
     alpha: config.alpha,
     baselineEnv: config.arms[0]?.label ?? 'native',
     candidateEnvs: config.arms.slice(1).map(a => a.label),
-    gatedWorkloads: Math.max(1, workloadsGatedBySamples(config.workloads, config.gateIoThroughput).length)
+    gatedWorkloads: Math.max(1, workloadsGatedBySamples(config.definitions, config.gateIoThroughput).length)
   })
 }
 

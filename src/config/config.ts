@@ -32,6 +32,7 @@ import { validateImageRef, type ImageRef } from './image-ref.js'
 import { CHECKPOINT_CONTAINER_PATH, DATA_CONTAINER_PATH } from './mount-spec.js'
 import { containerLaunchArgs } from './launch-flags.js'
 import { commandWorkloads, fileCommandWorkloads, mergeCommands } from './commands.js'
+import { resolveWorkloads, type WorkloadDefinition } from './workloads/index.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS, chosen } from './parse.js'
 import { readConfigFile } from './file.js'
@@ -69,6 +70,8 @@ export interface Config {
   /** Every image a container arm runs (unique, in arm order), parsed once here and passed on typed. */
   images: ImageRef[]
   workloads: Workload[]
+  /** The same workloads as definitions (built-ins and commands), resolved once: what the stages read. */
+  definitions: WorkloadDefinition[]
   /** Runs per arm before the first sequential look (and the whole count when maxRuns equals it). */
   runs: number
   /** Most runs per arm: the check goes on pair by pair until every gated metric is decided or this is reached. */
@@ -207,6 +210,7 @@ export function loadConfig(sources: ConfigSources): Config {
             list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, known))
           )
         ]
+  const definitions = resolveWorkloads(workloads, commands)
   const device = oneOf(Inputs.Device, get(Inputs.Device), DEVICES)
   const gpusRaw = get(Inputs.Gpus).trim()
   const gpus =
@@ -227,6 +231,7 @@ export function loadConfig(sources: ConfigSources): Config {
     image,
     images,
     workloads,
+    definitions,
     runs,
     maxRuns: maxRunsOf(runs, isSet(Inputs.MaxRuns) ? get(Inputs.MaxRuns) : null),
     timeBudgetS: timeBudget(get(Inputs.TimeBudget)),
@@ -289,9 +294,8 @@ export function loadConfig(sources: ConfigSources): Config {
       LLM_PRESETS
     ),
     gateIoThroughput: bool(Inputs.GateIoThroughput, get(Inputs.GateIoThroughput)),
-    // A user command does not hold after its imports (the built-ins' prestart protocol): no prestart with one.
-    prestart:
-      bool(Inputs.Prestart, get(Inputs.Prestart)) && !workloads.some(w => commands.some(c => c.name === w)),
+    // Only where every workload holds after its imports (a user command does not).
+    prestart: bool(Inputs.Prestart, get(Inputs.Prestart)) && definitions.every(d => d.prestart),
     checkpointMb: integer(
       Inputs.CheckpointMb,
       isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault,
@@ -311,7 +315,7 @@ export function loadConfig(sources: ConfigSources): Config {
   }
   // Without a data-path/checkpoint-path the io workload's folders live under `out` and are mounted.
   if (
-    config.workloads.includes('io') &&
+    config.definitions.some(d => d.usesIoFolders) &&
     config.arms.some(a => a.kind === 'container') &&
     (!config.data || !config.checkpoint) &&
     MOUNT_SPLITTERS.test(config.out)

@@ -3,6 +3,18 @@ export { loadConfig, type Config, type ConfigSources, type LlmPreset } from './c
 export { DEFAULTS, type RawInputs } from './defaults.js'
 export { FILE_KNOBS, readConfigFile, type ConfigFileContents, type FileCommand } from './file.js'
 export { commandSourceLines } from './commands.js'
+export {
+  BUILTIN_DEFINITIONS,
+  builtinDefinition,
+  definitionOf,
+  gatedBySamples,
+  resolveWorkloads,
+  type IoPaths,
+  type WorkloadDefinition,
+  type WorkloadDomains,
+  type WorkloadMetrics,
+  type WorkloadSettings
+} from './workloads/index.js'
 export { imageRefOf, imageRefOrNull, pickRepoDigest, validateImageRef, type ImageRef } from './image-ref.js'
 export {
   loadAggregateConfig,

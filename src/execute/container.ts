@@ -9,7 +9,7 @@ import {
   removeLabelledNow,
   runArgs
 } from '../tools/docker.js'
-import type { Mount, ContainerRuntime, Workload } from '../types/index.js'
+import type { Mount, ContainerRuntime } from '../types/index.js'
 import { runtimeClientEnv } from '../util/child-env.js'
 import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
@@ -24,7 +24,8 @@ export interface ContainerRunInput {
   name: string
   checkId: string
   workloadsDir: string
-  workload: Workload
+  /** The built-in's script in the workloads folder (its definition's start). */
+  script: string
   args: string[]
   mounts: Mount[]
   gpuArgs: string[]
@@ -57,7 +58,7 @@ export function containerArgs(input: ContainerRunInput): string[] {
     ...(input.command ? { workdir: input.command.workdir } : {}),
     command: input.command
       ? input.command.argv
-      : ['python3', `${CONTAINER_WORKLOADS_DIR}/${input.workload}.py`, ...input.args]
+      : ['python3', `${CONTAINER_WORKLOADS_DIR}/${input.script}`, ...input.args]
   })
 }
 

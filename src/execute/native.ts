@@ -1,13 +1,13 @@
 /** The native arm: the workload script run directly by the host's Python. */
 import * as path from 'node:path'
-import type { Workload } from '../types/index.js'
 import type { ProcessSpec } from './process.js'
 import { scrubbedEnv } from '../util/child-env.js'
 
 export interface NativeRunInput {
   python: string
   workloadsDir: string
-  workload: Workload
+  /** The built-in's script in the workloads folder (its definition's start). */
+  script: string
   args: string[]
   env: Record<string, string>
   timeoutMs: number
@@ -23,7 +23,7 @@ export const HOLD_ENV = { GPU_OVERHEAD_HOLD: 'stdin' } as const
 export function nativeSpec(input: NativeRunInput): ProcessSpec {
   return {
     command: input.python,
-    args: [path.join(input.workloadsDir, `${input.workload}.py`), ...input.args],
+    args: [path.join(input.workloadsDir, input.script), ...input.args],
     // An allow-list of the runner's environment: never INPUT_*, GITHUB_TOKEN, ACTIONS_* (docs/security.md).
     env: scrubbedEnv(process.env, { ...WORKLOAD_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env }),
     timeoutMs: input.timeoutMs,

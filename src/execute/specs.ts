@@ -2,11 +2,9 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Config } from '../config/index.js'
-import type { CommandWorkload } from '../types/index.js'
+import type { Config, WorkloadDefinition } from '../config/index.js'
 import { EnvironmentError } from '../util/errors.js'
 import { nativeSpec } from './native.js'
-import { workloadArgs } from './workload-args.js'
 import type { Lane, PlannedRun } from '../plan/index.js'
 import type { PreflightOutcome } from '../preflight/index.js'
 import { containerGpuArgs, nativeGpuEnv } from '../tools/gpu-access.js'
@@ -26,7 +24,7 @@ export function workloadsDir(): string {
   throw new EnvironmentError(`cannot find the workloads folder next to ${here}; set GPU_OVERHEAD_WORKLOADS`)
 }
 
-/** `command`: the user command this run's workload names (null: a built-in), looked up once per check. */
+/** `definition`: the definition of this run's workload (config.definitions), which says how it starts. */
 export function processSpec(
   planned: PlannedRun,
   config: Config,
@@ -37,11 +35,13 @@ export function processSpec(
   lane: Lane | null,
   hold: boolean,
   folders: RunFolders,
-  command: CommandWorkload | null
+  definition: WorkloadDefinition
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
   const inContainer = planned.arm.kind !== 'native'
-  const writesCheckpoints = planned.workload === 'io' && io !== null
+  const writesCheckpoints = definition.usesIoFolders && io !== null
+  const { start } = definition
+  const script = start.kind === 'script' ? start.script : ''
   const label = `${planned.workload}-${planned.arm.label}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`
   // Its own folders: the event channel, and io's checkpoint writes (docs/security.md, "Shared folders").
   const run = folders.create(label, inContainer, writesCheckpoints ? io.checkpoint.host : null)
@@ -57,16 +57,18 @@ export function processSpec(
     gpus: config.gpus,
     driverMount: config.driverMount
   }
-  const cmdInput = command
-    ? {
-        command,
-        workspace: config.workspace ?? process.cwd(),
-        workloadsDir: dir,
-        runId: run.runId,
-        env: inContainer ? {} : nativeGpuEnv(gpuInput, lane),
-        timeoutMs
-      }
-    : null
+  // A user command starts its own argv (in the workspace); a built-in, its script under Python.
+  const cmdInput =
+    start.kind === 'command'
+      ? {
+          command: start.command,
+          workspace: config.workspace ?? process.cwd(),
+          workloadsDir: dir,
+          runId: run.runId,
+          env: inContainer ? {} : nativeGpuEnv(gpuInput, lane),
+          timeoutMs
+        }
+      : null
   if (!inContainer) {
     if (cmdInput)
       return {
@@ -80,8 +82,8 @@ export function processSpec(
       ...nativeSpec({
         python: config.python,
         workloadsDir: dir,
-        workload: planned.workload,
-        args: workloadArgs(planned.workload, config, ioPaths),
+        script,
+        args: definition.args(config, ioPaths),
         env: { ...nativeGpuEnv(gpuInput, lane), [EVENTS_ENV]: run.eventsFile, [RUN_ID_ENV]: run.runId },
         timeoutMs,
         hold
@@ -121,8 +123,8 @@ export function processSpec(
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,
     workloadsDir: dir,
-    workload: planned.workload,
-    args: workloadArgs(planned.workload, config, ioPaths),
+    script,
+    args: definition.args(config, ioPaths),
     mounts,
     gpuArgs: containerGpuArgs(gpuInput, lane),
     env: parts?.env ?? { [EVENTS_ENV]: `${RUN_CONTAINER_DIR}/${EVENTS_FILE}`, [RUN_ID_ENV]: run.runId },

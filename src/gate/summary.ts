@@ -101,7 +101,7 @@ export function assembleSummary(
     })
   )
   // Nothing measured is never a pass: say why first, so the verdict line names it.
-  const sampleGated = workloadsGatedBySamples(config.workloads, config.gateIoThroughput)
+  const sampleGated = workloadsGatedBySamples(config.definitions, config.gateIoThroughput)
   // A check of rule-gated workloads only (io by its mount rule) has no gated samples by design.
   const requireGated = sampleGated.length > 0
   const nothing = exec.complete && requireGated ? nothingMeasuredReason(analysis, sampleGated) : null

@@ -74,7 +74,7 @@ async function mountPolicyRows(config: Config): Promise<PreflightResult[]> {
   if (config.driverMount)
     asked.push({ input: Inputs.DriverMount, path: config.driverMount, purpose: 'driver' })
   // A user command sees the workspace read-only at its own path in the container.
-  if (config.workspace && config.commands.some(c => config.workloads.includes(c.name)))
+  if (config.workspace && config.definitions.some(d => d.start.kind === 'command'))
     asked.push({ input: Inputs.Commands, path: config.workspace, purpose: 'data' })
   if (!asked.length || !config.arms.some(a => a.kind === 'container')) return []
   const root = (await dockerRootDir(config.containerRuntime)) ?? ''
@@ -160,7 +160,7 @@ export async function preflightStage(
       results.push({ ...r, name: `${r.name} (${image.ref})` })
   }
   appendAll(results, await mountPolicyRows(config))
-  if (config.workloads.includes('llm')) results.push(llmMemoryCheck(config, gpus))
+  if (config.definitions.some(d => d.checksLlmMemory)) results.push(llmMemoryCheck(config, gpus))
   let runtimeVersion: string | null = null
   if (images.length) {
     runtimeVersion = await engineVersion(config.containerRuntime)

@@ -46,7 +46,7 @@ async function check(
       return nativeSpec({
         python: 'python3',
         workloadsDir: WORKLOADS,
-        workload: p.workload,
+        script: `${p.workload}.py`,
         args: ARGS[p.workload]!,
         env: {},
         timeoutMs: 60000,

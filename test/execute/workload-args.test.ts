@@ -1,5 +1,10 @@
 /** The workload command lines and the parameters that match a baseline to the same work. */
-import { workloadArgs, workloadParams, type WorkloadSettings } from '../../src/execute/workload-args.js'
+import { BUILTIN_DEFINITIONS, type IoPaths, type WorkloadSettings } from '../../src/config/index.js'
+import type { BuiltinWorkload } from '../../src/types/index.js'
+
+const workloadArgs = (w: BuiltinWorkload, s: WorkloadSettings, io: IoPaths) =>
+  BUILTIN_DEFINITIONS[w].args(s, io)
+const workloadParams = (w: BuiltinWorkload, s: WorkloadSettings) => BUILTIN_DEFINITIONS[w].params(s)
 
 const io = { data: '/data', checkpoint: '/ckpt' }
 const settings = (over: Partial<WorkloadSettings> = {}): WorkloadSettings => ({

@@ -57,7 +57,7 @@ describe('container-memory', () => {
       name: 'n',
       checkId: 'c',
       workloadsDir: '/w',
-      workload: 'matmul' as const,
+      script: 'matmul.py',
       args: [],
       mounts: [],
       gpuArgs: [],

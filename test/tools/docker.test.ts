@@ -48,7 +48,7 @@ describe('tools/docker runArgs', () => {
       name: 'n1',
       checkId: 'check-2',
       workloadsDir: '/w',
-      workload: 'matmul',
+      script: 'matmul.py',
       args: ['--size', '8'],
       mounts: [{ host: '/d', container: '/data', readOnly: false }],
       gpuArgs: ['--gpus', 'all'],

@@ -11,6 +11,7 @@ import { analyzeCommand } from '../../src/entry/cli/analyze.js'
 import { buildProgram } from '../../src/entry/cli/index.js'
 import { checkGate, checkVerdict, headlineOf, nothingMeasuredReason } from '../../src/gate/index.js'
 import { SAMPLE_CSV_COLUMNS, sampleCsvRow } from '../../src/results/store.js'
+import { resolveWorkloads } from '../../src/config/index.js'
 import { workloadsGatedBySamples } from '../../src/execute/index.js'
 import type { Analysis, Comparison, SampleRecord } from '../../src/types/index.js'
 import { InputError } from '../../src/util/errors.js'
@@ -99,8 +100,11 @@ describe('case 1: nothing measured is never a pass', () => {
     expect(nothingMeasuredReason({ comparisons: [{ ...c, n_baseline: 1 }] })).toMatch(/2 runs in both arms/)
   })
   test('io gates by its mount rule: its informational MB/s need no gated sample, unless asked to gate', () => {
-    expect(workloadsGatedBySamples(['matmul', 'llm', 'io'], false)).toEqual(['matmul', 'llm'])
-    expect(workloadsGatedBySamples(['matmul', 'io'], true)).toEqual(['matmul', 'io'])
+    expect(workloadsGatedBySamples(resolveWorkloads(['matmul', 'llm', 'io'], []), false)).toEqual([
+      'matmul',
+      'llm'
+    ])
+    expect(workloadsGatedBySamples(resolveWorkloads(['matmul', 'io'], []), true)).toEqual(['matmul', 'io'])
     const matmul = {
       workload: 'matmul',
       metric: 'kernel_ms',
@@ -111,12 +115,18 @@ describe('case 1: nothing measured is never a pass', () => {
     const ioInfo = { ...matmul, workload: 'io', metric: 'data_read_mb_s', scope: 'info' } as Comparison
     const comparisons = [matmul, ioInfo]
     expect(
-      nothingMeasuredReason({ comparisons }, workloadsGatedBySamples(['matmul', 'io'], false))
+      nothingMeasuredReason(
+        { comparisons },
+        workloadsGatedBySamples(resolveWorkloads(['matmul', 'io'], []), false)
+      )
     ).toBeNull()
     // Asked to gate io's MB/s, an io that emitted none is still an error.
-    expect(nothingMeasuredReason({ comparisons }, workloadsGatedBySamples(['matmul', 'io'], true))).toBe(
-      'workload(s) io emitted no gated metric'
-    )
+    expect(
+      nothingMeasuredReason(
+        { comparisons },
+        workloadsGatedBySamples(resolveWorkloads(['matmul', 'io'], []), true)
+      )
+    ).toBe('workload(s) io emitted no gated metric')
     // A check of io alone gates on its rule; a matmul check with nothing gated stays an error.
     const analysis = { comparisons: [ioInfo], verdict: 'inconclusive' } as unknown as Analysis
     expect(checkVerdict(analysis, [], true, [], false)).toBe('pass')

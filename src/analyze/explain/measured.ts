@@ -3,6 +3,7 @@
  * a gated metric that regressed or stayed undecided, or any metric (gated, start-up, memory) that
  * shifted significantly and by more than noise — in either direction.
  */
+import { builtinDefinition } from '../../config/index.js'
 import type { Comparison } from '../../types/index.js'
 import type { Domain } from '../../types/index.js'
 import type { MeasuredDifference } from '../../types/index.js'
@@ -35,10 +36,11 @@ export function comparisonDomains(
 ): Domain[] {
   if (c.scope === 'startup') return ['startup']
   if (MEMORY_METRIC.test(c.metric)) return ['memory']
-  if (c.workload === 'io') return ['io']
+  // A built-in's definition says; a user command (or an unknown name of a result file) is compute.
+  const domains = builtinDefinition(c.workload)?.domains ?? 'compute'
+  if (domains === 'io') return ['io']
   const compute: Domain = device === 'gpu' ? 'gpu-compute' : 'cpu-compute'
-  // Decode launches many small kernels: the CPU side (launch path, Python) shows in its latency.
-  return c.workload === 'llm' ? [compute, 'launch'] : [compute]
+  return domains === 'compute-and-launch' ? [compute, 'launch'] : [compute]
 }
 
 function significant(c: Comparison, alpha: number): boolean {

@@ -1,0 +1,99 @@
+/**
+ * The process each arm starts for a built-in and for a user command: argv, mounts and env, read off the
+ * workload's definition (issue 27) exactly as they were read off its name before.
+ */
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import {
+  CHECKPOINT_CONTAINER_PATH,
+  DATA_CONTAINER_PATH,
+  definitionOf,
+  loadConfig
+} from '../../src/config/index.js'
+import { RunFolders, processSpec } from '../../src/execute/index.js'
+import { emptyPreflightOutcome, type PreflightOutcome } from '../../src/preflight/index.js'
+import { Inputs } from '../../src/types/inputs.js'
+
+const IMAGE = 'nvcr.io/nvidia/pytorch:25.10-py3@sha256:' + 'a'.repeat(64)
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'spec-'))
+const ckpt = path.join(root, 'ckpt')
+fs.mkdirSync(ckpt)
+const io = {
+  data: { host: '/data', container: DATA_CONTAINER_PATH, readOnly: true },
+  checkpoint: { host: ckpt, container: CHECKPOINT_CONTAINER_PATH, readOnly: false },
+  created: []
+}
+const config = loadConfig({
+  workspace: root,
+  flags: {
+    [Inputs.Image]: IMAGE,
+    [Inputs.Device]: 'cpu',
+    [Inputs.Workloads]: 'matmul,io,bench',
+    [Inputs.Commands]: 'bench: ./bench --out {out}/r.json'
+  }
+})
+// Only the inspected image ID matters to the spec.
+const images = new Map([[IMAGE, { id: 'sha256:' + 'b'.repeat(64) }]]) as unknown as PreflightOutcome['images']
+const pre: PreflightOutcome = { ...emptyPreflightOutcome(), images }
+const folders = RunFolders.open('spec-test', root)
+afterAll(() => {
+  folders.close()
+  fs.rmSync(root, { recursive: true, force: true })
+})
+
+function spec(workload: string, armIndex: number) {
+  const planned = { order: 0, workload, arm: config.arms[armIndex]!, run: 1, warmup: false }
+  const definition = definitionOf(config.definitions, workload)
+  return processSpec(planned, config, 'c1', '/w', io, pre, null, false, folders, definition)
+}
+const after = (argv: readonly string[], word: string): string[] => argv.slice(argv.indexOf(word) + 1)
+const mountsOf = (argv: readonly string[]): string[] =>
+  argv.flatMap((a, i) => (a === '-v' ? [argv[i + 1]!] : []))
+
+test('a built-in natively: its script under Python, its args, the channel env', () => {
+  const s = spec('matmul', 0)
+  expect(s.command).toBe(config.python)
+  expect(s.args).toEqual([
+    path.join('/w', 'matmul.py'),
+    ...['--device', 'cpu', '--seed', String(config.seed), '--size', '512', '--dtype', 'fp32']
+  ])
+  expect(s.env!.GPU_OVERHEAD_EVENTS).toBe(s.eventsPath)
+  expect(s.env!.GPU_OVERHEAD_RUN_ID).toBe(s.runId)
+  s.cleanup?.()
+})
+
+test('io in the container: the data folder read-only, its own checkpoint folder writable', () => {
+  const s = spec('io', 1)
+  const argv = s.args
+  expect(after(argv, `/gpu-overhead/workloads/io.py`).slice(0, 8)).toEqual([
+    ...['--device', 'cpu', '--seed', String(config.seed)],
+    ...['--data', DATA_CONTAINER_PATH, '--ckpt', CHECKPOINT_CONTAINER_PATH]
+  ])
+  const mounts = mountsOf(argv)
+  expect(mounts).toContain(`/data:${DATA_CONTAINER_PATH}:ro`)
+  expect(mounts.filter(m => m.endsWith(`:${CHECKPOINT_CONTAINER_PATH}`))).toEqual([
+    expect.stringMatching(new RegExp(`^${ckpt}/gpu-overhead-run-io-container-0-[0-9a-f]+:`))
+  ])
+  s.cleanup?.()
+})
+
+test('a user command in the container: its argv, the workspace read-only at its path, no io folders', () => {
+  const s = spec('bench', 1)
+  const argv = s.args
+  expect(argv.slice(-3)).toEqual(['./bench', '--out', '/gpu-overhead/run/r.json'])
+  expect(argv[argv.indexOf('-w') + 1]).toBe(root)
+  const mounts = mountsOf(argv)
+  expect(mounts).toContain(`${root}:${root}:ro`)
+  expect(mounts.join('\n')).not.toContain(DATA_CONTAINER_PATH)
+  expect(mounts.join('\n')).not.toContain(CHECKPOINT_CONTAINER_PATH)
+  expect(argv.join(' ')).not.toContain('.py')
+  s.cleanup?.()
+})
+
+test('a user command natively: its argv in the workspace', () => {
+  const s = spec('bench', 0)
+  expect([s.command, ...s.args.slice(0, 1)]).toEqual(['./bench', '--out'])
+  expect(s.cwd).toBe(root)
+  s.cleanup?.()
+})
