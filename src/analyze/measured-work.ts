@@ -36,7 +36,10 @@ export function measuredWork(runs: readonly RunRecord[]): MeasuredWork {
     per.set(r.workload, w)
   }
   const wall_s = wallMs / 1000
-  const gpus = Math.max(1, new Set(ran.flatMap(r => (r.gpu === undefined || r.gpu === null ? [] : [r.gpu]))).size)
+  const gpus = Math.max(
+    1,
+    new Set(ran.flatMap(r => (r.gpu === undefined || r.gpu === null ? [] : [r.gpu]))).size
+  )
   return {
     processes: ran.length,
     wall_s,
