@@ -8,11 +8,19 @@
  *    0 / 0.25 / 0.5 / 1 / 2%; a new check of the same distribution (false alarms) and one with a real +5%
  *    step (power), judged by history-compare.ts (prediction interval over check means) — beside the old
  *    rule (all stored runs pooled into one sample, Welch + bootstrap) for contrast.
+ * 3. A persisting shift after one accepted outlier check (issue 28, D6): 4 good stored checks and one accepted
+ *    +5% check, then 10 later checks that keep +5%, each through the production entry (compareWithBaseline
+ *    with an in-memory store: compared, and saved when the save rule allows, keeping the last 5); and the
+ *    same with later checks of no change (A/A), from a clean history and from the one with the +5% check.
  * Prints markdown tables (pasted into README.md, "Verdict error rates") and writes
  * docs/evidence/verdicts/simulation.json. Seeded: the same seed gives the same figures.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import seedrandom from 'seedrandom'
+import { appendToBaseline, compareWithBaseline } from '../src/analyze/baseline/index.js'
+import { compareWithStored } from '../src/analyze/baseline/compare-stored.js'
+import { emptyFile, type BaselineFile } from '../src/analyze/baseline/format.js'
+import type { BaselineStore } from '../src/analyze/baseline/store.js'
 import { decide, measureComparison } from '../src/analyze/compare/index.js'
 import { compareWithHistory, summarizeCheck } from '../src/analyze/history-compare.js'
 import type { ArmSeries } from '../src/analyze/run-values/index.js'
@@ -184,6 +192,106 @@ for (const daySd of [0, 0.0025, 0.005, 0.01, 0.02]) {
 }
 out.baseline = { run_sd: RUN_SD, stored_checks: CHECKS, runs_per_check: N, levels: histJson }
 
+// ---- 3. a persisting shift after one accepted outlier check (issue 28, D6) ----
+/** The JSON file store's compare and append, in memory. */
+function memoryStore(): BaselineStore {
+  let data: BaselineFile = emptyFile()
+  return {
+    location: 'memory',
+    load: () => Promise.resolve({ status: 'ok' as const, location: 'memory', message: '', data }),
+    compare: (current, options) => Promise.resolve(compareWithStored(data, current, options, 'memory')),
+    append: (current, options) => {
+      data = appendToBaseline(data, current, options).data
+      return Promise.resolve({ saved: true, location: 'memory', message: 'saved', entries: 1 })
+    }
+  }
+}
+let checkNo = 0
+function rows(values: number[]): Record<string, unknown>[] {
+  const id = `check-${++checkNo}`
+  return values.map((value, i) => ({
+    check_id: id,
+    workload: 'sim',
+    environment: 'native',
+    run: i + 1,
+    metric: 'kernel_ms',
+    value,
+    unit: 'ms',
+    better: 'lower',
+    scope: 'steady',
+    fingerprint: { gpu_name: 'sim', driver: '1' }
+  }))
+}
+/** One check through the production entry: its verdict against the store, saved when the rule allows. */
+async function through(store: BaselineStore, values: number[]): Promise<Comparison | undefined> {
+  const r = await compareWithBaseline(rows(values) as never, {
+    path: 'memory',
+    store,
+    save: true,
+    maxOverheadPct: MAX,
+    alpha: ALPHA
+  })
+  return r.comparisons.find(c => c.metric === 'kernel_ms')
+}
+const LATER = 10
+const driftRows: string[] = [
+  '| day-to-day sd | persisting +5% flagged (later checks) | first later check flagged | A/A false regression, clean history | A/A false regression, after the +5% check |',
+  '| --: | --: | --: | --: | --: |'
+]
+const driftJson: unknown[] = []
+for (const daySd of [0, 0.0025, 0.005, 0.01, 0.02]) {
+  let flagged = 0
+  let first = 0
+  let aaClean = 0
+  let aaAfter = 0
+  for (let i = 0; i < SIMS; i++) {
+    const seeded = async (accepted: boolean): Promise<BaselineStore> => {
+      const store = memoryStore()
+      for (let c = 0; c < CHECKS; c++) {
+        const values = checkValues(daySd, accepted && c === CHECKS - 1 ? 1.05 : 1)
+        // Stored as accepted, whatever the comparison said (how it got there is not the question).
+        await store.append({
+          check_id: `seed-${++checkNo}`,
+          series: [series('native', values)],
+          fingerprints: { native: { gpu_name: 'sim', driver: '1' } }
+        })
+      }
+      return store
+    }
+    const shifted = await seeded(true)
+    for (let j = 0; j < LATER; j++)
+      if ((await through(shifted, checkValues(daySd, 1.05)))?.verdict === 'regression') {
+        flagged++
+        if (j === 0) first++
+      }
+    const clean = await seeded(false)
+    const after = await seeded(true)
+    for (let j = 0; j < LATER; j++) {
+      if ((await through(clean, checkValues(daySd, 1)))?.verdict === 'regression') aaClean++
+      if ((await through(after, checkValues(daySd, 1)))?.verdict === 'regression') aaAfter++
+    }
+  }
+  const later = SIMS * LATER
+  driftRows.push(
+    `| ${(daySd * 100).toFixed(2)}% | ${pct(flagged, later)} | ${pct(first, SIMS)} | ${pct(aaClean, later)} | ${pct(aaAfter, later)} |`
+  )
+  driftJson.push({
+    day_sd: daySd,
+    persisting_flagged: flagged / later,
+    first_later_flagged: first / SIMS,
+    aa_false_regression_clean: aaClean / later,
+    aa_false_regression_after_accepted: aaAfter / later
+  })
+  process.stderr.write(`baseline drift: day sd ${daySd} done\n`)
+}
+out.baseline_drift = {
+  run_sd: RUN_SD,
+  stored_checks: CHECKS,
+  runs_per_check: N,
+  later_checks: LATER,
+  levels: driftJson
+}
+
 const md = [
   `Arms, ${SIMS} simulated checks per cell, max-overhead ${MAX}%, alpha ${ALPHA}:`,
   '',
@@ -191,7 +299,11 @@ const md = [
   '',
   `Stored baseline: ${CHECKS} stored checks × ${N} runs, run sd ${RUN_SD * 100}%, a new check of ${N} runs; ${SIMS} simulations per row (${POOLED_SIMS} for the pooled rule):`,
   '',
-  ...histRows
+  ...histRows,
+  '',
+  `A persisting +5% after one accepted +5% check (issue 28, D6): ${CHECKS - 1} good stored checks and one accepted +5% check × ${N} runs, run sd ${RUN_SD * 100}%, then ${LATER} later checks through the production entry (compared, saved when the rule allows, last ${CHECKS} kept); ${SIMS} simulations per row:`,
+  '',
+  ...driftRows
 ].join('\n')
 process.stdout.write(md + '\n')
 mkdirSync('docs/evidence/verdicts', { recursive: true })

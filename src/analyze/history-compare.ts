@@ -31,6 +31,8 @@ export interface CheckMetricSummary {
   sd: number
   median: number
   values: number[]
+  /** The stored check's id, where known (named in the report's reference). */
+  check_id?: string
 }
 
 /** Summary of one check's per-run values. */
@@ -79,28 +81,35 @@ function overheadOfRatio(r: number, direction: Direction): number {
   return ((direction === 'lower' ? r : 1 / r) - 1) * 100
 }
 
-/** The comparison of one metric's new check with its stored checks (verdict left to `decide`). */
-export function compareWithHistory(input: HistoryCompareInput): Comparison {
-  const cur = summarizeCheck(input.current)
-  const means = input.history.map(h => h.mean)
+/** The prediction of a new check's mean from stored checks: their mean, the SE of the difference and its df. */
+interface Prediction {
+  k: number
+  mbar: number
+  s2: number
+  within: number
+  se: number
+  df: number
+}
+
+function predict(history: readonly CheckMetricSummary[], cur: CheckMetricSummary): Prediction {
+  const means = history.map(h => h.mean)
   const k = means.length
   const mbar = k > 0 ? ssMean(means) : 0
   const s2 = k >= 2 ? variance(means) : 0
   // Pooled within-check variance over the stored checks and the new one.
   let ss = 0
   let dof = 0
-  for (const h of [...input.history, cur])
+  for (const h of [...history, cur])
     if (h.n >= 2) {
       ss += h.sd ** 2 * (h.n - 1)
       dof += h.n - 1
     }
   const within = dof > 0 ? ss / dof : 0
-  const nHist = k > 0 ? k / input.history.reduce((a, h) => a + 1 / Math.max(1, h.n), 0) : 1
+  const nHist = k > 0 ? k / history.reduce((a, h) => a + 1 / Math.max(1, h.n), 0) : 1
   const a = s2 * (1 + 1 / Math.max(1, k))
   const b = Math.max(0, within * (1 / Math.max(1, cur.n) - 1 / nHist))
   const floor = within / Math.max(1, cur.n)
   const se2 = Math.max(a + b, floor)
-  const se = Math.sqrt(se2)
   // Satterthwaite: SE² adds the spread of k check means (k − 1 df) and a share of the run variance (its own df).
   const df =
     k < 2
@@ -108,6 +117,67 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
       : a + b >= floor
         ? Math.max(1, Math.min(k - 1, se2 ** 2 / (a ** 2 / (k - 1) + (dof > 0 ? b ** 2 / dof : 0))))
         : Math.max(1, dof)
+  return { k, mbar, s2, within, se: Math.sqrt(se2), df }
+}
+
+/** Fewest stored checks from which one may be left out of the reference (each is judged against ≥ 3 others). */
+export const MIN_CHECKS_TO_SCREEN = 4
+
+/**
+ * Stored checks that are not the level: each is judged against the others exactly as a new check would be
+ * (the prediction interval below), and one whose 95% interval lies wholly beyond ±max-overhead — the others
+ * would have flagged it as a regression or an improvement — is left out of the reference. Otherwise one such
+ * check (accepted while the history was too short or too noisy to flag it) widened the interval and moved the
+ * mean, so a persisting shift of the same size passed every later check and was saved, until the shift was
+ * the baseline: one accepted +5% check made a persisting +5% flagged in 0–0.4% of later checks (issue 28, D6).
+ * Only from MIN_CHECKS_TO_SCREEN checks, and a majority is always kept. A check is left out only when the
+ * others agree closely enough to flag it, so checks of a history with real day-to-day spread stay in.
+ */
+export function screenHistory(
+  history: readonly CheckMetricSummary[],
+  maxOverheadPct: number,
+  direction: Direction
+): { kept: number[]; leftOut: { index: number; overhead_pct: number }[] } {
+  const all = history.map((_, i) => i)
+  if (history.length < MIN_CHECKS_TO_SCREEN) return { kept: all, leftOut: [] }
+  const flagged: { index: number; overhead_pct: number; t: number }[] = []
+  for (const j of all) {
+    const others = history.filter((_, i) => i !== j)
+    const cur = history[j]!
+    const pr = predict(others, cur)
+    if (!(pr.mbar > 0 && cur.mean > 0 && pr.se > 0)) continue
+    const h = tInv(0.975, pr.df) * pr.se
+    const diff = cur.mean - pr.mbar
+    // The interval of its overhead against the others, as compareWithHistory states it.
+    const [a, b] = [(diff - h) / pr.mbar + 1, (diff + h) / pr.mbar + 1].map(r =>
+      overheadOfRatio(Math.max(Number.MIN_VALUE, r), direction)
+    ) as [number, number]
+    const low = Math.min(a, b)
+    const high = Math.max(a, b)
+    if (low > maxOverheadPct || high < -maxOverheadPct)
+      flagged.push({
+        index: j,
+        overhead_pct: overheadOfRatio(cur.mean / pr.mbar, direction),
+        t: diff / pr.se
+      })
+  }
+  // The most outlying first; never more than a minority.
+  flagged.sort((x, y) => Math.abs(y.t) - Math.abs(x.t))
+  const out = flagged.slice(0, Math.floor((history.length - 1) / 2))
+  const left = new Set(out.map(f => f.index))
+  return {
+    kept: all.filter(i => !left.has(i)),
+    leftOut: out.sort((x, y) => x.index - y.index).map(({ index, overhead_pct }) => ({ index, overhead_pct }))
+  }
+}
+
+/** The comparison of one metric's new check with its stored checks (verdict left to `decide`). */
+export function compareWithHistory(input: HistoryCompareInput): Comparison {
+  const cur = summarizeCheck(input.current)
+  const screen = screenHistory(input.history, input.maxOverheadPct, input.direction)
+  const reference = screen.kept.map(i => input.history[i]!)
+  const means = reference.map(h => h.mean)
+  const { k, mbar, s2, within, se, df } = predict(reference, cur)
   const undefinedStats: string[] = ['mann_whitney']
   const decidable = k >= 2 && cur.n >= 1 && mbar > 0 && cur.mean > 0 && se > 0
   const diff = cur.mean - mbar
@@ -133,7 +203,8 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
     mde = ((tInv(1 - input.alpha / 2, df) + tInv(0.8, df)) * se * 100) / mbar
   } else undefinedStats.push('welch', 'ci95', 'tost', 'mde_pct')
   if (!(mbar > 0 && cur.mean > 0)) undefinedStats.push('overhead_pct')
-  const storedRuns = input.history.reduce((a, h) => a + h.n, 0)
+  const storedRuns = reference.reduce((a, h) => a + h.n, 0)
+  const name = (i: number): string => input.history[i]!.check_id ?? `stored check ${i + 1}`
   const history: HistoryFacts = {
     checks: k,
     runs: storedRuns,
@@ -141,9 +212,11 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
     run_sd_pct: mbar > 0 ? (Math.sqrt(within) / mbar) * 100 : 0,
     check_means: means,
     t,
-    df: Math.max(0, df)
+    df: Math.max(0, df),
+    reference: screen.kept.map(name),
+    left_out: screen.leftOut.map(l => ({ check: name(l.index), overhead_pct: l.overhead_pct }))
   }
-  const allStored = input.history.flatMap(h => h.values)
+  const allStored = reference.flatMap(h => h.values)
   const sortedStored = [...allStored].sort((a, b) => a - b)
   const storedMedian = sortedStored.length === 0 ? 0 : summarizeCheck(sortedStored).median
   const comparison: Comparison = {

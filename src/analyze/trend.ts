@@ -78,6 +78,18 @@ export interface TrendSeries {
   better: Direction | null
   points: TrendPoint[]
   changes: TrendChange[]
+  /**
+   * Isolated outlying checks (one night far off its neighbours on both sides), left out of every test so
+   * they neither make a level of their own nor hide a step next to them (changepoints/outliers.ts).
+   */
+  outliers: TrendOutlier[]
+}
+
+export interface TrendOutlier {
+  index: number
+  check_id: string
+  time: string
+  value: number
 }
 
 export interface TrendReport {
@@ -156,10 +168,17 @@ function analyzeMetric(series: HistorySeries, metric: string, opts: TrendReport[
   const better = last?.metrics[metric]!.better ?? null
   const unit = withMetric.at(-1)?.metrics[metric]!.unit ?? ''
   const id = shortHash(series.key)
-  const found = changePoints(
+  const result = changePoints(
     points.map(p => p.value),
     opts
-  ).changePoints
+  )
+  const found = result.changePoints
+  const outliers: TrendOutlier[] = result.outliers.map(i => ({
+    index: i,
+    check_id: points[i]!.check_id,
+    time: points[i]!.time,
+    value: points[i]!.value
+  }))
   const changes: TrendChange[] = found.map(c => {
     const at = withMetric[c.index]!
     const prev = withMetric[c.index - 1]!
@@ -196,7 +215,8 @@ function analyzeMetric(series: HistorySeries, metric: string, opts: TrendReport[
     unit,
     better,
     points,
-    changes
+    changes,
+    outliers
   }
 }
 

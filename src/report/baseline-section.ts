@@ -1,5 +1,5 @@
 /** The comparison against the stored baseline (the check is the unit: a prediction interval). Pure. */
-import type { CheckSummary } from '../types/index.js'
+import type { CheckSummary, Comparison } from '../types/index.js'
 import {
   SCOPE_WORD,
   VERDICT_WORDS,
@@ -8,6 +8,7 @@ import {
   fmtNum,
   fmtOverheadCi,
   fmtP,
+  fmtPct,
   fmtValue,
   inline,
   metricLabel
@@ -15,6 +16,37 @@ import {
 import type { Section } from './section.js'
 import type { Table } from './table.js'
 import { table } from './table.js'
+
+/**
+ * Which stored checks formed each comparison's reference, and which were left out (issue 28, D6): one line per
+ * group of comparisons that share them.
+ */
+function referenceLines(comparisons: readonly Comparison[]): string[] {
+  const groups = new Map<string, { names: string[]; c: Comparison }>()
+  for (const c of comparisons) {
+    const h = c.history
+    if (h?.reference === undefined) continue
+    const key = JSON.stringify([h.reference, h.left_out ?? []])
+    const name = `${code(`${c.workload} ${c.metric}`)} (${inline(c.candidate_env)})`
+    const g = groups.get(key)
+    if (g) g.names.push(name)
+    else groups.set(key, { names: [name], c })
+  }
+  const lines: string[] = []
+  for (const { names, c } of groups.values()) {
+    const h = c.history!
+    const who = groups.size === 1 ? 'Every comparison' : names.join(', ')
+    let line = `- ${who}: the reference is the stored check${h.reference!.length === 1 ? '' : 's'} ${h.reference!.map(code).join(', ')}`
+    const out = h.left_out ?? []
+    if (out.length > 0)
+      line +=
+        `; left out ${out.map(l => `${code(l.check)} (${fmtPct(l.overhead_pct)} against the others)`).join(', ')}: ` +
+        `the other stored checks would have flagged ${out.length === 1 ? 'it' : 'them'} (interval wholly beyond ±the limit), ` +
+        'so it is an outlier check, not the level'
+    lines.push(`${line}.`)
+  }
+  return lines
+}
 
 export function baselineSection(summary: CheckSummary): Section {
   const b = summary.baseline
@@ -59,6 +91,8 @@ export function baselineSection(summary: CheckSummary): Section {
         '\n\nThe check is the unit: each stored check counts once (its mean), and the current check is judged ' +
         'by a t prediction interval over the stored check means, so the spread between days (**Day-to-day sd**, ' +
         'sd of the check means) widens the interval instead of showing up as a false regression.'
+      const refs = referenceLines(b.comparisons)
+      if (refs.length > 0) body += `\n\n${refs.join('\n')}`
     }
     body += b.saved ? '\n\nThis run was added to the baseline.' : ''
   }

@@ -33,11 +33,8 @@ function comparisonNotes(
     code(`${c.workload} ${c.metric}`) + (arms ? ` (${inline(c.candidate_env)})` : '')
   const lines: string[] = []
   for (const c of list.filter(x => x.verdict === 'inconclusive')) {
-    if (!hasMde(c)) {
-      lines.push(`- ${name(c)} inconclusive: ${sentence(c.reason)}`)
-      continue
-    }
-    // One runs-needed figure per metric: the sequential rule's when it ran (its stop note says the same).
+    // One runs-needed figure per metric: the sequential rule's when it ran (its stop note says the same), the
+    // one the verdict line quotes for the metric that needs the most (runsToDecide).
     const need = runsNeeded(summary, c)
     const runs =
       need === null
@@ -47,6 +44,12 @@ function comparisonNotes(
           : need.runs === null
             ? `; its effect sits on the ±${fmtPlain(maxOverhead)}% threshold: no number of runs decides it`
             : `; ~${need.runs} runs per arm would decide it (sequential rule)`
+    if (!hasMde(c)) {
+      lines.push(
+        `- ${name(c)} inconclusive: ${runs ? `${sentence(c.reason).replace(/\.$/, '')}${runs}.` : sentence(c.reason)}`
+      )
+      continue
+    }
     lines.push(
       `- ${name(c)} inconclusive: smallest detectable effect ${fmtNum(c.mde_pct)}% at ${c.n_baseline}+${c.n_candidate} runs${runs}.`
     )

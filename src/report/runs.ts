@@ -39,3 +39,32 @@ export function runsNeeded(summary: CheckSummary, c: Comparison): RunsNeeded | n
   if (seq?.state === 'undecided') return { runs: seq.runs_to_decide, rule: 'sequential' }
   return c.runs_needed ? { runs: c.runs_needed, rule: 'power' } : null
 }
+
+export interface RunsToDecide {
+  /** The most runs per arm any undecided gated metric needs: its runsNeeded figure, as the table shows it. */
+  runs: number | null
+  /** The metric that needs them. */
+  metric: Comparison | null
+  /** Some undecided metric sits on the threshold, where no number of runs decides it. */
+  never: boolean
+}
+
+/**
+ * The runs per arm that would decide every undecided comparison of `comparisons`: the largest of their
+ * runsNeeded figures, so the verdict line quotes a number the table shows for the metric it names (issue 28:
+ * the line said ~800 from one source while the table said 780 from another).
+ */
+export function runsToDecide(summary: CheckSummary, comparisons: readonly Comparison[]): RunsToDecide {
+  const out: RunsToDecide = { runs: null, metric: null, never: false }
+  for (const c of comparisons) {
+    if (c.verdict !== 'inconclusive') continue
+    const need = runsNeeded(summary, c)
+    if (need === null) continue
+    if (need.runs === null) out.never = true
+    else if (out.runs === null || need.runs > out.runs) {
+      out.runs = need.runs
+      out.metric = c
+    }
+  }
+  return out
+}

@@ -111,6 +111,17 @@ function directionNote(s: TrendSeries): string {
     : `${s.better} is better`
 }
 
+/** The checks left out of the tests as isolated outliers: `check #12 (2026-11-02, 125.0 ms)`. */
+function outlierLine(s: TrendSeries): string {
+  const list = s.outliers.map(
+    o => `check #${o.index + 1} (${cell(day(o.time))}, ${fmtValue(o.value, s.unit)})`
+  )
+  return (
+    `Left out of the tests as outlying nights (far off the checks on both sides, no level of their own): ` +
+    `${list.join(', ')}.`
+  )
+}
+
 export function trendMarkdown(report: TrendReport): string {
   const o = report.options
   const headline =
@@ -124,7 +135,8 @@ export function trendMarkdown(report: TrendReport): string {
     '',
     `Method: e-divisive means with a t-test (Apache Otava's method; window ${o.window}, p ≤ ${fmtPlain(o.maxP)} ` +
       `corrected for the split search, minimum change ${fmtPlain(o.minMagnitude * 100)}%, at least ${o.minSegment} ` +
-      'checks on each side). One point per accepted check: the mean of its runs.',
+      'checks on each side; a single check far off its neighbours on both sides is left out of the tests and named). ' +
+      'One point per accepted check: the mean of its runs.',
     ''
   ]
   if (report.series.length === 0)
@@ -139,6 +151,7 @@ export function trendMarkdown(report: TrendReport): string {
     const chart = trendChart(s)
     if (chart !== null) out.push(chart, '')
     out.push(s.changes.length > 0 ? changeTable(s) : 'No change point.', '')
+    if (s.outliers.length > 0) out.push(outlierLine(s), '')
   }
   return out.join('\n')
 }

@@ -3,8 +3,7 @@ import { capOfParams } from '../analyze/index.js'
 import { WHY_ANCHOR } from './why.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
-import { runsNeeded } from './runs.js'
-import { maxOf } from '../util/arrays.js'
+import { runsNeeded, runsToDecide } from './runs.js'
 import { plainText } from '../util/text.js'
 
 /** How recorded names are written into a line: `inline` for markdown, `plainText` for logs and annotations. */
@@ -26,6 +25,11 @@ export function failedPreflight(summary: CheckSummary): PreflightResult[] {
 export function describeComparison(c: Comparison, arms = false, esc: Escape = plainText): string {
   const pair = arms ? ` (${esc(c.candidate_env)} vs ${esc(c.baseline_env)})` : ''
   return `${esc(workloadName(c))} ${esc(c.metric)}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
+}
+
+/** `llm tpot_ms`, with its arms where the check has several pairs. */
+function metricName(c: Comparison, arms: boolean, esc: Escape = plainText): string {
+  return `${esc(workloadName(c))} ${esc(c.metric)}` + (arms ? ` (${esc(c.candidate_env)})` : '')
 }
 
 /** `matmul`, or `matmul @ 400 W` for a run of a power-cap sweep. */
@@ -170,26 +174,6 @@ function undecidedGate(summary: CheckSummary): string {
   return 'neutral: not a pass'
 }
 
-/**
- * The runs per arm that would decide the undecided gated metrics: the sequential rule's estimate at its last
- * look where it ran, else the fixed-count power estimate; null when none is known. `never`: some metric sits
- * on the threshold, where no number of runs decides it.
- */
-function runsWanted(summary: CheckSummary): { runs: number | null; never: boolean } {
-  const seq = (summary.sequential ?? []).flatMap(s => s.metrics.filter(m => m.state === 'undecided'))
-  if (seq.length > 0) {
-    const known = seq.flatMap(m => (m.runs_to_decide === null ? [] : [m.runs_to_decide]))
-    return {
-      runs: known.length > 0 ? maxOf(known) : null,
-      never: known.length < seq.length
-    }
-  }
-  const needs = gatingComparisons(summary).flatMap(c =>
-    c.verdict === 'inconclusive' && c.runs_needed !== null ? [c.runs_needed] : []
-  )
-  return { runs: needs.length > 0 ? maxOf(needs) : null, never: false }
-}
-
 /** `2 of 8 gated metrics undecided (llm tpot_ms +1.05% [−3.13, +5.42]); ~40 runs per arm would decide them …` */
 function undecidedClause(summary: CheckSummary): string {
   const gating = gatingComparisons(summary)
@@ -200,14 +184,19 @@ function undecidedClause(summary: CheckSummary): string {
     `${open.length} of ${plural(gating.length, 'gated metric')} undecided` +
       (first ? ` (${describeComparison(first, !pair)})` : '')
   ]
-  const want = runsWanted(summary)
+  // The same figure the table gives the metric that needs the most (runsNeeded, one source).
+  const want = runsToDecide(summary, open)
   const stops = summary.sequential ?? []
   const maxRuns = summary.config.max_runs ?? null
-  if (want.runs !== null)
+  if (want.runs !== null) {
+    const most =
+      open.length > 1 && want.metric !== null ? `${metricName(want.metric, !pair)} needs the most` : null
+    const notes = [most, maxRuns !== null ? `max-runs ${maxRuns}` : null].filter(Boolean)
     parts.push(
       `~${want.runs} runs per arm would decide ${open.length === 1 ? 'it' : 'them'}` +
-        (maxRuns !== null ? ` (max-runs ${maxRuns})` : '')
+        (notes.length > 0 ? ` (${notes.join('; ')})` : '')
     )
+  }
   if (want.never) parts.push('an effect on the ±threshold is decided by no number of runs')
   const futile = stops.filter(s => s.reason === 'futile').map(s => s.workload)
   if (futile.length > 0)

@@ -143,4 +143,11 @@ export interface HistoryFacts {
   /** Prediction-interval t statistic, its df and two-sided p. */
   t: number
   df: number
+  /**
+   * The stored checks that formed the reference (ids, oldest first), and those left out: a stored check the
+   * others would have flagged (its interval against them wholly beyond ±max-overhead), with its overhead
+   * against them. Absent in summaries written before issue 28.
+   */
+  reference?: string[]
+  left_out?: { check: string; overhead_pct: number }[]
 }

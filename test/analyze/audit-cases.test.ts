@@ -1,11 +1,15 @@
 /**
- * Issue 28's audit, D4, D5, D8 and D9, each as the audit described it: units that differ between arms, stored
- * checks of 2 runs against a new one of 12, two checks' rows put together under the same run ids, and values
- * near 1e±150.
+ * Issue 28's audit, D4, D5, D6, D8 and D9, each as the audit described it: units that differ between arms,
+ * stored checks of 2 runs against a new one of 12, one accepted +5% check in the stored history, two checks'
+ * rows put together under the same run ids, and values near 1e±150.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { appendToBaseline, compareWithBaseline } from '../../src/analyze/baseline/index.js'
+import { compareWithStored } from '../../src/analyze/baseline/compare-stored.js'
+import { emptyFile, type BaselineFile } from '../../src/analyze/baseline/format.js'
+import type { BaselineStore } from '../../src/analyze/baseline/store.js'
 import { decide, measureComparison } from '../../src/analyze/compare/index.js'
 import { readResultsCsv } from '../../src/analyze/csv/index.js'
 import { compareWithHistory, summarizeCheck } from '../../src/analyze/history-compare.js'
@@ -161,5 +165,119 @@ describe('D5: stored checks of 2 runs against a new check of 12', () => {
     }
     expect(covered / SIMS).toBeGreaterThanOrEqual(0.94)
     expect(falseRegression / SIMS).toBeLessThanOrEqual(0.025)
+  })
+})
+
+/**
+ * D6: "one accepted +5% check in the stored history makes a persisting +5% flagged in 0–0.4% of later
+ * checks". Four good stored checks and one accepted +5% check (5 runs each, run sd 0.5%), then later checks
+ * that keep +5%, each through the production entry: compared, and saved when the save rule allows (the last
+ * 5 kept). scripts/simulate-verdicts.ts runs the full table (1,000 histories per day-to-day spread).
+ */
+describe('D6: one accepted +5% check in the stored history', () => {
+  let seed = 2806
+  const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) + 0.5) / 2 ** 31
+  const normal = (): number => Math.sqrt(-2 * Math.log(rand())) * Math.cos(2 * Math.PI * rand())
+  const checkValues = (daySd: number, factor: number): number[] => {
+    const day = 1 + daySd * normal()
+    return Array.from({ length: 5 }, () => 41 * factor * day * (1 + 0.005 * normal()))
+  }
+  let id = 0
+  const fingerprints = { native: { gpu_name: 'H100', driver: '580' } }
+  function memoryStore(): BaselineStore {
+    let data: BaselineFile = emptyFile()
+    return {
+      location: 'memory',
+      load: () => Promise.resolve({ status: 'ok' as const, location: 'memory', message: '', data }),
+      compare: (current, o) => Promise.resolve(compareWithStored(data, current, o, 'memory')),
+      append: (current, o) => {
+        data = appendToBaseline(data, current, o).data
+        return Promise.resolve({ saved: true, location: 'memory', message: 'saved', entries: 1 })
+      }
+    }
+  }
+  async function history(daySd: number, accepted: boolean): Promise<BaselineStore> {
+    const store = memoryStore()
+    for (let c = 0; c < 5; c++)
+      await store.append({
+        check_id: `stored-${++id}`,
+        series: [series('native', 'kernel_ms', checkValues(daySd, accepted && c === 4 ? 1.05 : 1))],
+        fingerprints
+      })
+    return store
+  }
+  async function later(store: BaselineStore, values: number[]) {
+    const checkId = `later-${++id}`
+    const rows = values.map((value, i) => ({
+      check_id: checkId,
+      workload: 'matmul',
+      environment: 'native',
+      run: i + 1,
+      metric: 'kernel_ms',
+      value,
+      unit: 'ms',
+      better: 'lower',
+      scope: 'steady',
+      fingerprint: fingerprints.native
+    }))
+    const r = await compareWithBaseline(rows, {
+      path: 'memory',
+      store,
+      save: true,
+      maxOverheadPct: 2,
+      alpha: 0.05
+    })
+    return { ...r, comparison: r.comparisons.find(c => c.metric === 'kernel_ms')! }
+  }
+
+  it('the accepted check is left out of the reference, and the report says which checks formed it', async () => {
+    seed = 2806
+    const store = await history(0.0025, true)
+    const { comparison, saved } = await later(store, checkValues(0.0025, 1.05))
+    expect(comparison.verdict).toBe('regression')
+    expect(saved).toBe(false)
+    expect(comparison.history!.checks).toBe(4)
+    expect(comparison.history!.reference).toEqual(['stored-1', 'stored-2', 'stored-3', 'stored-4'])
+    expect(comparison.history!.left_out).toEqual([{ check: 'stored-5', overhead_pct: expect.any(Number) }])
+    expect(comparison.history!.left_out![0]!.overhead_pct).toBeGreaterThan(3)
+  })
+
+  it.each([
+    [0.0025, 0.95],
+    [0.005, 0.7]
+  ])(
+    'day-to-day sd %f: a persisting +5% is flagged in ≥ %f of later checks (was 0–0.4%); A/A false regression ≤ 2.5%',
+    async (daySd, wanted) => {
+      const SIMS = 100
+      const LATER = 8
+      let flagged = 0
+      let aaClean = 0
+      let aaAfter = 0
+      for (let i = 0; i < SIMS; i++) {
+        const shifted = await history(daySd, true)
+        const clean = await history(daySd, false)
+        const after = await history(daySd, true)
+        for (let j = 0; j < LATER; j++) {
+          if ((await later(shifted, checkValues(daySd, 1.05))).comparison.verdict === 'regression') flagged++
+          if ((await later(clean, checkValues(daySd, 1))).comparison.verdict === 'regression') aaClean++
+          if ((await later(after, checkValues(daySd, 1))).comparison.verdict === 'regression') aaAfter++
+        }
+      }
+      expect(flagged / (SIMS * LATER)).toBeGreaterThanOrEqual(wanted)
+      expect(aaClean / (SIMS * LATER)).toBeLessThanOrEqual(0.025)
+      expect(aaAfter / (SIMS * LATER)).toBeLessThanOrEqual(0.025)
+    }
+  )
+
+  it('A/A at a day-to-day spread as wide as the limit (2%): false regression ≤ 2.5%', async () => {
+    let falseRegression = 0
+    const SIMS = 100
+    const LATER = 8
+    for (let i = 0; i < SIMS; i++) {
+      const clean = await history(0.02, false)
+      for (let j = 0; j < LATER; j++)
+        if ((await later(clean, checkValues(0.02, 1))).comparison.verdict === 'regression') falseRegression++
+    }
+    expect(falseRegression / (SIMS * LATER)).toBeLessThanOrEqual(0.025)
   })
 })

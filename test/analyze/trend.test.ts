@@ -159,6 +159,26 @@ describe('analyzeTrend', () => {
     expect(analyzeTrend(file.history!).series.flatMap(s => s.changes)).toEqual([])
   })
 
+  it('one outlying night neither hides a later step nor becomes a level; the report names it (issue 28, D7)', () => {
+    // Night 20 ran ×1.25 (a co-tenant), the image bump at night 30 costs +5%.
+    const file = buildHistory({
+      nights: 60,
+      level: n => (n === 20 ? 1.25 : 1) * step(n),
+      digest: digestAt,
+      cv: 0.01,
+      // A history where the rule before issue 28 reported no change point at all.
+      seed: 'outlier-night-4'
+    })
+    const report = analyzeTrend(file.history!)
+    const container = report.series.find(s => s.environment === 'container')!
+    expect(container.changes.map(c => c.index)).toEqual([STEP_AT])
+    expect(container.outliers.map(o => [o.index, o.check_id])).toEqual([[20, 'night-020']])
+    expect(report.series.find(s => s.environment === 'native')!.outliers).toEqual([])
+    expect(trendMarkdown(report)).toMatch(
+      /Left out of the tests as outlying nights \(far off the checks on both sides, no level of their own\): check #21 \(2026-09-21, 51(\.\d+)? ms\)\./
+    )
+  })
+
   it('analyses only the metrics asked for and names unknown ones', () => {
     const file = buildHistory({ nights: 5, level: () => 41 })
     expect(analyzeTrend(file.history!, { metrics: ['kernel_ms'] }).series).toHaveLength(2)

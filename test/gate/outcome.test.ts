@@ -99,7 +99,9 @@ describe('undecided is not green (on-inconclusive)', () => {
       else expect(gate.failure).toBeNull()
       expect(checkConclusion(s)).toBe(conclusion)
       expect(verdictLine(s)).toMatch(line)
-      expect(verdictLine(s)).toMatch(/~800 runs per arm would decide them \(max-runs 12\)/)
+      expect(verdictLine(s)).toMatch(
+        /~800 runs per arm would decide them \(llm tokens_per_s needs the most; max-runs 12\)/
+      )
     }
   )
 
@@ -120,13 +122,16 @@ describe('undecided is not green (on-inconclusive)', () => {
           reason: 'futile',
           metrics: [
             { candidate: 'container', key: 'tpot_ms', state: 'undecided', runs_to_decide: 140 },
+            { candidate: 'container', key: 'tokens_per_s', state: 'undecided', runs_to_decide: 60 },
             { candidate: 'container', key: 'ttft_ms', state: 'equivalent', runs_to_decide: null }
           ],
           undecided: ['tpot_ms: undecided (~140 runs per arm would decide it)']
         }
       ]
     }
-    expect(verdictLine(s)).toMatch(/~140 runs per arm would decide them \(max-runs 12\)/)
+    expect(verdictLine(s)).toMatch(
+      /~140 runs per arm would decide them \(llm tpot_ms needs the most; max-runs 12\)/
+    )
     expect(verdictLine(s)).toMatch(/llm stopped for futility: the runs needed far exceed max-runs/)
   })
 })

@@ -73,8 +73,73 @@ describe('one runs-needed figure', () => {
 
   it('a fixed count (no sequential rule): the power estimate', () => {
     const md = buildReport(inconclusive)
-    // The first line: the most any undecided gated metric needs (here another metric's 800); the table: each one's.
-    expect(md.split('\n')[0]).toContain('~800 runs per arm would decide them')
+    // The first line: the most any undecided gated metric needs, naming it; the table: each one's.
+    expect(md.split('\n')[0]).toContain(
+      '~800 runs per arm would decide them (llm tokens_per_s needs the most)'
+    )
     expect(md).toContain('~780 runs per arm would detect a 2% difference (80% power)')
+  })
+})
+
+/**
+ * Issue 28: the UNDECIDED line and the table took their runs-needed figures from two functions (the line from
+ * the sequential metrics alone, the table per comparison), so the line could quote a number the table shows for
+ * no metric. Now one function (runsNeeded, through runsToDecide) serves both: the line quotes the largest
+ * figure of the table, for the metric it names.
+ */
+describe('the first line and the table agree', () => {
+  /** The figures of the table's notes, by metric, and the first line's figure and metric. */
+  function figures(summary: CheckSummary): { line: [string, number] | null; table: Map<string, number> } {
+    const md = buildReport(summary)
+    const first = md.split('\n')[0]!
+    const table = new Map<string, number>()
+    for (const m of md.matchAll(/^- `(\w+ \w+)` inconclusive: .*?~(\d+) runs per arm/gm))
+      table.set(m[1]!, Number(m[2]))
+    const n = /~(\d+) runs per arm would decide (?:it|them)(?: \((\w+ \w+) needs the most)?/.exec(first)
+    const named = n?.[2] ?? /undecided \((\w+ \w+) /.exec(first)?.[1]
+    return { line: n ? [named!, Number(n[1])] : null, table }
+  }
+  const agree = (summary: CheckSummary): void => {
+    const { line, table } = figures(summary)
+    expect(line).not.toBeNull()
+    expect(table.size).toBeGreaterThan(0)
+    expect(line![1]).toBe(Math.max(...table.values()))
+    expect(table.get(line![0])).toBe(line![1])
+  }
+
+  it('a fixed count: the line quotes the table’s largest figure, for its metric', () => {
+    agree(inconclusive)
+  })
+
+  it('a sequential check: the sequential figures on both', () => {
+    agree(sequential(40))
+    agree(sequential(7))
+  })
+
+  it('a metric the sequential rule did not track keeps its power figure in the line too', () => {
+    const s: CheckSummary = {
+      ...sequential(40),
+      sequential: [
+        {
+          workload: 'llm',
+          runs_per_arm: 12,
+          reason: 'max-runs',
+          metrics: [{ candidate: 'container', key: 'tpot_ms', state: 'undecided', runs_to_decide: 140 }],
+          undecided: ['tpot_ms: undecided (~140 runs per arm would decide it)']
+        }
+      ]
+    }
+    agree(s)
+    expect(buildReport(s).split('\n')[0]).toContain('~800 runs per arm would decide them')
+  })
+
+  it('a metric undecided at the last look but decided by the final analysis is not quoted', () => {
+    const s = sequential(40)
+    const comparisons = s.analysis!.comparisons.map(c =>
+      c.metric === 'tpot_ms' ? { ...c, verdict: 'equivalent' as const } : c
+    )
+    const decided: CheckSummary = { ...s, analysis: { ...s.analysis!, comparisons } }
+    agree(decided)
+    expect(buildReport(decided).split('\n')[0]).toContain('~25 runs per arm would decide it')
   })
 })

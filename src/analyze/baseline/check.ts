@@ -28,6 +28,10 @@ export interface BaselineCheckOptions {
 /**
  * Compare this check's samples with the stored baseline and, when asked, store them as an accepted run.
  * A run whose stored comparison shows a regression is not saved: the baseline must not drift towards it.
+ * Nor is one significantly worse than the stored checks by more than max-overhead whose interval still
+ * reaches below it (not proven, but probably a shift): saved, it widened the next check's interval and
+ * moved its reference, and a persisting shift of that size became the baseline one undecided check at a
+ * time (issue 28, D6). Its comparison is reported as measured; it is only kept out of the reference.
  */
 export async function compareWithBaseline(
   samples: Iterable<RawRow & { check_id?: string }>,
@@ -63,6 +67,21 @@ export async function compareWithBaseline(
     return {
       ...result,
       message: `${result.message} Not saved as a baseline: ${regressed.length} metric(s) regressed against it.`
+    }
+  const worse = result.comparisons.filter(
+    c =>
+      c.scope === 'steady' &&
+      // Against another fingerprint's entry the new key starts its own history: nothing to keep clean.
+      c.verdict !== 'incomparable' &&
+      c.p_adjusted < opts.alpha &&
+      c.overhead_pct > opts.maxOverheadPct
+  )
+  if (worse.length > 0)
+    return {
+      ...result,
+      message:
+        `${result.message} Not saved as a baseline: ${worse.length} metric(s) significantly worse than the stored ` +
+        `checks by more than ${opts.maxOverheadPct}% (not proven beyond it, so not a regression; kept out of the reference).`
     }
   const saved = await store.append(current, {
     keep: opts.keep,

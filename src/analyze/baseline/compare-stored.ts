@@ -10,10 +10,10 @@ import { baselineKey, factsFor, findEntry, groupSeries } from './match.js'
 import type { BaselineCompareOptions, CurrentResults } from './store.js'
 
 /** A stored metric's summary; @1 files stored values only, so the summary is computed from them. */
-function metricSummary(m: StoredMetric): CheckMetricSummary {
+function metricSummary(m: StoredMetric, checkId: string): CheckMetricSummary {
   if (m.n !== undefined && m.mean !== undefined && m.sd !== undefined && m.median !== undefined)
-    return { n: m.n, mean: m.mean, sd: m.sd, median: m.median, values: m.values }
-  return summarizeCheck(m.values)
+    return { n: m.n, mean: m.mean, sd: m.sd, median: m.median, values: m.values, check_id: checkId }
+  return { ...summarizeCheck(m.values), check_id: checkId }
 }
 
 /** The stored checks that measured `metric`, oldest first, as summaries; and what they declared. */
@@ -26,7 +26,7 @@ function storedHistory(
   for (const check of entry.checks) {
     const m = check.metrics[metric]
     if (m === undefined || m.values.length === 0) continue
-    history.push(metricSummary(m))
+    history.push(metricSummary(m, check.check_id))
     better = m.better ?? better
   }
   return history.length === 0 ? undefined : { history, ...(better ? { better } : {}) }

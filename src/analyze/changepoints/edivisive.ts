@@ -15,10 +15,14 @@
  * the best of (segment length − 1) positions, so the plain t-test p of that split is far too small
  * under pure noise (measured: 42 of 1,000 noise series of length 100 got a "p ≤ 0.001" change point).
  * Bonferroni over the positions of the segment tested bounds the chance of a false split at max p.
- * And a reported change point needs `minSegment` points on each side (default 3).
+ * And a reported change point needs `minSegment` points on each side (default 3). Two more, so one
+ * night cannot decide the result (issue 28, D7): an isolated outlying point is left out of every test
+ * (outliers.ts), and the merged points are settled (`settle`) so a looser max p never loses a step a
+ * stricter one found through the order split and merge met the candidates.
  * A change point's index is the first point of the new regime.
  */
 import { nextCandidate, type Interval } from './qhat.js'
+import { isolatedOutliers } from './outliers.js'
 import { magnitude, splitTest, type SplitStats } from './ttest.js'
 
 export const DEFAULT_WINDOW = 50
@@ -49,6 +53,11 @@ export interface ChangePointOptions {
    * differ from a fresh run (Otava's own test_incremental_otava keeps a point a fresh run drops).
    */
   resume?: Resume
+  /**
+   * Leave isolated outlying points out of every test (default true; always off under otavaExact and
+   * resume): see outliers.ts. The result names them.
+   */
+  outliers?: boolean
 }
 
 export interface Resume {
@@ -70,6 +79,8 @@ export interface ChangePointResult {
   changePoints: ChangePoint[]
   /** Candidates of the split step, before merging (for diagnostics). */
   weak: ChangePoint[]
+  /** Indexes of isolated outlying points left out of every test (see `isolatedOutliers`); [] under otavaExact. */
+  outliers: number[]
 }
 
 interface Context {
@@ -250,8 +261,39 @@ export function changePoints(series: readonly number[], options: ChangePointOpti
   if (!Number.isInteger(minSegment) || minSegment < 1)
     throw new RangeError(`min segment must be an integer ≥ 1, got ${minSegment}`)
   const exact = options.otavaExact === true
-  const ctx: Context = { series, correct: !exact }
   if (options.resume !== undefined) validateResume(options.resume, series.length)
+  const outliers =
+    exact || options.resume !== undefined || options.outliers === false
+      ? []
+      : isolatedOutliers(series, { minMagnitude })
+  if (outliers.length === 0)
+    return { ...detect(series, window, maxP, minMagnitude, minSegment, options), outliers }
+  // Left out of every test; indexes mapped back to the series given.
+  const left = new Set(outliers)
+  const kept: number[] = []
+  for (let i = 0; i < series.length; i++) if (!left.has(i)) kept.push(i)
+  const found = detect(
+    kept.map(i => series[i]!),
+    window,
+    maxP,
+    minMagnitude,
+    minSegment,
+    options
+  )
+  const back = (c: ChangePoint): ChangePoint => ({ ...c, index: kept[c.index]! })
+  return { changePoints: found.changePoints.map(back), weak: found.weak.map(back), outliers }
+}
+
+function detect(
+  series: readonly number[],
+  window: number,
+  maxP: number,
+  minMagnitude: number,
+  minSegment: number,
+  options: ChangePointOptions
+): Omit<ChangePointResult, 'outliers'> {
+  const exact = options.otavaExact === true
+  const ctx: Context = { series, correct: !exact }
   const weak = split(ctx, window, firstPassP(maxP), options.resume)
   const merged = merge(ctx, weak, maxP, minMagnitude, 'otava')
   if (exact) return { changePoints: merged, weak }
@@ -260,5 +302,110 @@ export function changePoints(series: readonly number[], options: ChangePointOpti
     series.length
   )
   const fresh = merged.map(c => testAt(ctx, c.index, c.qhat, intervals))
-  return { changePoints: merge(ctx, fresh, maxP, minMagnitude, 'adjacent', minSegment), weak }
+  const reconciled = merge(ctx, fresh, maxP, minMagnitude, 'adjacent', minSegment)
+  return { changePoints: settle(ctx, reconciled, maxP, minMagnitude, minSegment), weak }
+}
+
+/** Running mean and sum of squared deviations (Welford) of series[from], series[from + step], … for k points. */
+function running(
+  series: readonly number[],
+  from: number,
+  count: number,
+  step: 1 | -1
+): [Float64Array, Float64Array] {
+  const means = new Float64Array(count + 1)
+  const m2 = new Float64Array(count + 1)
+  for (let k = 1; k <= count; k++) {
+    const x = series[from + step * (k - 1)]!
+    const delta = x - means[k - 1]!
+    means[k] = means[k - 1]! + delta / k
+    m2[k] = m2[k - 1]! + delta * (x - means[k]!)
+  }
+  return [means, m2]
+}
+
+/**
+ * The split of series[start, end) with the largest |t| of splitTest (the least-squares place of one step)
+ * and `minSegment` points each side; `keep` wins ties (and is returned when no split fits). Null: none fits.
+ */
+function bestTSplit(
+  series: readonly number[],
+  start: number,
+  end: number,
+  minSegment: number,
+  keep: number | null = null
+): number | null {
+  const len = end - start
+  const [fm, f2] = running(series, start, len, 1)
+  const [bm, b2] = running(series, end - 1, len, -1)
+  const absT = (index: number): number => {
+    const n1 = index - start
+    const n2 = end - index
+    const df = n1 + n2 - 2
+    if (df <= 0) return 0
+    // splitTest's pooled variance: (n − 1)·(population sd)² per side.
+    const pooled = (((n1 - 1) * f2[n1]!) / n1 + ((n2 - 1) * b2[n2]!) / n2) / df
+    const diff = Math.abs(fm[n1]! - bm[n2]!)
+    const se = Math.sqrt(pooled * (1 / n1 + 1 / n2))
+    return se === 0 ? (diff === 0 ? 0 : Infinity) : diff / se
+  }
+  let best = keep
+  let bestT = keep === null ? -1 : absT(keep)
+  for (let i = start + minSegment; i <= end - minSegment; i++) {
+    const t = absT(i)
+    if (t > bestT * (1 + 1e-12)) {
+      best = i
+      bestT = t
+    }
+  }
+  return best
+}
+
+/**
+ * Settle the merged points so the result does not hang on the order in which split and merge met them:
+ * every point moves to the best split between its neighbours, and a segment that still holds a step
+ * significant on its own (its best split, p corrected for the segment's positions ≤ max p, magnitude above
+ * the minimum) gets it; then all are re-tested and merged again, until nothing changes. Without this a
+ * looser max p could find fewer true steps than a stricter one: its extra weak candidates cut the true
+ * step's segments short and the merge dropped the true step first (issue 28, D7). Each added point is a
+ * level-max-p test of its segment (Bonferroni over the positions bounds the best split's p).
+ */
+function settle(
+  ctx: Context,
+  points: readonly ChangePoint[],
+  maxP: number,
+  minMagnitude: number,
+  minSegment: number
+): ChangePoint[] {
+  const { series } = ctx
+  const qhats = new Map(points.map(c => [c.index, c.qhat]))
+  let current = [...points]
+  const seen = new Set<string>()
+  for (let round = 0; round <= series.length; round++) {
+    const key = current.map(c => c.index).join(',')
+    if (seen.has(key)) break
+    seen.add(key)
+    const indexes = current.map(c => c.index)
+    for (let k = 0; k < indexes.length; k++) {
+      const lo = k > 0 ? indexes[k - 1]! : 0
+      const hi = k + 1 < indexes.length ? indexes[k + 1]! : series.length
+      const here = indexes[k]!
+      indexes[k] = bestTSplit(series, lo, hi, minSegment, here) ?? here
+    }
+    let added: ChangePoint | null = null
+    for (const iv of intervalsOf(indexes, series.length)) {
+      const at = bestTSplit(series, iv.start, iv.end, minSegment)
+      if (at === null) continue
+      const cp = test(ctx, at, 0, iv.start, iv.end)
+      if (cp.pValue <= maxP && cp.magnitude > minMagnitude && (added === null || cp.pValue < added.pValue))
+        added = cp
+    }
+    if (added !== null) indexes.push(added.index)
+    indexes.sort((a, b) => a - b)
+    const intervals = intervalsOf(indexes, series.length)
+    const tested = indexes.map(i => testAt(ctx, i, qhats.get(i) ?? 0, intervals))
+    current = merge(ctx, tested, maxP, minMagnitude, 'adjacent', minSegment)
+    if (current.map(c => c.index).join(',') === key) break
+  }
+  return current
 }
