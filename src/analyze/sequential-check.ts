@@ -75,21 +75,29 @@ export const seriesKey = (params: string, metric: string): string =>
  */
 export const INFORMATIONAL_RUNS = 2
 
+/** The sequential rule's options as a check runs it (scripts/simulate-sequential.ts simulates these). */
+export function sequentialOptions(
+  cfg: Pick<SequentialCheckConfig, 'maxOverheadPct' | 'alpha' | 'minRuns' | 'maxRuns' | 'gatedWorkloads'>
+): SequentialOptions {
+  return {
+    maxOverheadPct: cfg.maxOverheadPct,
+    // One-sided regression budget, like the fixed-n rule's 95% CI lower end; split between workloads.
+    alphaRegression: cfg.alpha / 2 / Math.max(1, cfg.gatedWorkloads),
+    alphaEquivalence: cfg.alpha,
+    minRuns: cfg.minRuns,
+    maxRuns: cfg.maxRuns,
+    // Most of it for the last looks, where a regression near the threshold is decided (POWER_RHO, issue 28).
+    spendingRegression: 'power',
+    spendingEquivalence: 'pocock'
+  }
+}
+
 export class SequentialController {
   private readonly stops = new Map<string, WorkloadStop>()
   private readonly opts: SequentialOptions
 
   constructor(private readonly cfg: SequentialCheckConfig) {
-    this.opts = {
-      maxOverheadPct: cfg.maxOverheadPct,
-      // One-sided regression budget, like the fixed-n rule's 95% CI lower end; split between workloads.
-      alphaRegression: cfg.alpha / 2 / Math.max(1, cfg.gatedWorkloads),
-      alphaEquivalence: cfg.alpha,
-      minRuns: cfg.minRuns,
-      maxRuns: cfg.maxRuns,
-      spendingRegression: 'obrien-fleming',
-      spendingEquivalence: 'pocock'
-    }
+    this.opts = sequentialOptions(cfg)
   }
 
   /** The looks of one workload now: one LookResult per candidate arm. */
