@@ -38,6 +38,11 @@ export interface ProcessSpec {
   runDir?: string
   /** The id the workload's start event must echo (GPU_OVERHEAD_RUN_ID): events of another run are refused. */
   runId?: string
+  /**
+   * A user command's stdout lines that are protocol events count too, beside the channel (a script that prints
+   * its samples); every other line stays the log, so a banner breaks nothing. Never for the built-ins.
+   */
+  stdoutEvents?: boolean
 }
 
 export interface ProcessResult {
@@ -226,12 +231,26 @@ export function startProcess(
         if (result.badLines.length < MAX_BAD_LINES) result.badLines.push(trimmed.slice(0, 300))
         return
       }
+      acceptEvent(event)
+    }
+    const acceptEvent = (event: WorkloadEvent): void => {
       if (result.events.length >= MAX_EVENTS_PER_RUN)
         return failChannel(`more than ${MAX_EVENTS_PER_RUN} protocol events in one run`)
       if (event.event === 'start' && spec.runId !== undefined && event.run_id !== spec.runId)
         return failChannel(`the events are of another run (run_id ${String(event.run_id).slice(0, 40)})`)
       result.events.push(event)
       onEvent(event, Date.now())
+    }
+    // stdout beside a channel (stdoutEvents): protocol events are read, anything else is the log. A start
+    // event there needs no run id (a printing script does not know it), but one naming another run is refused.
+    const handleStdoutLine = (line: string): void => {
+      const trimmed = line.trim()
+      if (trimmed === '' || result.channelError !== null) return
+      const event = parseEventLine(trimmed)
+      if (!event) return
+      acceptEvent(
+        event.event === 'start' && event.run_id === undefined ? { ...event, run_id: spec.runId } : event
+      )
     }
     // Linear in the output, with a cap per line: a 50 MB line without a newline is dropped as it grows.
     const sink = {
@@ -255,12 +274,17 @@ export function startProcess(
         failChannel(`cannot read the event channel ${spec.eventsPath}: ${String(error)}`)
       }
     }
-    const lines = new LineSplitter(sink)
+    const lines = new LineSplitter(
+      channel !== null && spec.stdoutEvents === true
+        ? { line: handleStdoutLine, tooLong: () => undefined }
+        : sink
+    )
     child.stdout.setEncoding('utf8')
     child.stdout.on('data', (chunk: string) => {
       result.log.push(chunk)
-      // With a channel, stdout is the image's and the libraries' (a banner, notices): the log only.
-      if (channel === null) lines.push(chunk)
+      // With a channel, stdout is the image's and the libraries' (a banner, notices): the log only, unless a
+      // user command reads its protocol lines there too.
+      if (channel === null || spec.stdoutEvents === true) lines.push(chunk)
     })
     child.stderr.setEncoding('utf8')
     child.stderr.on('data', (chunk: string) => {

@@ -46,6 +46,11 @@ export function processSpec(
   // Its own folders: the event channel, and io's checkpoint writes (docs/security.md, "Shared folders").
   const run = folders.create(label, inContainer, writesCheckpoints ? io.checkpoint.host : null)
   const channel = {
+    // A command that speaks the protocol may print it (format auto or protocol); a built-in only writes the channel.
+    ...(start.kind === 'command' &&
+    (definition.resultFormat === 'auto' || definition.resultFormat === 'protocol')
+      ? { stdoutEvents: true }
+      : {}),
     eventsPath: run.eventsFile,
     runDir: run.dir,
     runId: run.runId,

@@ -37,6 +37,61 @@ const SAMPLE = (v: number): string =>
     better: 'lower'
   })
 
+describe("a user command's protocol lines on stdout (stdoutEvents)", () => {
+  const f = (): string =>
+    script(
+      'prints.py',
+      [
+        'print("=== banner ===", flush=True)',
+        'print("{not json", flush=True)',
+        `print(${JSON.stringify(JSON.stringify({ event: 'start', workload: 'w', epoch_s: 0, params: {} }))}, flush=True)`,
+        `print(${JSON.stringify(SAMPLE(7))}, flush=True)`,
+        `print(${JSON.stringify(SAMPLE(8))}, flush=True)`
+      ].join('\n')
+    )
+  const run = async (stdoutEvents: boolean, runIdOnStdout?: string) => {
+    const events = channel('stdout')
+    const values: number[] = []
+    const body = runIdOnStdout
+      ? script(
+          'other-run.py',
+          `print(${JSON.stringify(JSON.stringify({ event: 'start', workload: 'w', run_id: runIdOnStdout, epoch_s: 0, params: {} }))}, flush=True)`
+        )
+      : f()
+    const r = await runProcess(
+      {
+        command: 'python3',
+        args: [body],
+        timeoutMs: 20_000,
+        eventsPath: events,
+        runId: 'run-1',
+        ...(stdoutEvents ? { stdoutEvents: true } : {})
+      },
+      e => {
+        if (e.event === 'sample') values.push(e.value)
+      }
+    )
+    return { r, values }
+  }
+  it('are read beside the channel; other lines stay the log and are no bad lines', async () => {
+    const { r, values } = await run(true)
+    expect(r.exitCode).toBe(0)
+    expect(values).toEqual([7, 8])
+    expect(r.badLines).toEqual([])
+    expect(r.channelError).toBeNull()
+    expect(r.events.find(e => e.event === 'start')?.['run_id']).toBe('run-1')
+    expect(r.log.text()).toContain('=== banner ===')
+  })
+  it('are only the log without it (the built-ins: an image cannot add samples on stdout)', async () => {
+    const { values } = await run(false)
+    expect(values).toEqual([])
+  })
+  it("a start event naming another run's id is refused", async () => {
+    const { r } = await run(true, 'run-2')
+    expect(r.channelError).toMatch(/another run/)
+  })
+})
+
 describe('events on their own channel', () => {
   it('reads events from the file; stdout (banner, a fake event) is only the log', async () => {
     const events = channel('banner')

@@ -32,6 +32,13 @@ t = time.perf_counter(); sum(range(300000)); dt = time.perf_counter() - t
 json.dump([{"name": "sum_ms", "unit": "ms", "value": dt * 1e3}], open(sys.argv[1], "w"))
 `
 
+/** A user's script that just prints its samples as protocol lines (no helper, no channel). */
+const PRINTS = `import json, time
+for i in range(5):
+    t = time.perf_counter(); sum(range(100000)); ms = (time.perf_counter() - t) * 1e3
+    print(json.dumps({"event": "sample", "metric": "loop_ms", "value": ms, "unit": "ms", "better": "lower", "iteration": i + 1}), flush=True)
+`
+
 function run(ws: string, extra: string[]): { code: number | null; stderr: string; summary: CheckSummary } {
   const r = runCli(
     [
@@ -63,7 +70,10 @@ describe('your own workload: commands through the whole pipeline', () => {
       const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'own-workload-'))
       fs.copyFileSync(EXAMPLE, path.join(ws, 'infer.py'))
       fs.writeFileSync(path.join(ws, 'custom.py'), CUSTOM)
+      fs.writeFileSync(path.join(ws, 'prints.py'), PRINTS)
       const r = run(ws, [
+        '--command',
+        'prints=/usr/bin/python3 prints.py',
         '--command',
         'infer=/usr/bin/python3 infer.py --batch 2 --seq 32 --dim 64 --iters 5',
         '--command',
@@ -80,7 +90,9 @@ describe('your own workload: commands through the whole pipeline', () => {
       const steady = (s.analysis?.comparisons ?? []).filter(c => c.scope === 'steady')
       const metric = (w: string, m: string) => steady.find(c => c.workload === w && c.metric === m)
       // The helper's samples, the wall time, and the custom JSON's entry, each with 3 runs per arm.
+      // prints: protocol lines on stdout, read beside the NGC-like image's banner.
       for (const [w, m] of [
+        ['prints', 'loop_ms'],
         ['infer', 'forward_ms'],
         ['sleepy', 'wall_s'],
         ['custom', 'sum_ms']
