@@ -166,9 +166,11 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       previous.warmup
     )
       blockStart = slotStart
-    const L = lanes.length
+    // The next slot held for prestart (one lane): its processes and run labels as its own lockstep step.
     const launch = (p: PlannedRun): Launched[] =>
-      lanes.map((lane, k) => launchOnLane(p, lane, (p.run - 1) * L + k + 1, ctx, samples, stacks, prestart))
+      planSteps([p], lanes, 'lockstep')[0]!.processes.map(sp =>
+        launchOnLane(sp.planned, sp.lane, sp.run, ctx, samples, stacks, prestart)
+      )
     const held = prestart ? pending.find(ls => ls[0]!.planned === planned) : undefined
     for (const ls of pending) if (ls !== held) abandon(ls)
     pending = []
