@@ -8,12 +8,16 @@
 #                                      find-state probe on GPU 2 across both; then the default check on GPU 0 alone
 #   e2e-neighbours.sh duet-slow        the ~3% slower image as a duet on GPUs 0,1 beside a default check on GPU 3
 #   e2e-neighbours.sh duet2            2 GPUs: a duet check on GPUs 0,1, then the default check on GPU 0 alone
+#   e2e-neighbours.sh state            the find-state probe on GPU $NB_GPU for 170 s, with the default check on
+#                                      GPU 0 beside it; then the default check on GPU 0 alone
 #   e2e-neighbours.sh own              issue 27: a user-style PyTorch script (examples/workloads/infer.py) as a
 #                                      command, both ways, against the NGC-like image on GPU 1
-# Results in $OUT/neighbours-<part>.tgz.
+# NB_GPU (default 3) is the neighbour's GPU: on a 2-GPU host set NB_GPU=1 for pairs, slow and state.
+# Results in $OUT/nb-<part>/.
 set -u
 PART=${1:?pairs|slow|duet|duet2|duet-slow|own}
 ROUNDS=${2:-3}
+NB=${NB_GPU:-3}
 REPO=$PWD
 BASE=local/gpu-torch:host
 # Straight into $OUT, so what finished comes back even when the device call's time runs out mid-way.
@@ -37,12 +41,19 @@ action() { # NAME IMAGE GPU [MORE INPUT_ ASSIGNMENTS]
 case $PART in
   pairs)
     for i in $(seq 1 "$ROUNDS"); do
-      action "gpu0-round$i" "$BASE" 0 & action "gpu3-round$i" "$BASE" 3 & wait
+      action "gpu0-round$i" "$BASE" 0 & action "gpu$NB-round$i" "$BASE" "$NB" & wait
     done ;;
   slow)
     bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
-    action slow-gpu0 local/gpu-torch:noisy-3pct 0 & action neighbour-gpu3 "$BASE" 3 & wait
-    action alone-gpu0 "$BASE" 0 ;;
+    action slow-gpu0 local/gpu-torch:noisy-3pct 0 & action "neighbour-gpu$NB" "$BASE" "$NB" & wait
+    [ -n "${SKIP_ALONE:-}" ] || action alone-gpu0 "$BASE" 0 ;;
+  state)
+    python3 scripts/gpu-host/find-state.py --gpu "$NB" --seconds 170 --out "$R/find-state" > "$R/find-state.log" 2>&1 &
+    probe=$!
+    sleep 12
+    action beside-probe-gpu0 "$BASE" 0
+    wait $probe
+    [ -n "${SKIP_ALONE:-}" ] || action alone-gpu0 "$BASE" 0 ;;
   duet)
     python3 scripts/gpu-host/find-state.py --gpu 2 --seconds 170 --out "$R/find-state" > "$R/find-state.log" 2>&1 &
     probe=$!
