@@ -7,6 +7,7 @@
 #   e2e-neighbours.sh duet             a duet check on GPUs 0,1 beside a default check on GPU 3, with the
 #                                      find-state probe on GPU 2 across both; then the default check on GPU 0 alone
 #   e2e-neighbours.sh duet-slow        the ~3% slower image as a duet on GPUs 0,1 beside a default check on GPU 3
+#   e2e-neighbours.sh alone            the default check on GPU 0, nothing beside it
 #   e2e-neighbours.sh duet2            2 GPUs: a duet check on GPUs 0,1, then the default check on GPU 0 alone
 #   e2e-neighbours.sh state            the find-state probe on GPU $NB_GPU for 170 s, with the default check on
 #                                      GPU 0 beside it; then the default check on GPU 0 alone
@@ -15,7 +16,7 @@
 # NB_GPU (default 3) is the neighbour's GPU: on a 2-GPU host set NB_GPU=1 for pairs, slow and state.
 # Results in $OUT/nb-<part>/.
 set -u
-PART=${1:?pairs|slow|duet|duet2|duet-slow|own}
+PART=${1:?pairs|slow|state|alone|duet|duet2|duet-slow|own}
 ROUNDS=${2:-3}
 NB=${NB_GPU:-3}
 REPO=$PWD
@@ -61,6 +62,8 @@ case $PART in
     action duet-gpu01 "$BASE" 0,1 & a=$!
     action neighbour-gpu3 "$BASE" 3 & b=$!
     wait $a $b $probe
+    action alone-gpu0 "$BASE" 0 ;;
+  alone)
     action alone-gpu0 "$BASE" 0 ;;
   duet2)
     action duet-gpu01 "$BASE" 0,1

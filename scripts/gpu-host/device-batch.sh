@@ -1,0 +1,17 @@
+#!/bin/bash
+# One device call (issue 28): setup, then e2e-neighbours.sh parts in order within the call's time, then one
+# tarball (the device call returns a handful of files) and each check's timeline on stdout.
+# Usage: OUT=... LIMIT_S=560 device-batch.sh PART[:ARG] ...   (NB_GPU etc. pass through)
+set -u
+source .gpu-host/setup.sh > "$OUT/setup.log" 2>&1
+LIMIT_S=${LIMIT_S:-560}
+for spec in "$@"; do
+  part=${spec%%:*}; arg=${spec#*:}; [ "$arg" = "$spec" ] && arg=
+  left=$(( LIMIT_S - SECONDS )); [ "$left" -gt 30 ] || { echo "skipped $spec (no time left)"; continue; }
+  echo "== $spec from $(date -u +%T), $left s left" >> "$OUT/times.txt"
+  timeout -s INT "$left" bash scripts/gpu-host/e2e-neighbours.sh "$part" $arg > "$OUT/part-$part.txt" 2>&1
+done
+cd "$OUT" || exit 1
+cat nb-*/exits.txt
+for d in nb-*/*/; do [ -f "$d/runs.jsonl" ] && { echo "-- $d"; python3 "$OLDPWD/scripts/gpu-host/timeline.py" "$d"; }; done
+tar czf all.tgz nb-* part-*.txt times.txt setup.log && rm -rf nb-* part-*.txt
