@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Find the state (issue 28): what changes on a shared multi-GPU host when the LLM's per-token time flips
 between two levels. A decode-like loop (batch 1, fp16, 22 layers of a 1.1B-style MLP and attention
-projections: launch-bound like the llm workload's TPOT) runs on one GPU and records, for every token, the host
+projections: replayed as one CUDA graph per token and synchronized, as the llm workload decodes; --mode eager launches every
+kernel) runs on one GPU and records, for every token, the host
 time (enqueue + synchronize), the enqueue time alone and the GPU time (CUDA events). Beside it, every 200 ms:
 the GPU's SM and memory clocks, power, P-state, PCIe link, clock-event reasons (nvidia-smi -lms), and the CPU
 the loop runs on: its frequency, its idle-state residency (cpuidle) and the load average. At the end, 1-second
@@ -77,6 +78,7 @@ def main():
     ap.add_argument("--gpu", type=int, default=0)
     ap.add_argument("--seconds", type=float, default=120)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--mode", choices=("graph", "eager"), default="graph")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     smi_path = os.path.join(a.out, "smi.csv")
@@ -113,6 +115,25 @@ def main():
     for _ in range(50):
         token(x0)
     torch.cuda.synchronize()
+    # As the llm workload decodes: one CUDA graph replay per token, then torch.cuda.synchronize (TU.sync).
+    step = lambda: token(x0)  # noqa: E731
+    mode = "eager"
+    if a.mode == "graph":
+        try:
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(3):
+                    token(x0)
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                token(x0)
+            torch.cuda.synchronize()
+            step, mode = graph.replay, "graph"
+        except Exception as exc:  # a failed capture falls back to eager, and says so
+            print("graph capture failed, eager: %r" % (exc,), flush=True)
+    print("mode %s" % mode, flush=True)
     stop = threading.Event()
     host_rows = []
     th = threading.Thread(target=host_sampler, args=(stop, host_rows), daemon=True)
@@ -123,10 +144,10 @@ def main():
     while time.time() < end:
         t0 = time.perf_counter()
         e0.record()
-        token(x0)
+        step()
         e1.record()
         t1 = time.perf_counter()
-        e1.synchronize()
+        torch.cuda.synchronize(dev)
         t2 = time.perf_counter()
         tokens.append((time.time(), (t2 - t0) * 1e3, (t1 - t0) * 1e3, e0.elapsed_time(e1), cpu_now()))
     stop.set()
@@ -142,7 +163,10 @@ def main():
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows(host_rows)
-    summarize(a.out, tokens, host_rows, smi_path)
+    try:
+        summarize(a.out, tokens, host_rows, smi_path)
+    except Exception as exc:  # the raw CSVs are written: the table can be made again from them
+        print("summary failed: %r" % (exc,), flush=True)
 
 
 def summarize(out, tokens, host_rows, smi_path):
