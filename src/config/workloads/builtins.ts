@@ -2,9 +2,10 @@
 import { WORKLOADS, type BuiltinWorkload } from '../../types/index.js'
 import type { WorkloadDefinition, WorkloadSettings } from './definition.js'
 
-// Measured regions on a GPU: long enough that per-run medians are stable (kernel and TPOT CIs within ±0.5% at
-// 3 blocks on H100s), short enough that the default check stays ≤ 120 s alone (issue 28: 100 products and 12
-// requests made 131.9–138.2 s on H100s, ~20 s of it measuring beyond what the decision needed).
+// Measured regions on a GPU. What needs blocks is the process-to-process level, not the requests or products
+// within a process (TPOT sd 0.004-0.036 ms over 8 requests), so shorter processes shorten the check at no cost in
+// decisions: 100 products and 12 requests took 128.7-157.9 s on 2 x H100, these 93-101 s where 3 blocks decided
+// (docs/evidence/2026-11-26-h100x2-neighbours.md).
 const GPU_MATMUL_ITERS = 60
 const GPU_LLM_ITERS = 8
 
