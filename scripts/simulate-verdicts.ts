@@ -17,14 +17,13 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import seedrandom from 'seedrandom'
-import { appendToBaseline, compareWithBaseline } from '../src/analyze/baseline/index.js'
-import { compareWithStored } from '../src/analyze/baseline/compare-stored.js'
-import { emptyFile, type BaselineFile } from '../src/analyze/baseline/format.js'
+import { compareWithBaseline } from '../src/analyze/baseline/index.js'
 import type { BaselineStore } from '../src/analyze/baseline/store.js'
 import { decide, measureComparison } from '../src/analyze/compare/index.js'
-import { compareWithHistory, summarizeCheck } from '../src/analyze/history-compare.js'
+import { summarizeCheck } from '../src/analyze/history-compare.js'
 import type { ArmSeries } from '../src/analyze/run-values/index.js'
 import type { Comparison } from '../src/types/index.js'
+import { judgeKernelHistory, memoryStore } from './lib/baseline-sim.js'
 
 const argv = process.argv.slice(2)
 const SIMS = Number(argv[argv.indexOf('--sims') + 1] ?? 0) || 1000
@@ -139,26 +138,14 @@ for (const daySd of [0, 0.0025, 0.005, 0.01, 0.02]) {
   for (let i = 0; i < SIMS; i++) {
     const stored = Array.from({ length: CHECKS }, () => checkValues(daySd, 1))
     const judge = (current: number[]): Comparison =>
-      decide(
-        [
-          compareWithHistory({
-            workload: 'sim',
-            metric: 'kernel_ms',
-            unit: 'ms',
-            direction: 'lower',
-            directionSource: 'declared',
-            scope: 'steady',
-            params: '',
-            baselineEnv: 'native@baseline',
-            candidateEnv: 'native',
-            history: stored.map(summarizeCheck),
-            current,
-            maxOverheadPct: MAX,
-            alpha: ALPHA
-          })
-        ],
-        { maxOverheadPct: MAX, alpha: ALPHA }
-      )[0]!
+      judgeKernelHistory({
+        workload: 'sim',
+        env: 'native',
+        history: stored.map(summarizeCheck),
+        current,
+        maxOverheadPct: MAX,
+        alpha: ALPHA
+      })
     const same = judge(checkValues(daySd, 1))
     if (same.p_adjusted < ALPHA) sig++
     if (same.verdict === 'regression') reg++
@@ -193,19 +180,6 @@ for (const daySd of [0, 0.0025, 0.005, 0.01, 0.02]) {
 out.baseline = { run_sd: RUN_SD, stored_checks: CHECKS, runs_per_check: N, levels: histJson }
 
 // ---- 3. a persisting shift after one accepted outlier check (issue 28, D6) ----
-/** The JSON file store's compare and append, in memory. */
-function memoryStore(): BaselineStore {
-  let data: BaselineFile = emptyFile()
-  return {
-    location: 'memory',
-    load: () => Promise.resolve({ status: 'ok' as const, location: 'memory', message: '', data }),
-    compare: (current, options) => Promise.resolve(compareWithStored(data, current, options, 'memory')),
-    append: (current, options) => {
-      data = appendToBaseline(data, current, options).data
-      return Promise.resolve({ saved: true, location: 'memory', message: 'saved', entries: 1 })
-    }
-  }
-}
 let checkNo = 0
 function rows(values: number[]): Record<string, unknown>[] {
   const id = `check-${++checkNo}`

@@ -6,16 +6,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { appendToBaseline, compareWithBaseline } from '../../src/analyze/baseline/index.js'
-import { compareWithStored } from '../../src/analyze/baseline/compare-stored.js'
-import { emptyFile, type BaselineFile } from '../../src/analyze/baseline/format.js'
+import { compareWithBaseline } from '../../src/analyze/baseline/index.js'
 import type { BaselineStore } from '../../src/analyze/baseline/store.js'
 import { decide, measureComparison } from '../../src/analyze/compare/index.js'
 import { readResultsCsv } from '../../src/analyze/csv/index.js'
-import { compareWithHistory, summarizeCheck } from '../../src/analyze/history-compare.js'
+import { summarizeCheck } from '../../src/analyze/history-compare.js'
 import { aggregateRows } from '../../src/analyze/run-values/index.js'
 import { analyzeCommand } from '../../src/entry/cli/analyze.js'
 import { InputError } from '../../src/util/errors.js'
+import { judgeKernelHistory, memoryStore } from '../../scripts/lib/baseline-sim.js'
 import { nonFiniteNumbers, series } from './helpers.js'
 
 let dir: string
@@ -139,26 +138,14 @@ describe('D5: stored checks of 2 runs against a new check of 12', () => {
     for (let s = 0; s < SIMS; s++) {
       const history = Array.from({ length: 5 }, () => summarizeCheck(runs(2, 100)))
       const judge = (factor: number) =>
-        decide(
-          [
-            compareWithHistory({
-              workload: 'sim',
-              metric: 'kernel_ms',
-              unit: 'ms',
-              direction: 'lower',
-              directionSource: 'declared',
-              scope: 'steady',
-              params: '',
-              baselineEnv: 'native@baseline',
-              candidateEnv: 'native',
-              history,
-              current: runs(12, 100 * factor),
-              maxOverheadPct: 2,
-              alpha: 0.05
-            })
-          ],
-          { alpha: 0.05, maxOverheadPct: 2 }
-        )[0]!
+        judgeKernelHistory({
+          workload: 'sim',
+          env: 'native',
+          history,
+          current: runs(12, 100 * factor),
+          maxOverheadPct: 2,
+          alpha: 0.05
+        })
       const same = judge(1)
       if (same.ci95.low <= 0 && same.ci95.high >= 0) covered++
       if (judge(1.02).verdict === 'regression') falseRegression++
@@ -184,18 +171,6 @@ describe('D6: one accepted +5% check in the stored history', () => {
   }
   let id = 0
   const fingerprints = { native: { gpu_name: 'H100', driver: '580' } }
-  function memoryStore(): BaselineStore {
-    let data: BaselineFile = emptyFile()
-    return {
-      location: 'memory',
-      load: () => Promise.resolve({ status: 'ok' as const, location: 'memory', message: '', data }),
-      compare: (current, o) => Promise.resolve(compareWithStored(data, current, o, 'memory')),
-      append: (current, o) => {
-        data = appendToBaseline(data, current, o).data
-        return Promise.resolve({ saved: true, location: 'memory', message: 'saved', entries: 1 })
-      }
-    }
-  }
   async function history(daySd: number, accepted: boolean): Promise<BaselineStore> {
     const store = memoryStore()
     for (let c = 0; c < 5; c++)

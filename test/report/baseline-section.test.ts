@@ -2,10 +2,10 @@
  * The baseline section says which stored checks formed the reference of each comparison, and which were left
  * out as outlier checks (issue 28, D6).
  */
-import { decide } from '../../src/analyze/compare/index.js'
-import { compareWithHistory, summarizeCheck } from '../../src/analyze/history-compare.js'
+import { summarizeCheck } from '../../src/analyze/history-compare.js'
 import { baselineSection } from '../../src/report/baseline-section.js'
 import type { CheckSummary } from '../../src/types/index.js'
+import { judgeKernelHistory } from '../../scripts/lib/baseline-sim.js'
 import { pass } from '../__fixtures__/summaries/index.js'
 
 const runs = (mean: number, wiggle: number): number[] =>
@@ -13,33 +13,21 @@ const runs = (mean: number, wiggle: number): number[] =>
 
 function compared(stored: number[]): CheckSummary {
   const history = stored.map((m, i) => ({ ...summarizeCheck(runs(m, 0.003)), check_id: `night-${i + 1}` }))
-  const comparison = decide(
-    [
-      compareWithHistory({
-        workload: 'matmul',
-        metric: 'kernel_ms',
-        unit: 'ms',
-        direction: 'lower',
-        directionSource: 'declared',
-        scope: 'steady',
-        params: '',
-        baselineEnv: 'container@baseline',
-        candidateEnv: 'container',
-        history,
-        current: runs(41, 0.003),
-        maxOverheadPct: 2,
-        alpha: 0.05
-      })
-    ],
-    { maxOverheadPct: 2, alpha: 0.05 }
-  )
+  const comparison = judgeKernelHistory({
+    workload: 'matmul',
+    env: 'container',
+    history,
+    current: runs(41, 0.003),
+    maxOverheadPct: 2,
+    alpha: 0.05
+  })
   return {
     ...pass,
     baseline: {
       status: 'compared',
       path: 'baseline.json',
       message: 'Compared 1 metric(s).',
-      comparisons: comparison,
+      comparisons: [comparison],
       saved: false
     }
   }
