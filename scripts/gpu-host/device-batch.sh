@@ -3,7 +3,7 @@
 # tarball (the device call returns a handful of files) and each check's timeline on stdout.
 # Usage: OUT=... LIMIT_S=560 device-batch.sh PART[:ARG] ...   (NB_GPU etc. pass through)
 set -u
-( export PATH=/opt/gpu-host/node/bin:/opt/gpu-host/docker/bin:$PATH; LD_LIBRARY_PATH=/opt/gpu-host/docker/lib docker tag alone local/gpu-torch:host 2>/dev/null ); source .gpu-host/setup.sh local/gpu-torch:host > "$OUT/setup.log" 2>&1  # its $1 is the image
+source .gpu-host/setup.sh local/gpu-torch:host > "$OUT/setup.log" 2>&1  # its $1 is the image
 LIMIT_S=${LIMIT_S:-560}
 for spec in "$@"; do
   part=${spec%%:*}; arg=${spec#*:}; [ "$arg" = "$spec" ] && arg=
