@@ -9,7 +9,7 @@ for spec in "$@"; do
   part=${spec%%:*}; arg=${spec#*:}; [ "$arg" = "$spec" ] && arg=
   left=$(( LIMIT_S - SECONDS )); [ "$left" -gt 30 ] || { echo "skipped $spec (no time left)"; continue; }
   echo "== $spec from $(date -u +%T), $left s left" >> "$OUT/times.txt"
-  timeout -s INT "$left" bash scripts/gpu-host/e2e-neighbours.sh "$part" $arg > "$OUT/part-$part.txt" 2>&1
+  timeout -s INT "$left" bash scripts/gpu-host/e2e-neighbours.sh "$part" $arg > "$OUT/part-$SECONDS-$part.txt" 2>&1
 done
 cd "$OUT" || exit 1
 cat nb-*/exits.txt

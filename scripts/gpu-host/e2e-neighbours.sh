@@ -4,6 +4,8 @@
 #   e2e-neighbours.sh pairs [ROUNDS]   ROUNDS x (default check on GPU 0 | default check on GPU 3, at once)
 #   e2e-neighbours.sh slow             an image ~3% slower (a GPU co-tenant in the container arm) on GPU 0 beside
 #                                      a default check on GPU 3, then the default check on GPU 0 alone
+#   e2e-neighbours.sh quad [ROUNDS]    4 GPUs, ROUNDS x four checks at once, as four jobs of one runner host: the
+#                                      default check on GPUs 0, 1 and 3 and the ~3% slower image on GPU 2
 #   e2e-neighbours.sh duet             a duet check on GPUs 0,1 beside a default check on GPU 3, with the
 #                                      find-state probe on GPU 2 across both; then the default check on GPU 0 alone
 #   e2e-neighbours.sh duet-slow        the ~3% slower image as a duet on GPUs 0,1 beside a default check on GPU 3
@@ -16,13 +18,14 @@
 # NB_GPU (default 3) is the neighbour's GPU: on a 2-GPU host set NB_GPU=1 for pairs, slow and state.
 # Results in $OUT/nb-<part>/.
 set -u
-PART=${1:?pairs|slow|state|alone|duet|duet2|duet-slow|own}
+PART=${1:?pairs|quad|slow|state|alone|duet|duet2|duet-slow|own}
 ROUNDS=${2:-3}
 NB=${NB_GPU:-3}
 REPO=$PWD
 BASE=local/gpu-torch:host
 # Straight into $OUT, so what finished comes back even when the device call's time runs out mid-way.
-R=${OUT:-/tmp}/nb-$PART; rm -rf "$R"; mkdir -p "$R"
+# A part run twice in one call gets nb-<part>-2 and so on.
+R=${OUT:-/tmp}/nb-$PART; k=2; while [ -e "$R" ]; do R=${OUT:-/tmp}/nb-$PART-$k; k=$((k + 1)); done; mkdir -p "$R"
 nvidia-smi --query-gpu=index,name,driver_version,power.limit,clocks.sm,temperature.gpu --format=csv > "$R/gpu.csv" 2>&1
 action() { # NAME IMAGE GPU [MORE INPUT_ ASSIGNMENTS]
   local name=$1 image=$2 gpu=$3; shift 3
@@ -43,6 +46,12 @@ case $PART in
   pairs)
     for i in $(seq 1 "$ROUNDS"); do
       action "gpu0-round$i" "$BASE" 0 & action "gpu$NB-round$i" "$BASE" "$NB" & wait
+    done ;;
+  quad)
+    bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
+    for i in $(seq 1 "$ROUNDS"); do
+      action "gpu0-round$i" "$BASE" 0 & action "gpu1-round$i" "$BASE" 1 &
+      action "slow-gpu2-round$i" local/gpu-torch:noisy-3pct 2 & action "gpu3-round$i" "$BASE" 3 & wait
     done ;;
   slow)
     bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1

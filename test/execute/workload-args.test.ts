@@ -41,7 +41,7 @@ test('a GPU llm baseline records the graph prefill, so one recorded with the eag
 test('the llm and matmul command lines carry the settings', () => {
   const llm = workloadArgs('llm', settings(), io)
   expect(valueOf(llm, '--preset')).toBe('1b')
-  expect(valueOf(llm, '--iters')).toBe('8')
+  expect(valueOf(llm, '--iters')).toBe('6')
   const mm = workloadArgs('matmul', settings({ device: 'cpu', matmulSize: 512 }), io)
   expect(valueOf(mm, '--size')).toBe('512')
   expect(mm).not.toContain('--iters')

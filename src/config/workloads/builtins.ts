@@ -4,10 +4,11 @@ import type { WorkloadDefinition, WorkloadSettings } from './definition.js'
 
 // Measured regions on a GPU. What needs blocks is the process-to-process level, not the requests or products
 // within a process (TPOT sd 0.004-0.036 ms over 8 requests), so shorter processes shorten the check at no cost in
-// decisions: 100 products and 12 requests took 128.7-157.9 s on 2 x H100, these 93-101 s where 3 blocks decided
-// (docs/evidence/2026-11-26-h100x2-neighbours.md).
-const GPU_MATMUL_ITERS = 60
-const GPU_LLM_ITERS = 8
+// decisions and straddle fewer host-state changes: 100 products and 12 requests took 128.7-157.9 s on 2 x H100,
+// 60 and 8 took 93-101 s where 3 blocks decided and 122.8 s alone where the llm needed 5
+// (docs/evidence/2026-11-26-h100x2-neighbours.md); 40 and 6 take ~0.8 s less per process.
+const GPU_MATMUL_ITERS = 40
+const GPU_LLM_ITERS = 6
 
 const common = (s: WorkloadSettings): string[] => ['--device', s.device, '--seed', String(s.seed)]
 
@@ -27,7 +28,7 @@ const builtin = (name: BuiltinWorkload) =>
 export const BUILTIN_DEFINITIONS: Readonly<Record<BuiltinWorkload, WorkloadDefinition>> = {
   matmul: {
     ...builtin('matmul'),
-    // On a GPU, 60 products (~2.5 s at 10,000² fp32): start-up is hidden by prestart, so most of each
+    // On a GPU, 40 products (~1.6 s at 10,000² fp32): start-up is hidden by prestart, so most of each
     // process's slot is measured.
     args: s => [
       ...common(s),
@@ -41,8 +42,7 @@ export const BUILTIN_DEFINITIONS: Readonly<Record<BuiltinWorkload, WorkloadDefin
   },
   llm: {
     ...builtin('llm'),
-    // Per-run medians over 6 requests are already stable (process-to-process CV of TPOT ≈ 0.6% on an H200);
-    // 8 on a GPU.
+    // Per-run medians over 6 requests are already stable (process-to-process CV of TPOT ≈ 0.6% on an H200).
     args: s => [
       ...common(s),
       '--preset',
