@@ -11,7 +11,9 @@ for spec in "$@"; do
   echo "== $spec from $(date -u +%T), $left s left" >> "$OUT/times.txt"
   timeout -s INT "$left" bash scripts/gpu-host/e2e-neighbours.sh "$part" $arg > "$OUT/part-$SECONDS-$part.txt" 2>&1
 done
+# Is there a per-user JIT cache that native processes share and fresh containers never have?
+{ echo "HOME=$HOME"; ls -la "$HOME/.nv/ComputeCache" 2>&1 | head -5; du -sh "$HOME/.nv" "$HOME/.cache"/* 2>&1; } > "$OUT/caches.txt"
 cd "$OUT" || exit 1
 cat nb-*/exits.txt
 for d in nb-*/*/; do [ -f "$d/runs.jsonl" ] && { echo "-- $d"; python3 "$OLDPWD/scripts/gpu-host/timeline.py" "$d"; }; done
-tar czf all.tgz nb-* part-*.txt times.txt setup.log && rm -rf nb-* part-*.txt
+tar czf all.tgz nb-* part-*.txt times.txt setup.log caches.txt && rm -rf nb-* part-*.txt

@@ -2,6 +2,8 @@
 # GPU host with >= 4 GPUs (issue 28): the default check on GPU 0 while another check runs on GPU 3, through
 # the action entry, as two jobs of one runner host would. Usage (repo root, after source .gpu-host/setup.sh):
 #   e2e-neighbours.sh pairs [ROUNDS]   ROUNDS x (default check on GPU 0 | default check on GPU 3, at once)
+#   e2e-neighbours.sh probe-pairs [ROUNDS]  the find-state probe on GPU 1 across ROUNDS x (default check on GPU 0 |
+#                                      default check on GPU 3, at once): per-token host and GPU time through the flips
 #   e2e-neighbours.sh slow             an image ~3% slower (a GPU co-tenant in the container arm) on GPU 0 beside
 #                                      a default check on GPU 3, then the default check on GPU 0 alone
 #   e2e-neighbours.sh quad [ROUNDS]    4 GPUs, ROUNDS x four checks at once, as four jobs of one runner host: the
@@ -18,7 +20,7 @@
 # NB_GPU (default 3) is the neighbour's GPU: on a 2-GPU host set NB_GPU=1 for pairs, slow and state.
 # Results in $OUT/nb-<part>/.
 set -u
-PART=${1:?pairs|quad|slow|state|alone|duet|duet2|duet-slow|own}
+PART=${1:?pairs|probe-pairs|quad|slow|state|alone|duet|duet2|duet-slow|own}
 ROUNDS=${2:-3}
 NB=${NB_GPU:-3}
 REPO=$PWD
@@ -47,6 +49,14 @@ case $PART in
     for i in $(seq 1 "$ROUNDS"); do
       action "gpu0-round$i" "$BASE" 0 & action "gpu$NB-round$i" "$BASE" "$NB" & wait
     done ;;
+  probe-pairs)
+    python3 scripts/gpu-host/find-state.py --gpu 1 --seconds $((ROUNDS * 125)) --out "$R/find-state" > "$R/find-state.log" 2>&1 &
+    probe=$!
+    sleep 12
+    for i in $(seq 1 "$ROUNDS"); do
+      action "gpu0-round$i" "$BASE" 0 & action "gpu3-round$i" "$BASE" 3 & wait $(jobs -p | grep -vx "$probe")
+    done
+    wait $probe ;;
   quad)
     bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
     for i in $(seq 1 "$ROUNDS"); do
