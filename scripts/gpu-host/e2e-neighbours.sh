@@ -12,6 +12,9 @@
 #                                      find-state probe on GPU 2 across both; then the default check on GPU 0 alone
 #   e2e-neighbours.sh duet-slow        the ~3% slower image as a duet on GPUs 0,1 beside a default check on GPU 3
 #   e2e-neighbours.sh alone            the default check on GPU 0, nothing beside it
+#   e2e-neighbours.sh jit              the default check on GPU 0 alone against the host image with the native
+#                                      arm's CUDA JIT cache (~/.nv) copied in (as an image that ships SASS for this
+#                                      GPU needs no JIT), then against the plain host image
 #   e2e-neighbours.sh duet2            2 GPUs: a duet check on GPUs 0,1, then the default check on GPU 0 alone
 #   e2e-neighbours.sh state            the find-state probe on GPU $NB_GPU for 170 s, with the default check on
 #                                      GPU 0 beside it; then the default check on GPU 0 alone
@@ -20,7 +23,7 @@
 # NB_GPU (default 3) is the neighbour's GPU: on a 2-GPU host set NB_GPU=1 for pairs, slow and state.
 # Results in $OUT/nb-<part>/.
 set -u
-PART=${1:?pairs|probe-pairs|quad|slow|state|alone|duet|duet2|duet-slow|own}
+PART=${1:?pairs|probe-pairs|jit|quad|slow|state|alone|duet|duet2|duet-slow|own}
 ROUNDS=${2:-3}
 NB=${NB_GPU:-3}
 REPO=$PWD
@@ -81,6 +84,15 @@ case $PART in
     action duet-gpu01 "$BASE" 0,1 & a=$!
     action neighbour-gpu3 "$BASE" 3 & b=$!
     wait $a $b $probe
+    action alone-gpu0 "$BASE" 0 ;;
+  jit)
+    # One native llm and matmul process fill ~/.nv/ComputeCache as a check's native arm does.
+    python3 workloads/llm.py --device gpu --iters 1 > "$R/native-llm.log" 2>&1
+    python3 workloads/matmul.py --device gpu --iters 2 > "$R/native-matmul.log" 2>&1
+    ctx=$(mktemp -d); cp -r "$HOME/.nv" "$ctx/nv"; du -sh "$ctx/nv" > "$R/jit-cache.txt"
+    printf 'FROM %s\nCOPY nv /root/.nv\n' "$BASE" > "$ctx/Dockerfile"
+    docker build -q -t local/gpu-torch:jit-warm "$ctx" >> "$R/jit-cache.txt" 2>&1
+    action alone-jit-gpu0 local/gpu-torch:jit-warm 0
     action alone-gpu0 "$BASE" 0 ;;
   alone)
     action alone-gpu0 "$BASE" 0 ;;
