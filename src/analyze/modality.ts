@@ -62,3 +62,45 @@ export function describeModes(what: string, arm: string, modes: Modes, unit: str
     `per arm or a cause removed (see docs/sequential.md) is what decides it, not longer runs.`
   )
 }
+
+/**
+ * Two arms' levels count as the same when each arm's low and high group medians lie within this share of the
+ * smaller gap from the other arm's. An arm shifted by a good part of the gap does not match; a smaller real
+ * difference may, which is why the note claims only the levels, and the paired estimate stays the measure.
+ */
+export const SHARED_LEVEL_TOL = 0.25
+
+export interface SharedLevels {
+  /** Each arm's low and high group medians, in the order the arms were given. */
+  a: [number, number]
+  b: [number, number]
+}
+
+/** Both arms split at the same two levels: a state both arms saw over time. */
+export function sharedLevels(a: Modes, b: Modes): SharedLevels | null {
+  const levels = (m: Modes): [number, number] => [ssMedian(m.low), ssMedian(m.high)]
+  const la = levels(a)
+  const lb = levels(b)
+  const tol = SHARED_LEVEL_TOL * Math.min(la[1] - la[0], lb[1] - lb[0])
+  if (!(tol > 0) || Math.abs(la[0] - lb[0]) > tol || Math.abs(la[1] - lb[1]) > tol) return null
+  return { a: la, b: lb }
+}
+
+/** The note for arms that share their levels: whose state it is and what decides such a metric. */
+export function describeSharedLevels(
+  what: string,
+  arms: [string, string],
+  levels: SharedLevels,
+  unit: string
+): string {
+  const u = unit ? ` ${unit}` : ''
+  const at = (l: [number, number]): string => `${fmt(l[0])} and ${fmt(l[1])}${u}`
+  return (
+    `${what}: both arms sit at the same two levels (${arms[0]} ${at(levels.a)}, ${arms[1]} ${at(levels.b)}): ` +
+    `a state of the host or the GPU over time that both arms saw. What the image adds is measured within ` +
+    `blocks (the paired estimate); a block whose two processes fell in different levels is what needs more ` +
+    `runs. On a 4-GPU host the level changed at the same moments on every GPU, so a duet (two or more GPUs in ` +
+    `\`gpus\`) runs both arms at once, in the same level; on one GPU, a runner host without neighbours ` +
+    `avoids it (docs/sequential.md).`
+  )
+}

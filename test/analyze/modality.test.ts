@@ -1,5 +1,7 @@
-import { describeModes, findModes } from '../../src/analyze/modality.js'
+import { describeModes, describeSharedLevels, findModes, sharedLevels } from '../../src/analyze/modality.js'
 import { seededRandom } from '../../src/plan/schedule.js'
+import { analyzeSeries } from '../../src/analyze/compare/index.js'
+import { series } from './helpers.js'
 
 function normal(rand: () => number): number {
   return Math.sqrt(-2 * Math.log(Math.max(rand(), 1e-12))) * Math.cos(2 * Math.PI * rand())
@@ -47,5 +49,48 @@ describe('findModes', () => {
       if (findModes(xs) !== null) hits++
     }
     expect(hits).toBeGreaterThan(950)
+  })
+})
+
+describe('sharedLevels', () => {
+  // Per-process TPOT medians (ms) of one check on a 4 x H100 host with three other checks running, in run order
+  // (docs/evidence/2026-11-26-h100x4-shared-host, call 1, GPU 1): both arms flip between the same two levels.
+  const native = [2.887, 3.151, 2.864, 2.828, 2.861, 2.838, 2.835]
+  const container = [3.169, 3.2, 2.829, 2.862, 2.857, 2.851, 3.188]
+
+  it('names two arms that sit at the same two levels, with each arm’s levels', () => {
+    const shared = sharedLevels(findModes(native)!, findModes(container)!)
+    expect(shared).not.toBeNull()
+    const note = describeSharedLevels('llm/tpot_ms', ['native', 'container'], shared!, 'ms')
+    expect(note).toMatch(
+      /both arms sit at the same two levels \(native 2\.85 and 3\.15 ms, container 2\.85 and 3\.19 ms\)/
+    )
+    expect(note).toMatch(/measured within blocks/)
+  })
+
+  it('does not pair the levels of an arm that a real overhead moved by a good part of the gap', () => {
+    for (const factor of [1.03, 1.1, 0.95]) {
+      const moved = container.map(v => v * factor)
+      expect(sharedLevels(findModes(native)!, findModes(moved)!)).toBeNull()
+    }
+  })
+
+  it('the analysis adds the note only where both arms are multi-modal at the same levels', () => {
+    const notesFor = (n: number[], c: number[]): string[] =>
+      analyzeSeries(
+        [
+          series('native', 'tpot_ms', n, { workload: 'llm' }),
+          series('container', 'tpot_ms', c, { workload: 'llm' })
+        ],
+        { baselineEnv: 'native', candidateEnv: 'container', maxOverheadPct: 2, alpha: 0.05 }
+      ).notes?.filter(x => x.includes('same two levels')) ?? []
+    expect(notesFor(native, container)).toHaveLength(1)
+    expect(notesFor(native, [3.17, 3.18, 3.19, 3.2, 3.18, 3.19, 3.18])).toHaveLength(0)
+    expect(
+      notesFor(
+        native,
+        container.map(v => v * 1.1)
+      )
+    ).toHaveLength(0)
   })
 })

@@ -4,7 +4,7 @@
  */
 import type { Analysis, Comparison } from '../../types/index.js'
 import { appendAll } from '../../util/arrays.js'
-import { describeModes, findModes } from '../modality.js'
+import { describeModes, describeSharedLevels, findModes, sharedLevels } from '../modality.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from '../run-values/index.js'
 import { aggregateRows } from '../run-values/index.js'
 import type { BootstrapOptions } from '../stats/index.js'
@@ -59,15 +59,22 @@ export function measureSeries(
     })
     if (comparison.scope === 'steady') {
       const what = `${b.workload}/${b.metric}${b.params === '' ? '' : ` (${b.params})`}`
-      for (const [arm, series] of [
-        [opts.baselineEnv, b],
-        [opts.candidateEnv, c]
-      ] as const) {
+      const armModes = (
+        [
+          [opts.baselineEnv, b],
+          [opts.candidateEnv, c]
+        ] as const
+      ).map(([arm, series]) => {
         const modes = findModes(series.values)
-        if (modes === null) continue
+        if (modes === null) return null
         ;(comparison.multimodal_arms ??= []).push(arm)
         notes.push(describeModes(what, arm, modes, series.unit))
-      }
+        return modes
+      })
+      const [mb, mc] = armModes
+      const shared = mb && mc ? sharedLevels(mb, mc) : null
+      if (shared !== null)
+        notes.push(describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit))
     }
     comparisons.push(comparison)
   }
