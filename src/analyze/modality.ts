@@ -99,8 +99,7 @@ export function describeSharedLevels(
     `${what}: both arms sit at the same two levels (${arms[0]} ${at(levels.a)}, ${arms[1]} ${at(levels.b)}): ` +
     `a state of the host or the GPU over time that both arms saw. What the image adds is measured within ` +
     `blocks (the paired estimate); a block whose two processes fell in different levels is what needs more ` +
-    `runs. On a 4-GPU host the level changed at the same moments on every GPU, so a duet (two or more GPUs in ` +
-    `\`gpus\`) runs both arms at once, in the same level; on one GPU, a runner host without neighbours ` +
-    `avoids it (docs/sequential.md).`
+    `runs. Where the level changes every few processes (seen with three other checks on a 4-GPU host) the ` +
+    `runs allowed may not decide it: run the check where fewer jobs share the host (docs/sequential.md).`
   )
 }
