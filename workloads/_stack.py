@@ -136,6 +136,89 @@ def _read_first_line(path):
         return None
 
 
+# v1 reports "no memory limit" as a page-rounded LONG_MAX; anything this large is no limit.
+_V1_NO_MEMORY_LIMIT = 1 << 62
+
+
+def _own_cgroup_paths(proc_cgroup):
+    """{controller: path} of this process from /proc/self/cgroup; "" is the v2 (unified) hierarchy."""
+    out = {}
+    try:
+        with open(proc_cgroup) as f:
+            lines = f.read(65536).splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) == 3:
+            for c in parts[1].split(",") if parts[1] else [""]:
+                out[c] = parts[2]
+    return out
+
+
+def _chain(mount, rel):
+    """mount/rel and its ancestors up to mount, deepest first (a path that leaves the mount is the mount).
+
+    /sys/fs/cgroup's top files are the mount's own: in a container with its own cgroup namespace that is the
+    container's cgroup, but a native process sits in a slice below the host's root, whose limits are on its
+    own path and its ancestors'; so every folder on the way is read and the tightest limit counts."""
+    here = os.path.normpath(os.path.join(mount, (rel or "").lstrip("/")))
+    if here != mount and not here.startswith(mount.rstrip("/") + "/"):
+        here = mount
+    dirs = [here]
+    while here != mount:
+        here = os.path.dirname(here)
+        dirs.append(here)
+    return dirs
+
+
+def _tightest_cpu(quotas):
+    """The (quota, period) pair with the smallest share, as "QUOTA PERIOD", or "max" when none limits."""
+    best, share = "max", None
+    for q, p in quotas:
+        if q.isdigit() and p.isdigit() and int(q) > 0 and int(p) > 0 and (share is None or int(q) / int(p) < share):
+            best, share = "%s %s" % (q, p), int(q) / int(p)
+    return best
+
+
+def _tightest_memory(limits):
+    """The smallest limit in bytes, or "max" when none limits (v1 spells none as a page-rounded LONG_MAX)."""
+    found = [int(m) for m in limits if m and m.isdigit() and int(m) < _V1_NO_MEMORY_LIMIT]
+    return str(min(found)) if found else "max"
+
+
+def cgroup_limits(root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgroup"):
+    """(CPU quota, memory limit) in effect for this process: the tightest along its own cgroup path.
+
+    CPU as "QUOTA PERIOD" (µs) or "max"; memory as bytes or "max". No limit reads "max" however it is spelt
+    (v2's "max 100000", v1's -1 and LONG_MAX, the v2 root's missing files), so two arms without limits never
+    differ by spelling. None where the hierarchy cannot be read."""
+    own = _own_cgroup_paths(proc_cgroup)
+    if os.path.exists(os.path.join(root, "cgroup.controllers")):
+        dirs = _chain(root, own.get(""))
+        cpu = []
+        for d in dirs:
+            parts = (_read_first_line(os.path.join(d, "cpu.max")) or "").split()
+            if len(parts) == 2:
+                cpu.append((parts[0], parts[1]))
+        mem = [_read_first_line(os.path.join(d, "memory.max")) for d in dirs]
+        return _tightest_cpu(cpu), _tightest_memory(mem)
+
+    def v1(controller, *files):
+        mount = os.path.join(root, controller)
+        if not os.path.isdir(mount):
+            return None
+        rows = [tuple(_read_first_line(os.path.join(d, f)) for f in files) for d in _chain(mount, own.get(controller))]
+        return [r for r in rows if r[0] is not None]
+
+    cpu = v1("cpu", "cpu.cfs_quota_us", "cpu.cfs_period_us")
+    mem = v1("memory", "memory.limit_in_bytes")
+    return (
+        None if not cpu else _tightest_cpu([(q, p or "") for q, p in cpu]),
+        None if not mem else _tightest_memory([m for (m,) in mem]),
+    )
+
+
 def cpu_facts():
     facts = {"cpu_count": os.cpu_count(), "affinity_count": None, "affinity": None}
     try:
@@ -144,7 +227,8 @@ def cpu_facts():
         facts["affinity"] = _cpu_list(aff)
     except (AttributeError, OSError):
         pass
-    # cgroup v2 CPU quota ("max 100000" = unlimited) and v1's pair; a container's --cpus shows here.
+    # The mount's own files, as recorded since the first stacks (they are part of the stack digest that keys
+    # stored baselines). A native process's limits are on its own cgroup path: cpu_limit and memory_limit.
     quota = _read_first_line("/sys/fs/cgroup/cpu.max")
     if quota is None:
         q = _read_first_line("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
@@ -152,6 +236,7 @@ def cpu_facts():
         quota = None if q is None else ("max %s" % p if q == "-1" else "%s %s" % (q, p))
     facts["cgroup_cpu_max"] = quota
     facts["cgroup_memory_max"] = _read_first_line("/sys/fs/cgroup/memory.max") or _read_first_line("/sys/fs/cgroup/memory/memory.limit_in_bytes")
+    facts["cpu_limit"], facts["memory_limit"] = cgroup_limits()
     model = None
     try:
         with open("/proc/cpuinfo") as f:

@@ -202,3 +202,51 @@ test("a BLAS library's variable set where that library is not loaded is not a ca
   const f = e.findings.find(x => x.key === 'env:OPENBLAS_CORETYPE')!
   expect([f.impact, f.relevant]).toEqual([0, false])
 })
+
+describe('cgroup limits', () => {
+  // Recorded on an H200: the native process read the host root's cgroup files (none), the container its own
+  // ("max 100000"); neither had a limit, yet "CPU allotment ∅ → max 100000" was the top reason of undecided
+  // checks on 4 x H100 hosts (docs/evidence/2026-11-26-h100x4-shared-host).
+  const native = stackOf('h200-gpu-llm-native', 'native')
+  const container = stackOf('h200-gpu-matmul-tf32-container-override0', 'container')
+  const withLimits = (s: ArmStack, cpu: string, memory: string): ArmStack => ({
+    ...s,
+    facts: { ...s.facts, cpu: { ...(s.facts['cpu'] as object), cpu_limit: cpu, memory_limit: memory } }
+  })
+  const allotment = (a: ArmStack, b: ArmStack) =>
+    explain({
+      baselineEnv: 'native',
+      candidateEnv: 'container',
+      device: 'gpu',
+      alpha: 0.05,
+      stacks: [a, b],
+      imageEnv: {},
+      comparisons: slower('h200-gpu-llm-native', 5),
+      telemetry: []
+    }).findings.filter(f => /CPU allotment|memory limit|cgroup/.test(f.label))
+
+  test('the mount files of the two arms are never a finding', () => {
+    expect((native.facts['cpu'] as Record<string, unknown>)['cgroup_cpu_max']).toBeNull()
+    expect((container.facts['cpu'] as Record<string, unknown>)['cgroup_cpu_max']).toBe('max 100000')
+    expect(allotment(native, container)).toEqual([])
+    expect(allotment(withLimits(native, 'max', 'max'), withLimits(container, 'max', 'max'))).toEqual([])
+  })
+
+  test('a quota in effect in one arm is the CPU allotment finding; a memory limit its own', () => {
+    const found = allotment(
+      withLimits(native, 'max', 'max'),
+      withLimits(container, '150000 100000', '536870912')
+    )
+    expect(found.map(f => [f.label, f.baseline, f.candidate])).toEqual(
+      expect.arrayContaining([
+        [expect.stringMatching(/^CPU allotment/), 'max', '150000 100000'],
+        [expect.stringMatching(/^memory limit/), 'max', '536870912']
+      ])
+    )
+  })
+
+  test('the limits in effect stay out of the stack digest, so stored baselines keep matching', () => {
+    expect(stackDigest(withLimits(native, 'max', 'max').facts)).toBe(stackDigest(native.facts))
+    expect(stackDigest(withLimits(container, '150000 100000', '1').facts)).toBe(stackDigest(container.facts))
+  })
+})

@@ -51,6 +51,78 @@ class HelpersTest(unittest.TestCase):
             self.assertEqual(facts["affinity_count"], len(os.sched_getaffinity(0)))
 
 
+class CgroupLimitsTest(unittest.TestCase):
+    """cgroup_limits on cgroup trees laid out as the kernel does (v2 unified, v1 per controller)."""
+
+    def tree(self, files, own):
+        import tempfile
+
+        root = tempfile.mkdtemp(prefix="cgroup-test-")
+        self.addCleanup(__import__("shutil").rmtree, root)
+        for rel, text in files.items():
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text + "\n")
+        proc = os.path.join(root, "proc-self-cgroup")
+        with open(proc, "w") as f:
+            f.write(own)
+        return root, proc
+
+    def test_v2_native_process_reads_its_own_slice_and_ancestors(self):
+        # The host's root has no cpu.max; the runner's slice caps CPUs at 2, the job's scope below it does not.
+        root, proc = self.tree(
+            {
+                "cgroup.controllers": "cpu memory",
+                "runner.slice/cpu.max": "200000 100000",
+                "runner.slice/memory.max": "max",
+                "runner.slice/job.scope/cpu.max": "max 100000",
+                "runner.slice/job.scope/memory.max": "8589934592",
+            },
+            "0::/runner.slice/job.scope\n",
+        )
+        self.assertEqual(S.cgroup_limits(root, proc), ("200000 100000", "8589934592"))
+
+    def test_no_limit_reads_max_however_it_is_spelt(self):
+        # A native process in the v2 root (no files) and a container with its own namespace ("max 100000").
+        root, proc = self.tree({"cgroup.controllers": "cpu"}, "0::/\n")
+        self.assertEqual(S.cgroup_limits(root, proc), ("max", "max"))
+        root, proc = self.tree({"cgroup.controllers": "cpu", "cpu.max": "max 100000", "memory.max": "max"}, "0::/\n")
+        self.assertEqual(S.cgroup_limits(root, proc), ("max", "max"))
+        # v1 (and hybrid hosts): -1 and a page-rounded LONG_MAX.
+        root, proc = self.tree(
+            {
+                "cpu/cpu.cfs_quota_us": "-1",
+                "cpu/cpu.cfs_period_us": "100000",
+                "memory/memory.limit_in_bytes": "9223372036854771712",
+            },
+            "4:memory:/\n1:cpu,cpuacct:/\n0::/\n",
+        )
+        self.assertEqual(S.cgroup_limits(root, proc), ("max", "max"))
+
+    def test_v1_limits_along_the_process_path(self):
+        root, proc = self.tree(
+            {
+                "cpu/cpu.cfs_quota_us": "-1",
+                "cpu/cpu.cfs_period_us": "100000",
+                "cpu/docker/abc/cpu.cfs_quota_us": "150000",
+                "cpu/docker/abc/cpu.cfs_period_us": "100000",
+                "memory/memory.limit_in_bytes": "9223372036854771712",
+                "memory/docker/abc/memory.limit_in_bytes": "4294967296",
+            },
+            "4:memory:/docker/abc\n2:cpu,cpuacct:/docker/abc\n",
+        )
+        self.assertEqual(S.cgroup_limits(root, proc), ("150000 100000", "4294967296"))
+
+    def test_a_path_that_leaves_the_mount_reads_the_mount_only(self):
+        root, proc = self.tree({"cgroup.controllers": "cpu", "cpu.max": "50000 100000"}, "0::/../../etc\n")
+        self.assertEqual(S.cgroup_limits(root, proc), ("50000 100000", "max"))
+
+    def test_nothing_to_read_is_unknown(self):
+        root, proc = self.tree({}, "")
+        self.assertEqual(S.cgroup_limits(root, proc), (None, None))
+
+
 @skip_without_compute
 class StackEventTest(WorkloadTestCase):
     def run_matmul(self, env=None):

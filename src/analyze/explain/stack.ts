@@ -24,7 +24,7 @@ function ruleFor(
   cand: Flat
 ): { ignore: boolean; label: string; knowledge: Knowledge } {
   const rule = FACT_RULES.find(r => r.pattern.test(key))
-  if (rule?.ignore) return { ignore: true, label: key, knowledge: UNKNOWN_FACT }
+  if (rule?.ignore || rule?.digestOnly) return { ignore: true, label: key, knowledge: UNKNOWN_FACT }
   const knowledge = rule?.knowledge ?? UNKNOWN_FACT
   const matters = rule?.mattersIf ? rule.mattersIf(base, cand) : true
   return {

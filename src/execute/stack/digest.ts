@@ -11,13 +11,16 @@ import { FACT_RULES } from './fact-rules.js'
 
 export const STACK_DIGEST_PREFIX = 'stack:'
 const DIGEST_HEX = 16
-/** Facts that drift within one stack; the explainer still shows them. */
-const DRIFTING = /^torch\.cuda\.jit_cache\./
+/**
+ * Facts the digest leaves out; the explainer still shows them: those that drift within one stack, and the
+ * cgroup limits in effect, recorded after stored baselines were keyed (the mount's own cgroup files stay in).
+ */
+const NOT_IN_DIGEST = /^torch\.cuda\.jit_cache\.|^cpu\.(cpu|memory)_limit$/
 
 export function stackIdentity(facts: Record<string, unknown>): [string, string][] {
   const out: [string, string][] = []
   for (const [key, value] of flatten(facts)) {
-    if (DRIFTING.test(key)) continue
+    if (NOT_IN_DIGEST.test(key)) continue
     if (key.startsWith('env.')) {
       if (envKnowledge(key.slice(4)).impact > 0) out.push([key, value])
       continue

@@ -8,6 +8,8 @@ import { ALL, CPU, GPU, acts, type Knowledge } from './knowledge.js'
 export interface FactRule {
   pattern: RegExp
   ignore?: boolean
+  /** Part of the stack digest, never a finding (a fact another key states better). */
+  digestOnly?: boolean
   /** The fact matters only when this holds for the two arms' flattened stacks (else impact 0). */
   mattersIf?: (base: ReadonlyMap<string, string>, cand: ReadonlyMap<string, string>) => boolean
   label?: string
@@ -90,8 +92,12 @@ export const FACT_RULES: readonly FactRule[] = [
       'give both arms the same CPUs and thread settings (OMP_NUM_THREADS, container --cpus/--cpuset-cpus)'
     )
   ),
+  // /sys/fs/cgroup's own files: a container's limits, but the host's root for a native process, so "no file"
+  // against "max 100000" looked like a CPU allotment difference. cpu_limit and memory_limit are the limits in
+  // effect; these stay in the digest that keys stored baselines.
+  { pattern: /^cpu\.cgroup_(cpu|memory)_max$/, digestOnly: true },
   rule(
-    /^cpu\.(affinity|affinity_count|cgroup_cpu_max|cpu_count)$/,
+    /^cpu\.(affinity|affinity_count|cpu_limit|cpu_count)$/,
     'CPU allotment',
     acts(
       3,
@@ -162,7 +168,7 @@ export const FACT_RULES: readonly FactRule[] = [
   ),
   { pattern: /^launch\.container_args$/, ignore: true },
   rule(
-    /^cpu\.cgroup_memory_max$/,
+    /^cpu\.memory_limit$/,
     'memory limit',
     acts(
       1,
