@@ -111,6 +111,8 @@ export interface Comparison {
   incomparable_fields?: string[]
   /** Arms whose per-run values split into two separated groups (analyze/modality.ts); named in the notes. */
   multimodal_arms?: string[]
+  /** Both arms' per-run values sit at the same two levels (analyze/modality.ts): a state both arms saw. */
+  shared_levels?: boolean
 }
 
 export interface Analysis {

@@ -99,6 +99,8 @@ export interface MeasuredDifference {
   overhead_pct: number
   verdict: string
   domains: Domain[]
+  /** Both arms sat at the same two levels: a host state, which no recorded fact of the stack explains. */
+  shared_levels?: boolean
 }
 
 export interface Explanation {

@@ -250,3 +250,39 @@ describe('cgroup limits', () => {
     expect(stackDigest(withLimits(container, '150000 100000', '1').facts)).toBe(stackDigest(container.facts))
   })
 })
+
+test('an undecided metric whose arms sat at the same two levels is named in the headline, not a stack fact', () => {
+  // One check's per-process TPOT beside three other checks (docs/evidence/2026-11-26-h100x4-shared-host).
+  const tpot = (environment: string, values: number[]): RawRowLike[] =>
+    values.map((value, i) => ({
+      workload: 'llm',
+      environment,
+      run: i + 1,
+      metric: 'tpot_ms',
+      value,
+      unit: 'ms',
+      scope: 'steady'
+    }))
+  const measured = analysis(
+    tpot('native', [2.887, 3.151, 2.864, 2.828, 2.861, 2.838, 2.835]),
+    tpot('container', [3.169, 3.2, 2.829, 2.862, 2.857, 2.851, 3.188])
+  )
+  const c = measured.comparisons.find(x => x.metric === 'tpot_ms')!
+  expect(c.shared_levels).toBe(true)
+  expect(c.verdict).toBe('inconclusive')
+  const same = stackOf('h200-gpu-llm-native', 'x')
+  const e = explainCheck({
+    analysis: measured,
+    device: 'gpu',
+    stacks: [
+      { environment: 'native', workload: 'llm', run: 1, facts: same.facts },
+      { environment: 'container', workload: 'llm', run: 1, facts: same.facts }
+    ],
+    telemetry: [],
+    imageEnv: {}
+  })!
+  expect(e.headline).toMatch(
+    /^no relevant difference found among the recorded facts for llm tpot_ms \+[\d.]+%; llm tpot_ms: both arms sat at the same two levels, a state of the host over time/
+  )
+  expect(whyMarkdown(e)).toMatch(/\*\*No relevant difference found\*\* among the recorded facts/)
+})

@@ -73,8 +73,10 @@ export function measureSeries(
       })
       const [mb, mc] = armModes
       const shared = mb && mc ? sharedLevels(mb, mc) : null
-      if (shared !== null)
+      if (shared !== null) {
+        comparison.shared_levels = true
         notes.push(describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit))
+      }
     }
     comparisons.push(comparison)
   }

@@ -84,7 +84,8 @@ export function measuredDifferences(
       scope: c.scope,
       overhead_pct: c.overhead_pct,
       verdict: c.verdict,
-      domains: comparisonDomains(c, device)
+      domains: comparisonDomains(c, device),
+      ...(c.shared_levels ? { shared_levels: true } : {})
     }))
 }
 

@@ -84,9 +84,15 @@ export function rank(findings: Finding[]): Finding[] {
 export function headline(findings: readonly Finding[], measured: readonly MeasuredDifference[]): string {
   const relevant = findings.filter(f => f.relevant)
   if (relevant.length === 0) {
-    return measured.length === 0
-      ? 'no relevant difference found: the arms measured alike'
-      : `no relevant difference found among the recorded facts for ${measured.map(describeDifference).join(', ')}`
+    if (measured.length === 0) return 'no relevant difference found: the arms measured alike'
+    // A metric whose arms sat at the same two levels has a cause the stack does not record: say which.
+    const shared = measured.filter(m => m.shared_levels)
+    return (
+      `no relevant difference found among the recorded facts for ${measured.map(describeDifference).join(', ')}` +
+      (shared.length
+        ? `; ${shared.map(m => `${m.workload} ${m.metric}`).join(', ')}: both arms sat at the same two levels, a state of the host over time (see the notes)`
+        : '')
+    )
   }
   const top = relevant[0]!
   if (top.kind === 'failure') {
