@@ -59,19 +59,16 @@ export function measureSeries(
     })
     if (comparison.scope === 'steady') {
       const what = `${b.workload}/${b.metric}${b.params === '' ? '' : ` (${b.params})`}`
-      const armModes = (
-        [
-          [opts.baselineEnv, b],
-          [opts.candidateEnv, c]
-        ] as const
-      ).map(([arm, series]) => {
-        const modes = findModes(series.values)
-        if (modes === null) return null
+      const mb = findModes(b.values)
+      const mc = findModes(c.values)
+      for (const [arm, series, modes] of [
+        [opts.baselineEnv, b, mb],
+        [opts.candidateEnv, c, mc]
+      ] as const) {
+        if (modes === null) continue
         ;(comparison.multimodal_arms ??= []).push(arm)
         notes.push(describeModes(what, arm, modes, series.unit))
-        return modes
-      })
-      const [mb, mc] = armModes
+      }
       const shared = mb && mc ? sharedLevels(mb, mc) : null
       if (shared !== null) {
         comparison.shared_levels = true
