@@ -28,6 +28,9 @@ ROUNDS=${2:-3}
 NB=${NB_GPU:-3}
 REPO=$PWD
 BASE=local/gpu-torch:host
+# The ~3% slower image: a 2%-duty GPU co-tenant (20 ms period) in the container arm.
+SLOW=local/gpu-torch:noisy-3pct
+build_slow() { bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1; }
 # Straight into $OUT, so what finished comes back even when the device call's time runs out mid-way.
 # A part run twice in one call gets nb-<part>-2 and so on.
 R=${OUT:-/tmp}/nb-$PART; k=2; while [ -e "$R" ]; do R=${OUT:-/tmp}/nb-$PART-$k; k=$((k + 1)); done; mkdir -p "$R"
@@ -61,14 +64,14 @@ case $PART in
     done
     wait $probe ;;
   quad)
-    bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
+    build_slow
     for i in $(seq 1 "$ROUNDS"); do
       action "gpu0-round$i" "$BASE" 0 & action "gpu1-round$i" "$BASE" 1 &
-      action "slow-gpu2-round$i" local/gpu-torch:noisy-3pct 2 & action "gpu3-round$i" "$BASE" 3 & wait
+      action "slow-gpu2-round$i" "$SLOW" 2 & action "gpu3-round$i" "$BASE" 3 & wait
     done ;;
   slow)
-    bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
-    action slow-gpu0 local/gpu-torch:noisy-3pct 0 & action "neighbour-gpu$NB" "$BASE" "$NB" & wait
+    build_slow
+    action slow-gpu0 "$SLOW" 0 & action "neighbour-gpu$NB" "$BASE" "$NB" & wait
     [ -n "${SKIP_ALONE:-}" ] || action alone-gpu0 "$BASE" 0 ;;
   state)
     python3 scripts/gpu-host/find-state.py --gpu "$NB" --seconds 170 --out "$R/find-state" > "$R/find-state.log" 2>&1 &
@@ -100,8 +103,8 @@ case $PART in
     action duet-gpu01 "$BASE" 0,1
     action alone-gpu0 "$BASE" 0 ;;
   duet-slow)
-    bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 > "$R/build.log" 2>&1
-    action slow-duet-gpu01 local/gpu-torch:noisy-3pct 0,1 & a=$!
+    build_slow
+    action slow-duet-gpu01 "$SLOW" 0,1 & a=$!
     action neighbour-gpu3 "$BASE" 3 & b=$!
     wait $a $b
     action aa-duet-gpu01 "$BASE" 0,1 ;;
