@@ -11,7 +11,8 @@
 #   e2e-neighbours.sh duet             a duet check on GPUs 0,1 beside a default check on GPU 3, with the
 #                                      find-state probe on GPU 2 across both; then the default check on GPU 0 alone
 #   e2e-neighbours.sh duet-slow        the ~3% slower image as a duet on GPUs 0,1 beside a default check on GPU 3
-#   e2e-neighbours.sh alone            the default check on GPU 0, nothing beside it
+#   e2e-neighbours.sh alone [ROUNDS]   ROUNDS x (default 1) the default check on GPU 0, nothing beside it
+#   e2e-neighbours.sh warmup-ab        llm.py natively on GPU 0 with 1 and 2 warm-up requests, A B B A x 2
 #   e2e-neighbours.sh jit              the default check on GPU 0 alone against the host image with the native
 #                                      arm's CUDA JIT cache (~/.nv) copied in (as an image that ships SASS for this
 #                                      GPU needs no JIT), then against the plain host image
@@ -23,7 +24,7 @@
 # NB_GPU (default 3) is the neighbour's GPU: on a 2-GPU host set NB_GPU=1 for pairs, slow and state.
 # Results in $OUT/nb-<part>/.
 set -u
-PART=${1:?pairs|probe-pairs|jit|quad|slow|state|alone|duet|duet2|duet-slow|own}
+PART=${1:?pairs|probe-pairs|jit|quad|slow|state|alone|warmup-ab|duet|duet2|duet-slow|own}
 ROUNDS=${2:-3}
 NB=${NB_GPU:-3}
 REPO=$PWD
@@ -98,7 +99,17 @@ case $PART in
     action alone-jit-gpu0 local/gpu-torch:jit-warm 0
     action alone-gpu0 "$BASE" 0 ;;
   alone)
-    action alone-gpu0 "$BASE" 0 ;;
+    for i in $(seq 1 "${2:-1}"); do action "alone-gpu0-round$i" "$BASE" 0; done ;;
+  warmup-ab)
+    # llm's warm-up requests after the graph check: 1 vs 2, native on GPU 0, in A B B A order (per-request
+    # samples: is the first measured request slower with one warm-up?).
+    i=0
+    for w in 1 2 2 1 1 2 2 1; do
+      i=$((i + 1))
+      CUDA_VISIBLE_DEVICES=0 python3 workloads/llm.py --device gpu --preset 1b --iters 6 --warmup "$w" \
+        > "$R/llm-$i-warmup$w.jsonl" 2> "$R/llm-$i-warmup$w.err"
+    done
+    python3 scripts/gpu-host/warmup-ab.py "$R" | tee "$R/warmup-ab.txt" ;;
   duet2)
     action duet-gpu01 "$BASE" 0,1
     action alone-gpu0 "$BASE" 0 ;;

@@ -172,14 +172,19 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
         launchOnLane(sp.planned, sp.lane, sp.run, ctx, samples, stacks, prestart)
       )
     const held = prestart ? pending.find(ls => ls[0]!.planned === planned) : undefined
-    for (const ls of pending) if (ls !== held) abandon(ls)
-    pending = []
     const launched =
       held ??
       step.processes.map(sp => launchOnLane(sp.planned, sp.lane, sp.run, ctx, samples, stacks, prestart))
     // Every process of the step at once: both arms meet the same neighbours on a shared host.
     for (const l of launched) l.handle.release()
-    if (prestart) pending = nextCandidates(plan, index, runnable, ctx.afterBlock !== undefined).map(launch)
+    if (prestart) {
+      // Keep what is still wanted (held slots ahead), drop the rest, start what is missing.
+      const wanted = nextCandidates(plan, index, runnable, ctx.afterBlock !== undefined)
+      const kept = (p: PlannedRun): Launched[] | undefined =>
+        pending.find(ls => ls !== held && ls[0]!.planned === p)
+      for (const ls of pending) if (ls !== held && !wanted.includes(ls[0]!.planned)) abandon(ls)
+      pending = wanted.map(p => kept(p) ?? launch(p))
+    } else pending = []
     const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)
 

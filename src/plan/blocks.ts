@@ -12,20 +12,33 @@ export function endsBlock(plan: readonly PlannedRun[], i: number): boolean {
 }
 
 /**
- * What to hold for prestart after slot `i`: the next runnable slot, and — where slot `i` ends a block the
- * sequential rule may stop its workload on — the next runnable slot of another workload as well.
+ * Slots held ahead by prestart. A process's imports took 3.3–4.8 s on the H100 hosts and a matmul slot ~3 s,
+ * so with one slot ahead the next matmul process was often not ready when the GPU came free (1–2 s lost in
+ * 4 of 8 slots, docs/evidence/2026-11-27-h100x4-alone.md); two slots ahead give it two slots' time. The CPU
+ * work is the same, only earlier: in steady state one process still imports while another measures.
+ */
+export const PRESTART_DEPTH = 2
+
+/**
+ * What to hold for prestart after slot `i`: the next `depth` runnable slots, and — where slot `i` or a held
+ * slot before the last ends a block the sequential rule may stop its workload on — the next runnable slot of
+ * another workload as well (the stop would leave it to start cold).
  */
 export function nextCandidates(
   plan: readonly PlannedRun[],
   i: number,
   runnable: (p: PlannedRun) => boolean,
-  mayStop: boolean
+  mayStop: boolean,
+  depth: number = PRESTART_DEPTH
 ): PlannedRun[] {
   const rest = plan.slice(i + 1).filter(runnable)
-  const next = rest[0]
-  if (next === undefined) return []
-  const current = plan[i]!
-  if (!mayStop || !endsBlock(plan, i) || next.workload !== current.workload) return [next]
-  const other = rest.find(p => p.workload !== current.workload)
-  return other === undefined ? [next] : [next, other]
+  const ahead = rest.slice(0, Math.max(1, depth))
+  if (!mayStop) return ahead
+  const held = [...ahead]
+  for (const at of [plan[i]!, ...ahead.slice(0, -1)]) {
+    if (!endsBlock(plan, at.order)) continue
+    const other = rest.find(p => p.order > at.order && p.workload !== at.workload)
+    if (other !== undefined && !held.includes(other)) held.push(other)
+  }
+  return held
 }

@@ -85,6 +85,14 @@ describe('prestart', () => {
     expect(r.samples.filter(s => s.metric === 'kernel_ms').length).toBe(12)
   }, 120000)
 
+  it('holds two slots ahead: the third process is started while the first one runs', async () => {
+    const { r, launches } = await check(true)
+    expect(launches.length).toBe(4)
+    // In time order: slot 1 cold, then slots 2 and 3 at once when slot 1 is released, slot 4 at slot 2's.
+    expect(launches[2]!.at).toBeLessThan(r.runs[0]!.end_ms)
+    expect(launches[3]!.at).toBeGreaterThanOrEqual(r.runs[0]!.end_ms)
+  }, 120000)
+
   it('without prestart, nothing is held', async () => {
     const { r, holds } = await check(false)
     expect(r.runs.map(x => x.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
@@ -116,8 +124,9 @@ describe('prestart', () => {
     const firstLlm = launches.find(l => l.workload === 'llm')!
     // llm's first process was started while matmul still measured, not cold after the stop.
     expect(firstLlm.at).toBeLessThan(lastMatmulEnd)
-    // The speculative matmul run 2 was started, then dropped; nothing else was wasted.
-    expect(launches.filter(l => l.workload === 'matmul').map(l => l.run)).toEqual([1, 1, 2])
+    // The speculative matmul run 2 (both its processes: two slots ahead) was started, then dropped; nothing
+    // else was wasted.
+    expect(launches.filter(l => l.workload === 'matmul').map(l => l.run)).toEqual([1, 1, 2, 2])
     expect(launches.filter(l => l.workload === 'llm').length).toBe(6)
   }, 180000)
 })
@@ -126,18 +135,38 @@ describe('nextCandidates', () => {
   const plan = planOf(['matmul', 'llm'], 2)
   const all = (): boolean => true
   const key = (ps: { workload: string; run: number }[]): string[] => ps.map(p => `${p.workload}:${p.run}`)
-  it('inside a block: only the next slot', () => {
-    expect(key(nextCandidates(plan, 0, all, true))).toEqual(['matmul:1'])
+  describe('one slot ahead', () => {
+    it('inside a block: only the next slot', () => {
+      expect(key(nextCandidates(plan, 0, all, true, 1))).toEqual(['matmul:1'])
+    })
+    it('at a block end that may stop: the next slot and the next workload’s first', () => {
+      expect(key(nextCandidates(plan, 1, all, true, 1))).toEqual(['matmul:2', 'llm:1'])
+    })
+    it('without a sequential rule, or at a workload boundary: one slot', () => {
+      expect(key(nextCandidates(plan, 1, all, false, 1))).toEqual(['matmul:2'])
+      expect(key(nextCandidates(plan, 3, all, true, 1))).toEqual(['llm:1'])
+      expect(key(nextCandidates(plan, 7, all, true, 1))).toEqual([])
+    })
+    it('skips stopped or failed workloads', () => {
+      expect(key(nextCandidates(plan, 1, p => p.workload !== 'matmul', true, 1))).toEqual(['llm:1'])
+    })
   })
-  it('at a block end that may stop: the next slot and the next workload’s first', () => {
-    expect(key(nextCandidates(plan, 1, all, true))).toEqual(['matmul:2', 'llm:1'])
-  })
-  it('without a sequential rule, or at a workload boundary: one slot', () => {
-    expect(key(nextCandidates(plan, 1, all, false))).toEqual(['matmul:2'])
-    expect(key(nextCandidates(plan, 3, all, true))).toEqual(['llm:1'])
-    expect(key(nextCandidates(plan, 7, all, true))).toEqual([])
-  })
-  it('skips stopped or failed workloads', () => {
-    expect(key(nextCandidates(plan, 1, p => p.workload !== 'matmul', true))).toEqual(['llm:1'])
+  describe('two slots ahead (the default)', () => {
+    it('holds the next two slots; a block end before the second also holds the next workload’s first', () => {
+      // Slot 1 ends matmul's first block: slot 2 may never run.
+      expect(key(nextCandidates(plan, 0, all, true))).toEqual(['matmul:1', 'matmul:2', 'llm:1'])
+      expect(key(nextCandidates(plan, 1, all, true))).toEqual(['matmul:2', 'matmul:2', 'llm:1'])
+      // Slot 3 ends matmul: the two slots ahead are llm's, nothing else is needed.
+      expect(key(nextCandidates(plan, 2, all, true))).toEqual(['matmul:2', 'llm:1'])
+      expect(key(nextCandidates(plan, 3, all, true))).toEqual(['llm:1', 'llm:1'])
+    })
+    it('without a sequential rule only the slots ahead; at the end of the plan what is left', () => {
+      expect(key(nextCandidates(plan, 1, all, false))).toEqual(['matmul:2', 'matmul:2'])
+      expect(key(nextCandidates(plan, 6, all, true))).toEqual(['llm:2'])
+      expect(key(nextCandidates(plan, 7, all, true))).toEqual([])
+    })
+    it('never holds a slot of a stopped or failed workload', () => {
+      expect(key(nextCandidates(plan, 1, p => p.workload !== 'matmul', true))).toEqual(['llm:1', 'llm:1'])
+    })
   })
 })

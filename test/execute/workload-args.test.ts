@@ -27,7 +27,8 @@ test('io skips its warm-up pass while its throughput only informs, and keeps it 
   expect(valueOf(workloadArgs('io', settings(), io), '--warmup')).toBe('0')
   expect(valueOf(workloadArgs('io', settings({ device: 'cpu' }), io), '--warmup')).toBe('0')
   expect(workloadArgs('io', settings({ gateIoThroughput: true }), io)).not.toContain('--warmup')
-  expect(valueOf(workloadArgs('io', settings(), io), '--iters')).toBe('3')
+  expect(valueOf(workloadArgs('io', settings(), io), '--iters')).toBe('2')
+  expect(valueOf(workloadArgs('io', settings({ gateIoThroughput: true }), io), '--iters')).toBe('3')
 })
 
 test('a GPU llm baseline records the graph prefill, so one recorded with the eager prefill is not matched', () => {
@@ -42,6 +43,9 @@ test('the llm and matmul command lines carry the settings', () => {
   const llm = workloadArgs('llm', settings(), io)
   expect(valueOf(llm, '--preset')).toBe('1b')
   expect(valueOf(llm, '--iters')).toBe('6')
+  // On a GPU one warm-up request after the graph check; on the CPU the workload's own default.
+  expect(valueOf(llm, '--warmup')).toBe('1')
+  expect(workloadArgs('llm', settings({ device: 'cpu', llmPreset: 'tiny' }), io)).not.toContain('--warmup')
   const mm = workloadArgs('matmul', settings({ device: 'cpu', matmulSize: 512 }), io)
   expect(valueOf(mm, '--size')).toBe('512')
   expect(mm).not.toContain('--iters')

@@ -24,10 +24,10 @@ const cpu: WorkloadSettings = { ...gpu, device: 'cpu', matmulSize: 512, llmPrese
 const ARGV = {
   gpu: {
     matmul: ['--device', 'gpu', '--seed', '1', '--size', '10000', '--dtype', 'fp32', '--iters', '40'],
-    llm: ['--device', 'gpu', '--seed', '1', '--preset', '1b', '--iters', '6'],
+    llm: ['--device', 'gpu', '--seed', '1', '--preset', '1b', '--iters', '6', '--warmup', '1'],
     io: [
       ...['--device', 'gpu', '--seed', '1', '--data', '/data', '--ckpt', '/ckpt', '--ckpt-mb', '256'],
-      ...['--iters', '3', '--warmup', '0', '--copyup-sizes-mb', '1,16,128']
+      ...['--iters', '2', '--warmup', '0', '--copyup-sizes-mb', '1,16,128']
     ]
   },
   cpu: {
@@ -35,7 +35,7 @@ const ARGV = {
     llm: ['--device', 'cpu', '--seed', '1', '--preset', 'tiny', '--iters', '6'],
     io: [
       ...['--device', 'cpu', '--seed', '1', '--data', '/data', '--ckpt', '/ckpt', '--ckpt-mb', '64'],
-      ...['--iters', '3', '--warmup', '0', '--copyup-sizes-mb', '1,16', '--small-files', '500']
+      ...['--iters', '2', '--warmup', '0', '--copyup-sizes-mb', '1,16', '--small-files', '500']
     ]
   }
 }

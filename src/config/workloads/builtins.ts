@@ -9,6 +9,14 @@ import type { WorkloadDefinition, WorkloadSettings } from './definition.js'
 // (docs/evidence/2026-11-26-h100x2-neighbours.md); 40 and 6 take ~0.8 s less per process.
 const GPU_MATMUL_ITERS = 40
 const GPU_LLM_ITERS = 6
+// Before measuring, each GPU llm process has captured its CUDA graphs and checked them against an eager pass
+// (16 tokens each way): one full warm-up request then suffices, where the workload's default is two (~0.45 s
+// each on an H100; docs/evidence/2026-11-27-h100x4-alone.md compares 1 and 2).
+const GPU_LLM_WARMUP = 1
+// io's passes per process while its throughput only informs: 2 (a pass is ~1.8 s on an H100 host's disk).
+// Its pass-to-pass spread (±15-30%) is what it is with 2 or 3; a gated throughput keeps 3 and a warm-up pass.
+const INFORMATIONAL_IO_ITERS = 2
+const GATED_IO_ITERS = 3
 
 const common = (s: WorkloadSettings): string[] => ['--device', s.device, '--seed', String(s.seed)]
 
@@ -48,7 +56,8 @@ export const BUILTIN_DEFINITIONS: Readonly<Record<BuiltinWorkload, WorkloadDefin
       '--preset',
       s.llmPreset,
       '--iters',
-      s.device === 'gpu' ? String(GPU_LLM_ITERS) : '6'
+      s.device === 'gpu' ? String(GPU_LLM_ITERS) : '6',
+      ...(s.device === 'gpu' ? ['--warmup', String(GPU_LLM_WARMUP)] : [])
     ],
     // On a GPU the prefill runs as a CUDA graph since 2026-11-23 (TTFT ≈ 3.5% lower than the eager prefill's):
     // the parameter keeps baselines recorded before from being matched to it.
@@ -71,10 +80,10 @@ export const BUILTIN_DEFINITIONS: Readonly<Record<BuiltinWorkload, WorkloadDefin
       '--ckpt-mb',
       String(s.checkpointMb),
       '--iters',
-      '3',
-      // Informational throughput (the default) needs no warm-up pass: the per-run median of 3 passes
-      // absorbs a cold first one, and each io process was 1.2-1.4 s shorter for it on an H200 (warm-up
-      // pass; docs/evidence/2026-11-23-h200-final). A gated throughput keeps the workload's warm-up pass.
+      String(s.gateIoThroughput ? GATED_IO_ITERS : INFORMATIONAL_IO_ITERS),
+      // Informational throughput (the default) needs no warm-up pass: each io process was 1.2-1.4 s shorter
+      // for it on an H200 (docs/evidence/2026-11-23-h200-final). A gated throughput keeps the workload's
+      // warm-up pass, and the per-run median of 3 passes.
       ...(s.gateIoThroughput ? [] : ['--warmup', '0']),
       // Copy-up grows linearly with file size (≈1.3 ms/MiB measured): three sizes show the slope.
       '--copyup-sizes-mb',
