@@ -2,6 +2,7 @@
 # GPU host with >= 4 GPUs (issue 28): the default check on GPU 0 while another check runs on GPU 3, through
 # the action entry, as two jobs of one runner host would. Usage (repo root, after source .gpu-host/setup.sh):
 #   e2e-neighbours.sh pairs [ROUNDS]   ROUNDS x (default check on GPU 0 | default check on GPU 3, at once)
+#   e2e-neighbours.sh ab-pairs [ROUNDS]  as pairs, one side running the code before 59b76c4 (dist/index-cd493ec.js)
 #   e2e-neighbours.sh probe-pairs [ROUNDS]  the find-state probe on GPU 1 across ROUNDS x (default check on GPU 0 |
 #                                      default check on GPU 3, at once): per-token host and GPU time through the flips
 #   e2e-neighbours.sh slow             an image ~3% slower (a GPU co-tenant in the container arm) on GPU 0 beside
@@ -45,7 +46,7 @@ action() { # NAME IMAGE GPU [MORE INPUT_ ASSIGNMENTS]
       GITHUB_STEP_SUMMARY="$R/$name-step_summary.md" GITHUB_EVENT_NAME=workflow_dispatch RUNNER_TEMP=/tmp/runner-temp \
       "INPUT_IMAGE=$image" "INPUT_GPUS=$gpu" "INPUT_GPU-ACCESS=devices" "INPUT_COMMENT=never" \
       "INPUT_CHECK-RUN=" "INPUT_BASELINE-BRANCH=" "$@" \
-      timeout -s INT 290 node "$REPO/dist/index.js" ) > "$R/$name-action.log" 2>&1
+      timeout -s INT 290 node "${ENTRY:-$REPO/dist/index.js}" ) > "$R/$name-action.log" 2>&1
   local rc=$?
   local verdict; verdict=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s.get('verdict'), s.get('complete'))" "$ws/gpu-overhead-results/summary.json" 2>/dev/null)
   echo "$name: image $image gpu $gpu exit=$rc wall_s=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))") verdict=$verdict" | tee -a "$R/exits.txt"
@@ -55,6 +56,17 @@ case $PART in
   pairs)
     for i in $(seq 1 "$ROUNDS"); do
       action "gpu0-round$i" "$BASE" 0 & action "gpu$NB-round$i" "$BASE" "$NB" & wait
+    done ;;
+  ab-pairs)
+    # This code against the one before it (dist/index-cd493ec.js, untracked), side by side, sides swapped
+    # each round: does the new code decide less often beside a neighbour, or is it the host? Make the old entry
+    # first (not committed): git show cd493ec:dist/index.js | xz -9 > dist/index-cd493ec.js.xz
+    [ -f dist/index-cd493ec.js ] || xz -dk dist/index-cd493ec.js.xz
+    for i in $(seq 1 "$ROUNDS"); do
+      if [ $((i % 2)) = 1 ]; then n0=new; n3=old; else n0=old; n3=new; fi
+      e0=$REPO/dist/index.js; [ $n0 = old ] && e0=$REPO/dist/index-cd493ec.js
+      e3=$REPO/dist/index.js; [ $n3 = old ] && e3=$REPO/dist/index-cd493ec.js
+      ENTRY=$e0 action "gpu0-round$i-$n0" "$BASE" 0 & ENTRY=$e3 action "gpu$NB-round$i-$n3" "$BASE" "$NB" & wait
     done ;;
   probe-pairs)
     python3 scripts/gpu-host/find-state.py --gpu 1 --seconds $((ROUNDS * 125)) --out "$R/find-state" > "$R/find-state.log" 2>&1 &

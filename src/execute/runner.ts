@@ -42,8 +42,9 @@ export interface ExecuteContext {
   /** Builds the process for a planned run (native or container) on a lane; `hold`: started early, held. */
   specFor(run: PlannedRun, lane: Lane | null, hold: boolean): ProcessSpec
   /**
-   * Hide start-up: while one process measures, the next one (a fresh process, as always) is started and
-   * held after its imports — CPU only, before any CUDA call — and released when the GPU is free. One lane only.
+   * Hide start-up: while one process measures, the next ones (fresh processes, as always; plan/blocks.ts says
+   * which) are started and held after their imports — CPU only, before any CUDA call — and each is released
+   * when the GPU is free for it. One lane only.
    */
   prestart?: boolean
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
@@ -127,9 +128,9 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   const prefix = ctx.label ? `${ctx.label} ` : ''
   const eta = new PlanEta()
   let blockStart = t0
-  // Prestart (one lane): the next slot's process, started and held while this one measures. Where this
-  // slot ends a block that the sequential rule may stop on, the next workload's first process is held too
-  // (imports only, CPU), so a stop does not leave the next workload to start cold; the unused one is dropped.
+  // Prestart (one lane): the next slots' processes (PRESTART_DEPTH), started and held while this one measures.
+  // Where a block ends that the sequential rule may stop on, the next workload's first process is held too
+  // (imports only, CPU), so a stop does not leave the next workload to start cold; unused ones are dropped.
   const prestart = ctx.prestart === true && lanes.length === 1
   const layout = ctx.layout ?? 'lockstep'
   const perBlock = runsPerBlock(layout, lanes.length)
