@@ -99,7 +99,9 @@ export function describeSharedLevels(
     `${what}: both arms sit at the same two levels (${arms[0]} ${at(levels.a)}, ${arms[1]} ${at(levels.b)}): ` +
     `a state of the host or the GPU over time that both arms saw. What the image adds is measured within ` +
     `blocks (the paired estimate); a block whose two processes fell in different levels is what needs more ` +
-    `runs. Where the level changes every few processes (seen with three other checks on a 4-GPU host) the ` +
-    `runs allowed may not decide it: run the check where fewer jobs share the host (docs/sequential.md).`
+    `runs. Where the level changes every few processes (seen with one to three other checks on 4-GPU hosts) ` +
+    `the runs allowed may not decide it. Processes measuring at the same time shared the level (9 times in 9): ` +
+    `give the check two GPUs (gpus: 0,1; the arms then measure side by side), or run it where fewer jobs ` +
+    `share the host (docs/sequential.md).`
   )
 }

@@ -113,6 +113,8 @@ export interface Comparison {
   multimodal_arms?: string[]
   /** Both arms' per-run values sit at the same two levels (analyze/modality.ts): a state both arms saw. */
   shared_levels?: boolean
+  /** Blocks far off the others' median (analyze/far-blocks.ts): named in the notes. */
+  far_blocks?: number
 }
 
 export interface Analysis {

@@ -101,6 +101,8 @@ export interface MeasuredDifference {
   domains: Domain[]
   /** Both arms sat at the same two levels: a host state, which no recorded fact of the stack explains. */
   shared_levels?: boolean
+  /** Blocks far off the others (analyze/far-blocks.ts): a host state between a block's processes, or a slow path. */
+  far_blocks?: number
 }
 
 export interface Explanation {

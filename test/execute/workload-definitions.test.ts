@@ -65,9 +65,13 @@ describe.each([
   })
 })
 
-test('a gated io throughput keeps the warm-up pass: only --warmup 0 goes', () => {
+test('a gated io throughput keeps the warm-up pass and 3 passes: --warmup 0 goes, --iters is 3', () => {
   const argv = only('io').args({ ...gpu, gateIoThroughput: true }, io)
-  expect(argv).toEqual(ARGV.gpu.io.filter((_, i, a) => a[i] !== '--warmup' && a[i - 1] !== '--warmup'))
+  expect(argv).toEqual(
+    ARGV.gpu.io
+      .filter((_, i, a) => a[i] !== '--warmup' && a[i - 1] !== '--warmup')
+      .map((x, i, a) => (a[i - 1] === '--iters' ? '3' : x))
+  )
 })
 
 test("a user command's params name its command line and format", () => {

@@ -5,6 +5,7 @@
 import type { Analysis, Comparison } from '../../types/index.js'
 import { appendAll } from '../../util/arrays.js'
 import { describeModes, describeSharedLevels, findModes, sharedLevels } from '../modality.js'
+import { describeFarBlocks, farBlocks } from '../far-blocks.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from '../run-values/index.js'
 import { aggregateRows } from '../run-values/index.js'
 import type { BootstrapOptions } from '../stats/index.js'
@@ -73,6 +74,11 @@ export function measureSeries(
       if (shared !== null) {
         comparison.shared_levels = true
         notes.push(describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit))
+      }
+      const far = comparison.paired ? farBlocks(comparison.paired.block_pcts, opts.maxOverheadPct) : null
+      if (far !== null) {
+        comparison.far_blocks = far.far.length
+        notes.push(describeFarBlocks(what, far))
       }
     }
     comparisons.push(comparison)

@@ -85,7 +85,8 @@ export function measuredDifferences(
       overhead_pct: c.overhead_pct,
       verdict: c.verdict,
       domains: comparisonDomains(c, device),
-      ...(c.shared_levels ? { shared_levels: true } : {})
+      ...(c.shared_levels ? { shared_levels: true } : {}),
+      ...(c.far_blocks ? { far_blocks: c.far_blocks } : {})
     }))
 }
 

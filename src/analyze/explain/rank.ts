@@ -87,10 +87,15 @@ export function headline(findings: readonly Finding[], measured: readonly Measur
     if (measured.length === 0) return 'no relevant difference found: the arms measured alike'
     // A metric whose arms sat at the same two levels has a cause the stack does not record: say which.
     const shared = measured.filter(m => m.shared_levels)
+    // Blocks far off the others say more than "no difference found": name them (a level already named covers it).
+    const far = measured.filter(m => m.far_blocks && !m.shared_levels)
     return (
       `no relevant difference found among the recorded facts for ${measured.map(describeDifference).join(', ')}` +
       (shared.length
         ? `; ${shared.map(m => `${m.workload} ${m.metric}`).join(', ')}: both arms sat at the same two levels, a state of the host over time (see the notes)`
+        : '') +
+      (far.length
+        ? `; ${far.map(m => `${m.workload} ${m.metric}: ${m.far_blocks} block${m.far_blocks === 1 ? '' : 's'}`).join(', ')} far off the others, a host state between a block's two processes or a slow path (see the notes)`
         : '')
     )
   }

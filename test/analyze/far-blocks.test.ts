@@ -1,0 +1,89 @@
+/**
+ * Blocks far off the others, on per-block TPOT overheads recorded on 4 x H100 hosts (docs/evidence/2026-11-26-*
+ * and 2026-11-27-h100x4-alone), and through the analysis on one check's per-process values.
+ */
+import { describeFarBlocks, farBlocks, FAR_FROM_MEDIAN } from '../../src/analyze/far-blocks.js'
+import { analyzeSeries } from '../../src/analyze/compare/index.js'
+import { series } from './helpers.js'
+
+// Beside three other checks (2026-11-26 call 1, GPU 1): three blocks straddled a change of level.
+const FLIPPING = [-0.2, 10.2, -0.9, 1.1, 11.1, 9.2, -0.1]
+// Quiet checks: alone and beside one other check on hosts whose level stayed put.
+const QUIET = [
+  [1.1, 0.1, -0.6, -0.1, 0.8],
+  [-0.8, -1.2, 0.8, 0.3, 0.0],
+  [-0.6, 1.5, 0.4, -0.3, -0.2],
+  [-0.0, 0.2, -0.5]
+]
+// The ~3%-slower image: every block moved alike.
+const REAL_OVERHEAD = [
+  [1.3, 3.7, 3.4],
+  [3.6, 3.2, 3.5, 3.4, 3.7, 3.3]
+]
+
+describe('farBlocks', () => {
+  it('names the blocks that straddled a change of level, in run order', () => {
+    expect(farBlocks(FLIPPING, 2)).toEqual({ far: [10.2, 11.1, 9.2], blocks: 7, medianPct: 1.1 })
+  })
+
+  it('finds none in quiet checks, nor where a real overhead moved every block', () => {
+    for (const b of [...QUIET, ...REAL_OVERHEAD]) expect(farBlocks(b, 2)).toBeNull()
+  })
+
+  it('scales with max-overhead: a looser threshold tolerates more spread', () => {
+    expect(FAR_FROM_MEDIAN * 5).toBeGreaterThan(11.2)
+    expect(farBlocks(FLIPPING, 5)).toBeNull()
+    expect(farBlocks([0.1, 0.2, 1.6, 0.0], 0.5)).toEqual({
+      far: [1.6],
+      blocks: 4,
+      medianPct: expect.closeTo(0.15, 9)
+    })
+  })
+
+  it('needs three finite blocks and a positive threshold', () => {
+    expect(farBlocks([0, 12], 2)).toBeNull()
+    expect(farBlocks([0, 0.1, Number.NaN, 12], 2)).toBeNull()
+    expect(farBlocks(FLIPPING, 0)).toBeNull()
+  })
+
+  it('the note gives the blocks, both causes that fit, and the duet as what removes a host state', () => {
+    const note = describeFarBlocks('llm/tpot_ms', farBlocks(FLIPPING, 2)!)
+    expect(note).toMatch(
+      /^llm\/tpot_ms: 3 of 7 blocks lie far off the others \(\+10\.2%, \+11\.1%, \+9\.2%; the blocks' median is \+1\.1%\)/
+    )
+    expect(note).toMatch(/host changed state between a block's two processes/)
+    expect(note).toMatch(/slow path/)
+    expect(note).toMatch(/gpus: 0,1/)
+  })
+})
+
+describe('the analysis', () => {
+  // One default check beside another on 2026-11-27's host (call 3, GPU 0, round 1): per-process TPOT, ms.
+  const native = [2.8241, 3.1497, 2.8444, 2.8414, 3.1382, 3.0269]
+  const container = [3.0381, 3.1894, 3.1665, 3.181, 2.8591, 3.1513]
+  const analyse = (n: number[], c: number[]) =>
+    analyzeSeries(
+      [
+        series('native', 'tpot_ms', n, { workload: 'llm' }),
+        series('container', 'tpot_ms', c, { workload: 'llm' })
+      ],
+      { baselineEnv: 'native', candidateEnv: 'container', maxOverheadPct: 2, alpha: 0.05 }
+    )
+
+  it('counts the far blocks on the comparison and adds one note', () => {
+    const a = analyse(native, container)
+    const c = a.comparisons.find(x => x.metric === 'tpot_ms')!
+    expect(c.verdict).toBe('inconclusive')
+    expect(c.far_blocks).toBe(3)
+    expect(a.notes?.filter(x => x.includes('far off the others'))).toHaveLength(1)
+  })
+
+  it('adds nothing where the blocks agree', () => {
+    const a = analyse(
+      native,
+      native.map(v => v * 1.004)
+    )
+    expect(a.comparisons.find(x => x.metric === 'tpot_ms')!.far_blocks).toBeUndefined()
+    expect((a.notes ?? []).some(x => x.includes('far off the others'))).toBe(false)
+  })
+})
