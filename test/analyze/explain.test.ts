@@ -251,74 +251,60 @@ describe('cgroup limits', () => {
   })
 })
 
-test('an undecided metric with blocks far off the others says so in the headline, beside "no relevant difference"', () => {
-  // One check beside another on 2026-11-27's 4 x H100 host (docs/evidence/2026-11-27-h100x4-alone, call 3):
-  // the level changed every few processes, so three blocks straddled a change; neither arm splits at a clear gap.
-  const tpot = (environment: string, values: number[]): RawRowLike[] =>
-    values.map((value, i) => ({
-      workload: 'llm',
-      environment,
-      run: i + 1,
-      metric: 'tpot_ms',
-      value,
-      unit: 'ms',
-      scope: 'steady'
-    }))
-  const measured = analysis(
-    tpot('native', [2.8241, 3.1497, 2.8444, 2.8414, 3.1382, 3.0269]),
-    tpot('container', [3.0381, 3.1894, 3.1665, 3.181, 2.8591, 3.1513])
-  )
-  const c = measured.comparisons.find(x => x.metric === 'tpot_ms')!
-  expect(c.far_blocks).toBe(3)
-  expect(c.shared_levels).toBeUndefined()
-  const same = stackOf('h200-gpu-llm-native', 'x')
-  const e = explainCheck({
-    analysis: measured,
-    device: 'gpu',
-    stacks: [
-      { environment: 'native', workload: 'llm', run: 1, facts: same.facts },
-      { environment: 'container', workload: 'llm', run: 1, facts: same.facts }
-    ],
-    telemetry: [],
-    imageEnv: {}
-  })!
-  expect(e.headline).toMatch(
-    /^no relevant difference found among the recorded facts for llm tpot_ms \+[\d.]+%; llm tpot_ms: 3 blocks far off the others, a host state between a block's two processes or a slow path \(see the notes\)$/
-  )
-})
+describe('an undecided TPOT on a host whose level changes over time (4 x H100 hosts)', () => {
+  /** Per-process TPOT medians of both arms, run by run, through the analysis and the explainer (same stacks). */
+  const explainTpot = (native: number[], container: number[]) => {
+    const tpot = (environment: string, values: number[]): RawRowLike[] =>
+      values.map((value, i) => ({
+        workload: 'llm',
+        environment,
+        run: i + 1,
+        metric: 'tpot_ms',
+        value,
+        unit: 'ms',
+        scope: 'steady'
+      }))
+    const measured = analysis(tpot('native', native), tpot('container', container))
+    const same = stackOf('h200-gpu-llm-native', 'x')
+    const e = explainCheck({
+      analysis: measured,
+      device: 'gpu',
+      stacks: [
+        { environment: 'native', workload: 'llm', run: 1, facts: same.facts },
+        { environment: 'container', workload: 'llm', run: 1, facts: same.facts }
+      ],
+      telemetry: [],
+      imageEnv: {}
+    })!
+    return { c: measured.comparisons.find(x => x.metric === 'tpot_ms')!, e }
+  }
 
-test('an undecided metric whose arms sat at the same two levels is named in the headline, not a stack fact', () => {
-  // One check's per-process TPOT beside three other checks (docs/evidence/2026-11-26-h100x4-shared-host).
-  const tpot = (environment: string, values: number[]): RawRowLike[] =>
-    values.map((value, i) => ({
-      workload: 'llm',
-      environment,
-      run: i + 1,
-      metric: 'tpot_ms',
-      value,
-      unit: 'ms',
-      scope: 'steady'
-    }))
-  const measured = analysis(
-    tpot('native', [2.887, 3.151, 2.864, 2.828, 2.861, 2.838, 2.835]),
-    tpot('container', [3.169, 3.2, 2.829, 2.862, 2.857, 2.851, 3.188])
-  )
-  const c = measured.comparisons.find(x => x.metric === 'tpot_ms')!
-  expect(c.shared_levels).toBe(true)
-  expect(c.verdict).toBe('inconclusive')
-  const same = stackOf('h200-gpu-llm-native', 'x')
-  const e = explainCheck({
-    analysis: measured,
-    device: 'gpu',
-    stacks: [
-      { environment: 'native', workload: 'llm', run: 1, facts: same.facts },
-      { environment: 'container', workload: 'llm', run: 1, facts: same.facts }
-    ],
-    telemetry: [],
-    imageEnv: {}
-  })!
-  expect(e.headline).toMatch(
-    /^no relevant difference found among the recorded facts for llm tpot_ms \+[\d.]+%; llm tpot_ms: both arms sat at the same two levels, a state of the host over time/
-  )
-  expect(whyMarkdown(e)).toMatch(/\*\*No relevant difference found\*\* among the recorded facts/)
+  test('blocks far off the others are named in the headline, beside "no relevant difference"', () => {
+    // One check beside another (docs/evidence/2026-11-27-h100x4-alone, call 3): the level changed every few
+    // processes, so three blocks straddled a change; neither arm splits at a clear gap.
+    const { c, e } = explainTpot(
+      [2.8241, 3.1497, 2.8444, 2.8414, 3.1382, 3.0269],
+      [3.0381, 3.1894, 3.1665, 3.181, 2.8591, 3.1513]
+    )
+    expect(c.far_blocks).toBe(3)
+    expect(c.shared_levels).toBeUndefined()
+    expect(e.headline).toMatch(
+      /^no relevant difference found among the recorded facts for llm tpot_ms \+[\d.]+%; llm tpot_ms: 3 blocks far off the others, a host state between a block's two processes or a slow path \(see the notes\)$/
+    )
+  })
+
+  test('arms that sat at the same two levels are named in the headline, not a stack fact', () => {
+    // Beside three other checks (docs/evidence/2026-11-26-h100x4-shared-host).
+    const { c, e } = explainTpot(
+      [2.887, 3.151, 2.864, 2.828, 2.861, 2.838, 2.835],
+      [3.169, 3.2, 2.829, 2.862, 2.857, 2.851, 3.188]
+    )
+    expect(c.shared_levels).toBe(true)
+    expect(c.verdict).toBe('inconclusive')
+    // The levels say it already: the far blocks are not named twice.
+    expect(e.headline).toMatch(
+      /^no relevant difference found among the recorded facts for llm tpot_ms \+[\d.]+%; llm tpot_ms: both arms sat at the same two levels, a state of the host over time \(see the notes\)$/
+    )
+    expect(whyMarkdown(e)).toMatch(/\*\*No relevant difference found\*\* among the recorded facts/)
+  })
 })
