@@ -80,12 +80,7 @@ function stateFlips(gapLow: number, gapHigh: number): Blocks {
       t += PROCESS_S
       return BASE * (slow ? 1 + gap : 1) * (1 + CV * normal(rand))
     }
-    return i => {
-      const first = next()
-      const second = next()
-      // ABBA: block i runs the baseline first when i is even, the candidate first when odd.
-      return i % 2 === 0 ? [first, second] : [second, first]
-    }
+    return abba(next)
   }
 }
 
@@ -101,11 +96,16 @@ function processFlips(gap: number, stay: number): Blocks {
       if (rand() >= stay) slow = !slow
       return BASE * (slow ? 1 + gap : 1) * (1 + CV * normal(rand))
     }
-    return i => {
-      const first = next()
-      const second = next()
-      return i % 2 === 0 ? [first, second] : [second, first]
-    }
+    return abba(next)
+  }
+}
+
+/** Block i from two processes in time order: the baseline first when i is even, the candidate first when odd. */
+function abba(next: () => number): (i: number) => [number, number] {
+  return i => {
+    const first = next()
+    const second = next()
+    return i % 2 === 0 ? [first, second] : [second, first]
   }
 }
 

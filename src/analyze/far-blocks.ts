@@ -7,6 +7,7 @@
  * the blocks alone cannot tell: a host state, or a slow path that only some of one arm's processes take.
  */
 import { median } from 'simple-statistics'
+import { signedPct } from '../util/text.js'
 
 export const FAR_FROM_MEDIAN = 2.5
 /** Fewer blocks have no median to be far from. */
@@ -28,13 +29,11 @@ export function farBlocks(blockPcts: readonly number[], maxOverheadPct: number):
   return far.length > 0 ? { far, blocks: blockPcts.length, medianPct: med } : null
 }
 
-const pct = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`
-
 /** The report's note: which blocks, the two causes that fit, and what removes the first. */
 export function describeFarBlocks(what: string, f: FarBlocks): string {
   return (
-    `${what}: ${f.far.length} of ${f.blocks} blocks lie far off the others (${f.far.map(pct).join(', ')}; the ` +
-    `blocks' median is ${pct(f.medianPct)}). Either the host changed state between a block's two processes (a ` +
+    `${what}: ${f.far.length} of ${f.blocks} blocks lie far off the others (${f.far.map(signedPct).join(', ')}; the ` +
+    `blocks' median is ${signedPct(f.medianPct)}). Either the host changed state between a block's two processes (a ` +
     `neighbour's job, a clock or power state: on shared 4-GPU hosts the LLM's level changed every few ` +
     `processes), or some of one arm's processes take a slow path; the notes on levels and modes say which where ` +
     `they can. Such blocks widen the interval, and more runs rarely help. A host state hits processes that ` +

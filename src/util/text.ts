@@ -185,3 +185,8 @@ export function firstLine(text: string, max = Infinity): string {
       .find(l => l !== '') ?? ''
   ).slice(0, max)
 }
+
+/** A percentage with its sign, one decimal: "+10.2%", "-0.6%" (how analysis notes and headlines give one). */
+export function signedPct(x: number): string {
+  return `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`
+}

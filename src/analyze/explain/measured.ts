@@ -7,6 +7,7 @@ import { builtinDefinition } from '../../config/index.js'
 import type { Comparison } from '../../types/index.js'
 import type { Domain } from '../../types/index.js'
 import type { MeasuredDifference } from '../../types/index.js'
+import { signedPct } from '../../util/text.js'
 
 /** Below these a significant shift is too small to be worth a cause. */
 export const STEADY_FLOOR_PCT = 1
@@ -91,6 +92,5 @@ export function measuredDifferences(
 }
 
 export function describeDifference(d: MeasuredDifference): string {
-  const sign = d.overhead_pct >= 0 ? '+' : ''
-  return `${d.workload} ${d.metric} ${sign}${d.overhead_pct.toFixed(1)}%`
+  return `${d.workload} ${d.metric} ${signedPct(d.overhead_pct)}`
 }
