@@ -221,12 +221,20 @@ async function measure(
   const folders = RunFolders.open(checkId)
   // Each workload's definition (how it starts, its args and params, how its results are read), by name.
   const definition = (name: string): WorkloadDefinition => definitionOf(config.definitions, name)
+  // Turns on one GPU only (plan/steps.ts): with several, lockstep or the duet shares the host state instead.
+  const takesTurns = (w: string): boolean =>
+    config.turns && definition(w).turns && (lanes ?? [null]).length === 1 && layout === 'lockstep'
+  // Turns are part of how it was measured: a baseline without them is not matched.
+  const paramsOf = (w: string): Record<string, unknown> => ({
+    ...definition(w).params(config),
+    ...(takesTurns(w) ? { interleave: 'turns' } : {})
+  })
   const runPlan = (cap: number | null): Promise<ExecuteResult> =>
     executePlan(plan, {
       checkId,
       lanes: lanes ?? [null],
       layout,
-      specFor: (planned, lane, hold) =>
+      specFor: (planned, lane, hold, turns) =>
         processSpec(
           planned,
           config,
@@ -237,16 +245,17 @@ async function measure(
           lane,
           hold,
           folders,
-          definition(planned.workload)
+          definition(planned.workload),
+          turns
         ),
+      turns: takesTurns,
       launchFacts: arm => launchFacts(arm, config, pre),
       commandFormat: w => definition(w).resultFormat,
       readResultFile,
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
-      paramsFor: w =>
-        cap === null ? definition(w).params(config) : { ...definition(w).params(config), power_cap_w: cap },
+      paramsFor: w => (cap === null ? paramsOf(w) : { ...paramsOf(w), power_cap_w: cap }),
       writer,
       logger,
       signal,

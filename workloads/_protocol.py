@@ -16,6 +16,8 @@ Every line is one JSON object:
   region  {edge: start | end, epoch_s}                               the measured region (telemetry window)
   peers   {scope, window_s, total, processes | unavailable}           container arm only (GPU_OVERHEAD_PEERS): the
           container's other processes over the region just ended (_peers.py)
+  turn    {edge: wait | done, iteration}  only with GPU_OVERHEAD_TURNS=stdin (Protocol.take_turn): the process
+          gives the GPU back and waits for "turn" on stdin (wait), or has finished measuring (done)
   sample  {metric, value, unit, iteration, ...}                      one per measured iteration (1-based)
   summary {...}                                                      last line on success
   error   {type, message}     type in oom | no_gpu | missing_backend | bad_args | runtime
@@ -54,6 +56,9 @@ STARTUP_PHASES = ("interpreter", "imports", "device_init", "first_kernel", PREPA
 # runner released without "go" (it was started for a run that the check no longer needs).
 HOLD_ENV = "GPU_OVERHEAD_HOLD"
 HELD_EXIT = 3
+# Turns (see Protocol.take_turn): the variable that asks for them; the runner's line that gives the turn.
+TURNS_ENV = "GPU_OVERHEAD_TURNS"
+TURN_LINE = "turn"
 # The channel (docs/protocol.md): the events file, and the run's id that the start event echoes.
 PROTOCOL_VERSION = 2
 EVENTS_ENV = "GPU_OVERHEAD_EVENTS"
@@ -178,6 +183,9 @@ class Protocol:
         self.proc_start, self.proc_start_source = proc_start_epoch()
         self.last_phase_end = None  # perf_counter at the end of the last start-up phase
         self.measuring = False
+        # Turns: the other arm's process of this block shares the GPU, and the runner gives it to one at a time.
+        self.turns = os.environ.get(TURNS_ENV) == "stdin"
+        self.turns_taken = 0
         # Container arm: the other processes of the container, over each measured region (_peers.py).
         self.peers = _peers.safe(_peers.Peers) if _peers.enabled() else None
 
@@ -241,6 +249,21 @@ class Protocol:
             os._exit(HELD_EXIT)
         self.phase("held", t, time.perf_counter())
 
+    def take_turn(self, iteration):
+        """Turns: before each measured iteration, give the GPU back (a `turn` event, edge wait) and wait for
+        the runner's "turn" on stdin. The runner gives it to this process and the other arm's process of the
+        block alternately, so iteration k of both arms runs within a second, in the same host state; what
+        the process does between two of its turns (its next iteration, a next configuration's warm-up) runs
+        while it holds the GPU. Without GPU_OVERHEAD_TURNS this does nothing. End of input: the runner ended
+        the block (the other process failed): stop as an error."""
+        if not self.turns:
+            return
+        self.emit({"event": "turn", "edge": "wait", "iteration": iteration})
+        line = sys.stdin.readline()
+        if line.strip() != TURN_LINE:
+            raise WorkloadError("runtime", "the runner ended the turns before iteration %d" % iteration)
+        self.turns_taken += 1
+
     def env(self, facts):
         ev = {"event": "env"}
         ev.update(common_env())
@@ -301,6 +324,9 @@ class Protocol:
         ev.update(facts)
         ev["event"] = "summary"
         self.emit(ev)
+        if self.turns:
+            # Measuring is over: the runner gives the GPU to the other process without waiting for this exit.
+            self.emit({"event": "turn", "edge": "done", "iteration": self.turns_taken})
 
     def error(self, type_, message):
         self.emit({"event": "error", "type": type_, "message": message})

@@ -130,6 +130,11 @@ export interface Config {
    * measures, and release it when the GPU is free. Each run is still its own fresh process.
    */
   prestart: boolean
+  /**
+   * On one GPU, a block's processes of a workload that can (the built-in llm) are prepared at once and
+   * measure in turns, iteration by iteration (execute/turns.ts).
+   */
+  turns: boolean
   /** Python interpreter for the native arm. */
   python: string
   /** Memory limit of each workload container (`--memory`/`--memory-swap`, e.g. `8g`); null = no limit. */
@@ -296,6 +301,7 @@ export function loadConfig(sources: ConfigSources): Config {
     gateIoThroughput: bool(Inputs.GateIoThroughput, get(Inputs.GateIoThroughput)),
     // Only where every workload holds after its imports (a user command does not).
     prestart: bool(Inputs.Prestart, get(Inputs.Prestart)) && definitions.every(d => d.prestart),
+    turns: bool(Inputs.Turns, get(Inputs.Turns)),
     checkpointMb: integer(
       Inputs.CheckpointMb,
       isSet(Inputs.CheckpointMb) ? get(Inputs.CheckpointMb) : ckptDefault,

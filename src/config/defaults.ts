@@ -44,6 +44,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.CheckpointMb]: '256',
   [Inputs.GateIoThroughput]: 'false',
   [Inputs.Prestart]: 'true',
+  [Inputs.Turns]: 'true',
   [Inputs.Python]: 'python3',
   [Inputs.ContainerMemory]: '',
   [Inputs.ContainerArgs]: '',

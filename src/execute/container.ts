@@ -11,7 +11,7 @@ import {
 } from '../tools/docker.js'
 import type { Mount, ContainerRuntime } from '../types/index.js'
 import { runtimeClientEnv } from '../util/child-env.js'
-import { HOLD_ENV, WORKLOAD_ENV } from './native.js'
+import { stdinProtocol, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
 
 /** Asks the workload to list the container's other processes over each measured region (workloads/_peers.py). */
@@ -39,6 +39,8 @@ export interface ContainerRunInput {
   command?: { argv: readonly string[]; workdir: string }
   /** Prestart: `-i` keeps stdin open into the container, where the workload waits for "go" after its imports. */
   hold?: boolean
+  /** Turns: `-i` too; the workload waits for "turn" before each measured iteration. */
+  turns?: boolean
 }
 
 export function containerArgs(input: ContainerRunInput): string[] {
@@ -50,8 +52,8 @@ export function containerArgs(input: ContainerRunInput): string[] {
       { host: input.workloadsDir, container: CONTAINER_WORKLOADS_DIR, readOnly: true },
       ...input.mounts
     ],
-    env: { ...WORKLOAD_ENV, ...PEERS_ENV, ...(input.hold ? HOLD_ENV : {}), ...input.env },
-    interactive: input.hold === true,
+    env: { ...WORKLOAD_ENV, ...PEERS_ENV, ...stdinProtocol(input).env, ...input.env },
+    interactive: input.hold === true || input.turns === true,
     memory: input.memory ?? null,
     gpuArgs: input.gpuArgs,
     extraArgs: input.launchArgs ?? [],
@@ -69,7 +71,7 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
     // The client (not the container) needs the runtime's own settings, e.g. CONTAINERS_CONF, DOCKER_HOST.
     env: runtimeClientEnv(process.env),
     timeoutMs: input.timeoutMs,
-    ...(input.hold ? { hold: true } : {}),
+    ...stdinProtocol(input).spec,
     // Killing the client does not stop the container: kill it by name too.
     onKill: () => killContainer(input.runtime, input.name)
   }

@@ -85,6 +85,11 @@ export interface GpuCotenantsInput {
   gpuUuid: string
   /** The workload's own PID as it saw it (its `env` event): in its namespace, not the host's. */
   ownPid: number | null
+  /**
+   * The PIDs the check's other processes on this GPU saw for themselves (the other arm's, taking turns):
+   * the check's own, never a co-tenant. Matched like ownPid: a host PID, or the PID inside a container.
+   */
+  checkPids?: readonly number[]
   /** Where the host's /proc is (tests). */
   proc?: string
 }
@@ -98,10 +103,11 @@ export function gpuCotenants(input: GpuCotenantsInput): CotenantList {
     const parts = line.split(',').map(s => s.trim())
     if (parts.length < 4 || parts[0] !== input.gpuUuid || !/^\d+$/.test(parts[1]!)) continue
     const pid = Number(parts[1])
-    // The workload: its host PID (native) or the PID its container namespace gave it.
-    if (pid === input.ownPid) continue
+    // The workload: its host PID (native) or the PID its container namespace gave it; so for the check's others.
+    const own = [input.ownPid, ...(input.checkPids ?? [])]
+    if (own.includes(pid)) continue
     const inner = innermostPid(proc, pid)
-    if (inner === input.ownPid) continue
+    if (own.includes(inner)) continue
     // A process this host cannot look into might be the workload itself (in a container, under another
     // PID): listing it would blame the container arm for its own workload. Say so instead.
     if (inner === null || input.ownPid === null)
@@ -130,6 +136,7 @@ export interface GpuProbeInput {
   nvidiaSmi: string
   gpuUuid: string | null
   ownPid: number | null
+  checkPids?: readonly number[]
 }
 
 /** Reads the GPU's compute processes now; never throws (what went wrong is the list's `unavailable`). */
@@ -139,7 +146,12 @@ export async function probeGpuCotenants(input: GpuProbeInput): Promise<CotenantL
   if (res.exitCode === 127) return unavailable('gpu', `${input.nvidiaSmi} not found`)
   if (res.exitCode !== 0)
     return unavailable('gpu', `nvidia-smi --query-compute-apps failed (exit ${res.exitCode})`)
-  return gpuCotenants({ csv: res.stdout, gpuUuid: input.gpuUuid, ownPid: input.ownPid })
+  return gpuCotenants({
+    csv: res.stdout,
+    gpuUuid: input.gpuUuid,
+    ownPid: input.ownPid,
+    checkPids: input.checkPids ?? []
+  })
 }
 
 function key(p: CotenantProcess): string {
@@ -196,7 +208,8 @@ export function mergeCotenants(lists: readonly CotenantList[]): CotenantList[] {
 export function gpuCotenantProbe(
   device: 'gpu' | 'cpu',
   nvidiaSmi = NVIDIA_SMI
-): (fingerprint: Fingerprint, ownPid: number | null) => Promise<CotenantList> {
+): (fingerprint: Fingerprint, ownPid: number | null, checkPids?: readonly number[]) => Promise<CotenantList> {
   if (device === 'cpu') return () => Promise.resolve(unavailable('gpu', 'device cpu: no GPU in use'))
-  return (fingerprint, ownPid) => probeGpuCotenants({ nvidiaSmi, gpuUuid: fingerprint.gpu_uuid, ownPid })
+  return (fingerprint, ownPid, checkPids) =>
+    probeGpuCotenants({ nvidiaSmi, gpuUuid: fingerprint.gpu_uuid, ownPid, checkPids: checkPids ?? [] })
 }

@@ -8,6 +8,7 @@ import { startProcess, type ProcessHandle } from './process.js'
 import { recordRun, type LaneOutcome } from './run-record.js'
 import type { ExecuteContext } from './runner.js'
 import { stackDigest } from './stack/digest.js'
+import { TurnGate } from './turns.js'
 import { appendAll } from '../util/arrays.js'
 
 /** Lists kept per process: one per measured region (a workload marks a few) plus the GPU's. */
@@ -16,12 +17,17 @@ const MAX_COTENANT_LISTS = 64
 export interface Launched {
   planned: PlannedRun
   handle: ProcessHandle
+  /** Its side of the block's turns (execute/turns.ts); null when it measures on its own. */
+  turns: TurnGate | null
+  /** The PID the workload reported for itself (`env` event), once it has. */
+  ownPid(): number | null
   finish(): Promise<LaneOutcome>
 }
 
 /**
- * Starts one process of a planned run on one lane (held when `hold`); its samples are written the moment
- * they arrive. `finish` waits for it and records the run.
+ * Starts one process of a planned run on one lane (held when `hold`, taking turns with its block's other
+ * processes when `turns`); its samples are written the moment they arrive. `finish` waits for it and records
+ * the run.
  */
 export function launchOnLane(
   planned: PlannedRun,
@@ -30,7 +36,8 @@ export function launchOnLane(
   ctx: ExecuteContext,
   samples: SampleRecord[],
   stacks: StackRecord[],
-  hold: boolean
+  hold: boolean,
+  turns = false
 ): Launched {
   const { arm, workload } = planned
   const params = ctx.paramsFor(workload)
@@ -42,6 +49,8 @@ export function launchOnLane(
     run,
     ...gpu,
     params,
+    // Iteration k of every arm's process of the block ran back to back: the analysis pairs them.
+    ...(turns ? { interleave: 'turns' as const } : {}),
     fingerprint: ctx.fingerprintFor(arm, lane)
   }
   const live: SampleRecord[] = []
@@ -50,6 +59,16 @@ export function launchOnLane(
   const cotenants: CotenantList[] = []
   let ownPid: number | null = null
   let gpuProbe: Promise<void> | null = null
+  let gate: TurnGate | null = null
+  // The GPU's other processes, read once when measuring starts. Taking turns, the block's other processes hold
+  // the GPU too: the probe waits for this process's first turn, when all of them have reported their PIDs.
+  const probeGpu = (): void => {
+    if (gpuProbe !== null || !ctx.gpuCotenants) return
+    gpuProbe = ctx.gpuCotenants(base.fingerprint, ownPid, gate?.partners() ?? []).then(
+      l => void cotenants.push(l),
+      (error: unknown) => void cotenants.push(unavailable('gpu', `GPU probe failed: ${String(error)}`))
+    )
+  }
   const onEvent = (event: WorkloadEvent, epochMs: number): void => {
     if (event.event === 'stack' && stack === null) {
       const { event: _kind, ...recorded } = event
@@ -68,16 +87,18 @@ export function launchOnLane(
       return
     }
     if (event.event === 'env' && typeof event['pid'] === 'number') ownPid = event['pid']
+    if (event.event === 'turn') {
+      gate?.deliver(event.edge === 'done' ? 'done' : 'wait')
+      return
+    }
     if (planned.warmup) return
     if (event.event === 'peers') {
       if (cotenants.length < MAX_COTENANT_LISTS) cotenants.push(peersList(event))
       return
     }
-    if (event.event === 'region' && event.edge === 'start' && gpuProbe === null && ctx.gpuCotenants) {
-      gpuProbe = ctx.gpuCotenants(base.fingerprint, ownPid).then(
-        l => void cotenants.push(l),
-        (error: unknown) => void cotenants.push(unavailable('gpu', `GPU probe failed: ${String(error)}`))
-      )
+    if (event.event === 'region' && event.edge === 'start') {
+      if (gate === null) probeGpu()
+      else gate.onFirstTurn ??= probeGpu
       return
     }
     if (event.event === 'memory') {
@@ -100,8 +121,9 @@ export function launchOnLane(
     live.push(record)
     ctx.writer.appendSamples([record])
   }
-  const spec = ctx.specFor(planned, lane, hold)
+  const spec = ctx.specFor(planned, lane, hold, turns)
   const handle = startProcess(spec, onEvent, ctx.signal)
+  if (turns) gate = new TurnGate(handle)
   // A held process that is never needed is not finished: the check's folder removal takes its folders.
   void handle.done.then(done => {
     if (done.abandoned) spec.cleanup?.()
@@ -115,5 +137,5 @@ export function launchOnLane(
       spec.cleanup?.()
     }
   }
-  return { planned, handle, finish }
+  return { planned, handle, turns: gate, ownPid: () => ownPid, finish }
 }

@@ -28,6 +28,12 @@ export interface ProcessSpec {
   hold?: boolean
   holdTimeoutMs?: number
   /**
+   * Turns (execute/turns.ts): stdin stays open after the release (and GPU_OVERHEAD_TURNS=stdin is in the
+   * spec's env): the workload waits for `turn()` before each measured iteration. Its channel is read every
+   * TURNS_POLL_MS, so a turn's end is seen within milliseconds.
+   */
+  turns?: boolean
+  /**
    * The run's events file (created empty by the runner, in the run's own folder): events are read from it,
    * stdout/stderr are the run's log only. Absent: events on stdout (a workload run by hand, version 1).
    */
@@ -79,7 +85,8 @@ const KNOWN_EVENTS = new Set([
   'stack',
   'memory',
   'region',
-  'peers'
+  'peers',
+  'turn'
 ])
 const STDERR_TAIL = 4000
 const MAX_BAD_LINES = 50
@@ -127,10 +134,17 @@ export function parseEventLine(line: string): WorkloadEvent | null {
 export interface ProcessHandle {
   release(): void
   abandon(): void
+  /** Turns: give it the GPU for one measured iteration (a line on its stdin). */
+  turn(): void
+  /** Turns: no more turns (end of its input). */
+  endTurns(): void
   done: Promise<ProcessResult>
 }
 
 const GO = 'go\n'
+const TURN = 'turn\n'
+/** How often a process taking turns has its channel read: each turn waits for the last one's end event. */
+export const TURNS_POLL_MS = 2
 const ABANDON_GRACE_MS = 5000
 
 export async function runProcess(
@@ -166,6 +180,8 @@ export function startProcess(
   }
   let release: () => void = () => undefined
   let abandon: () => void = () => undefined
+  let turn: () => void = () => undefined
+  let endTurns: () => void = () => undefined
   const done = new Promise<ProcessResult>(resolve => {
     result.spawnEpochMs = Date.now()
     const tree = new ProcessTree()
@@ -179,8 +195,8 @@ export function startProcess(
     tree.watch(child.pid)
     // A workload that died while held makes the write fail (EPIPE): its exit code tells the story.
     child.stdin.on('error', () => undefined)
-    // Not held: stdin is at its end from the start, as /dev/null would be.
-    if (!spec.hold) child.stdin.end()
+    // Neither held nor taking turns: stdin is at its end from the start, as /dev/null would be.
+    if (!spec.hold && !spec.turns) child.stdin.end()
     let killed = false
     const kill = (why: 'timeout' | 'cancel' | 'channel'): void => {
       if (killed) return
@@ -204,7 +220,16 @@ export function startProcess(
       released = true
       result.releaseEpochMs = Date.now()
       startClock(spec.timeoutMs)
-      if (spec.hold) child.stdin.end(GO)
+      if (spec.hold && spec.turns) child.stdin.write(GO)
+      else if (spec.hold) child.stdin.end(GO)
+    }
+    let turnsOver = false
+    turn = () => {
+      if (spec.turns && !turnsOver && !child.stdin.writableEnded) child.stdin.write(TURN)
+    }
+    endTurns = () => {
+      turnsOver = true
+      if (spec.turns && !child.stdin.writableEnded) child.stdin.end()
     }
     abandon = () => {
       if (released) return
@@ -269,7 +294,7 @@ export function startProcess(
           ...sink,
           overflow: bytes => failChannel(`the event channel passed its bound (${bytes} bytes in one run)`)
         })
-        channel.start()
+        channel.start(spec.turns ? TURNS_POLL_MS : undefined)
       } catch (error) {
         failChannel(`cannot read the event channel ${spec.eventsPath}: ${String(error)}`)
       }
@@ -309,5 +334,11 @@ export function startProcess(
       resolve(result)
     })
   })
-  return { release: () => release(), abandon: () => abandon(), done }
+  return {
+    release: () => release(),
+    abandon: () => abandon(),
+    turn: () => turn(),
+    endTurns: () => endTurns(),
+    done
+  }
 }

@@ -28,6 +28,7 @@ import type { PlannedRun } from '../plan/index.js'
 import type { ProcessResult, ProcessSpec } from './process.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'
+import { takeTurns } from './turns.js'
 import type { LaneOutcome } from './run-record.js'
 
 export interface ExecuteContext {
@@ -39,8 +40,16 @@ export interface ExecuteContext {
   lanes?: readonly (Lane | null)[]
   /** How the arms use the lanes (plan/steps.ts); default lockstep. Duet needs two arms on an even lane count. */
   layout?: Layout
-  /** Builds the process for a planned run (native or container) on a lane; `hold`: started early, held. */
-  specFor(run: PlannedRun, lane: Lane | null, hold: boolean): ProcessSpec
+  /**
+   * Builds the process for a planned run (native or container) on a lane; `hold`: started early, held;
+   * `turns`: it takes turns with its block's other processes (execute/turns.ts).
+   */
+  specFor(run: PlannedRun, lane: Lane | null, hold: boolean, turns: boolean): ProcessSpec
+  /**
+   * Which workloads take turns (their definition says they can, and the check asked for it): on one lane,
+   * a block's processes are prepared at once and measure iteration by iteration in turns. Absent: none.
+   */
+  turns?: (workload: Workload) => boolean
   /**
    * Hide start-up: while one process measures, the next ones (fresh processes, as always; plan/blocks.ts says
    * which) are started and held after their imports — CPU only, before any CUDA call — and each is released
@@ -76,7 +85,11 @@ export interface ExecuteContext {
    * Reads the other compute processes on a measured process's GPU, once, at the start of its measured
    * region (cotenants.ts; absent: not read). `ownPid`: the PID the workload saw for itself.
    */
-  gpuCotenants?: (fingerprint: Fingerprint, ownPid: number | null) => Promise<CotenantList>
+  gpuCotenants?: (
+    fingerprint: Fingerprint,
+    ownPid: number | null,
+    checkPids?: readonly number[]
+  ) => Promise<CotenantList>
 }
 
 export interface ResultRow {
@@ -146,8 +159,13 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   // A slot still to run: its workload neither failed nor was stopped by the sequential rule.
   const runnable = (p: PlannedRun): boolean =>
     !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload)
+  const steps = planSteps(plan, lanes, layout, p => ctx.turns?.(p.workload) === true)
+  // The slots whose processes take turns: a held one must be started that way already.
+  const inTurns = new Set(steps.filter(s => s.turns).flatMap(s => s.slots))
+  const start = (sp: { planned: PlannedRun; lane: Lane | null; run: number }): Launched =>
+    launchOnLane(sp.planned, sp.lane, sp.run, ctx, samples, stacks, prestart, inTurns.has(sp.planned))
 
-  for (const step of planSteps(plan, lanes, layout)) {
+  for (const step of steps) {
     if (ctx.signal?.aborted) {
       cancelled = true
       break
@@ -167,25 +185,31 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       previous.warmup
     )
       blockStart = slotStart
-    // The next slot held for prestart (one lane): its processes and run labels as its own lockstep step.
-    const launch = (p: PlannedRun): Launched[] =>
-      planSteps([p], lanes, 'lockstep')[0]!.processes.map(sp =>
-        launchOnLane(sp.planned, sp.lane, sp.run, ctx, samples, stacks, prestart)
-      )
-    const held = prestart ? pending.find(ls => ls[0]!.planned === planned) : undefined
-    const launched =
-      held ??
-      step.processes.map(sp => launchOnLane(sp.planned, sp.lane, sp.run, ctx, samples, stacks, prestart))
+    // A slot held for prestart (one lane): its processes and run labels as its own lockstep step.
+    const launch = (p: PlannedRun): Launched[] => planSteps([p], lanes, 'lockstep')[0]!.processes.map(start)
+    // Each slot's processes: held since an earlier slot (prestart), else started now.
+    const held = step.slots.map(slot => (prestart ? pending.find(ls => ls[0]!.planned === slot) : undefined))
+    const launched = step.slots.flatMap(
+      (slot, k) => held[k] ?? step.processes.filter(sp => sp.planned === slot).map(start)
+    )
     // Every process of the step at once: both arms meet the same neighbours on a shared host.
     for (const l of launched) l.handle.release()
     if (prestart) {
       // Keep what is still wanted (held slots ahead), drop the rest, start what is missing.
       const wanted = nextCandidates(plan, index, runnable, ctx.afterBlock !== undefined)
+      const used = (ls: Launched[]): boolean => held.includes(ls)
       const kept = (p: PlannedRun): Launched[] | undefined =>
-        pending.find(ls => ls !== held && ls[0]!.planned === p)
-      for (const ls of pending) if (ls !== held && !wanted.includes(ls[0]!.planned)) abandon(ls)
+        pending.find(ls => !used(ls) && ls[0]!.planned === p)
+      for (const ls of pending) if (!used(ls) && !wanted.includes(ls[0]!.planned)) abandon(ls)
       pending = wanted.map(p => kept(p) ?? launch(p))
     } else pending = []
+    if (step.turns) {
+      const gates = launched.flatMap(l => (l.turns ? [l.turns] : []))
+      for (const g of gates)
+        g.partners = () =>
+          launched.flatMap(l => (l.turns === g ? [] : [l.ownPid()])).filter((p): p is number => p !== null)
+      await takeTurns(gates)
+    }
     const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)
 

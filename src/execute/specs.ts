@@ -35,7 +35,8 @@ export function processSpec(
   lane: Lane | null,
   hold: boolean,
   folders: RunFolders,
-  definition: WorkloadDefinition
+  definition: WorkloadDefinition,
+  turns = false
 ): ReturnType<typeof nativeSpec> {
   const timeoutMs = config.runTimeoutS * 1000
   const inContainer = planned.arm.kind !== 'native'
@@ -91,7 +92,8 @@ export function processSpec(
         args: definition.args(config, ioPaths),
         env: { ...nativeGpuEnv(gpuInput, lane), [EVENTS_ENV]: run.eventsFile, [RUN_ID_ENV]: run.runId },
         timeoutMs,
-        hold
+        hold,
+        turns
       }),
       ...channel
     }
@@ -137,7 +139,8 @@ export function processSpec(
     launchArgs: config.containerArgs,
     timeoutMs,
     memory: config.containerMemory,
-    hold
+    hold,
+    turns
   })
   return { ...spec, ...channel }
 }

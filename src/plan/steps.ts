@@ -7,6 +7,9 @@
  *   (0,1), (2,3)…; the arms swap GPUs every block (crossover). The two simultaneous processes of pair m in
  *   block r share the run label (r − 1)·P + m + 1 (P pairs), so a state the host goes through hits both
  *   processes of a block alike, and each GPU runs each arm equally often over two blocks.
+ * - turns (lockstep on one GPU, for a workload that takes turns): a step is a whole block, its processes
+ *   started at once on the one GPU, and the runner gives them the GPU iteration by iteration
+ *   (execute/turns.ts), so iteration k of every arm runs within about a second of the others.
  * Bulej et al., "Duet Benchmarking" (ICPE 2020); Abedi & Brecht, randomized multiple interleaved trials (2017).
  */
 import type { GpuLayout } from '../types/index.js'
@@ -26,6 +29,8 @@ export interface Step {
   /** The schedule's slots this step covers, in schedule order. */
   slots: PlannedRun[]
   processes: StepProcess[]
+  /** The block's processes share one GPU and take turns at it (see above). */
+  turns?: true
 }
 
 export type Layout = 'duet' | 'lockstep'
@@ -57,17 +62,41 @@ export function runsPerBlock(layout: Layout, lanes: number): number {
 const sameBlock = (a: PlannedRun, b: PlannedRun): boolean =>
   a.workload === b.workload && a.run === b.run && a.warmup === b.warmup
 
+/** Consecutive slots of one block: [start, end) from `i`. */
+function blockEnd(plan: readonly PlannedRun[], i: number): number {
+  let j = i + 1
+  while (j < plan.length && sameBlock(plan[i]!, plan[j]!)) j++
+  return j
+}
+
+/**
+ * `turns`: which slots' workloads take turns; applies to lockstep on one lane only (several GPUs have
+ * lockstep or the duet to share a host state, and turns on one of them would leave the others idle).
+ */
 export function planSteps(
   plan: readonly PlannedRun[],
   lanes: readonly (Lane | null)[],
-  layout: Layout
+  layout: Layout,
+  turns: (p: PlannedRun) => boolean = () => false
 ): Step[] {
   const L = lanes.length
-  if (layout === 'lockstep')
-    return plan.map(p => ({
-      slots: [p],
-      processes: lanes.map((lane, k) => ({ planned: p, lane, run: (p.run - 1) * L + k + 1 }))
-    }))
+  if (layout === 'lockstep') {
+    const steps: Step[] = []
+    for (let i = 0; i < plan.length;) {
+      const p = plan[i]!
+      const j = L === 1 && turns(p) ? blockEnd(plan, i) : i + 1
+      const slots = plan.slice(i, j)
+      steps.push({
+        slots,
+        processes: slots.flatMap(q =>
+          lanes.map((lane, k) => ({ planned: q, lane, run: (q.run - 1) * L + k + 1 }))
+        ),
+        ...(j - i > 1 ? { turns: true as const } : {})
+      })
+      i = j
+    }
+    return steps
+  }
   const P = L / 2
   // Which GPU of a pair an arm takes depends on the arm and the block's parity, never on the slot order
   // (abba already reverses that every block).
@@ -76,8 +105,7 @@ export function planSteps(
   const steps: Step[] = []
   for (let i = 0; i < plan.length;) {
     const first = plan[i]!
-    let j = i + 1
-    while (j < plan.length && sameBlock(first, plan[j]!)) j++
+    const j = blockEnd(plan, i)
     const slots = plan.slice(i, j)
     const swap = (first.run - 1) % 2
     const processes: StepProcess[] = []

@@ -69,6 +69,15 @@ export interface RegionEvent {
   edge: 'start' | 'end'
   epoch_s: number
 }
+/**
+ * Turns (execute/turns.ts): the process gave the GPU back and waits for "turn" on stdin (wait, before its
+ * measured iteration `iteration`), or finished measuring (done). Untrusted like every event: only its edge is read.
+ */
+export interface TurnEvent {
+  event: 'turn'
+  edge: 'wait' | 'done'
+  iteration: number
+}
 export type WorkloadEvent =
   | StartEvent
   | EnvEvent
@@ -80,6 +89,7 @@ export type WorkloadEvent =
   | MemoryEvent
   | RegionEvent
   | PeersEvent
+  | TurnEvent
 
 /** Start-up phase names in order, as metrics (seconds). `launch` is measured by the runner. */
 export const STARTUP_PHASES = [

@@ -39,6 +39,7 @@ export enum Inputs {
   CheckpointMb = 'checkpoint-mb',
   GateIoThroughput = 'gate-io-throughput',
   Prestart = 'prestart',
+  Turns = 'turns',
   Python = 'python',
   ContainerMemory = 'container-memory',
   ContainerArgs = 'container-args',

@@ -28,6 +28,11 @@ export interface SampleRecord {
   /** nvidia-smi index of the GPU the process was pinned to (multi-GPU checks and pinned single GPUs). */
   gpu?: number
   params: Record<string, unknown>
+  /**
+   * The process took turns request by request with the other arm's process of its block on the same GPU;
+   * iteration k of both is one pair.
+   */
+  interleave?: 'turns'
   fingerprint: Fingerprint
 }
 

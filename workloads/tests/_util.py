@@ -19,6 +19,7 @@ KNOWN = {
     "memory": {"after": str},
     "region": {"edge": str, "epoch_s": NUMBER},
     "peers": {"scope": str},
+    "turn": {"edge": str, "iteration": int},
 }
 PHASES = ("interpreter", "imports", "device_init", "first_kernel", "prepare")
 ERROR_TYPES = ("oom", "no_gpu", "missing_backend", "bad_args", "runtime")

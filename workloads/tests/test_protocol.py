@@ -9,7 +9,7 @@ import tempfile
 import time
 import unittest
 
-from workloads.tests._util import WORKLOADS, WorkloadTestCase, can_compute, has_module, parse_lines, python, run_workload
+from workloads.tests._util import WORKLOADS, WorkloadTestCase, can_compute, has_module, parse_lines, python, run_workload, skip_without_compute
 from workloads import _protocol as P
 from workloads import _stats as S
 
@@ -263,3 +263,79 @@ class HoldTest(unittest.TestCase):
         out, _ = proc.communicate(b"", timeout=60)
         self.assertEqual(proc.returncode, P.HELD_EXIT)
         self.assertEqual(out, b"")
+
+
+@skip_without_compute
+class TurnsTest(unittest.TestCase):
+    """Turns: before each measured request the workload gives the GPU back (`turn` wait) and waits for "turn"."""
+
+    ARGS = ["--device", "cpu", "--iters", "3", "--warmup", "1", "--output-lens", "2", "--prompt-lens", "4"]
+
+    def _start(self):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GPU_OVERHEAD_TURNS="stdin")
+        return subprocess.Popen(
+            [python(), os.path.join(WORKLOADS, "llm.py")] + self.ARGS,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+
+    def _next(self, proc, seen):
+        line = proc.stdout.readline().decode()
+        self.assertTrue(line, "the workload ended early: %r" % seen[-5:])
+        ev = parse_lines(line)[0]
+        seen.append(ev)
+        return ev
+
+    def test_one_request_per_turn_then_done(self):
+        proc = self._start()
+        seen = []
+        turns = 0
+        while True:
+            ev = self._next(proc, seen)
+            if ev["event"] == "turn" and ev["edge"] == "wait":
+                self.assertEqual(ev["iteration"], turns + 1)
+                # Nothing of this iteration was measured before the turn was given.
+                self.assertFalse([e for e in seen if e["event"] == "sample" and e["iteration"] == turns + 1])
+                time.sleep(0.2)
+                self.assertIsNone(proc.poll())
+                # While it waits, it writes nothing.
+                self.assertEqual(seen[-1], ev)
+                proc.stdin.write(b"turn\n")
+                proc.stdin.flush()
+                turns += 1
+            elif ev["event"] == "turn":
+                self.assertEqual(ev["edge"], "done")
+                break
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, err.decode()[-500:])
+        self.assertEqual(turns, 3)
+        self.assertEqual(seen[-1], {"event": "turn", "edge": "done", "iteration": 3})
+        self.assertEqual(seen[-2]["event"], "summary")
+        tpot = [e for e in seen if e["event"] == "sample" and e["metric"] == "tpot_ms"]
+        self.assertEqual([e["iteration"] for e in tpot], [1, 2, 3])
+        # Every request's samples come after its own turn and before the next wait.
+        waits = [i for i, e in enumerate(seen) if e["event"] == "turn" and e["edge"] == "wait"]
+        for k, w in enumerate(waits):
+            nxt = waits[k + 1] if k + 1 < len(waits) else len(seen)
+            self.assertEqual([e["iteration"] for e in seen[w:nxt] if e.get("metric") == "tpot_ms"], [k + 1])
+
+    def test_end_of_input_mid_block_is_an_error(self):
+        proc = self._start()
+        seen = []
+        while True:
+            ev = self._next(proc, seen)
+            if ev["event"] == "turn":
+                break
+        proc.stdin.write(b"turn\n")
+        proc.stdin.flush()
+        while True:
+            ev = self._next(proc, seen)
+            if ev["event"] == "turn":
+                break
+        out, _ = proc.communicate(b"", timeout=60)
+        events = parse_lines(out.decode())
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(events[-1]["event"], "error")
+        self.assertIn("ended the turns before iteration 2", events[-1]["message"])

@@ -28,6 +28,7 @@ const builtin = (name: BuiltinWorkload) =>
     usesIoFolders: false,
     resultFormat: null,
     prestart: true,
+    turns: false,
     metrics: { informational: [], gatedOnRequest: [], onlyGatedOnRequest: false },
     checksLlmMemory: false,
     domains: 'compute'
@@ -66,6 +67,9 @@ export const BUILTIN_DEFINITIONS: Readonly<Record<BuiltinWorkload, WorkloadDefin
         ? { device: s.device, preset: s.llmPreset, prefill: 'cuda-graph' }
         : { device: s.device, preset: s.llmPreset },
     checksLlmMemory: true,
+    // One request per turn: the host state that moved TPOT by 11% every few processes beside a neighbour
+    // (docs/evidence/2026-11-27-h100x4-alone.md) then hits both arms' k-th request alike.
+    turns: true,
     // Decode launches many small kernels: the CPU side (launch path, Python) shows in its latency.
     domains: 'compute-and-launch'
   },

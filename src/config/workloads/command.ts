@@ -13,6 +13,8 @@ export function commandDefinition(command: CommandWorkload): WorkloadDefinition 
     resultFormat: command.format,
     // A user command does not hold after its imports (the built-ins' prestart protocol).
     prestart: false,
+    // Nor does it take turns (it measures on its own).
+    turns: false,
     metrics: { informational: [], gatedOnRequest: [], onlyGatedOnRequest: false },
     checksLlmMemory: false,
     domains: 'compute'

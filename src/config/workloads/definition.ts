@@ -68,6 +68,11 @@ export interface WorkloadDefinition {
   resultFormat: CommandFormat | null
   /** Whether it can be prestarted: it holds after its imports for "go" (the built-ins' protocol). */
   prestart: boolean
+  /**
+   * Whether its processes can take turns at one GPU iteration by iteration (Protocol.take_turn: a `turn`
+   * event, then "turn" on stdin, before each measured iteration).
+   */
+  turns: boolean
   /** Which of its metrics gate: all its steady samples but these (a sample's direction comes with it). */
   metrics: WorkloadMetrics
   /** Preflight refuses it before start when the llm preset cannot fit the memory one process gets. */

@@ -81,6 +81,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.WarmupRuns]: 'warm-up processes per arm (not analysed)',
   [Inputs.Prestart]:
     'start the next process (imports, no CUDA) while one measures; release it when the GPU is free',
+  [Inputs.Turns]:
+    "on one GPU, a block's processes (llm) take turns request by request, so a host state hits both arms alike",
   [Inputs.GateIoThroughput]: 'let io bind-mount MB/s gate (default: informational; io mount rule gates)',
   [Inputs.Device]: 'gpu | cpu (cpu runs the same pipeline without a GPU)',
   [Inputs.GpuAccess]: 'how the container gets the GPU: gpus | cdi | devices',

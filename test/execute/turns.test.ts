@@ -1,0 +1,164 @@
+/**
+ * Turns with the real workload protocol (llm.py on the CPU): a block's two processes are started at once and
+ * the runner gives them the device request by request, A B B A …; a process that fails ends the block's turns
+ * instead of leaving the other to wait; the plan groups a block into one step only on one lane.
+ */
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { executePlan } from '../../src/execute/runner.js'
+import { nativeSpec } from '../../src/execute/native.js'
+import { gpuCotenants } from '../../src/execute/cotenants.js'
+import { planSteps, type PlannedRun } from '../../src/plan/index.js'
+import { buildPlan } from '../../src/plan/schedule.js'
+import { ResultsWriter } from '../../src/results/store.js'
+import type { Arm, Fingerprint, SampleRecord, Workload } from '../../src/types/index.js'
+import { silentLogger } from '../../src/util/log.js'
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'turns-'))
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
+const WORKLOADS = path.resolve('workloads')
+const arms: Arm[] = [
+  { label: 'native', kind: 'native', image: null },
+  { label: 'native#2', kind: 'native', image: null }
+]
+const LLM = ['--device', 'cpu', '--preset', 'tiny', '--iters', '4', '--warmup', '1']
+const MATMUL = ['--device', 'cpu', '--size', '64', '--iters', '3', '--warmup', '1']
+
+const planOf = (workloads: Workload[], runs: number): PlannedRun[] =>
+  buildPlan({ arms, workloads, runs, warmupRuns: 0, schedule: 'abba', seed: 1 })
+
+async function check(opts: { prestart: boolean; plan?: PlannedRun[]; args?: (p: PlannedRun) => string[] }) {
+  const turnsAsked: boolean[] = []
+  const r = await executePlan(opts.plan ?? planOf(['llm'], 2), {
+    checkId: 'c',
+    specFor: (p, _lane, hold, turns) => {
+      turnsAsked.push(turns)
+      return nativeSpec({
+        python: 'python3',
+        workloadsDir: WORKLOADS,
+        script: `${p.workload}.py`,
+        args: opts.args?.(p) ?? (p.workload === 'llm' ? LLM : MATMUL),
+        env: {},
+        timeoutMs: 60000,
+        hold,
+        turns
+      })
+    },
+    turns: w => w === 'llm',
+    fingerprintFor: () => ({}) as Fingerprint,
+    paramsFor: () => ({}),
+    writer: ResultsWriter.open(fs.mkdtempSync(path.join(tmp, 'out-'))),
+    logger: silentLogger,
+    prestart: opts.prestart
+  })
+  return { r, turnsAsked }
+}
+
+/** The arms of one block's TPOT samples in the order they were measured. */
+function order(samples: readonly SampleRecord[], run: number): string[] {
+  return samples
+    .filter(s => s.metric === 'tpot_ms' && s.run === run)
+    .sort((a, b) => a.time.localeCompare(b.time))
+    .map(s => `${s.environment}:${s.iteration}`)
+}
+
+describe('turns', () => {
+  for (const prestart of [true, false])
+    it(`gives the block's processes the device request by request, A B B A … (prestart ${prestart})`, async () => {
+      const { r, turnsAsked } = await check({ prestart })
+      expect(r.complete).toBe(true)
+      expect(r.runs.map(x => x.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
+      expect(turnsAsked.every(Boolean)).toBe(true)
+      const tpot = r.samples.filter(s => s.metric === 'tpot_ms')
+      expect(tpot.length).toBe(16)
+      expect(tpot.every(s => s.interleave === 'turns')).toBe(true)
+      // Block 1 starts with the schedule's first arm; each round reverses the order.
+      const [a, b] = [r.runs[0]!.environment, r.runs[1]!.environment]
+      expect(order(r.samples, 1)).toEqual([
+        `${a}:1`,
+        `${b}:1`,
+        `${b}:2`,
+        `${a}:2`,
+        `${a}:3`,
+        `${b}:3`,
+        `${b}:4`,
+        `${a}:4`
+      ])
+      // Both processes of a block lived at once (prepared together), unlike blocks of their own.
+      const [p1, p2] = [r.runs[0]!, r.runs[1]!]
+      expect(Math.max(p1.start_ms, p2.start_ms)).toBeLessThan(Math.min(p1.end_ms, p2.end_ms))
+    }, 120000)
+
+  it('a process that fails ends the turns of its block: the other is not left waiting', async () => {
+    const t0 = Date.now()
+    const { r } = await check({
+      prestart: false,
+      plan: planOf(['llm'], 1),
+      args: p => (p.arm.label === 'native#2' ? [...LLM, '--output-lens', '1'] : LLM)
+    })
+    expect(Date.now() - t0).toBeLessThan(30000)
+    expect(r.complete).toBe(false)
+    expect(r.incompleteReason).toMatch(/llm/)
+    expect(r.runs.map(x => x.status).sort()).toEqual(['failed', 'failed'])
+    const other = r.runs.find(x => x.environment === 'native')!
+    expect(other.error).toMatch(/ended the turns/)
+  }, 60000)
+
+  it('a workload that does not take turns runs as before, one process at a time', async () => {
+    const { r, turnsAsked } = await check({ prestart: true, plan: planOf(['matmul', 'llm'], 1) })
+    expect(r.runs.map(x => x.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
+    expect(turnsAsked).toEqual([false, false, true, true])
+    const matmul = r.runs.filter(x => x.workload === 'matmul')
+    expect(matmul[1]!.start_ms).toBeGreaterThanOrEqual(matmul[0]!.end_ms)
+    expect(r.samples.filter(s => s.metric === 'kernel_ms').every(s => s.interleave === undefined)).toBe(true)
+  }, 120000)
+})
+
+describe('planSteps with turns', () => {
+  const plan = planOf(['matmul', 'llm'], 2)
+  const llm = (p: PlannedRun): boolean => p.workload === 'llm'
+  it('makes each block of a turn-taking workload one step, on one lane', () => {
+    const steps = planSteps(plan, [null], 'lockstep', llm)
+    expect(steps.map(s => `${s.slots[0]!.workload}x${s.slots.length}${s.turns ? 't' : ''}`)).toEqual([
+      'matmulx1',
+      'matmulx1',
+      'matmulx1',
+      'matmulx1',
+      'llmx2t',
+      'llmx2t'
+    ])
+    expect(steps[4]!.processes.map(p => p.planned.arm.label)).toEqual(steps[4]!.slots.map(s => s.arm.label))
+    expect(steps[4]!.processes.map(p => p.run)).toEqual([1, 1])
+  })
+  it('never on several lanes', () => {
+    const lanes = [
+      { index: 0, uuid: 'a', name: null, minor: null },
+      { index: 1, uuid: 'b', name: null, minor: null }
+    ]
+    expect(planSteps(plan, lanes, 'lockstep', llm).some(s => s.turns)).toBe(false)
+    expect(planSteps(plan, lanes, 'duet', llm).some(s => s.turns)).toBe(false)
+  })
+})
+
+describe('GPU co-tenants while taking turns', () => {
+  // A /proc with three GPU processes: this one (host PID 100), the block's other arm in a container (host
+  // PID 200, PID 7 inside), and a neighbour's job (host PID 300, PID 7 inside its own container).
+  const proc = fs.mkdtempSync(path.join(tmp, 'proc-'))
+  const task = (pid: number, nspid: string): void => {
+    fs.mkdirSync(path.join(proc, String(pid)))
+    fs.writeFileSync(path.join(proc, String(pid), 'status'), `Name:\tpython3\nNSpid:\t${nspid}\n`)
+    fs.writeFileSync(path.join(proc, String(pid), 'cmdline'), 'python3\0job.py\0')
+  }
+  task(100, '100')
+  task(200, '200\t7')
+  task(301, '301')
+  const csv = ['GPU-1, 100, python3, 900', 'GPU-1, 200, python3, 900', 'GPU-1, 301, python3, 4000'].join('\n')
+  it("leaves the check's other process of the block out and still names a neighbour", () => {
+    const l = gpuCotenants({ csv, gpuUuid: 'GPU-1', ownPid: 100, checkPids: [7], proc })
+    expect(l.unavailable).toBeNull()
+    expect(l.processes.map(p => p.pid)).toEqual([301])
+    const without = gpuCotenants({ csv, gpuUuid: 'GPU-1', ownPid: 100, proc })
+    expect(without.processes.map(p => p.pid)).toEqual([200, 301])
+  })
+})
