@@ -95,6 +95,44 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
     expect(ps.stdout.trim()).toBe('')
   })
 
+  it('takes turns: the llm’s native and container processes of a block measure request by request, A B B A', () => {
+    const r = cli(cpuRunArgs({ image, workloads: 'llm', runs: 3, maxRuns: 3, out: 'turns' }), ws)
+    const out = path.join(ws, 'turns')
+    expect([0, 1]).toContain(r.code)
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as CheckSummary
+    expect(summary.complete).toBe(true)
+    const tpot = readResults(path.join(out, 'results.jsonl')).filter(x => x.metric === 'tpot_ms')
+    expect(tpot.length).toBe(2 * 3 * 6)
+    expect(tpot.every(x => x.interleave === 'turns' && x.params['interleave'] === 'turns')).toBe(true)
+    for (const run of [1, 2, 3]) {
+      // In the order they were measured, the arms alternate in pairs (the container stdin reaches it: -i).
+      const arms = tpot
+        .filter(x => x.run === run)
+        .sort((a, b) => a.time.localeCompare(b.time))
+        .map(x => x.environment)
+      const first = arms[0]!
+      const second = first === 'native' ? 'container' : 'native'
+      expect(arms).toEqual([
+        first,
+        second,
+        second,
+        first,
+        first,
+        second,
+        second,
+        first,
+        first,
+        second,
+        second,
+        first
+      ])
+    }
+    // Both processes of a block lived at once.
+    const runs = readRuns(out).filter(x => x.workload === 'llm' && !x.warmup && x.run === 1)
+    expect(Math.max(...runs.map(x => x.start_ms))).toBeLessThan(Math.min(...runs.map(x => x.end_ms)))
+    expect(fs.readFileSync(path.join(out, 'samples.csv'), 'utf8').split('\n')[0]).toMatch(/interleave/)
+  })
+
   it('keeps every sample measured before a cancel (SIGTERM) and reports the check incomplete', async () => {
     const out = path.join(ws, 'cancelled')
     const child = spawn('node', [CLI, ...cpuRunArgs({ image, runs: 40, out: 'cancelled' })], {
