@@ -10,7 +10,10 @@ import { join } from 'node:path'
 import { blockRatios } from '../../src/analyze/compare/index.js'
 import { readResultsCsv } from '../../src/analyze/csv/index.js'
 import { aggregateRows, type ArmSeries } from '../../src/analyze/run-values/index.js'
+import { analyzeRecords } from '../../src/analyze/compare/index.js'
 import { SequentialController } from '../../src/analyze/sequential-check.js'
+import { poolRecords } from '../../src/fleet/pool.js'
+import type { ResultSource } from '../../src/fleet/types.js'
 import { SAMPLE_CSV_COLUMNS, sampleCsvRow } from '../../src/results/store.js'
 import type { SampleRecord } from '../../src/types/index.js'
 import { InputError } from '../../src/util/errors.js'
@@ -183,5 +186,29 @@ describe('the sequential rule reads turns blocks pair by pair', () => {
     expect(paired.metrics[0]!.state).toBe('equivalent')
     const perRun = controller().look('llm', flippingCheck(false))[0]!.look
     expect(perRun.metrics[0]!.state).not.toBe('equivalent')
+  })
+})
+
+describe('aggregate (fleet) pools turns blocks and still reads them pair by pair', () => {
+  it('two folders, each host a block of its own: the overhead is the pairs’ +0.5%', () => {
+    const source = (label: string, scale: number): ResultSource => ({
+      dir: label,
+      label,
+      summary: {} as ResultSource['summary'],
+      records: flippingCheck(true).map(r => ({ ...r, value: r.value * scale }))
+    })
+    const pooled = poolRecords([source('a', 1), source('b', 1.03)])
+    expect(pooled.every(r => r.interleave === 'turns')).toBe(true)
+    const c = analyzeRecords(pooled, {
+      baselineEnv: 'native',
+      candidateEnvs: ['container'],
+      maxOverheadPct: 2,
+      alpha: 0.05,
+      seed: 1
+    }).comparisons[0]!
+    expect(c.ci_method).toBe('paired')
+    expect(c.paired!.block_pcts).toHaveLength(20)
+    expect(c.overhead_pct).toBeCloseTo(0.5, 0)
+    expect(c.verdict).toBe('equivalent')
   })
 })
