@@ -39,7 +39,8 @@ export const SAMPLE_CSV_COLUMNS = [
   'device',
   'gpu',
   'power_cap_w',
-  'stack'
+  'stack',
+  'interleave'
 ] as const
 
 /** The power cap travels in its own column (the reader folds it back into the params). */
@@ -73,7 +74,8 @@ export function sampleCsvRow(r: SampleRecord): string {
     f.device,
     r.gpu,
     typeof r.params.power_cap_w === 'number' ? r.params.power_cap_w : null,
-    f.stack ?? null
+    f.stack ?? null,
+    r.interleave ?? null
   ]
     .map(csvCell)
     .join(',')

@@ -27,6 +27,12 @@ export interface SampleRecord {
   throttled?: boolean
   /** nvidia-smi index of the GPU the process was pinned to (multi-GPU checks and pinned single GPUs). */
   gpu?: number
+  /**
+   * `turns`: the process took turns request by request with the other arm's process of its block on the same
+   * GPU, so iteration k of both is one pair (analysis pairs them). Absent when the processes ran one after
+   * the other.
+   */
+  interleave?: 'turns'
   params: Record<string, unknown>
   /**
    * The process took turns request by request with the other arm's process of its block on the same GPU;

@@ -185,7 +185,7 @@ describe('executePlan on two lanes', () => {
       expect(s.fingerprint.gpu_uuid).toBe(s.gpu === 0 ? 'GPU-a' : 'GPU-b')
     expect(env).toEqual({ 'GPU-a': 'GPU-a', 'GPU-b': 'GPU-b' })
     const csv = fs.readFileSync(writer.paths.samples, 'utf8').trim().split('\n')
-    expect(csv[0]).toMatch(/,gpu,power_cap_w,stack$/)
+    expect(csv[0]).toMatch(/,gpu,power_cap_w,stack,interleave$/)
     expect(csv.filter(l => l.startsWith('matmul,native,') && l.includes(',GPU-b,')).length).toBeGreaterThan(0)
   })
 

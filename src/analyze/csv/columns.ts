@@ -6,7 +6,15 @@ import { InputError } from '../../util/errors.js'
 import { FINGERPRINT_FIELDS } from '../run-values/index.js'
 
 export const REQUIRED_COLUMNS = ['workload', 'environment', 'run', 'metric', 'value'] as const
-const KNOWN_OPTIONAL = ['iteration', 'unit', 'scope', 'params', 'power_cap_w', 'better'] as const
+const KNOWN_OPTIONAL = [
+  'iteration',
+  'unit',
+  'scope',
+  'params',
+  'power_cap_w',
+  'better',
+  'interleave'
+] as const
 const KNOWN_COLUMNS = [...REQUIRED_COLUMNS, ...KNOWN_OPTIONAL] as const
 
 type FingerprintField = (typeof FINGERPRINT_FIELDS)[number]
@@ -58,9 +66,11 @@ export function readHeader(record: readonly string[], where: string): Header {
 
 /**
  * Columns that make a row's run group (workload, environment, run, metric, params, cap, unit, scope,
- * better): a row equal to the previous one in all of them only adds a value.
+ * better, interleave): a row equal to the previous one in all of them only adds a value.
  */
 export function keyColumns(index: ColumnIndex): number[] {
-  const { workload, environment, run, metric, params, power_cap_w, unit, scope, better } = index
-  return [workload, environment, run, metric, params, power_cap_w, unit, scope, better].filter(i => i >= 0)
+  const { workload, environment, run, metric, params, power_cap_w, unit, scope, better, interleave } = index
+  return [workload, environment, run, metric, params, power_cap_w, unit, scope, better, interleave].filter(
+    i => i >= 0
+  )
 }

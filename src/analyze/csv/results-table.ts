@@ -5,7 +5,7 @@
  * path that makes no strings for a row continuing the previous row's run.
  */
 import type { ArmSeries, PartialFingerprint } from '../run-values/index.js'
-import { RowConflictError, RunAggregator } from '../run-values/index.js'
+import { INTERLEAVE_ALLOWED, RowConflictError, RunAggregator, isInterleave } from '../run-values/index.js'
 import { emptyHeader, keyColumns, readHeader, type Header } from './columns.js'
 import { allDigits } from './plain-reader.js'
 import {
@@ -133,6 +133,9 @@ export class ResultsTable {
     const better = ix.better >= 0 ? rec[ix.better]!.trim() : ''
     if (better !== '' && better !== 'lower' && better !== 'higher')
       throw new BadRow(record, line, 'better', better, BETTER_ALLOWED)
+    const interleave = ix.interleave >= 0 ? rec[ix.interleave]!.trim() : ''
+    if (!isInterleave(interleave))
+      throw new BadRow(record, line, 'interleave', interleave, INTERLEAVE_ALLOWED)
     let isNew: boolean
     try {
       isNew = this.agg.add(
@@ -148,7 +151,8 @@ export class ResultsTable {
           ix.power_cap_w >= 0 ? rec[ix.power_cap_w]!.trim() : ''
         ),
         better,
-        ix.iteration >= 0 ? iterationOf(rec[ix.iteration]!) : undefined
+        ix.iteration >= 0 ? iterationOf(rec[ix.iteration]!) : undefined,
+        interleave
       )
     } catch (error) {
       if (error instanceof RowConflictError)

@@ -1,7 +1,8 @@
 /** Aggregate in-memory rows (e.g. SampleRecords from results.jsonl) to per-run values. */
+import { InputError } from '../../util/errors.js'
 import { canonicalParams } from '../../util/params.js'
 import { RunAggregator } from './aggregator.js'
-import type { RawRow } from './series.js'
+import { INTERLEAVE_ALLOWED, isInterleave, type RawRow } from './series.js'
 
 export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
   const agg = new RunAggregator()
@@ -11,6 +12,9 @@ export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
       agg.skippedNonFinite++
       continue
     }
+    // results.jsonl comes from a results folder, which may come from an untrusted tree.
+    const interleave = row.interleave ?? ''
+    if (!isInterleave(interleave)) throw new InputError('interleave', interleave, INTERLEAVE_ALLOWED)
     const isNew = agg.add(
       row.workload,
       row.environment,
@@ -21,7 +25,8 @@ export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
       row.scope ?? '',
       canonicalParams(row.params),
       row.better ?? '',
-      row.iteration
+      row.iteration,
+      interleave
     )
     if (isNew && row.fingerprint !== undefined)
       agg.noteFingerprint(row.environment, row.fingerprint, row.workload)

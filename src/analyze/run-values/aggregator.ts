@@ -6,12 +6,14 @@
  * are correlated. Treating 1,000 iterations of 5 runs as n = 5,000 would shrink standard errors by
  * ~30x and make every test wildly anti-conservative. So iteration rows are aggregated to ONE value per
  * (workload, params, environment, run, metric) — their median, robust to the odd slow iteration —
- * before any test; tests then see n = number of runs per arm.
+ * before any test; tests then see n = number of runs per arm. A run that took turns request by request
+ * with the other arm's process of its block (`interleave` = `turns`) also keeps its values by iteration,
+ * so the blocks can be read pair by pair (compare/pairs.ts).
  */
 import { median } from 'simple-statistics'
 import { InputError } from '../../util/errors.js'
 import { knownMetric } from '../known-metrics.js'
-import { FINGERPRINT_FIELDS, type ArmSeries, type PartialFingerprint } from './series.js'
+import { FINGERPRINT_FIELDS, type ArmSeries, type Interleave, type PartialFingerprint } from './series.js'
 import { isStartupMetric } from './startup-metrics.js'
 
 interface Group {
@@ -23,7 +25,11 @@ interface Group {
   unit: string
   scope: string
   better: string
+  interleave: Interleave
   values: number[]
+  /** A turns run's values by iteration; `untimed` when one of its rows had no iteration (no pairs then). */
+  byIteration?: Map<number, number[]>
+  untimed?: boolean
   /** Iterations seen (when rows carry one). */
   iterations?: Set<number>
   /** An iteration this run saw twice, if any. */
@@ -51,6 +57,27 @@ function refuseDuplicatedRuns(groups: readonly Group[]): void {
     `${dup.environment} ${dup.workload}/${dup.metric} run ${dup.run} (iteration ${dup.repeated} twice)`,
     "one process per run id and arm: these rows repeat a run's iterations, as two checks' files put together do; give each check's runs their own labels (e.g. a1, a2 … b1, b2) or analyse them apart"
   )
+}
+
+/** Keep a turns run's value under its iteration. */
+function noteTurn(g: Group, value: number, iteration: number | undefined): void {
+  if (g.interleave !== 'turns') return
+  if (iteration === undefined || !Number.isFinite(iteration)) {
+    g.untimed = true
+    return
+  }
+  const at = (g.byIteration ??= new Map<number, number[]>())
+  const values = at.get(iteration)
+  if (values === undefined) at.set(iteration, [value])
+  else values.push(value)
+}
+
+/** A turns run's values in ascending iteration order (an iteration's median where it has several). */
+function turnValues(g: Group): number[] | null {
+  if (g.interleave !== 'turns' || g.untimed === true || g.byIteration === undefined) return null
+  return [...g.byIteration.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, v]) => (v.length === 1 ? v[0]! : median(v)))
 }
 
 /** Thrown by `add` for rows that contradict earlier ones; the caller adds where (file, line). */
@@ -126,7 +153,8 @@ export class RunAggregator {
     scope = '',
     params = '',
     better = '',
-    iteration?: number
+    iteration?: number,
+    interleave: Interleave = ''
   ): boolean {
     this.rows++
     let g = this.last
@@ -142,7 +170,7 @@ export class RunAggregator {
       const key = `${workload}\u0000${params}\u0000${environment}\u0000${run}\u0000${metric}`
       g = this.groups.get(key)
       if (g === undefined) {
-        g = { workload, params, environment, run, metric, unit, scope, better, values: [] }
+        g = { workload, params, environment, run, metric, unit, scope, better, interleave, values: [] }
         this.groups.set(key, g)
         if (!this.environments.includes(environment)) this.environments.push(environment)
         isNew = true
@@ -152,7 +180,15 @@ export class RunAggregator {
     settle(g, 'unit', unit)
     settle(g, 'scope', scope)
     settle(g, 'better', better)
+    // Every row of a run says whether it took turns: a row that does not say so is not the same process.
+    if (interleave !== g.interleave)
+      throw new RowConflictError(
+        'interleave',
+        interleave,
+        `${g.interleave === '' ? 'empty' : `'${g.interleave}'`} as in earlier rows of this run (one process, one way)`
+      )
     noteIteration(g, iteration)
+    noteTurn(g, value, iteration)
     g.values.push(value)
     return isNew
   }
@@ -162,6 +198,7 @@ export class RunAggregator {
     if (this.last === undefined) throw new Error('addToLast before add')
     this.rows++
     noteIteration(this.last, iteration)
+    noteTurn(this.last, value, iteration)
     this.last.values.push(value)
   }
 
@@ -211,6 +248,7 @@ export class RunAggregator {
         (groups.every(g => g.scope === '' || g.scope === 'steady') &&
           knownMetric(first.workload, first.metric)?.derived_from !== undefined)
       if (!derived) refuseDuplicatedRuns(groups)
+      const turns = groups.map(turnValues)
       out.push({
         workload: first.workload,
         params: first.params,
@@ -221,7 +259,8 @@ export class RunAggregator {
         scope: startup ? 'startup' : info ? 'info' : derived ? 'derived' : 'steady',
         runs: groups.map(g => g.run),
         values: groups.map(g => (g.values.length === 1 ? g.values[0]! : median(g.values))),
-        iterations: groups.map(g => g.values.length)
+        iterations: groups.map(g => g.values.length),
+        ...(turns.some(t => t !== null) ? { turns } : {})
       })
     }
     return out

@@ -22,6 +22,13 @@ export interface ArmSeries {
   values: number[]
   /** Number of rows (iterations) behind each value. */
   iterations: number[]
+  /**
+   * Aligned with `runs`, for runs whose process took turns request by request with the other arm's process
+   * of its block (`interleave` = `turns`): that run's values in ascending iteration order (the median of an
+   * iteration's rows where it has several), so iteration k of both processes of a block is one pair. null for a
+   * run that did not take turns (or whose rows carry no iteration); the field is absent when no run did.
+   */
+  turns?: (number[] | null)[]
 }
 
 /** Fingerprint fields that may arrive as extra CSV columns or on sample records. */
@@ -60,4 +67,16 @@ export interface RawRow {
   fingerprint?: Partial<Fingerprint> | PartialFingerprint
   /** Warm-up rows are excluded from analysis. */
   warmup?: boolean
+  /** '' or `turns` (SampleRecord.interleave); anything else is refused. */
+  interleave?: string
+}
+
+/** The values `interleave` may take, '' meaning the run did not take turns. */
+export const INTERLEAVE_VALUES = ['', 'turns'] as const
+export type Interleave = (typeof INTERLEAVE_VALUES)[number]
+export const INTERLEAVE_ALLOWED = `'turns' or empty`
+
+/** Whether a row's interleave is one of INTERLEAVE_VALUES. */
+export function isInterleave(value: string): value is Interleave {
+  return (INTERLEAVE_VALUES as readonly string[]).includes(value)
 }
