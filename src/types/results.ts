@@ -34,11 +34,6 @@ export interface SampleRecord {
    */
   interleave?: 'turns'
   params: Record<string, unknown>
-  /**
-   * The process took turns request by request with the other arm's process of its block on the same GPU;
-   * iteration k of both is one pair.
-   */
-  interleave?: 'turns'
   fingerprint: Fingerprint
 }
 
