@@ -3,10 +3,13 @@
 # the action entry, as two jobs of one runner host would. Usage (repo root, after source .gpu-host/setup.sh):
 #   e2e-neighbours.sh pairs [ROUNDS]   ROUNDS x (default check on GPU 0 | default check on GPU 3, at once)
 #   e2e-neighbours.sh ab-pairs [ROUNDS]  as pairs, one side running the code before 59b76c4 (dist/index-cd493ec.js)
+#   e2e-neighbours.sh ab-turns [ROUNDS]  as pairs, one side with turns: false (each llm process measures on its
+#                                      own, as before 2026-11-27), sides swapped each round
 #   e2e-neighbours.sh probe-pairs [ROUNDS]  the find-state probe on GPU 1 across ROUNDS x (default check on GPU 0 |
 #                                      default check on GPU 3, at once): per-token host and GPU time through the flips
 #   e2e-neighbours.sh slow             an image ~3% slower (a GPU co-tenant in the container arm) on GPU 0 beside
 #                                      a default check on GPU 3, then the default check on GPU 0 alone
+#   e2e-neighbours.sh slow1            the ~3% slower image on GPU 0, nothing beside it
 #   e2e-neighbours.sh quad [ROUNDS]    4 GPUs, ROUNDS x four checks at once, as four jobs of one runner host: the
 #                                      default check on GPUs 0, 1 and 3 and the ~3% slower image on GPU 2
 #   e2e-neighbours.sh duet             a duet check on GPUs 0,1 beside a default check on GPU 3, with the
@@ -25,7 +28,7 @@
 # NB_GPU (default 3) is the neighbour's GPU: on a 2-GPU host set NB_GPU=1 for pairs, slow and state.
 # Results in $OUT/nb-<part>/.
 set -u
-PART=${1:?pairs|probe-pairs|jit|quad|slow|state|alone|warmup-ab|duet|duet2|duet-slow|own}
+PART=${1:?pairs|ab-turns|slow1|probe-pairs|jit|quad|slow|state|alone|warmup-ab|duet|duet2|duet-slow|own}
 ROUNDS=${2:-3}
 NB=${NB_GPU:-3}
 REPO=$PWD
@@ -68,6 +71,12 @@ case $PART in
       e3=$REPO/dist/index.js; [ $n3 = old ] && e3=$REPO/dist/index-cd493ec.js
       ENTRY=$e0 action "gpu0-round$i-$n0" "$BASE" 0 & ENTRY=$e3 action "gpu$NB-round$i-$n3" "$BASE" "$NB" & wait
     done ;;
+  ab-turns)
+    for i in $(seq 1 "$ROUNDS"); do
+      if [ $((i % 2)) = 1 ]; then t0=true; t3=false; else t0=false; t3=true; fi
+      action "gpu0-round$i-turns-$t0" "$BASE" 0 "INPUT_TURNS=$t0" &
+      action "gpu$NB-round$i-turns-$t3" "$BASE" "$NB" "INPUT_TURNS=$t3" & wait
+    done ;;
   probe-pairs)
     python3 scripts/gpu-host/find-state.py --gpu 1 --seconds $((ROUNDS * 125)) --out "$R/find-state" > "$R/find-state.log" 2>&1 &
     probe=$!
@@ -82,6 +91,9 @@ case $PART in
       action "gpu0-round$i" "$BASE" 0 & action "gpu1-round$i" "$BASE" 1 &
       action "slow-gpu2-round$i" "$SLOW" 2 & action "gpu3-round$i" "$BASE" 3 & wait
     done ;;
+  slow1)
+    build_slow
+    action slow-gpu0 "$SLOW" 0 ;;
   slow)
     build_slow
     action slow-gpu0 "$SLOW" 0 & action "neighbour-gpu$NB" "$BASE" "$NB" & wait

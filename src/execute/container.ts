@@ -4,6 +4,7 @@
  */
 import {
   CONTAINER_WORKLOADS_DIR,
+  freezeContainer,
   killContainer,
   removeLabelled,
   removeLabelledNow,
@@ -72,6 +73,9 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
     env: runtimeClientEnv(process.env),
     timeoutMs: input.timeoutMs,
     ...stdinProtocol(input).spec,
+    ...(input.turns
+      ? { freeze: (frozen: boolean) => freezeContainer(input.runtime, input.name, frozen) }
+      : {}),
     // Killing the client does not stop the container: kill it by name too.
     onKill: () => killContainer(input.runtime, input.name)
   }

@@ -123,7 +123,7 @@ export function launchOnLane(
   }
   const spec = ctx.specFor(planned, lane, hold, turns)
   const handle = startProcess(spec, onEvent, ctx.signal)
-  if (turns) gate = new TurnGate(handle)
+  if (turns) gate = new TurnGate(handle, spec.freeze)
   // A held process that is never needed is not finished: the check's folder removal takes its folders.
   void handle.done.then(done => {
     if (done.abandoned) spec.cleanup?.()

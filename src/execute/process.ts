@@ -34,6 +34,11 @@ export interface ProcessSpec {
    */
   turns?: boolean
   /**
+   * Turns in a container: freezes (true) or thaws (false) every process of its container, so what the image
+   * runs beside the workload runs only in the container's own turns. Resolves to null, or why it failed.
+   */
+  freeze?: (frozen: boolean) => Promise<string | null>
+  /**
    * The run's events file (created empty by the runner, in the run's own folder): events are read from it,
    * stdout/stderr are the run's log only. Absent: events on stdout (a workload run by hand, version 1).
    */

@@ -208,7 +208,8 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       for (const g of gates)
         g.partners = () =>
           launched.flatMap(l => (l.turns === g ? [] : [l.ownPid()])).filter((p): p is number => p !== null)
-      await takeTurns(gates)
+      const stopped = await takeTurns(gates)
+      if (stopped !== null) ctx.logger.warn(`${workload}: turns stopped: ${stopped}`)
     }
     const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)

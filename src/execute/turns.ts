@@ -7,6 +7,10 @@
  * The workload side is Protocol.take_turn (workloads/_protocol.py): a `turn` event (wait: it gave the GPU
  * back; done: it finished measuring), then "turn" on its stdin. Everything a process does between two of its
  * turns runs while it holds the GPU.
+ * A container is frozen (`docker pause`) while another process has the turn: what its image runs beside the
+ * workload (a co-tenant, a daemon) then costs the container arm only, as when each process had its own slot.
+ * Without it, a 2%-duty GPU co-tenant in the image (~3% slower) slowed both arms' requests alike and TTFT
+ * showed +0.05–0.7% where processes of their own showed +2–3.7% (docs/evidence/2026-11-27-h100x4-turns.md).
  */
 import type { ProcessHandle } from './process.js'
 
@@ -29,8 +33,27 @@ export class TurnGate {
   /** Called when the process is given its first turn (the GPU probe waits for it: see launch.ts). */
   onFirstTurn: (() => void) | null = null
 
-  constructor(private readonly handle: ProcessHandle) {
+  private frozen = false
+
+  /** `freeze`: a container's (ProcessSpec.freeze); absent natively, where nothing runs beside the workload. */
+  constructor(
+    private readonly handle: ProcessHandle,
+    private readonly freezer?: (frozen: boolean) => Promise<string | null>
+  ) {
     void handle.done.then(() => this.deliver('ended'))
+  }
+
+  get isEnded(): boolean {
+    return this.ended
+  }
+
+  /** Freezes or thaws its container (no-op natively, or when already so); null, or why it failed. */
+  async setFrozen(frozen: boolean): Promise<string | null> {
+    if (!this.freezer || this.frozen === frozen) return null
+    const failed = await this.freezer(frozen)
+    if (failed === null) this.frozen = frozen
+    // A process that ended meanwhile (killed at its timeout) takes its container along: nothing to freeze.
+    return this.ended ? null : failed
   }
 
   /** A `turn` event (edge wait or done) from the process's channel, or its end. */
@@ -66,27 +89,59 @@ export class TurnGate {
 
 /**
  * Runs one block's turns: waits until every process is prepared (its first `wait`), then gives the GPU to
- * each in turn, the order reversed every round (A B, B A, …) so neither arm always goes first. A process that
- * is done leaves the rotation; one that ends without `done` (failed, killed) ends the block's turns, since
- * the others would measure alone.
+ * each in turn, the order reversed every round (A B, B A, …) so neither arm always goes first; before each
+ * turn every other container is frozen and the one taking it thawed. A process that is done leaves the
+ * rotation; one that ends without `done` (failed, killed) ends the block's turns, since the others would
+ * measure alone. Resolves to null, or why the turns were stopped by the runner (a freeze that failed).
  */
-export async function takeTurns(gates: readonly TurnGate[]): Promise<void> {
+export async function takeTurns(gates: readonly TurnGate[]): Promise<string | null> {
+  let stopped: string | null = null
+  try {
+    stopped = await rotate(gates)
+  } finally {
+    // Thawed before their input ends: a frozen process could neither read it nor exit.
+    const thawed = await Promise.all(gates.map(g => g.setFrozen(false)))
+    for (const g of gates) g.end()
+    stopped ??= thawed.find(t => t !== null) ?? null
+  }
+  return stopped
+}
+
+async function rotate(gates: readonly TurnGate[]): Promise<string | null> {
   const first = await Promise.all(gates.map(g => g.next()))
   let active = gates.filter((_, i) => first[i] === 'wait')
-  let failed = first.includes('ended')
-  for (let round = 0, given = 0; !failed && active.length > 0 && given < MAX_TURNS; round++) {
+  if (first.includes('ended')) return null
+  for (let round = 0, given = 0; active.length > 0 && given < MAX_TURNS; round++) {
     const order = round % 2 === 0 ? [...active] : [...active].reverse()
     for (const g of order) {
+      const stopped = await handOver(gates, active, g)
+      if (stopped !== null) return stopped
       g.give()
       given++
       const state = await g.next()
       if (state === 'wait') continue
+      if (state === 'ended') return null
       active = active.filter(x => x !== g)
-      if (state === 'ended') {
-        failed = true
-        break
-      }
     }
   }
-  for (const g of gates) g.end()
+  return null
+}
+
+/**
+ * Freezes the container of every other process that still lives, and thaws the next one's. A process that is
+ * done may be tearing down (its CUDA context) or gone with its container: frozen where it can be, and a
+ * failure there is no reason to stop.
+ */
+async function handOver(
+  gates: readonly TurnGate[],
+  active: readonly TurnGate[],
+  next: TurnGate
+): Promise<string | null> {
+  const others = gates.filter(g => g !== next && !g.isEnded)
+  const froze = await Promise.all(others.map(g => g.setFrozen(true)))
+  const failed =
+    froze.find((f, i) => f !== null && active.includes(others[i]!)) ?? (await next.setFrozen(false))
+  return failed === null
+    ? null
+    : `${failed}: a container's other processes would run during the other arm's turns (turns need the runtime's pause; set turns: false to measure each process on its own)`
 }

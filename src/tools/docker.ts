@@ -170,6 +170,29 @@ export async function killContainer(runtime: ContainerRuntime, name: string): Pr
   await execCapture(runtime, ['kill', name], { timeoutMs: CLEANUP_TIMEOUT_MS })
 }
 
+/** Bound of a pause or unpause between two turns (~40 ms each on a Docker engine). */
+export const FREEZE_TIMEOUT_MS = 10_000
+
+/**
+ * Freezes (`pause`: the cgroup freezer) or thaws every process of a container: while the other arm's process
+ * measures its turn, nothing the image started beside the workload may run. Resolves to null, or why it failed.
+ */
+export async function freezeContainer(
+  runtime: ContainerRuntime,
+  name: string,
+  frozen: boolean
+): Promise<string | null> {
+  const res = await execCapture(runtime, [frozen ? 'pause' : 'unpause', name], {
+    timeoutMs: FREEZE_TIMEOUT_MS
+  })
+  if (res.exitCode === 0) return null
+  const why =
+    res.exitCode === EXIT_TIMED_OUT
+      ? 'timed out'
+      : res.stderr.trim().split('\n').at(-1) || `exit ${res.exitCode}`
+  return `${runtime} ${frozen ? 'pause' : 'unpause'} failed: ${why.slice(0, 300)}`
+}
+
 /**
  * Removes every container carrying this run label value that is still around (cancel, crash), created-but-
  * never-started ones included (`-a`): a client killed while the engine creates its container leaves one.
