@@ -218,8 +218,9 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     for (const slot of step.slots) eta.record(slot, (Date.now() - slotStart) / step.slots.length)
     const left = plan.slice(index + 1).filter(runnable)
     const armsText = step.slots.map(p => p.arm.label).join(' + ')
-    const what = `${workload} ${armsText} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}`
-    const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.spawnEpochMs) / 1000).toFixed(1)
+    const what = `${workload} ${armsText} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}${step.turns ? ' (in turns)' : ''}`
+    // From its release: a prestarted process's wait for the GPU is not its run.
+    const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.releaseEpochMs) / 1000).toFixed(1)
     const who = (k: number): string => {
       const sp = step.processes[k]
       const where = laneLabel(sp?.lane ?? null)
