@@ -108,9 +108,14 @@ export function checkLlmMemory(args: {
   available: number | null
   /** Where `available` comes from, for the message (e.g. "MemAvailable", "GPU 0 free memory"). */
   source: string
+  /** llm processes that hold their memory at once (turns: every arm's process of a block); default 1. */
+  processes?: number
 }): PreflightResult {
-  const need = llmMemory(args.preset, args.device)
-  const parts = `${gib(need.weights)} weights + ${gib(need.kv)} KV cache + ${gib(need.logits)} logits + margin`
+  const one = llmMemory(args.preset, args.device)
+  const k = Math.max(1, args.processes ?? 1)
+  const need = { ...one, total: one.total * k }
+  const each = `${gib(one.weights)} weights + ${gib(one.kv)} KV cache + ${gib(one.logits)} logits + margin`
+  const parts = k === 1 ? each : `${k} processes at once (turns) × (${each})`
   const name = 'llm-memory'
   if (args.available === null)
     return {
@@ -124,12 +129,12 @@ export function checkLlmMemory(args: {
       name,
       status: 'fail',
       message: `llm preset ${args.preset} needs about ${gib(need.total)} (${parts}) on ${args.device}, but only ${gib(args.available)} is available (${args.source}); not started`,
-      fix: `use a smaller llm-preset (${(Object.keys(LLM_PRESETS) as LlmPreset[]).filter(p => llmMemory(p, args.device).total <= args.available!).join(', ') || 'none fits'}) or free memory`
+      fix: `use a smaller llm-preset (${(Object.keys(LLM_PRESETS) as LlmPreset[]).filter(p => llmMemory(p, args.device).total * k <= args.available!).join(', ') || 'none fits'})${k > 1 ? ', turns: false (one process at a time)' : ''} or free memory`
     }
   return {
     name,
     status: 'pass',
-    message: `llm preset ${args.preset}: about ${gib(need.total)} needed, ${gib(args.available)} available (${args.source})`,
+    message: `llm preset ${args.preset}: about ${gib(need.total)} needed${k > 1 ? ` (${k} processes at once, turns)` : ''}, ${gib(args.available)} available (${args.source})`,
     fix: null
   }
 }

@@ -104,7 +104,9 @@ function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult
       preset: config.llmPreset,
       device: 'gpu',
       available: gpuFreeBytes(used),
-      source: 'free memory of the GPU(s) used'
+      source: 'free memory of the GPU(s) used',
+      // On one GPU the arms' processes of a block take turns and hold their memory at once (execute/turns.ts).
+      processes: turnsOnOneGpu(config, used.length) ? config.arms.length : 1
     })
   }
   const host = readMemAvailable()
@@ -114,8 +116,15 @@ function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult
     preset: config.llmPreset,
     device: 'cpu',
     available: capped ? limit : host,
-    source: capped ? `container-memory ${config.containerMemory}` : 'MemAvailable'
+    source: capped ? `container-memory ${config.containerMemory}` : 'MemAvailable',
+    // A container's limit holds its own process; the host holds every arm's process of a turns block.
+    processes: !capped && turnsOnOneGpu(config, 1) ? config.arms.length : 1
   })
+}
+
+/** Whether the llm's processes take turns (check.ts decides the same from the resolved lanes). */
+function turnsOnOneGpu(config: Config, gpusUsed: number): boolean {
+  return config.turns && gpusUsed <= 1 && config.definitions.some(d => d.turns && d.checksLlmMemory)
 }
 
 export async function preflightStage(

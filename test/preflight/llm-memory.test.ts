@@ -44,6 +44,31 @@ describe('llm memory estimate', () => {
     expect(r.fix).toBe('use a smaller llm-preset (tiny, 1b) or free memory')
   })
 
+  it('taking turns, every arm holds its llm process at once: a preset that fits once but not twice is refused', () => {
+    const one = llmMemory('8b', 'gpu').total
+    const card = one * 1.5
+    const alone = checkLlmMemory({ preset: '8b', device: 'gpu', available: card, source: 'GPU 0' })
+    expect(alone.status).toBe('pass')
+    const turns = checkLlmMemory({
+      preset: '8b',
+      device: 'gpu',
+      available: card,
+      source: 'GPU 0',
+      processes: 2
+    })
+    expect(turns.status).toBe('fail')
+    expect(turns.message).toMatch(/needs about .* \(2 processes at once \(turns\) × \(.* weights/)
+    expect(turns.fix).toMatch(/turns: false \(one process at a time\)/)
+    const fits = checkLlmMemory({
+      preset: '1b',
+      device: 'gpu',
+      available: card,
+      source: 'GPU 0',
+      processes: 2
+    })
+    expect(fits.message).toMatch(/\(2 processes at once, turns\)/)
+  })
+
   it('the presets that fit pass; on a GPU 8b bf16 fits an H200 but not a 16 GiB card', () => {
     expect(checkLlmMemory({ preset: 'tiny', device: 'cpu', available: CI_MACHINE, source: 'x' }).status).toBe(
       'pass'
