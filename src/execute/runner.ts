@@ -187,11 +187,10 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       blockStart = slotStart
     // A slot held for prestart (one lane): its processes and run labels as its own lockstep step.
     const launch = (p: PlannedRun): Launched[] => planSteps([p], lanes, 'lockstep')[0]!.processes.map(start)
-    // Each slot's processes: held since an earlier slot (prestart), else started now.
+    // Each slot's processes: held since an earlier slot (prestart, one lane: one process a slot), else
+    // started now; in the step's order, which names them in the progress line.
     const held = step.slots.map(slot => (prestart ? pending.find(ls => ls[0]!.planned === slot) : undefined))
-    const launched = step.slots.flatMap(
-      (slot, k) => held[k] ?? step.processes.filter(sp => sp.planned === slot).map(start)
-    )
+    const launched = step.processes.map(sp => held[step.slots.indexOf(sp.planned)]?.[0] ?? start(sp))
     // Every process of the step at once: both arms meet the same neighbours on a shared host.
     for (const l of launched) l.handle.release()
     if (prestart) {
@@ -203,13 +202,14 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       for (const ls of pending) if (!used(ls) && !wanted.includes(ls[0]!.planned)) abandon(ls)
       pending = wanted.map(p => kept(p) ?? launch(p))
     } else pending = []
+    // Why the runner stopped this block's turns (a container it could not freeze): the block's failure reason.
+    let turnsStopped: string | null = null
     if (step.turns) {
       const gates = launched.flatMap(l => (l.turns ? [l.turns] : []))
       for (const g of gates)
         g.partners = () =>
           launched.flatMap(l => (l.turns === g ? [] : [l.ownPid()])).filter((p): p is number => p !== null)
-      const stopped = await takeTurns(gates)
-      if (stopped !== null) ctx.logger.warn(`${workload}: turns stopped: ${stopped}`)
+      turnsStopped = await takeTurns(gates)
     }
     const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)
@@ -248,7 +248,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     const bad = outcomes.findIndex(o => !o.ok)
     if (bad >= 0) {
       const where = outcomes.length === 1 ? '' : ` on ${who(bad)}`
-      const error = outcomes[bad]!.run.error ?? 'unknown'
+      const error = turnsStopped ?? outcomes[bad]!.run.error ?? 'unknown'
       failedWorkloads.set(workload, `${prefix}${what}${where} failed: ${error}`)
       ctx.logger.warn(`${workload}: ${what}${where} failed (${error}); skipping the rest of ${workload}`)
       continue

@@ -8,6 +8,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { executePlan } from '../../src/execute/runner.js'
 import { nativeSpec } from '../../src/execute/native.js'
+import type { ProcessSpec } from '../../src/execute/process.js'
 import { gpuCotenants } from '../../src/execute/cotenants.js'
 import { planSteps, type PlannedRun } from '../../src/plan/index.js'
 import { buildPlan } from '../../src/plan/schedule.js'
@@ -28,13 +29,18 @@ const MATMUL = ['--device', 'cpu', '--size', '64', '--iters', '3', '--warmup', '
 const planOf = (workloads: Workload[], runs: number): PlannedRun[] =>
   buildPlan({ arms, workloads, runs, warmupRuns: 0, schedule: 'abba', seed: 1 })
 
-async function check(opts: { prestart: boolean; plan?: PlannedRun[]; args?: (p: PlannedRun) => string[] }) {
+async function check(opts: {
+  prestart: boolean
+  plan?: PlannedRun[]
+  args?: (p: PlannedRun) => string[]
+  freeze?: (p: PlannedRun) => ProcessSpec['freeze']
+}) {
   const turnsAsked: boolean[] = []
   const r = await executePlan(opts.plan ?? planOf(['llm'], 2), {
     checkId: 'c',
     specFor: (p, _lane, hold, turns) => {
       turnsAsked.push(turns)
-      return nativeSpec({
+      const spec = nativeSpec({
         python: 'python3',
         workloadsDir: WORKLOADS,
         script: `${p.workload}.py`,
@@ -44,6 +50,8 @@ async function check(opts: { prestart: boolean; plan?: PlannedRun[]; args?: (p: 
         hold,
         turns
       })
+      const freeze = opts.freeze?.(p)
+      return freeze ? { ...spec, freeze } : spec
     },
     turns: w => w === 'llm',
     fingerprintFor: () => ({}) as Fingerprint,
@@ -103,6 +111,18 @@ describe('turns', () => {
     expect(r.runs.map(x => x.status).sort()).toEqual(['failed', 'failed'])
     const other = r.runs.find(x => x.environment === 'native')!
     expect(other.error).toMatch(/ended the turns/)
+  }, 60000)
+
+  it('a container that cannot be frozen stops the turns, and the failure says why and what to set', async () => {
+    const { r } = await check({
+      prestart: false,
+      plan: planOf(['llm'], 1),
+      freeze: p =>
+        p.arm.label === 'native#2' ? () => Promise.resolve('docker pause failed: no freezer') : undefined
+    })
+    expect(r.complete).toBe(false)
+    expect(r.incompleteReason).toMatch(/docker pause failed: no freezer.*set turns: false/)
+    expect(r.runs.map(x => x.status)).toEqual(['failed', 'failed'])
   }, 60000)
 
   it('a workload that does not take turns runs as before, one process at a time', async () => {
