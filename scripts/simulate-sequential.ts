@@ -9,6 +9,10 @@
  * matmul kernel_ms, llm tpot_ms and llm ttft_ms (eager and CUDA-graph prefill apart), including the bimodal H200 run. Effects: A/A (0%), +3% (threshold 2%).
  * And the state-flip model of issue 28 (a shared multi-GPU host): every process runs ~10 s, the host flips between
  * two levels 5–12% apart (drawn per check) in blocks of 30–120 s shared by both arms, CV 0.5% on top.
+ * And the state of 2026-11-27 (two levels 11% apart, flipping every few processes), with the processes of a
+ * block one after the other and, last, taking turns request by request (execute/turns.ts): that row builds
+ * per-request sample rows marked `interleave: 'turns'` and reads them as the check does (aggregateRows, then
+ * blockRatios' median of the iteration pairs' log-ratios, then the sequential look).
  * The rule as the check runs it analyses adjacent A/B processes as blocks (the trimmed paired test); for
  * contrast, the same alpha spending on two unpaired samples (the analysis before issue 28), and a naive rule
  * that tests every look at the full fixed-n alpha.
@@ -26,6 +30,8 @@ import {
   type SpendingFunction
 } from '../src/analyze/sequential.js'
 import { sequentialOptions } from '../src/analyze/sequential-check.js'
+import { blockRatios, MIN_BLOCKS } from '../src/analyze/compare/index.js'
+import { aggregateRows, type RawRow } from '../src/analyze/run-values/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
 
 const TRIALS = Number(process.argv[2] ?? 4000)
@@ -98,6 +104,58 @@ function processFlips(gap: number, stay: number): Blocks {
     }
     return abba(next)
   }
+}
+
+/** Requests each process of a turns block measures (a default llm process: 6). */
+const TURN_REQUESTS = 6
+
+/**
+ * One check's values where a block's two processes take turns: block i gives [baseline, candidate], each its
+ * per-request values in iteration order, before the effect.
+ */
+type TurnBlocks = (rand: () => number) => (i: number) => [number[], number[]]
+
+/**
+ * processFlips' host with the block's processes taking turns request by request (A B B A A B …, the first
+ * process of block i the baseline when i is even, as abba): the level is a chain over request steps, one
+ * process slot of processFlips taking 2 × TURN_REQUESTS of them, so it changes with probability
+ * 1 − stay^(1/12) per step and as often in time as there; CV 0.5% on every request.
+ */
+function requestFlips(gap: number, stay: number): TurnBlocks {
+  const stayStep = stay ** (1 / (2 * TURN_REQUESTS))
+  return rand => {
+    let slow = rand() < 0.5
+    const next = (): number => {
+      if (rand() >= stayStep) slow = !slow
+      return BASE * (slow ? 1 + gap : 1) * (1 + CV * normal(rand))
+    }
+    return i => {
+      const first: number[] = []
+      const second: number[] = []
+      for (let round = 0; round < TURN_REQUESTS; round++) {
+        const [x, y] = round % 2 === 0 ? [first, second] : [second, first]
+        x.push(next())
+        y.push(next())
+      }
+      return i % 2 === 0 ? [first, second] : [second, first]
+    }
+  }
+}
+
+/** A turns block's sample rows, one per request, as the runner records them. */
+function turnRows(environment: string, run: number, values: readonly number[]): RawRow[] {
+  return values.map((value, k) => ({
+    workload: 'llm',
+    environment,
+    run,
+    iteration: k + 1,
+    metric: 'tpot_ms',
+    value,
+    unit: 'ms',
+    better: 'lower',
+    scope: 'steady',
+    interleave: 'turns'
+  }))
 }
 
 /** Block i from two processes in time order: the baseline first when i is even, the candidate first when odd. */
@@ -190,19 +248,14 @@ interface Outcome {
 
 type Rule = 'blocks' | 'two samples' | 'naive'
 
-function simulate(
-  blocks: Blocks,
-  effect: number,
-  opts: SequentialOptions,
-  rule: Rule,
-  seed: number
-): Outcome {
+function simulate(blocks: Model, effect: number, opts: SequentialOptions, rule: Rule, seed: number): Outcome {
   const rand = seededRandom(seed)
   const naive = rule === 'naive'
   const o: Outcome = { regression: 0, equivalent: 0, undecided: 0, stopSum: 0 }
-  const look = (b: number[], c: number[], n: number): string => {
+  const look = (b: number[], c: number[], n: number, d?: number[]): string => {
     // As the check does (compare/pairs.ts): within-block log-ratios from 3 blocks on.
-    const pairs = rule !== 'two samples' && n >= 3 ? b.map((v, i) => Math.log(c[i]! / v)) : undefined
+    const blocksD = d ?? b.map((v, i) => Math.log(c[i]! / v))
+    const pairs = rule !== 'two samples' && blocksD.length >= MIN_BLOCKS ? blocksD : undefined
     const series: SequentialSeries[] = [
       { metric: 'm', direction: 'lower', baseline: b, candidate: c, ...(pairs ? { pairs } : {}) }
     ]
@@ -215,10 +268,10 @@ function simulate(
     // Both spending functions give α at t = 1: a one-look plan spends everything at this look.
     return flat.decided ? flat.metrics[0]!.state : 'undecided'
   }
-  for (let t = 0; t < TRIALS; t++) {
+  /** One check of per-process values: its last state and runs per arm. */
+  const runsCheck = (block: (i: number) => [number, number]): [string, number] => {
     const b: number[] = []
     const c: number[] = []
-    const block = blocks(rand)
     let state = 'undecided'
     let n = 0
     while (n < opts.maxRuns) {
@@ -231,6 +284,33 @@ function simulate(
         if (state !== 'undecided') break
       }
     }
+    return [state, n]
+  }
+  /**
+   * One check whose blocks took turns: per-request rows, read at each look as the check reads them
+   * (SequentialController.look on one GPU: aggregateRows, blockRatios, sequentialLook).
+   */
+  const turnsCheck = (block: (i: number) => [number[], number[]]): [string, number] => {
+    const rows: RawRow[] = []
+    let state = 'undecided'
+    let n = 0
+    while (n < opts.maxRuns) {
+      const [vb, vc] = block(n)
+      n++
+      const vcEffect = vc.map(v => v * (1 + effect))
+      rows.push(...turnRows('baseline', n, vb), ...turnRows('candidate', n, vcEffect))
+      if (n >= opts.minRuns) {
+        const series = aggregateRows(rows).series()
+        const b = series.find(x => x.environment === 'baseline')!
+        const c = series.find(x => x.environment === 'candidate')!
+        state = look(b.values, c.values, n, blockRatios(b, c, 'lower').d)
+        if (state !== 'undecided') break
+      }
+    }
+    return [state, n]
+  }
+  for (let t = 0; t < TRIALS; t++) {
+    const [state, n] = 'turns' in blocks ? turnsCheck(blocks.turns(rand)) : runsCheck(blocks(rand))
     o.stopSum += n
     if (state === 'regression') o.regression++
     else if (state === 'equivalent') o.equivalent++
@@ -243,7 +323,10 @@ function pct(k: number): string {
   return `${((100 * k) / TRIALS).toFixed(1)}%`
 }
 
-const cases: { name: string; blocks: Blocks }[] = Object.entries(synthetic).map(([name, draw]) => ({
+/** A row's model: per-process values (Blocks), or per-request values of blocks that took turns. */
+type Model = Blocks | { turns: TurnBlocks }
+
+const cases: { name: string; blocks: Model }[] = Object.entries(synthetic).map(([name, draw]) => ({
   name,
   blocks: independent(draw)
 }))
@@ -284,6 +367,10 @@ for (const [workload, metric, label, keep] of [
 cases.push({
   name: 'state flips every few processes: 2 levels 11% apart, the next process keeps the level with p = 2/3 (2026-11-27)',
   blocks: processFlips(0.11, 2 / 3)
+})
+cases.push({
+  name: 'state flips every few processes, turns (request by request): the same host and flip rate in time, 6 requests per process, CV 0.5% per request',
+  blocks: { turns: requestFlips(0.11, 2 / 3) }
 })
 
 const lines: string[] = []
