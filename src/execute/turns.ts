@@ -111,6 +111,10 @@ async function rotate(gates: readonly TurnGate[]): Promise<string | null> {
   const first = await Promise.all(gates.map(g => g.next()))
   let active = gates.filter((_, i) => first[i] === 'wait')
   if (first.includes('ended')) return null
+  // Every container frozen from the start, so the first request of each arm follows a freeze or a thaw alike,
+  // whichever arm goes first.
+  const frozen = await handOver(gates, active, null)
+  if (frozen !== null) return frozen
   for (let round = 0, given = 0; active.length > 0 && given < MAX_TURNS; round++) {
     const order = round % 2 === 0 ? [...active] : [...active].reverse()
     for (const g of order) {
@@ -128,19 +132,20 @@ async function rotate(gates: readonly TurnGate[]): Promise<string | null> {
 }
 
 /**
- * Freezes the container of every other process that still lives, and thaws the next one's. A process that is
- * done may be tearing down (its CUDA context) or gone with its container: frozen where it can be, and a
- * failure there is no reason to stop.
+ * Freezes the container of every other process that still lives, and thaws the next one's (null: freezes
+ * them all). A process that is done may be tearing down (its CUDA context) or gone with its container:
+ * frozen where it can be, and a failure there is no reason to stop.
  */
 async function handOver(
   gates: readonly TurnGate[],
   active: readonly TurnGate[],
-  next: TurnGate
+  next: TurnGate | null
 ): Promise<string | null> {
   const others = gates.filter(g => g !== next && !g.isEnded)
   const froze = await Promise.all(others.map(g => g.setFrozen(true)))
   const failed =
-    froze.find((f, i) => f !== null && active.includes(others[i]!)) ?? (await next.setFrozen(false))
+    froze.find((f, i) => f !== null && active.includes(others[i]!)) ??
+    (next ? await next.setFrozen(false) : null)
   return failed === null
     ? null
     : `${failed}: a container's other processes would run during the other arm's turns (turns need the runtime's pause; set turns: false to measure each process on its own)`

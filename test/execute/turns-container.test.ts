@@ -171,6 +171,21 @@ describe('takeTurns', () => {
     ])
   })
 
+  it('the container going first is frozen and thawed too: each arm’s first request follows the engine alike', async () => {
+    const log: string[] = []
+    const a = fakeProcess(1, log, 'native')
+    const b = fakeProcess(1, log, 'container')
+    const ga = new TurnGate(a.handle)
+    const gb = new TurnGate(b.handle, frozen => {
+      log.push(frozen ? 'freeze' : 'thaw')
+      return Promise.resolve(null)
+    })
+    a.attach(ga)
+    b.attach(gb)
+    expect(await takeTurns([gb, ga])).toBeNull()
+    expect(log.slice(0, 5)).toEqual(['freeze', 'thaw', 'container turn', 'freeze', 'native turn'])
+  })
+
   it('a freeze that fails stops the turns, says why, and still thaws and ends every process', async () => {
     const log: string[] = []
     const a = fakeProcess(3, log, 'native')
