@@ -143,18 +143,24 @@ function fakeProcess(iterations: number, log: string[], name: string) {
   }
 }
 
+/** A native and a container stand-in taking `iterations` turns each; the container's freezes logged. */
+function fakeBlock(iterations: number) {
+  const log: string[] = []
+  const a = fakeProcess(iterations, log, 'native')
+  const b = fakeProcess(iterations, log, 'container')
+  const ga = new TurnGate(a.handle)
+  const gb = new TurnGate(b.handle, frozen => {
+    log.push(frozen ? 'freeze' : 'thaw')
+    return Promise.resolve(null)
+  })
+  a.attach(ga)
+  b.attach(gb)
+  return { log, ga, gb }
+}
+
 describe('takeTurns', () => {
   it('gives turns A B B A, freezing the container before the native turn and thawing it for its own', async () => {
-    const log: string[] = []
-    const a = fakeProcess(2, log, 'native')
-    const b = fakeProcess(2, log, 'container')
-    const ga = new TurnGate(a.handle)
-    const gb = new TurnGate(b.handle, frozen => {
-      log.push(frozen ? 'freeze' : 'thaw')
-      return Promise.resolve(null)
-    })
-    a.attach(ga)
-    b.attach(gb)
+    const { log, ga, gb } = fakeBlock(2)
     expect(await takeTurns([ga, gb])).toBeNull()
     expect(log).toEqual([
       'freeze',
@@ -172,16 +178,7 @@ describe('takeTurns', () => {
   })
 
   it('the container going first is frozen and thawed too: each arm’s first request follows the engine alike', async () => {
-    const log: string[] = []
-    const a = fakeProcess(1, log, 'native')
-    const b = fakeProcess(1, log, 'container')
-    const ga = new TurnGate(a.handle)
-    const gb = new TurnGate(b.handle, frozen => {
-      log.push(frozen ? 'freeze' : 'thaw')
-      return Promise.resolve(null)
-    })
-    a.attach(ga)
-    b.attach(gb)
+    const { log, ga, gb } = fakeBlock(1)
     expect(await takeTurns([gb, ga])).toBeNull()
     expect(log.slice(0, 5)).toEqual(['freeze', 'thaw', 'container turn', 'freeze', 'native turn'])
   })
