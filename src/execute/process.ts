@@ -228,12 +228,11 @@ export function startProcess(
       if (spec.hold && spec.turns) child.stdin.write(GO)
       else if (spec.hold) child.stdin.end(GO)
     }
-    let turnsOver = false
+    // Once its input has ended (endTurns, abandon), no turn is given.
     turn = () => {
-      if (spec.turns && !turnsOver && !child.stdin.writableEnded) child.stdin.write(TURN)
+      if (spec.turns && !child.stdin.writableEnded) child.stdin.write(TURN)
     }
     endTurns = () => {
-      turnsOver = true
       if (spec.turns && !child.stdin.writableEnded) child.stdin.end()
     }
     abandon = () => {
