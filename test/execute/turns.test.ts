@@ -159,7 +159,8 @@ describe('turns', () => {
     expect(r.complete).toBe(true)
     // Every process after the first was held while the one before it measured: frozen, then thawed.
     const held = r.runs.slice(1).map(x => `${x.environment}:${x.run}`)
-    for (const h of held) expect(calls.filter(c => c.startsWith(`${h}:`))).toEqual([`${h}:freeze`, `${h}:thaw`])
+    for (const h of held)
+      expect(calls.filter(c => c.startsWith(`${h}:`))).toEqual([`${h}:freeze`, `${h}:thaw`])
     // Frozen while the process before it ran: each freeze comes before the previous process's end.
     expect(calls.filter(c => c.endsWith(':freeze')).length).toBeGreaterThanOrEqual(held.length)
   }, 120000)
@@ -211,8 +212,7 @@ describe('planSteps with turns', () => {
       // matmul keeps the layout's own steps (a duet pairs the arms across the GPUs).
       const matmul = steps.filter(s => s.slots[0]!.workload === 'matmul')
       expect(matmul.every(s => !s.turns)).toBe(true)
-      if (layout === 'duet')
-        expect(matmul[0]!.processes.map(p => p.lane!.index).sort()).toEqual([0, 1])
+      if (layout === 'duet') expect(matmul[0]!.processes.map(p => p.lane!.index).sort()).toEqual([0, 1])
     }
     expect(runsPerBlock('duet', 2, true)).toBe(2)
     expect(runsPerBlock('duet', 2)).toBe(1)
