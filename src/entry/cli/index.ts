@@ -73,7 +73,8 @@ const DEFAULT_CONFIG_HINT = 'the --config file (default gpu-overhead.yml if pres
 
 export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Image]: 'container image to compare, pinned by digest (repo:tag@sha256:…)',
-  [Inputs.Workloads]: 'comma list of matmul, llm, io',
+  [Inputs.Workloads]:
+    'auto (matmul,llm,io, or only the --command workloads when any are given), or a comma list of matmul, llm, io and command names (every command must be listed)',
   [Inputs.Runs]: 'measured processes per arm and workload before the first sequential look (the minimum)',
   [Inputs.MaxRuns]:
     'most measured processes per arm: pairs go on until every gated metric is decided (= runs: fixed count)',
