@@ -67,6 +67,9 @@ describe('command formats', () => {
       'pytest-benchmark',
       'google-benchmark',
       'vllm-bench-serve',
+      'sglang-bench-serving',
+      'trtllm-bench',
+      'aiperf',
       'customSmallerIsBetter',
       'customBiggerIsBetter'
     ])

@@ -12,7 +12,7 @@ import {
   type RawInputs
 } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
-import { COMMAND_FORMATS, GPU_ACCESS_MODES } from '../../types/index.js'
+import { COMMAND_FORMATS, GPU_ACCESS_MODES, RESULT_FORMATS } from '../../types/index.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
 import { flushAndExit } from '../../util/exit.js'
 import { consoleLogger, writeErr } from '../../util/log.js'
@@ -228,11 +228,7 @@ export function buildProgram(): Command {
       'results CSV; with a JSON --format-in: ENV=FILE pairs, comma-separated or repeated, each file one run of that arm (native=a1.json,native=a2.json,container=b1.json,…)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
     )
-    .option(
-      '--format-in <format>',
-      'csv | hyperfine | pytest-benchmark | google-benchmark | vllm-bench-serve | customSmallerIsBetter | customBiggerIsBetter',
-      'csv'
-    )
+    .option('--format-in <format>', RESULT_FORMATS.join(' | '), 'csv')
     // No commander defaults here: the command's own fallback (native/container when present, else the
     // two environments in order of appearance) must see which flags were actually given.
     .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')
