@@ -18,6 +18,7 @@ import { aggregateRows, RowConflictError, type RawRow } from '../run-values/inde
 import { customJsonRows } from './custom-json.js'
 import { googleBenchmarkRows } from './google-benchmark.js'
 import { hyperfineRows } from './hyperfine.js'
+import { hyperfineArmRows, type HyperfineArm } from './hyperfine-arms.js'
 import { JsonSource, type SampleRow } from './json-file.js'
 import { pytestBenchmarkRows } from './pytest-benchmark.js'
 import { vllmBenchServeRows } from './vllm-bench-serve.js'
@@ -26,6 +27,7 @@ import { trtllmBenchRows } from './trtllm-bench.js'
 import { aiperfRows } from './aiperf.js'
 
 export { RESULT_FILE_LIMITS, nestingDepth, type SampleRow } from './json-file.js'
+export { parseArmSpecs, type HyperfineArm } from './hyperfine-arms.js'
 export { VLLM_WORKLOAD } from './vllm-bench-serve.js'
 export { SGLANG_WORKLOAD } from './sglang-bench-serving.js'
 export { TRTLLM_WORKLOAD } from './trtllm-bench.js'
@@ -113,7 +115,27 @@ export function parseResultInputs(specs: readonly string[]): ResultFile[] {
  * Read an analysis input in `format`: for `csv`, exactly one long-format file (as `analyze --input` always
  * took); otherwise ENV=FILE pairs, each file one run of that arm, aggregated as the CSV's rows would be.
  */
-export async function readResults(format: string, specs: readonly string[]): Promise<ResultSet> {
+export async function readResults(
+  format: string,
+  specs: readonly string[],
+  arms: readonly HyperfineArm[] = []
+): Promise<ResultSet> {
+  if (arms.length > 0) {
+    if (checkFormat(format) !== 'hyperfine')
+      throw new InputError('--arm', arms.map(a => a.environment).join(','), 'only with --format-in hyperfine')
+    const files = specs
+      .flatMap(s => s.split(','))
+      .map(s => s.trim())
+      .filter(s => s !== '')
+    if (files.length === 0 || files.length > MAX_RESULT_FILES || files.some(f => /^[A-Za-z0-9_.-]+=/.test(f)))
+      throw new InputError(
+        '--input',
+        specs.join(','),
+        `hyperfine files with every arm's command (FILE, no ENV=: --arm names the arms), at most ${MAX_RESULT_FILES}`
+      )
+    const { rows, notes } = hyperfineArmRows(files, arms)
+    return { ...aggregated(rows, format), notes }
+  }
   if (checkFormat(format) === 'csv') {
     if (specs.length !== 1 || specs[0]!.includes('='))
       throw new InputError(
@@ -127,6 +149,10 @@ export async function readResults(format: string, specs: readonly string[]): Pro
   const rows: RawRow[] = []
   for (const { environment, file, run } of files)
     for (const row of readResultFile(format, file)) rows.push({ ...row, environment, run })
+  return aggregated(rows, format)
+}
+
+function aggregated(rows: RawRow[], format: string): ResultSet {
   try {
     const agg = aggregateRows(rows)
     return { environments: agg.environments, series: agg.series(), fingerprints: agg.fingerprints, notes: [] }

@@ -229,6 +229,11 @@ export function buildProgram(): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
     )
     .option('--format-in <format>', RESULT_FORMATS.join(' | '), 'csv')
+    .option(
+      '--arm <ENV=INDEX|ENV=COMMAND>',
+      "with --format-in hyperfine: a multi-command export's command (its index in results, or its text or --command-name) as that arm; repeat per arm (--arm native=0 --arm container=1); --input then takes plain FILEs, each timed run one run of its arm",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
+    )
     // No commander defaults here: the command's own fallback (native/container when present, else the
     // two environments in order of appearance) must see which flags were actually given.
     .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')
