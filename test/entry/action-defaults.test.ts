@@ -132,3 +132,38 @@ test('workloads: matmul,mine runs both', async () => {
   expect(r.outputs).toMatch(/verdict<<\S+\n(pass|inconclusive)\n/)
   expect(new Set(summaryOf(ws).runs.map(x => x.workload))).toEqual(new Set(['matmul', 'mine']))
 }, 300_000)
+
+describe('an image whose entrypoint changes directory (issue 40)', () => {
+  let moved = ''
+  beforeAll(async () => {
+    // NGC-style: an entrypoint.d script that `cd`s before the entrypoint's exec "$@".
+    moved = await buildNgcImage({ name: 'issue40-entrypoint-cd', extraScript: 'cd /opt\n' })
+  }, 600_000)
+  afterAll(async () => {
+    await removeNgcImages([moved])
+  }, 120_000)
+
+  test('a relative path fails in the container: the report names the cd and {workspace}; no start-up row', async () => {
+    const ws = workspace()
+    const r = await action(ws, { image: moved, commands: 'mine: /usr/bin/python3 bench.py' })
+    expect(r.outputs).toMatch(/verdict<<\S+\nerror\n/)
+    const s = summaryOf(ws)
+    expect(s.runs.filter(x => x.environment === 'container').every(x => x.status === 'failed')).toBe(true)
+    const report = readFileSync(path.join(ws, 'gpu-overhead-results', 'report.md'), 'utf8')
+    expect(report).toMatch(/moved the command's working folder/)
+    expect(report).toMatch(/looked for in \/opt, not in the workspace/)
+    expect(report).toContain('{workspace}/bench.py')
+    // The failed runs' start-up is not compared (it read −78% in the field).
+    const startup = (s.analysis?.comparisons ?? []).filter(c => c.scope === 'startup')
+    expect(startup.filter(c => c.n_candidate > 0)).toEqual([])
+  }, 300_000)
+
+  test('with {workspace}/bench.py the same image runs the command and gates it', async () => {
+    const ws = workspace()
+    const r = await action(ws, { image: moved, commands: 'mine: /usr/bin/python3 {workspace}/bench.py' })
+    expect(r.outputs).toMatch(/verdict<<\S+\n(pass|inconclusive)\n/)
+    const s = summaryOf(ws)
+    expect(s.runs.filter(x => x.status !== 'ok')).toEqual([])
+    expect(new Set(s.runs.map(x => x.environment))).toEqual(new Set(['native', 'container']))
+  }, 300_000)
+})
