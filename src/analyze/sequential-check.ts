@@ -1,6 +1,6 @@
 /**
  * The sequential rule applied to a running check: after each completed block of a workload (every arm has
- * run once more), look at its gated metrics (per-run medians, as the analysis uses them) and say whether to
+ * run once more), look at its gated metrics (per-run means, as the analysis uses them) and say whether to
  * stop that workload — decided, max-runs reached, or the time budget would be overrun by another block.
  * Afterwards it keeps the fixed-n analysis honest: a gated verdict stands only where the sequential rule
  * reached the same decision; anything else is inconclusive, so looking after every pair never buys a claim
@@ -124,7 +124,7 @@ export class SequentialController {
           baseline: b.values,
           candidate: c.values,
           // Blocks decide where the arms ran interleaved (as every check's schedule does).
-          ...(blocks.d.length >= MIN_BLOCKS ? { pairs: blocks.d } : {})
+          ...(blocks.d.length >= MIN_BLOCKS ? { blocks } : {})
         })
       }
       if (pairs.length > 0) out.push({ candidate, look: sequentialLook(pairs, this.opts) })

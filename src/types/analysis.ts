@@ -86,20 +86,26 @@ export interface Comparison {
   /** p_regression after Holm across the gating comparisons of one report. */
   p_regression_adjusted?: number
   /**
-   * The within-block analysis (adjacent A/B processes of the interleaved schedule; compare/pairs.ts) that
-   * overhead_pct, ci95, p_gate and the TOST come from when present: the paired t-test on the per-block
-   * log-ratios, blocks far off the others (5 scaled MADs: a block straddling a change of host state) left out,
-   * so a host state shared by both processes of a block cancels.
+   * The within-block analysis (adjacent A/B processes of the interleaved schedule, or a duet's simultaneous
+   * pair; compare/pairs.ts) that overhead_pct, ci95, p_gate and the TOST come from when present: the ratio of
+   * the arms' request means over every block, with Fieller's paired interval (stats/ratio-of-means.ts), so a
+   * host state shared by both processes of a block cancels.
    */
   paired?: {
     blocks: number
-    /** Blocks left out as far off the others (straddling a change of host state). */
+    /** Strata of blocks (a duet: the GPU pair and its orientation), each paid for with a degree of freedom. */
+    strata: number
+    /** Degrees of freedom of the paired test: blocks − strata. */
+    df: number
+    /** Blocks the screened view leaves out as far off the others (5 scaled MADs); no verdict rests on it. */
     left_out: number
-    /** The plain mean of the per-block ratios, % (equivalence also needs it inside ±max-overhead). */
-    mean_pct: number
-    /** The per-block overheads, %, in run order (what the estimate is made of). */
+    /** The screened view's overhead, % (compare/agreement.ts). */
+    screened_pct: number
+    /** The per-block overheads, %, in run order (each block's ratio of its two processes' request means). */
     block_pcts: number[]
   }
+  /** The screened view lies outside the interval of the estimate: the report says why (compare/agreement.ts). */
+  screened_disagrees?: boolean
   /**
    * Stored-baseline comparisons only: the history the new check was judged against, check by check
    * (n_baseline is then the number of stored checks, mean_baseline the mean of their means).
