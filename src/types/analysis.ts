@@ -71,6 +71,11 @@ export interface Comparison {
   /** Which interval ci95 is: the wider of the percentile bootstrap and the Welch t delta-method interval. */
   ci_method?: 'bootstrap' | 't-delta' | 'paired'
   ci95_median_method?: 'bootstrap' | 't-delta'
+  /**
+   * After a sequential stop: the fixed-n interval, which is nominal there; ci95 is then the repeated interval
+   * that holds after the stop (analyze/repeated-ci.ts).
+   */
+  ci95_nominal?: { low: number; high: number }
   /** Both candidate intervals of overhead_pct, before the wider was chosen. */
   ci95_bootstrap?: { low: number; high: number }
   ci95_t_delta?: { low: number; high: number }

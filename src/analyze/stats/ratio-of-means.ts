@@ -17,7 +17,16 @@
  * turned a native-only slow path into a false regression). The robust view of the same blocks is a diagnostic
  * (compare/agreement.ts).
  */
-import { tCdf, tInv, twoSidedT } from './distributions.js'
+import { tCdf as jstatTCdf, tInv } from './distributions.js'
+
+/** Student's t cdf that also takes ±∞ (a θ so far off that its variance rounds to zero). */
+function tCdf(x: number, df: number): number {
+  if (x === Infinity) return 1
+  if (x === -Infinity) return 0
+  return jstatTCdf(x, df)
+}
+
+const twoSidedT = (t: number, df: number): number => Math.min(1, 2 * tCdf(-Math.abs(t), df))
 
 export interface RatioBlocks {
   /** Worse-way numerator per block (candidate for lower-is-better, baseline for higher-is-better). */
@@ -55,15 +64,21 @@ export interface RatioTest {
 interface Moments {
   W: number
   B: number
-  /** Pooled within-stratum (co)variances of w and b. */
-  sww: number
-  swb: number
+  /** R̂ = W / B. */
+  R: number
+  /** Pooled within-stratum variance of e = w − R̂·b, its covariance with b, and the variance of b. */
+  see: number
+  seb: number
   sbb: number
   n: number
   S: number
   varFactor: number
 }
 
+/**
+ * Stratum-balanced means and pooled within-stratum (co)variances. The spread is taken of e = w − R̂·b directly
+ * (not as s_ww − 2R̂·s_wb + R̂²·s_bb, which cancels catastrophically when the ratio barely varies).
+ */
 function moments(blocks: RatioBlocks): Moments | null {
   const { w, b } = blocks
   const n = w.length
@@ -78,11 +93,9 @@ function moments(blocks: RatioBlocks): Moments | null {
   }
   const S = groups.size
   if (n - S < 1) return null
+  const means: { idx: number[]; mw: number; mb: number }[] = []
   let W = 0
   let B = 0
-  let sww = 0
-  let swb = 0
-  let sbb = 0
   let varFactor = 0
   for (const idx of groups.values()) {
     let mw = 0
@@ -93,49 +106,46 @@ function moments(blocks: RatioBlocks): Moments | null {
     }
     mw /= idx.length
     mb /= idx.length
+    means.push({ idx, mw, mb })
     W += mw
     B += mb
     varFactor += 1 / idx.length
+  }
+  W /= S
+  B /= S
+  const R = W / B
+  let see = 0
+  let seb = 0
+  let sbb = 0
+  for (const { idx, mw, mb } of means)
     for (const i of idx) {
-      const dw = w[i]! - mw
       const db = b[i]! - mb
-      sww += dw * dw
-      swb += dw * db
+      const de = w[i]! - mw - R * db
+      see += de * de
+      seb += de * db
       sbb += db * db
     }
-  }
   const df = n - S
-  return {
-    W: W / S,
-    B: B / S,
-    sww: sww / df,
-    swb: swb / df,
-    sbb: sbb / df,
-    n,
-    S,
-    varFactor: varFactor / (S * S)
-  }
+  return { W, B, R, see: see / df, seb: seb / df, sbb: sbb / df, n, S, varFactor: varFactor / (S * S) }
 }
 
-/** t statistic of R = θ: (W̄ − θB̄) / se(θ). */
+/** t statistic of R = θ: (W̄ − θB̄) / se(θ), with θ = R̂ + δ. */
 function tAt(m: Moments, theta: number): number {
-  const v = (m.sww - 2 * theta * m.swb + theta * theta * m.sbb) * m.varFactor
-  const diff = m.W - theta * m.B
+  const d = theta - m.R
+  const v = (m.see - 2 * d * m.seb + d * d * m.sbb) * m.varFactor
+  const diff = -d * m.B
   if (!(v > 0)) return diff === 0 ? 0 : diff > 0 ? Infinity : -Infinity
   return diff / Math.sqrt(v)
 }
 
-/** Fieller's interval: the θ with |t(θ)| ≤ q. */
+/** Fieller's interval: the θ with |t(θ)| ≤ q, solved for δ = θ − R̂ (stable at a small spread). */
 function fieller(m: Moments, q: number): { low: number; high: number } {
   const k = q * q * m.varFactor
   const a = m.B * m.B - k * m.sbb
-  const bh = m.W * m.B - k * m.swb
-  const c = m.W * m.W - k * m.sww
-  const disc = bh * bh - a * c
   // The denominator not clearly away from zero: the set is unbounded (times and rates never get here).
-  if (!(a > 0) || disc < 0) return { low: -Infinity, high: Infinity }
-  const r = Math.sqrt(disc)
-  return { low: (bh - r) / a, high: (bh + r) / a }
+  if (!(a > 0)) return { low: -Infinity, high: Infinity }
+  const r = Math.sqrt(k * k * m.seb * m.seb + a * k * m.see)
+  return { low: m.R + (-k * m.seb - r) / a, high: m.R + (-k * m.seb + r) / a }
 }
 
 /** Fieller's set always holds R̂ (t(R̂) = 0); rounding at a near-zero spread must not move it off. */
@@ -167,8 +177,8 @@ export function ratioTest(blocks: RatioBlocks, low: number, high: number, alpha:
   const n = blocks.w.length
   if (m === null) return UNDEFINED(n, new Set(blocks.strata ?? []).size || 1)
   const df = m.n - m.S
-  const ratio = m.W / m.B
-  const spread = m.sww - 2 * ratio * m.swb + ratio * ratio * m.sbb
+  const ratio = m.R
+  const spread = m.see
   // A constant ratio (no spread at all) tests nothing: the two-sample figures stand.
   if (!(m.B > 0) || !(spread > 0)) return { ...UNDEFINED(n, m.S), ratio }
   const tHigh = tAt(m, high)
@@ -198,5 +208,5 @@ export function ratioTest(blocks: RatioBlocks, low: number, high: number, alpha:
 export function ratioInterval(blocks: RatioBlocks, alpha: number): { low: number; high: number } | null {
   const m = moments(blocks)
   if (m === null || !(m.B > 0)) return null
-  return containing(fieller(m, tInv(1 - alpha / 2, m.n - m.S)), m.W / m.B)
+  return containing(fieller(m, tInv(1 - alpha / 2, m.n - m.S)), m.R)
 }
