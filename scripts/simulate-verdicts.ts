@@ -28,6 +28,7 @@ import type { ArmSeries } from '../src/analyze/run-values/index.js'
 import type { Comparison } from '../src/types/index.js'
 import { judgeKernelHistory, memoryStore } from './lib/baseline-sim.js'
 import { defectTable } from './lib/defect-rows.js'
+import { ALPHA as DEFECT_ALPHA, MAX as DEFECT_MAX } from './lib/defect-sims.js'
 
 const argv = process.argv.slice(2)
 const SIMS = Number(argv[argv.indexOf('--sims') + 1] ?? 0) || 1000
@@ -37,7 +38,7 @@ const DEFECT_SIMS = Number(argv[argv.indexOf('--defect-sims') + 1] ?? 0) || SIMS
 function defects(): string {
   const { md, json } = defectTable(DEFECT_SIMS, line => process.stderr.write(`defects: ${line}\n`))
   const text = [
-    `Issue 39's defects and issue 38's duet offsets, each from its own generator (\`scripts/lib/defect-sims.ts\`): per-request rows (20 requests per process) through \`analyze\` (fixed count of blocks) or the sequential rule of \`run\` (3–12 blocks); max-overhead ${MAX}%, alpha ${ALPHA}; ${DEFECT_SIMS} simulated checks per row. "equivalent" counts the metric at the threshold (or the slowed one) called equivalent; "CI covers" is the printed interval (after a sequential stop, the repeated one):`,
+    `Issue 39's defects and issue 38's duet offsets, each from its own generator (\`scripts/lib/defect-sims.ts\`): per-request rows (20 requests per process) through \`analyze\` (fixed count of blocks) or the sequential rule of \`run\` (3–12 blocks); max-overhead ${DEFECT_MAX}%, alpha ${DEFECT_ALPHA}; ${DEFECT_SIMS} simulated checks per row. "equivalent" counts the metric at the threshold (or the slowed one) called equivalent; "CI covers" is the printed interval (after a sequential stop, the repeated one):`,
     '',
     ...md
   ].join('\n')

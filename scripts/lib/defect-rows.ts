@@ -64,7 +64,7 @@ export function defectTable(
     const r = rates(row.generator, row.how, sims, 1 + i * 100_000)
     const how = row.how === 'sequential' ? 'sequential (3–12)' : `fixed ${row.how}`
     md.push(
-      `| ${row.defect} | ${row.generator.name} | ${how} | ${row.bound} | ${pct(r.regression)} | ${pct(r.equivalent)} | ${pct(r.covered)} | ${r.meanRuns.toFixed(2)} |`
+      `| ${row.defect} | ${row.generator.name.replace(/^[^:]+: /, '')} | ${how} | ${row.bound} | ${pct(r.regression)} | ${pct(r.equivalent)} | ${pct(r.covered)} | ${r.meanRuns.toFixed(2)} |`
     )
     json.push({
       defect: row.defect,
@@ -73,7 +73,7 @@ export function defectTable(
       truth_pct: row.generator.truthPct,
       ...r
     })
-    progress(`${row.defect}: ${row.generator.name}, ${how} done`)
+    progress(`${row.generator.name}, ${how} done`)
   })
   return { md, json }
 }
