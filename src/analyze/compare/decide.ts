@@ -3,7 +3,7 @@
  * overall verdict for the report.
  */
 import type { Comparison, MetricVerdict } from '../../types/index.js'
-import { holm, pairsToDetect, runsNeeded, winsorizedSd } from '../stats/index.js'
+import { holm, pairsToDetect, runsNeeded, variance } from '../stats/index.js'
 import { formatOverhead, formatP, formatPct } from './format.js'
 import { equivalenceBounds } from './overhead-interval.js'
 
@@ -19,8 +19,8 @@ export interface DecideOptions {
  */
 function runsToDetect(c: Comparison, opts: DecideOptions): number | null {
   if (c.paired !== undefined) {
-    // Blocks: the spread that matters is that of the within-block ratios, not of the arms.
-    const sdW = winsorizedSd(c.paired.block_pcts.map(p => Math.log1p(p / 100)))
+    // Blocks: the spread that matters is that of the within-block ratios (every block), not of the arms.
+    const sdW = Math.sqrt(variance(c.paired.block_pcts.map(p => Math.log1p(p / 100))))
     const n = pairsToDetect(sdW, Math.log1p(opts.maxOverheadPct / 100), opts.alpha)
     return n !== null && n > c.paired.blocks ? n : null
   }
