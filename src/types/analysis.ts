@@ -124,6 +124,8 @@ export interface Comparison {
   multimodal_arms?: string[]
   /** Both arms' per-run values sit at the same two levels (analyze/modality.ts): a state both arms saw. */
   shared_levels?: boolean
+  /** The widest gap between two levels of one arm (% of its median), where the levels are not shared. */
+  levels_gap_pct?: number
   /** Blocks far off the others' median (analyze/far-blocks.ts): named in the notes. */
   far_blocks?: number
 }

@@ -75,7 +75,7 @@ export function measureSeries(
       if (shared !== null) {
         comparison.shared_levels = true
         notes.push(describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit))
-      }
+      } else if (mb || mc) comparison.levels_gap_pct = 100 * Math.max(mb?.gapRel ?? 0, mc?.gapRel ?? 0)
       const far = comparison.paired ? farBlocks(comparison.paired.block_pcts, opts.maxOverheadPct) : null
       if (far !== null) {
         comparison.far_blocks = far.far.length
