@@ -187,6 +187,7 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
   let ci = { low: overhead, high: overhead }
   let tostP = 1
   let mde = 0
+  let pRegression = 1
   if (decidable) {
     const h = tInv(1 - 0.05 / 2, df) * se
     const lo = Math.max(Number.MIN_VALUE, (diff - h) / mbar + 1)
@@ -201,6 +202,12 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
     const high = input.direction === 'lower' ? m * mbar : m >= 1 ? Infinity : mbar / (1 - m) - mbar
     tostP = Math.max(tCdf(-(diff - low) / se, df), high === Infinity ? 0 : tCdf((diff - high) / se, df))
     mde = ((tInv(1 - input.alpha / 2, df) + tInv(0.8, df)) * se * 100) / mbar
+    // The regression claim, one-sided against the threshold like the arms' (issue 39, S1): the new check's
+    // mean brought back by 1 + max-overhead (a lower-is-better mean divided, a higher one multiplied) is
+    // judged against the stored level, so `decide` Holm-adjusts it across every gated metric of the report.
+    const atLevel = input.direction === 'lower' ? cur.mean / (1 + m) : cur.mean * (1 + m)
+    const tAbove = (atLevel - mbar) / se
+    pRegression = input.direction === 'lower' ? 1 - tCdf(tAbove, df) : tCdf(tAbove, df)
   } else undefinedStats.push('welch', 'ci95', 'tost', 'mde_pct')
   if (!(mbar > 0 && cur.mean > 0)) undefinedStats.push('overhead_pct')
   const storedRuns = reference.reduce((a, h) => a + h.n, 0)
@@ -245,6 +252,7 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
     p_adjusted: p,
     p_gate: p,
     p_source: 'prediction-interval',
+    p_regression: pRegression,
     mde_pct: mde,
     runs_needed: null,
     outliers: { baseline: [], candidate: [] },

@@ -80,7 +80,8 @@ export interface Comparison {
   /**
    * One-sided p of "the overhead is at most max-overhead" (small: above it), before Holm; the regression claim
    * needs it Holm-adjusted across the gated metrics below alpha/2, so several gated metrics do not multiply
-   * the chance of a false regression. Absent on stored-baseline comparisons (their prediction interval rules).
+   * the chance of a false regression. Stored-baseline comparisons carry it too (their prediction interval at the
+   * threshold, issue 39 S1), so they share the arms' Holm family.
    */
   p_regression?: number
   /** p_regression after Holm across the gating comparisons of one report. */
