@@ -12,6 +12,7 @@ const CR = 13
 const BOM = 0xfeff
 const DIGIT_0 = 48
 const DIGIT_9 = 57
+const POINT = 46
 
 /** The file has a double quote somewhere: only csv-parse may read it. */
 export class NeedsCsvParse extends Error {}
@@ -65,4 +66,21 @@ export function allDigits(text: string, start: number, end: number): boolean {
     if (c < DIGIT_0 || c > DIGIT_9) return false
   }
   return true
+}
+
+/**
+ * True when text[start, end) is digits with at most one decimal point and a digit somewhere, at most 20
+ * characters: a finite decimal ≥ 0 that the strict parser (util/number) accepts, and Number() reads alike.
+ */
+export function plainDecimal(text: string, start: number, end: number): boolean {
+  if (end <= start || end - start > 20) return false
+  let point = false
+  let digit = false
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= DIGIT_0 && c <= DIGIT_9) digit = true
+    else if (c === POINT && !point) point = true
+    else return false
+  }
+  return digit
 }

@@ -7,7 +7,9 @@
 import type { ArmSeries, PartialFingerprint } from '../run-values/index.js'
 import { INTERLEAVE_ALLOWED, RowConflictError, RunAggregator, isInterleave } from '../run-values/index.js'
 import { emptyHeader, keyColumns, readHeader, type Header } from './columns.js'
-import { allDigits } from './plain-reader.js'
+import { allDigits, plainDecimal } from './plain-reader.js'
+
+const DIGIT_0 = 48
 import {
   BETTER_ALLOWED,
   BadRow,
@@ -47,6 +49,7 @@ export class ResultsTable {
   record = -1
   // Fast path of the plain reader: the previous row's key fields, and where each field of a line ends.
   private keys: number[] = []
+  private keySpans: number[] = []
   private prevKey: string[] = []
   private ends = new Int32Array(0)
 
@@ -67,11 +70,18 @@ export class ResultsTable {
     if (index === 0) {
       this.onRecord(text.slice(start, end).split(','), index, line)
       this.keys = keyColumns(this.header.index)
+      // Runs of adjacent key columns, [first, last, first, last, …].
+      const sorted = [...this.keys].sort((a, b) => a - b)
+      const spans: number[] = []
+      for (const col of sorted)
+        if (spans.length > 0 && spans[spans.length - 1] === col - 1) spans[spans.length - 1] = col
+        else spans.push(col, col)
+      this.keySpans = spans
       this.ends = new Int32Array(this.header.columns.length)
       return
     }
     this.record = index
-    const { ends, keys, prevKey } = this
+    const { ends, prevKey } = this
     const n = this.header.columns.length
     let p = start
     for (let k = 0; k < n - 1; k++) {
@@ -84,26 +94,46 @@ export class ResultsTable {
     const more = text.indexOf(',', p)
     if (more !== -1 && more < end)
       throw this.fieldCountError(index, line, text.slice(start, end).split(',').length)
+    // Key columns side by side are compared as one stretch of text (commas included): fewer calls per row.
+    const { keySpans } = this
     let same = prevKey.length > 0
-    for (let j = 0; same && j < keys.length; j++) {
-      const k = keys[j]!
-      const from = k === 0 ? start : ends[k - 1]! + 1
-      const prev = prevKey[j]!
-      if (ends[k]! - from !== prev.length || !text.startsWith(prev, from)) same = false
+    for (let j = 0; same && j < keySpans.length; j += 2) {
+      const first = keySpans[j]!
+      const from = first === 0 ? start : ends[first - 1]! + 1
+      const prev = prevKey[j >> 1]!
+      if (ends[keySpans[j + 1]!]! - from !== prev.length || !text.startsWith(prev, from)) same = false
     }
     if (!same) {
       const fields = text.slice(start, end).split(',')
       this.onRow(fields.map(csvText), line)
-      this.prevKey = keys.map(k => fields[k]!)
+      const spans: string[] = []
+      for (let j = 0; j < keySpans.length; j += 2) {
+        const first = keySpans[j]!
+        spans.push(text.slice(first === 0 ? start : ends[first - 1]! + 1, ends[keySpans[j + 1]!]))
+      }
+      this.prevKey = spans
       return
     }
     const { value: iV, iteration: iI } = this.header.index
-    const value = parseValue(text.slice(iV === 0 ? start : ends[iV - 1]! + 1, ends[iV]), index, line)
+    const vFrom = iV === 0 ? start : ends[iV - 1]! + 1
+    const vText = text.slice(vFrom, ends[iV])
+    // Plain decimals (digits, one point) are what every writer emits: Number() reads them exactly as the
+    // strict parser would, so only other spellings (sign, exponent, blanks, junk) take it.
+    const plain = plainDecimal(text, vFrom, ends[iV]!)
+    const value = plain ? Number(vText) : parseValue(vText, index, line)
     let iteration: number | undefined
     if (iI >= 0) {
       const from = iI === 0 ? start : ends[iI - 1]! + 1
-      if (!allDigits(text, from, ends[iI]!)) checkIteration(text.slice(from, ends[iI]), index, line)
-      iteration = iterationOf(text.slice(from, ends[iI]))
+      const to = ends[iI]!
+      // Short digit strings (the usual iteration number) are read in place; anything else is checked.
+      if (to - from > 0 && to - from <= 15 && allDigits(text, from, to)) {
+        let n = 0
+        for (let i = from; i < to; i++) n = n * 10 + text.charCodeAt(i) - DIGIT_0
+        iteration = n
+      } else {
+        checkIteration(text.slice(from, to), index, line)
+        iteration = iterationOf(text.slice(from, to))
+      }
     }
     try {
       this.agg.addToLast(value, iteration)
