@@ -155,4 +155,14 @@ export interface HistoryFacts {
    */
   reference?: string[]
   left_out?: { check: string; overhead_pct: number }[]
+  /**
+   * The comparison is against the anchor (the entry's oldest accepted checks, or a pinned set), not the rolling
+   * reference of the last accepted checks (issue 39, S11).
+   */
+  against?: 'anchor'
+  /**
+   * Where the rolling reference stands against the anchor, when they differ: the anchor's checks, and how far
+   * the reference's level has moved from the anchor's (%, positive = worse), so a creep is named.
+   */
+  anchor?: { checks: string[]; moved_pct: number; pinned: boolean }
 }
