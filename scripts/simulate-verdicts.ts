@@ -12,6 +12,9 @@
  *    +5% check, then 10 later checks that keep +5%, each through the production entry (compareWithBaseline
  *    with an in-memory store: compared, and saved when the save rule allows, keeping the last 5); and the
  *    same with later checks of no change (A/A), from a clean history and from the one with the +5% check.
+ * 4. Issue 39 (scripts/lib/issue39-sim.ts, each its own seed): S1 two arms at exactly +2% against their stored
+ *    checks, S6 a persisting +5% after one accepted +5% check, S11 a creep of +0.5% per check, S7 two checks'
+ *    CSV rows concatenated without an iteration column. `--only issue39` runs these alone.
  * Prints markdown tables (pasted into README.md, "Verdict error rates") and writes
  * docs/evidence/verdicts/simulation.json. Seeded: the same seed gives the same figures.
  */
@@ -24,10 +27,25 @@ import { summarizeCheck } from '../src/analyze/history-compare.js'
 import type { ArmSeries } from '../src/analyze/run-values/index.js'
 import type { Comparison } from '../src/types/index.js'
 import { judgeKernelHistory, memoryStore } from './lib/baseline-sim.js'
+import { simulateIssue39 } from './lib/issue39-sim.js'
 
 const argv = process.argv.slice(2)
 const SIMS = Number(argv[argv.indexOf('--sims') + 1] ?? 0) || 1000
 const rng = seedrandom.alea('issue-17-verdicts')
+
+// `--only issue39`: issue 39's stored-baseline and CSV rows alone (their own seeds), written beside the rest.
+if (argv.includes('--only') && argv[argv.indexOf('--only') + 1] === 'issue39') {
+  const rows = await simulateIssue39(SIMS, line => process.stderr.write(line + '\n'))
+  const text = rows.md.join('\n') + '\n'
+  process.stdout.write(text)
+  mkdirSync('docs/evidence/verdicts', { recursive: true })
+  writeFileSync('docs/evidence/verdicts/simulation-issue39.md', text)
+  writeFileSync(
+    'docs/evidence/verdicts/simulation-issue39.json',
+    JSON.stringify({ sims: SIMS, ...rows.json }, null, 2) + '\n'
+  )
+  process.exit(0)
+}
 const MAX = 2
 const ALPHA = 0.05
 const N = 5
@@ -266,6 +284,10 @@ out.baseline_drift = {
   levels: driftJson
 }
 
+// ---- 4. issue 39: the stored-baseline path and the CSV reader (S1, S6, S11, S7), each its own generator ----
+const issue39 = await simulateIssue39(SIMS, line => process.stderr.write(line + '\n'))
+out.issue39 = issue39.json
+
 const md = [
   `Arms, ${SIMS} simulated checks per cell, max-overhead ${MAX}%, alpha ${ALPHA}:`,
   '',
@@ -277,7 +299,9 @@ const md = [
   '',
   `A persisting +5% after one accepted +5% check (issue 28, D6): ${CHECKS - 1} good stored checks and one accepted +5% check × ${N} runs, run sd ${RUN_SD * 100}%, then ${LATER} later checks through the production entry (compared, saved when the rule allows, last ${CHECKS} kept); ${SIMS} simulations per row:`,
   '',
-  ...driftRows
+  ...driftRows,
+  '',
+  ...issue39.md
 ].join('\n')
 process.stdout.write(md + '\n')
 mkdirSync('docs/evidence/verdicts', { recursive: true })
