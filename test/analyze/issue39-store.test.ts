@@ -251,3 +251,65 @@ describe('S11: a creep of +0.5% per accepted check', () => {
     expect(body).toContain('native vs anchor')
   })
 })
+
+describe('the byte reader (5,000,000 rows within 5 s) reads what csv-parse reads', () => {
+  it('odd spellings of values and iterations, many columns, a line over a chunk boundary', async () => {
+    const extra = Array.from({ length: 70 }, (_, i) => `x${i}`)
+    const head = ['workload', 'environment', 'run', 'iteration', 'metric', 'value', 'unit', ...extra].join(
+      ','
+    )
+    const spellings = [
+      '41',
+      '41.',
+      '.41',
+      '4.1e1',
+      '041.000',
+      '41.0000000000000001',
+      '12345678901234567',
+      '0'
+    ]
+    const rows: string[] = []
+    for (let r = 1; r <= 3; r++)
+      for (const env of ['native', 'container'])
+        spellings.forEach((v, it) =>
+          rows.push(
+            [`matmul`, env, r, it === 3 ? `0${it}` : it, 'kernel_ms', v, 'ms', ...extra.map(() => 'é')].join(
+              ','
+            )
+          )
+        )
+    // BOM, CRLF, blank lines, and a run that comes back with its iterations continuing (not repeated).
+    const p = join(dir, 'spellings.csv')
+    writeFileSync(p, '\ufeff' + [head, ...rows].join('\r\n') + '\r\n\r\n')
+    const a = await readResultsCsv(p)
+    const b = await readResultsCsv(p, { engine: 'csv-parse' })
+    expect(a.series).toEqual(b.series)
+    expect(a.rows).toBe(b.rows)
+    const big = join(dir, 'big.csv')
+    const line = (i: number) => `matmul,native,1,${i},kernel_ms,${(41 + i / 1e6).toFixed(6)},ms`
+    writeFileSync(
+      big,
+      [
+        'workload,environment,run,iteration,metric,value,unit',
+        ...Array.from({ length: 60000 }, (_, i) => line(i))
+      ].join('\n')
+    )
+    const c = await readResultsCsv(big)
+    const d = await readResultsCsv(big, { engine: 'csv-parse' })
+    expect(c.series).toEqual(d.series)
+    expect(c.rows).toBe(60000)
+  })
+  it('a bad value or iteration on a row that continues its run is refused at its line', async () => {
+    const head = 'workload,environment,run,iteration,metric,value,unit'
+    const ok = (it: number) => `matmul,native,1,${it},kernel_ms,41,ms`
+    const p = join(dir, 'bad-value.csv')
+    writeFileSync(p, [head, ok(0), ok(1), 'matmul,native,1,2,kernel_ms,-41,ms'].join('\n') + '\n')
+    await expect(readResultsCsv(p)).rejects.toThrow(/bad-value\.csv:4 column 'value'/)
+    const q = join(dir, 'bad-iteration.csv')
+    writeFileSync(q, [head, ok(0), ok(1), 'matmul,native,1,2.5,kernel_ms,41,ms'].join('\n') + '\n')
+    await expect(readResultsCsv(q)).rejects.toThrow(/bad-iteration\.csv:4 column 'iteration'/)
+    const r = join(dir, 'fields.csv')
+    writeFileSync(r, [head, ok(0), ok(1) + ',extra'].join('\n') + '\n')
+    await expect(readResultsCsv(r)).rejects.toThrow(/fields\.csv:3 column '\(row\)'.*8 fields/)
+  })
+})
