@@ -41,7 +41,7 @@ function referenceLines(comparisons: readonly Comparison[]): string[] {
     if (out.length > 0)
       line +=
         `; left out ${out.map(l => `${code(l.check)} (${fmtPct(l.overhead_pct)} against the others)`).join(', ')}: ` +
-        `the other stored checks would have flagged ${out.length === 1 ? 'it' : 'them'} (interval wholly beyond ±the limit), ` +
+        `the other stored checks would have flagged ${out.length === 1 ? 'it' : 'them'} (interval wholly above the limit), ` +
         'so it is an outlier check, not the level'
     lines.push(`${line}.`)
   }

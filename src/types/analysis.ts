@@ -150,7 +150,7 @@ export interface HistoryFacts {
   df: number
   /**
    * The stored checks that formed the reference (ids, oldest first), and those left out: a stored check the
-   * others would have flagged (its interval against them wholly beyond ±max-overhead), with its overhead
+   * others would have flagged as worse (its interval against them wholly above +max-overhead), with its overhead
    * against them. Absent in summaries written before issue 28.
    */
   reference?: string[]
