@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// Benchmark `analyze` on a generated 1,000,000-row results CSV (npm run bench).
+// Benchmark `analyze` on a generated results CSV (npm run bench).
 //
-//   node scripts/bench-analyze.mjs [--rows N] [--keep]
+//   node scripts/bench-analyze.mjs [--rows N] [--runs N] [--one-metric] [--keep]
+//   npm run bench -- --rows 5000000 --runs 12 --one-metric    # issue 39's file: <= 5 s, <= 300 MiB
 //
 // Measures, each in a fresh process:
 //   1. `node dist/cli.js analyze --input FILE --format json` when dist/cli.js exists (what users run),
 //      wall time and peak RSS (from /usr/bin/time -v when present);
 //   2. analyzeCommand() straight from src/ through tsx (no jest): time inside the call, the child's
 //      wall time (includes tsx transpiling) and its peak RSS.
-// Budget from the issue: 1,000,000 rows in <= 3 s with <= 1 GiB. Exit 1 if a measurement misses it.
+// Budget: 1,000,000 rows in <= 3 s; above that, 5,000,000 rows in <= 5 s (issue 39: measured on a 2-core
+// machine), scaled by the row count; peak RSS <= 300 MiB. Exit 1 if a measurement misses it. The child also
+// reports its CPU time (user + system), which a busy machine does not inflate as it does the wall time.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -17,19 +20,20 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const BUDGET_S = 3
-const BUDGET_RSS_MIB = 1024
 
 // ---- child mode: time analyzeCommand in this process ----
 if (process.argv[2] === '--child') {
   const input = process.argv[3]
   const { analyzeCommand } = await import(pathToFileURL(join(root, 'src/entry/cli/analyze.ts')).href)
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
   const result = await analyzeCommand({ input, format: 'json', maxOverheadPct: 2, alpha: 0.05 })
   const ms = performance.now() - t0
+  const cpu = process.cpuUsage(cpu0)
   process.stdout.write(
     JSON.stringify({
       call_s: ms / 1000,
+      cpu_s: (cpu.user + cpu.system) / 1e6,
       max_rss_mib: process.resourceUsage().maxRSS / 1024,
       verdict: result.analysis.verdict,
       comparisons: result.analysis.comparisons.length
@@ -41,7 +45,12 @@ if (process.argv[2] === '--child') {
 const args = process.argv.slice(2)
 const rowsArg = args.indexOf('--rows')
 const ROWS = rowsArg >= 0 ? Number(args[rowsArg + 1]) : 1_000_000
+const runsArg = args.indexOf('--runs')
+const RUNS = runsArg >= 0 ? Number(args[runsArg + 1]) : 30
+const ONE_METRIC = args.includes('--one-metric')
 const keep = args.includes('--keep')
+const BUDGET_S = ROWS <= 1_000_000 ? 3 : 5 * Math.max(1, ROWS / 5_000_000)
+const BUDGET_RSS_MIB = 300
 
 /** Deterministic noise so every bench run reads the same file. */
 let state = 12345
@@ -53,11 +62,14 @@ function gauss() {
   return Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u())
 }
 
-/** 3 workloads, native and container, 30 runs each; start-up phases once per run; iterations fill the rest. */
-async function generate(file, rows) {
+/**
+ * 3 workloads, native and container, `runs` runs each; start-up phases once per run; iterations fill the
+ * rest. With `oneMetric`: matmul kernel_ms alone, no start-up rows (issue 39's file).
+ */
+async function generate(file, rows, runs, oneMetric) {
   const out = createWriteStream(file)
   out.write('workload,environment,run,iteration,metric,value,unit,scope,better\n')
-  const workloads = {
+  const all = {
     matmul: [
       ['kernel_ms', 'ms', 41.0, 0.0006, 'lower'],
       ['tflops', 'TFLOP/s', 48.8, 0.0006, 'higher']
@@ -72,15 +84,10 @@ async function generate(file, rows) {
       ['read_mb_s', 'MB/s', 3500, 0.02, 'higher']
     ]
   }
-  const phases = [
-    'launch_s',
-    'interpreter_s',
-    'imports_s',
-    'device_init_s',
-    'first_kernel_s',
-    'total_startup_s'
-  ]
-  const runs = 30
+  const workloads = oneMetric ? { matmul: all.matmul.slice(0, 1) } : all
+  const phases = oneMetric
+    ? []
+    : ['launch_s', 'interpreter_s', 'imports_s', 'device_init_s', 'first_kernel_s', 'total_startup_s']
   const metricCount = Object.values(workloads).reduce((n, m) => n + m.length, 0)
   const startupRows = 2 * runs * Object.keys(workloads).length * phases.length
   const iterations = Math.ceil((rows - startupRows) / (2 * runs * metricCount))
@@ -137,7 +144,7 @@ const file = join(dir, 'samples.csv')
 let failed = false
 try {
   const t0 = performance.now()
-  const rows = await generate(file, ROWS)
+  const rows = await generate(file, ROWS, RUNS, ONE_METRIC)
   console.log(
     `generated ${rows.toLocaleString('en')} rows (${(statSync(file).size / 2 ** 20).toFixed(1)} MiB) in ` +
       `${((performance.now() - t0) / 1000).toFixed(2)} s: ${file}`
@@ -184,7 +191,7 @@ try {
   } else {
     const r = JSON.parse(direct.stdout)
     check(
-      `analyzeCommand() in-process (${r.comparisons} comparisons, verdict ${r.verdict})`,
+      `analyzeCommand() in-process (${r.comparisons} comparisons, verdict ${r.verdict}; CPU ${r.cpu_s.toFixed(2)} s)`,
       r.call_s,
       r.max_rss_mib
     )

@@ -15,6 +15,9 @@
  * 4. Issue 39's defects and issue 38's duet offsets (scripts/lib/defect-rows.ts): one generator per defect,
  *    per-request rows through `analyze` (a fixed count of blocks) and the sequential rule of `run`.
  *    `--only defects` runs this part alone (writes docs/evidence/verdicts/defects.{md,json}).
+ * 5. Issue 39 (scripts/lib/issue39-sim.ts, each its own seed): S1 two arms at exactly +2% against their stored
+ *    checks, S6 a persisting +5% after one accepted +5% check, S11 a creep of +0.5% per check, S7 two checks'
+ *    CSV rows concatenated without an iteration column. `--only issue39` runs these alone.
  * Prints markdown tables (pasted into README.md, "Verdict error rates") and writes
  * docs/evidence/verdicts/simulation.json. Seeded: the same seed gives the same figures.
  */
@@ -29,6 +32,7 @@ import type { Comparison } from '../src/types/index.js'
 import { judgeKernelHistory, memoryStore } from './lib/baseline-sim.js'
 import { defectTable } from './lib/defect-rows.js'
 import { ALPHA as DEFECT_ALPHA, MAX as DEFECT_MAX } from './lib/defect-sims.js'
+import { simulateIssue39 } from './lib/issue39-sim.js'
 
 const argv = process.argv.slice(2)
 const SIMS = Number(argv[argv.indexOf('--sims') + 1] ?? 0) || 1000
@@ -55,6 +59,20 @@ if (argv.includes('--only') && argv[argv.indexOf('--only') + 1] === 'defects') {
   process.exit(0)
 }
 const rng = seedrandom.alea('issue-17-verdicts')
+
+// `--only issue39`: issue 39's stored-baseline and CSV rows alone (their own seeds), written beside the rest.
+if (argv.includes('--only') && argv[argv.indexOf('--only') + 1] === 'issue39') {
+  const rows = await simulateIssue39(SIMS, line => process.stderr.write(line + '\n'))
+  const text = rows.md.join('\n') + '\n'
+  process.stdout.write(text)
+  mkdirSync('docs/evidence/verdicts', { recursive: true })
+  writeFileSync('docs/evidence/verdicts/simulation-issue39.md', text)
+  writeFileSync(
+    'docs/evidence/verdicts/simulation-issue39.json',
+    JSON.stringify({ sims: SIMS, ...rows.json }, null, 2) + '\n'
+  )
+  process.exit(0)
+}
 const MAX = 2
 const ALPHA = 0.05
 const N = 5
@@ -293,6 +311,10 @@ out.baseline_drift = {
   levels: driftJson
 }
 
+// ---- 4. issue 39: the stored-baseline path and the CSV reader (S1, S6, S11, S7), each its own generator ----
+const issue39 = await simulateIssue39(SIMS, line => process.stderr.write(line + '\n'))
+out.issue39 = issue39.json
+
 const md = [
   `Arms, ${SIMS} simulated checks per cell, max-overhead ${MAX}%, alpha ${ALPHA}:`,
   '',
@@ -306,7 +328,9 @@ const md = [
   '',
   ...driftRows,
   '',
-  defects()
+  defects(),
+  '',
+  ...issue39.md
 ].join('\n')
 process.stdout.write(md + '\n')
 mkdirSync('docs/evidence/verdicts', { recursive: true })

@@ -41,9 +41,19 @@ function referenceLines(comparisons: readonly Comparison[]): string[] {
     if (out.length > 0)
       line +=
         `; left out ${out.map(l => `${code(l.check)} (${fmtPct(l.overhead_pct)} against the others)`).join(', ')}: ` +
-        `the other stored checks would have flagged ${out.length === 1 ? 'it' : 'them'} (interval wholly beyond ±the limit), ` +
+        `the other stored checks would have flagged ${out.length === 1 ? 'it' : 'them'} (interval wholly above the limit), ` +
         'so it is an outlier check, not the level'
     lines.push(`${line}.`)
+  }
+  // How far the rolling reference has moved from the anchor (issue 39, S11), one line per arm and metric.
+  for (const c of comparisons) {
+    const a = c.history?.anchor
+    if (a === undefined || c.history?.against === 'anchor') continue
+    lines.push(
+      `- ${code(`${c.workload} ${c.metric}`)} (${inline(c.candidate_env)}): the reference has moved ${fmtPct(a.moved_pct)} ` +
+        `from the ${a.pinned ? 'pinned ' : ''}anchor (${a.checks.map(code).join(', ')}), the entry's oldest accepted level; ` +
+        'this check is compared with both (rows "vs anchor").'
+    )
   }
   return lines
 }
@@ -76,7 +86,7 @@ export function baselineSection(summary: CheckSummary): Section {
         rows.push([
           cell(c.workload),
           cell(metricLabel(c)),
-          cell(c.candidate_env),
+          cell(c.history?.against === 'anchor' ? `${c.candidate_env} vs anchor` : c.candidate_env),
           String(c.history?.checks ?? c.n_baseline),
           c.history ? `${fmtNum(c.history.check_sd_pct)}%` : '–',
           c.history ? `${fmtNum(c.history.run_sd_pct)}%` : '–',

@@ -85,7 +85,8 @@ export interface Comparison {
   /**
    * One-sided p of "the overhead is at most max-overhead" (small: above it), before Holm; the regression claim
    * needs it Holm-adjusted across the gated metrics below alpha/2, so several gated metrics do not multiply
-   * the chance of a false regression. Absent on stored-baseline comparisons (their prediction interval rules).
+   * the chance of a false regression. Stored-baseline comparisons carry it too (their prediction interval at the
+   * threshold, issue 39 S1), so they share the arms' Holm family.
    */
   p_regression?: number
   /** p_regression after Holm across the gating comparisons of one report. */
@@ -162,9 +163,19 @@ export interface HistoryFacts {
   df: number
   /**
    * The stored checks that formed the reference (ids, oldest first), and those left out: a stored check the
-   * others would have flagged (its interval against them wholly beyond ±max-overhead), with its overhead
+   * others would have flagged as worse (its interval against them wholly above +max-overhead), with its overhead
    * against them. Absent in summaries written before issue 28.
    */
   reference?: string[]
   left_out?: { check: string; overhead_pct: number }[]
+  /**
+   * The comparison is against the anchor (the entry's oldest accepted checks, or a pinned set), not the rolling
+   * reference of the last accepted checks (issue 39, S11).
+   */
+  against?: 'anchor'
+  /**
+   * Where the rolling reference stands against the anchor, when they differ: the anchor's checks, and how far
+   * the reference's level has moved from the anchor's (%, positive = worse), so a creep is named.
+   */
+  anchor?: { checks: string[]; moved_pct: number; pinned: boolean }
 }

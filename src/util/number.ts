@@ -42,12 +42,13 @@ export function parseNumber(raw: string, rule: NumberRule): ParsedNumber {
   const text = raw.trim()
   const re = rule.kind === 'integer' ? INTEGER_RE : REAL_RE
   const value = Number(text)
-  const fail: ParsedNumber = { ok: false, expected: describeRule(rule) }
-  if (!re.test(text) || !Number.isFinite(value)) return fail
-  if (rule.kind === 'integer' && !Number.isSafeInteger(value)) return fail
+  // The words are made only for a failure: CSV cells call this once per row.
+  const fail = (): ParsedNumber => ({ ok: false, expected: describeRule(rule) })
+  if (!re.test(text) || !Number.isFinite(value)) return fail()
+  if (rule.kind === 'integer' && !Number.isSafeInteger(value)) return fail()
   if (rule.min !== undefined && (rule.minExclusive === true ? !(value > rule.min) : !(value >= rule.min)))
-    return fail
-  if (rule.max !== undefined && !(value <= rule.max)) return fail
+    return fail()
+  if (rule.max !== undefined && !(value <= rule.max)) return fail()
   // `-0` reads as 0: a sign on zero carries no meaning for a measurement or a count.
   return { ok: true, value: value === 0 ? 0 : value }
 }

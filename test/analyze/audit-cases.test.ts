@@ -219,7 +219,9 @@ describe('D6: one accepted +5% check in the stored history', () => {
 
   it.each([
     [0.0025, 0.95],
-    [0.005, 0.7]
+    // 0.7 before issue 39: a check left out of the reference at the 95% level only costs the others a degree
+    // of freedom now (S1: the screened spread made a true +2% a false regression in 3.2% at a 2% day-to-day sd).
+    [0.005, 0.6]
   ])(
     'day-to-day sd %f: a persisting +5% is flagged in ≥ %f of later checks (was 0–0.4%); A/A false regression ≤ 2.5%',
     async (daySd, wanted) => {

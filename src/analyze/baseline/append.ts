@@ -47,15 +47,23 @@ export function appendToBaseline(
     }
     // Re-saving the same check replaces it rather than counting it twice.
     entry.checks = entry.checks.filter(c => c.check_id !== current.check_id)
-    entry.checks.push({
+    // The oldest accepted level (issue 39, S11): a file written before it starts from its stored checks.
+    const anchor = (entry.anchor ??= { checks: entry.checks.slice(0, keep) })
+    const check = {
       check_id: current.check_id,
       time,
       commit: current.commit ?? null,
       image_digest: fingerprint.image_digest ?? null,
       fingerprint,
       metrics
-    })
+    }
+    entry.checks.push(check)
     if (entry.checks.length > keep) entry.checks = entry.checks.slice(entry.checks.length - keep)
+    if (anchor.pinned !== true) {
+      const at = anchor.checks.findIndex(c => c.check_id === check.check_id)
+      if (at >= 0) anchor.checks[at] = check
+      else if (anchor.checks.length < keep) anchor.checks.push(check)
+    }
     touched++
   }
   // The same accepted check, as one point per series of the (longer) trend history.

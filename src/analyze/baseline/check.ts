@@ -31,7 +31,8 @@ export interface BaselineCheckOptions {
  * Nor is one significantly worse than the stored checks by more than max-overhead whose interval still
  * reaches below it (not proven, but probably a shift): saved, it widened the next check's interval and
  * moved its reference, and a persisting shift of that size became the baseline one undecided check at a
- * time (issue 28, D6). Its comparison is reported as measured; it is only kept out of the reference.
+ * time (issue 28, D6). Nor, since issue 39 (S6, S11), is one whose estimate alone is beyond max-overhead against
+ * the rolling reference or the anchor. Its comparison is reported as measured; it is only kept out of the reference.
  */
 export async function compareWithBaseline(
   samples: Iterable<RawRow & { check_id?: string }>,
@@ -82,6 +83,28 @@ export async function compareWithBaseline(
       message:
         `${result.message} Not saved as a baseline: ${worse.length} metric(s) significantly worse than the stored ` +
         `checks by more than ${opts.maxOverheadPct}% (not proven beyond it, so not a regression; kept out of the reference).`
+    }
+  // A check measured worse than the stored level by more than max-overhead is not saved, significant or not
+  // (issue 39, S6): saved, one such check at a time moved the reference until a persisting shift was the
+  // baseline (after one accepted +5% check, later +5% checks were saved in 15–63% of histories and called
+  // equivalent). Against the anchor too, so a creep of small accepted steps stops at the limit (S11). Only
+  // where the history can decide (2 stored checks or more), so a new entry still fills.
+  const beyond = result.comparisons.filter(
+    c =>
+      c.scope === 'steady' &&
+      c.verdict !== 'incomparable' &&
+      c.history !== undefined &&
+      c.history.checks >= 2 &&
+      !(c.undefined_stats ?? []).includes('overhead_pct') &&
+      c.overhead_pct > opts.maxOverheadPct
+  )
+  if (beyond.length > 0)
+    return {
+      ...result,
+      message:
+        `${result.message} Not saved as a baseline: ${beyond.length} metric(s) measured more than ${opts.maxOverheadPct}% ` +
+        `worse than the stored ${beyond.some(c => c.history?.against === 'anchor') ? 'checks or their anchor' : 'checks'} ` +
+        '(a shift is never accepted into the reference one check at a time; to accept a new level, see README, "Stored baselines").'
     }
   const saved = await store.append(current, {
     keep: opts.keep,

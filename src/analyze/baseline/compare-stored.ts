@@ -5,7 +5,7 @@
 import type { BaselineResult, Comparison } from '../../types/index.js'
 import { decide, fingerprintDifferences, metricDirection } from '../compare/index.js'
 import { compareWithHistory, summarizeCheck, type CheckMetricSummary } from '../history-compare.js'
-import type { BaselineEntry, BaselineFile, StoredMetric } from './format.js'
+import type { BaselineFile, StoredCheck, StoredMetric } from './format.js'
 import { baselineKey, factsFor, findEntry, groupSeries } from './match.js'
 import type { BaselineCompareOptions, CurrentResults } from './store.js'
 
@@ -18,18 +18,24 @@ function metricSummary(m: StoredMetric, checkId: string): CheckMetricSummary {
 
 /** The stored checks that measured `metric`, oldest first, as summaries; and what they declared. */
 function storedHistory(
-  entry: BaselineEntry,
+  checks: readonly StoredCheck[],
   metric: string
 ): { history: CheckMetricSummary[]; better?: 'lower' | 'higher' } | undefined {
   const history: CheckMetricSummary[] = []
   let better: 'lower' | 'higher' | undefined
-  for (const check of entry.checks) {
+  for (const check of checks) {
     const m = check.metrics[metric]
     if (m === undefined || m.values.length === 0) continue
     history.push(metricSummary(m, check.check_id))
     better = m.better ?? better
   }
   return history.length === 0 ? undefined : { history, ...(better ? { better } : {}) }
+}
+
+/** How far the rolling reference's level sits from the anchor's, as an overhead (%, positive = worse). */
+function movedPct(reference: number, anchor: number, direction: 'lower' | 'higher'): number {
+  if (!(reference > 0 && anchor > 0)) return 0
+  return ((direction === 'lower' ? reference / anchor : anchor / reference) - 1) * 100
 }
 
 /**
@@ -60,11 +66,16 @@ export function compareWithStored(
       notes.push(
         `${g.environment}/${g.workload}: stored under another key (${entry.key}) whose known facts match; compared.`
       )
+    // The anchor (issue 39, S11): compared too once the rolling reference has moved on from it.
+    const anchorChecks = entry.anchor?.checks ?? []
+    const rollingIds = entry.checks.map(c => c.check_id).join('\u0000')
+    const anchorMoved =
+      anchorChecks.length > 0 && anchorChecks.map(c => c.check_id).join('\u0000') !== rollingIds
     for (const cand of g.series) {
-      const stored = storedHistory(entry, cand.metric)
+      const stored = storedHistory(entry.checks, cand.metric)
       if (stored === undefined) continue
       const { direction, source } = metricDirection(cand, { better: stored.better })
-      measured.push(
+      const against = (history: CheckMetricSummary[], baselineEnv: string): Comparison =>
         compareWithHistory({
           workload: cand.workload,
           metric: cand.metric,
@@ -73,15 +84,29 @@ export function compareWithStored(
           directionSource: source,
           scope: cand.scope,
           params: cand.params,
-          baselineEnv: `${g.environment}@baseline`,
+          baselineEnv,
           candidateEnv: g.environment,
-          history: stored.history,
+          history,
           current: cand.values,
           maxOverheadPct: options.maxOverheadPct,
           alpha: options.alpha,
           incomparable: differences
         })
-      )
+      const rolling = against(stored.history, `${g.environment}@baseline`)
+      measured.push(rolling)
+      const anchor = anchorMoved ? storedHistory(anchorChecks, cand.metric) : undefined
+      if (anchor === undefined || anchor.history.length < 2 || rolling.history === undefined) continue
+      const fixed = against(anchor.history, `${g.environment}@anchor`)
+      if (fixed.history === undefined) continue
+      const facts = {
+        checks: anchor.history.map((h, i) => h.check_id ?? `anchor check ${i + 1}`),
+        moved_pct: movedPct(rolling.mean_baseline, fixed.mean_baseline, direction),
+        pinned: entry.anchor?.pinned === true
+      }
+      rolling.history.anchor = facts
+      fixed.history.anchor = facts
+      fixed.history.against = 'anchor'
+      measured.push(fixed)
     }
   }
   const comparisons = decide(measured, options)

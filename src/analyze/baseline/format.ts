@@ -45,11 +45,25 @@ const StoredCheck = z.object({
   metrics: z.record(z.string(), StoredMetric)
 })
 
+/**
+ * The oldest accepted level (issue 39, S11): the entry's first `keep` accepted checks, kept when the rolling
+ * reference (`checks`) moves on, so a creep of small accepted steps is compared with where it started. Filled
+ * as checks are accepted, then frozen. To accept a new level on purpose, delete `anchor` (the stored checks
+ * become the anchor at the next save) or set `pinned: true` on one you chose (never filled or replaced).
+ */
+const StoredAnchor = z.object({
+  pinned: z.boolean().optional(),
+  /** Oldest first. */
+  checks: z.array(StoredCheck)
+})
+
 const StoredEntry = SeriesIdentitySchema.extend({
   params_hash: z.string(),
   fingerprint: FingerprintFacts,
   /** Oldest first; at most `keep` of them. */
-  checks: z.array(StoredCheck)
+  checks: z.array(StoredCheck),
+  /** Absent in files written before issue 39: the stored checks are then the anchor. */
+  anchor: StoredAnchor.optional()
 })
 
 const BaselineFileSchema = z.object({
@@ -65,6 +79,7 @@ const BaselineFileSchema = z.object({
 export type BaselineFile = z.infer<typeof BaselineFileSchema>
 export type BaselineEntry = z.infer<typeof StoredEntry>
 export type StoredMetric = z.infer<typeof StoredMetric>
+export type StoredCheck = z.infer<typeof StoredCheck>
 
 export function emptyFile(): BaselineFile {
   return { schema: BASELINE_SCHEMA, updated_at: new Date().toISOString(), entries: {} }
@@ -90,7 +105,7 @@ export function parseBaseline(json: unknown): { data: BaselineFile } | { error: 
     if (entry.key !== key) return { error: `entry '${key}' says its key is '${entry.key}'` }
     // The stored summary is never trusted (a file with `sd: 1e6` would make every check pass): it is
     // recomputed from the stored per-run values, which are what a check compares against.
-    for (const check of entry.checks)
+    for (const check of [...entry.checks, ...(entry.anchor?.checks ?? [])])
       for (const m of Object.values(check.metrics)) {
         const { n, mean, sd, median } = summarizeCheck(m.values)
         Object.assign(m, { n, mean, sd, median })

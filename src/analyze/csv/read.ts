@@ -48,7 +48,7 @@ export async function readResultsCsv(file: string, options: ReadCsvOptions = {})
 async function readWith(file: string, engine: 'plain' | 'csv-parse'): Promise<CsvResults> {
   const table = new ResultsTable(file)
   try {
-    if (engine === 'plain') await readPlain(file, table.onPlainLine)
+    if (engine === 'plain') await readPlain(file, table.onPlainRow)
     else await parseWithCsvParse(file, rec => table.onRecord(rec, table.record + 1, null))
   } catch (error) {
     if (error instanceof BadRow) {

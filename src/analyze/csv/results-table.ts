@@ -7,7 +7,7 @@
 import type { ArmSeries, PartialFingerprint } from '../run-values/index.js'
 import { INTERLEAVE_ALLOWED, RowConflictError, RunAggregator, isInterleave } from '../run-values/index.js'
 import { emptyHeader, keyColumns, readHeader, type Header } from './columns.js'
-import { allDigits } from './plain-reader.js'
+import { digitsAt, plainDecimalAt } from './plain-reader.js'
 import {
   BETTER_ALLOWED,
   BadRow,
@@ -39,16 +39,27 @@ export interface CsvResults {
   extras: Record<string, Record<string, Record<string, string>>>
 }
 
+/** Where field k of a plain row starts and ends (plain-reader.ts gives the commas). */
+function startOf(k: number, start: number, commas: Int32Array): number {
+  return k === 0 ? start : commas[k - 1]! + 1
+}
+function endOf(k: number, end: number, commas: Int32Array, n: number): number {
+  return k === n - 1 ? end : commas[k]!
+}
+
 export class ResultsTable {
   private readonly agg = new RunAggregator()
   private readonly extras: CsvResults['extras'] = {}
   private header: Header = emptyHeader()
   /** Index of the record being read (0 = header); −1 until the header is read. */
   record = -1
-  // Fast path of the plain reader: the previous row's key fields, and where each field of a line ends.
+  // Fast path of the plain reader: the key columns (as runs of adjacent ones), and where the previous row's
+  // runs of key columns lie in the buffer that holds it.
   private keys: number[] = []
-  private prevKey: string[] = []
-  private ends = new Int32Array(0)
+  private keySpans: number[] = []
+  private prevBuf: Buffer | null = null
+  private prevFrom = new Int32Array(0)
+  private prevTo = new Int32Array(0)
 
   constructor(private readonly file: string) {}
 
@@ -62,48 +73,76 @@ export class ResultsTable {
     }
   }
 
-  /** One line text[start, end) from the plain reader. */
-  readonly onPlainLine = (text: string, start: number, end: number, index: number, line: number): void => {
+  /** One line buf[start, end) from the plain reader, its commas found (plain-reader.ts). */
+  readonly onPlainRow = (
+    buf: Buffer,
+    start: number,
+    end: number,
+    commas: Int32Array,
+    fields: number,
+    index: number,
+    line: number
+  ): void => {
     if (index === 0) {
-      this.onRecord(text.slice(start, end).split(','), index, line)
+      this.onRecord(buf.toString('utf8', start, end).split(','), index, line)
       this.keys = keyColumns(this.header.index)
-      this.ends = new Int32Array(this.header.columns.length)
+      // Runs of adjacent key columns, [first, last, first, last, …]: each compared as one stretch.
+      const sorted = [...this.keys].sort((x, y) => x - y)
+      const spans: number[] = []
+      for (const col of sorted)
+        if (spans.length > 0 && spans[spans.length - 1] === col - 1) spans[spans.length - 1] = col
+        else spans.push(col, col)
+      this.keySpans = spans
+      this.prevFrom = new Int32Array(spans.length >> 1)
+      this.prevTo = new Int32Array(spans.length >> 1)
       return
     }
     this.record = index
-    const { ends, keys, prevKey } = this
     const n = this.header.columns.length
-    let p = start
-    for (let k = 0; k < n - 1; k++) {
-      const c = text.indexOf(',', p)
-      if (c === -1 || c >= end) throw this.fieldCountError(index, line, k + 1)
-      ends[k] = c
-      p = c + 1
-    }
-    ends[n - 1] = end
-    const more = text.indexOf(',', p)
-    if (more !== -1 && more < end)
-      throw this.fieldCountError(index, line, text.slice(start, end).split(',').length)
-    let same = prevKey.length > 0
-    for (let j = 0; same && j < keys.length; j++) {
-      const k = keys[j]!
-      const from = k === 0 ? start : ends[k - 1]! + 1
-      const prev = prevKey[j]!
-      if (ends[k]! - from !== prev.length || !text.startsWith(prev, from)) same = false
+    if (fields !== n) throw this.fieldCountError(index, line, fields)
+    // The previous row's key fields, compared byte by byte where they lie (no string made).
+    const { keySpans, prevFrom, prevTo } = this
+    const prev = this.prevBuf
+    let same = prev !== null
+    for (let j = 0; same && j < keySpans.length; j += 2) {
+      const from = startOf(keySpans[j]!, start, commas)
+      const to = endOf(keySpans[j + 1]!, end, commas, n)
+      const pFrom = prevFrom[j >> 1]!
+      if (to - from !== prevTo[j >> 1]! - pFrom) same = false
+      else
+        for (let i = 0; i < to - from; i++)
+          if (buf[from + i] !== prev![pFrom + i]) {
+            same = false
+            break
+          }
     }
     if (!same) {
-      const fields = text.slice(start, end).split(',')
-      this.onRow(fields.map(csvText), line)
-      this.prevKey = keys.map(k => fields[k]!)
+      this.onRow(buf.toString('utf8', start, end).split(',').map(csvText), line)
+      this.prevBuf = buf
+      for (let j = 0; j < keySpans.length; j += 2) {
+        prevFrom[j >> 1] = startOf(keySpans[j]!, start, commas)
+        prevTo[j >> 1] = endOf(keySpans[j + 1]!, end, commas, n)
+      }
       return
     }
     const { value: iV, iteration: iI } = this.header.index
-    const value = parseValue(text.slice(iV === 0 ? start : ends[iV - 1]! + 1, ends[iV]), index, line)
+    const vFrom = startOf(iV, start, commas)
+    const vTo = endOf(iV, end, commas, n)
+    // Plain decimals (what every writer emits) are read in place, exactly as Number() reads them; any other
+    // spelling goes to the strict parser, which accepts or refuses it.
+    let value = plainDecimalAt(buf, vFrom, vTo)
+    if (Number.isNaN(value)) value = parseValue(buf.toString('utf8', vFrom, vTo), index, line)
     let iteration: number | undefined
     if (iI >= 0) {
-      const from = iI === 0 ? start : ends[iI - 1]! + 1
-      if (!allDigits(text, from, ends[iI]!)) checkIteration(text.slice(from, ends[iI]), index, line)
-      iteration = iterationOf(text.slice(from, ends[iI]))
+      const from = startOf(iI, start, commas)
+      const to = endOf(iI, end, commas, n)
+      const it = digitsAt(buf, from, to)
+      if (it >= 0) iteration = it
+      else {
+        const text = buf.toString('utf8', from, to)
+        checkIteration(text, index, line)
+        iteration = iterationOf(text)
+      }
     }
     try {
       this.agg.addToLast(value, iteration)

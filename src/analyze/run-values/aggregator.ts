@@ -32,20 +32,64 @@ interface Group {
   /** A turns run's values by iteration; `untimed` when one of its rows had no iteration (no pairs then). */
   byIteration?: Map<number, number[]>
   untimed?: boolean
-  /** Iterations seen (when rows carry one). */
-  iterations?: Set<number>
+  /**
+   * Iterations seen (when rows carry one), as spans of consecutive whole numbers [lo, hi, lo, hi, …] while
+   * they arrive in ascending order (the usual layout: a few numbers per run, not one Set entry per row);
+   * as a Set once one arrives out of order.
+   */
+  spans?: number[]
+  seen?: Set<number>
   /** An iteration this run saw twice, if any. */
   repeated?: number
   /** The GPU the run's process was pinned to, when its rows say. */
   gpu?: number
+  /** The arm's other runs of this metric, and which of them took the last row (see `add`). */
+  siblings: { current: Group | undefined }
+  /** A row without an iteration came back to this run after a row of another run of its arm and metric. */
+  revisited?: boolean
 }
 
-/** Remember a row's iteration; the first one seen twice is kept for `series` to judge. */
+/**
+ * Remember a row's iteration; the first one seen twice is kept for `series` to judge. Ascending whole
+ * numbers extend spans (no per-row allocation); the first one out of order is looked up in them, and from
+ * then on the run's iterations are kept in a Set.
+ */
 function noteIteration(g: Group, iteration: number | undefined): void {
-  if (iteration === undefined || !Number.isFinite(iteration)) return
-  const seen = (g.iterations ??= new Set<number>())
-  if (seen.has(iteration)) g.repeated ??= iteration
-  else seen.add(iteration)
+  if (iteration === undefined || g.repeated !== undefined || !Number.isFinite(iteration)) return
+  const seen = g.seen
+  if (seen !== undefined) {
+    if (seen.has(iteration)) g.repeated = iteration
+    else seen.add(iteration)
+    return
+  }
+  const spans = (g.spans ??= [])
+  const n = spans.length
+  if (Number.isInteger(iteration)) {
+    if (n === 0) {
+      spans.push(iteration, iteration)
+      return
+    }
+    const hi = spans[n - 1]!
+    if (iteration === hi + 1) {
+      spans[n - 1] = iteration
+      return
+    }
+    if (iteration > hi) {
+      spans.push(iteration, iteration)
+      return
+    }
+    for (let i = 0; i < n; i += 2)
+      if (iteration >= spans[i]! && iteration <= spans[i + 1]!) {
+        g.repeated = iteration
+        return
+      }
+  }
+  const all = new Set<number>()
+  for (let i = 0; i < n; i += 2) for (let it = spans[i]!; it <= spans[i + 1]!; it++) all.add(it)
+  g.spans = undefined
+  g.seen = all
+  if (all.has(iteration)) g.repeated = iteration
+  else all.add(iteration)
 }
 
 /**
@@ -60,6 +104,22 @@ function refuseDuplicatedRuns(groups: readonly Group[]): void {
     'run',
     `${dup.environment} ${dup.workload}/${dup.metric} run ${dup.run} (iteration ${dup.repeated} twice)`,
     "one process per run id and arm: these rows repeat a run's iterations, as two checks' files put together do; give each check's runs their own labels (e.g. a1, a2 … b1, b2) or analyse them apart"
+  )
+}
+
+/**
+ * Two checks' rows put together where rows carry no iteration (one row per run, issue 39 S7): a run's rows
+ * came back after rows of the arm's other runs of the metric, so one "run" would be two processes — the
+ * unit of replication — and its median would blend two checks. Refused, naming the run. Rows that carry
+ * an iteration are judged by their iterations instead (refuseDuplicatedRuns).
+ */
+function refuseRevisitedRuns(groups: readonly Group[]): void {
+  const back = groups.find(g => g.revisited === true)
+  if (back === undefined) return
+  throw new InputError(
+    'run',
+    `${back.environment} ${back.workload}/${back.metric} run ${back.run} (its rows come back after other runs' rows, without an iteration)`,
+    "one process per run id and arm, its rows together: these rows repeat a run after the arm's other runs, as two checks' files put together do; give each check's runs their own labels (e.g. a1, a2 … b1, b2), analyse the checks apart, or add an iteration column"
   )
 }
 
@@ -135,6 +195,8 @@ function declaredOnce(groups: readonly Group[], field: 'unit' | 'better', what: 
  */
 export class RunAggregator {
   private readonly groups = new Map<string, Group>()
+  /** Per arm and metric (workload, params, environment, metric): which run took its last row. */
+  private readonly siblings = new Map<string, { current: Group | undefined }>()
   private last: Group | undefined
   /** Environments in order of first appearance. */
   readonly environments: string[] = []
@@ -182,11 +244,27 @@ export class RunAggregator {
       const key = `${workload}\u0000${params}\u0000${environment}\u0000${run}\u0000${metric}`
       g = this.groups.get(key)
       if (g === undefined) {
-        g = { workload, params, environment, run, metric, unit, scope, better, interleave, values: [] }
+        const arm = `${workload}\u0000${params}\u0000${environment}\u0000${metric}`
+        let siblings = this.siblings.get(arm)
+        if (siblings === undefined) this.siblings.set(arm, (siblings = { current: undefined }))
+        g = {
+          workload,
+          params,
+          environment,
+          run,
+          metric,
+          unit,
+          scope,
+          better,
+          interleave,
+          values: [],
+          siblings
+        }
         this.groups.set(key, g)
         if (!this.environments.includes(environment)) this.environments.push(environment)
         isNew = true
-      }
+      } else if (iteration === undefined && g.siblings.current !== g) g.revisited = true
+      g.siblings.current = g
       this.last = g
     }
     settle(g, 'unit', unit)
@@ -200,7 +278,7 @@ export class RunAggregator {
         `${g.interleave === '' ? 'empty' : `'${g.interleave}'`} as in earlier rows of this run (one process, one way)`
       )
     noteIteration(g, iteration)
-    noteTurn(g, value, iteration)
+    if (g.interleave === 'turns') noteTurn(g, value, iteration)
     g.values.push(value)
     return isNew
   }
@@ -209,9 +287,10 @@ export class RunAggregator {
   addToLast(value: number, iteration?: number): void {
     if (this.last === undefined) throw new Error('addToLast before add')
     this.rows++
-    noteIteration(this.last, iteration)
-    noteTurn(this.last, value, iteration)
-    this.last.values.push(value)
+    const g = this.last
+    noteIteration(g, iteration)
+    if (g.interleave === 'turns') noteTurn(g, value, iteration)
+    g.values.push(value)
   }
 
   /** Record the GPU of the run group of the previous `add` (called once per new group). */
@@ -264,7 +343,10 @@ export class RunAggregator {
         groups.some(g => g.scope === 'derived') ||
         (groups.every(g => g.scope === '' || g.scope === 'steady') &&
           knownMetric(first.workload, first.metric)?.derived_from !== undefined)
-      if (!derived) refuseDuplicatedRuns(groups)
+      if (!derived) {
+        refuseDuplicatedRuns(groups)
+        refuseRevisitedRuns(groups)
+      }
       const turns = groups.map(turnValues)
       out.push({
         workload: first.workload,
