@@ -19,9 +19,12 @@ export interface Launched {
   handle: ProcessHandle
   /** Its side of the block's turns (execute/turns.ts); null when it measures on its own. */
   turns: TurnGate | null
+  /** Its run-timeout (ProcessSpec.timeoutMs): a block's turns end by the longest of its processes'. */
+  timeoutMs: number
   /** The PID the workload reported for itself (`env` event), once it has. */
   ownPid(): number | null
-  finish(): Promise<LaneOutcome>
+  /** Waits for it and records the run; `turnFailure`: it broke its block's turns (recorded as failed). */
+  finish(turnFailure?: string | null): Promise<LaneOutcome>
 }
 
 /**
@@ -123,19 +126,19 @@ export function launchOnLane(
   }
   const spec = ctx.specFor(planned, lane, hold, turns)
   const handle = startProcess(spec, onEvent, ctx.signal)
-  if (turns) gate = new TurnGate(handle, spec.freeze)
+  if (turns) gate = new TurnGate(handle, spec.freeze, arm.label)
   // A held process that is never needed is not finished: the check's folder removal takes its folders.
   void handle.done.then(done => {
     if (done.abandoned) spec.cleanup?.()
   })
-  const finish = async (): Promise<LaneOutcome> => {
+  const finish = async (turnFailure: string | null = null): Promise<LaneOutcome> => {
     const done = await handle.done
     await gpuProbe
     try {
-      return recordRun(planned, done, base, live, ctx, samples, spec.runDir ?? null)
+      return recordRun(planned, done, base, live, ctx, samples, spec.runDir ?? null, turnFailure)
     } finally {
       spec.cleanup?.()
     }
   }
-  return { planned, handle, turns: gate, ownPid: () => ownPid, finish }
+  return { planned, handle, turns: gate, ownPid: () => ownPid, finish, timeoutMs: spec.timeoutMs }
 }
