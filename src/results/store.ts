@@ -250,9 +250,14 @@ export class ResultsWriter implements RecordSink {
 }
 
 /** Reads back results.jsonl; a torn last line (crash mid-write) is skipped. */
-export function readResults(file: string): SampleRecord[] {
+export function readResults(file: string, opts: { within?: string } = {}): SampleRecord[] {
   const out: SampleRecord[] = []
-  for (const line of readUntrusted(file, { maxBytes: READ_LIMITS.results }).split('\n')) {
+  // `within`: a folder given to read (aggregate): its file, never a link or hard link out of it.
+  const read =
+    opts.within === undefined
+      ? { maxBytes: READ_LIMITS.results }
+      : { maxBytes: READ_LIMITS.results, noFollow: true, within: opts.within, oneLink: true }
+  for (const line of readUntrusted(file, read).split('\n')) {
     if (line.trim() === '') continue
     try {
       out.push(JSON.parse(line) as SampleRecord)
