@@ -7,9 +7,12 @@
 //       the commit subjects since the last vA.B.C tag, unless the file already has one (a hand-written
 //       entry wins).
 //   node scripts/release.mjs tag X.Y.Z vN [--push REMOTE]
-//       on a clean tree whose version is X.Y.Z and whose CHANGELOG has its entry: the annotated, immutable
-//       tag vX.Y.Z on HEAD (refused if it exists, here or on REMOTE), and the moving major tag vN moved to
-//       it; with --push, both pushed (vN forced: it moves by design).
+//       on a clean tree of the default branch whose version is X.Y.Z (package.json and the VERSION constant,
+//       not a comment) and whose CHANGELOG has its entry: the annotated, immutable tag vX.Y.Z on HEAD (refused
+//       if it exists, here or on REMOTE), and the moving major tag vN moved to it; with --push, both pushed (vN
+//       forced: it moves by design). vN must be X.Y.Z's own major (v1 for 0.x too: a new major starts its own
+//       tag), and never moves back: a release older than one vN already names is refused. REMOTE is the name
+//       of a configured remote (never an option such as --upload-pack=…).
 //
 // One line on stderr and exit 1 for anything refused. Every git call is an argv array with a timeout.
 import { execFileSync } from 'node:child_process'
@@ -91,15 +94,75 @@ function prepare(version, date) {
   )
 }
 
+const parts = version => version.split('.').map(Number)
+const compare = (a, b) => {
+  const [x, y] = [parts(a), parts(b)]
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i]
+  return 0
+}
+/** The moving tag a version belongs to: its major's, and v1 for 0.x (CHANGELOG_HEAD says so). */
+const movingFor = version => `v${Math.max(1, parts(version)[0])}`
+
+/** The branch the repository releases from: REMOTE's HEAD, else origin's as last fetched, else main. */
+function defaultBranch(remote) {
+  if (remote) {
+    const line = git('ls-remote', '--symref', remote, 'HEAD')
+      .split('\n')
+      .find(l => l.startsWith('ref: '))
+    const m = line && /^ref: refs\/heads\/(\S+)\tHEAD$/.exec(line)
+    if (m) return m[1]
+  }
+  try {
+    return git('symbolic-ref', '--short', 'refs/remotes/origin/HEAD').replace(/^origin\//, '')
+  } catch {
+    return 'main'
+  }
+}
+
+/** Release versions tagged here (and on REMOTE): `vA.B.C` only. */
+function releasedVersions(remote) {
+  const names = git('tag', '--list', 'v*.*.*').split('\n')
+  if (remote)
+    for (const l of git('ls-remote', '--tags', remote, 'refs/tags/v*').split('\n'))
+      names.push(
+        l
+          .split('\t')[1]
+          ?.replace(/^refs\/tags\//, '')
+          .replace(/\^\{\}$/, '') ?? ''
+      )
+  return [...new Set(names.map(n => n.replace(/^v/, '')).filter(v => SEMVER.test(v)))]
+}
+
 function tag(version, moving, remote) {
   if (!MOVING.test(moving)) refuse(`moving tag ${JSON.stringify(moving)}: allowed vN, e.g. v1`)
+  if (moving !== movingFor(version))
+    refuse(
+      `moving tag ${moving} for ${version}: allowed ${movingFor(version)} (a new major version starts its own tag; ${moving} stays where it is)`
+    )
+  if (remote !== null && (remote.startsWith('-') || !git('remote').split('\n').includes(remote)))
+    refuse(`--push ${JSON.stringify(remote)}: allowed the name of a configured remote (git remote)`)
+  const branch = gitOk('symbolic-ref', '--quiet', 'HEAD') ? git('symbolic-ref', '--short', 'HEAD') : null
+  const main = defaultBranch(remote)
+  if (branch !== main)
+    refuse(
+      `HEAD is ${branch ? `on branch ${branch}` : 'detached'}: a release is tagged on the default branch ${main}`
+    )
+  const newer = releasedVersions(remote)
+    .filter(v => movingFor(v) === moving && compare(v, version) > 0)
+    .sort(compare)
+    .pop()
+  if (newer) refuse(`v${newer} is released already: ${moving} never moves back to ${version}`)
   const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
   if (pkg.version !== version)
     refuse(`package.json has version ${pkg.version}, not ${version}: run prepare first`)
-  if (!readFileSync(VERSION_FILE, 'utf8').includes(`'${version}'`))
-    refuse(`${VERSION_FILE} does not say ${version}: run prepare first`)
-  if (!existsSync(CHANGELOG) || !hasEntry(readFileSync(CHANGELOG, 'utf8'), version))
-    refuse(`${CHANGELOG} has no "## v${version}" entry: run prepare first`)
+  // The constant itself, not a comment or another string that mentions the version.
+  const constant = /^export const VERSION = '([^']*)'/m.exec(readFileSync(VERSION_FILE, 'utf8'))
+  if (constant?.[1] !== version) refuse(`${VERSION_FILE} does not say ${version}: run prepare first`)
+  // An entry inside an HTML comment is no entry.
+  const changelog = existsSync(CHANGELOG)
+    ? readFileSync(CHANGELOG, 'utf8').replace(/<!--[\s\S]*?-->/g, '')
+    : ''
+  if (!hasEntry(changelog, version)) refuse(`${CHANGELOG} has no "## v${version}" entry: run prepare first`)
   const dirty = git('status', '--porcelain')
   if (dirty)
     refuse(`the work tree has uncommitted changes (commit the release first): ${dirty.split('\n')[0]}`)
@@ -112,8 +175,8 @@ function tag(version, moving, remote) {
   git('tag', '-a', release, '-m', `Release ${release}`, 'HEAD')
   git('tag', '-f', moving, `${release}^{commit}`)
   if (remote) {
-    git('push', remote, `refs/tags/${release}`)
-    git('push', '--force', remote, `refs/tags/${moving}`)
+    git('push', '--', remote, `refs/tags/${release}`)
+    git('push', '--force', '--', remote, `refs/tags/${moving}`)
   }
   console.log(
     `${release} tagged at ${git('rev-parse', '--short', 'HEAD')}; ${moving} moved to it${remote ? `; pushed to ${remote}` : ''}`

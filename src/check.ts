@@ -54,6 +54,7 @@ import type { Logger } from './util/log.js'
 import { processSpec, workloadsDir, workloadsGatedBySamples } from './execute/index.js'
 import { appendAll } from './util/arrays.js'
 import { cancelOnSignals, newCheckId } from './util/cancel.js'
+import { redactDeep } from './util/secrets.js'
 
 export interface CheckOutcome {
   summary: CheckSummary
@@ -64,7 +65,7 @@ export interface CheckOutcome {
 function writeReportFiles(writer: ResultsWriter, summary: CheckSummary): string[] {
   return [
     writer.replaceFile(writer.paths.report, buildReport(summary, { maxChars: Infinity })),
-    writer.replaceFile(writer.paths.summary, `${JSON.stringify(summary, null, 2)}\n`)
+    writer.replaceFile(writer.paths.summary, `${JSON.stringify(redactDeep(summary), null, 2)}\n`)
   ].filter((e): e is string => e !== null)
 }
 

@@ -16,6 +16,7 @@ import {
 } from '../types/index.js'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
+import { redactCommand } from '../util/secrets.js'
 import type { FileCommand } from './file.js'
 
 const NAME = /^[a-z][a-z0-9_-]{0,39}$/
@@ -205,7 +206,7 @@ export function commandSourceLines(config: {
   for (const c of config.commands)
     if (c.source === 'config-file' && config.workloads.includes(c.name))
       lines.push(
-        `command ${c.name} comes from the checked-out ${file} (${Inputs.AllowConfigCommands}: true): the pull request chose what it runs (${c.argv.join(' ').slice(0, 160)})`
+        `command ${c.name} comes from the checked-out ${file} (${Inputs.AllowConfigCommands}: true): the pull request chose what it runs (${redactCommand(c.argv).slice(0, 160)})`
       )
   return lines
 }

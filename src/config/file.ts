@@ -162,7 +162,13 @@ export function readConfigFile(
   if (workspace !== undefined) checkLocation(file, workspace)
   let text: string
   try {
-    text = readUntrusted(file, { maxBytes: READ_LIMITS.config, noFollow: true })
+    // Judged again on the file opened: a `.github` swapped for a link after checkLocation, or a hard link to
+    // a file outside the workspace, is refused (safe-fs `within`, `oneLink`).
+    text = readUntrusted(file, {
+      maxBytes: READ_LIMITS.config,
+      noFollow: true,
+      ...(workspace === undefined ? {} : { within: workspace, oneLink: true })
+    })
   } catch (error) {
     const why =
       error instanceof UnsafePathError

@@ -7,6 +7,7 @@
  * Parsed into an argument array (`--flag value` pairs); no shell is involved and no quoting is understood:
  * one flag per line or whitespace-separated, values without spaces.
  */
+import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 
@@ -34,6 +35,15 @@ const ULIMIT = new RegExp(`^(${ULIMITS.join('|')})=${LIMIT}(:${LIMIT})?$`)
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
 /** Our own protocol variables: the workflow may not redirect a run's channel. */
 const RESERVED_ENV = /^GPU_OVERHEAD_/
+/**
+ * What the NVIDIA Container Toolkit reads from the container's environment to choose its devices, driver
+ * capabilities and requirement checks: set by the tool's GPU access mode, never by a flag (it would change which
+ * GPUs, or which driver parts, the container gets, behind the arm's fingerprint).
+ */
+const TOOLKIT_ENV =
+  /^NVIDIA_(VISIBLE_DEVICES|DRIVER_CAPABILITIES|REQUIRE_\w*|DISABLE_REQUIRE|MIG_\w*|IMEX_\w*|GDRCOPY|GDS|MOFED|NVSWITCH|FABRIC\w*)$/i
+/** The tool's own folders in the container: a tmpfs over one (or over /) would hide what it mounts there. */
+const TOOL_DIRS = ['/gpu-overhead', '/data', '/checkpoints']
 const USER = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?$/
 const TMPFS = /^(\/[A-Za-z0-9_./-]{0,254})(:[A-Za-z0-9=,]{1,200})?$/
 
@@ -76,19 +86,23 @@ const FLAGS: readonly FlagRule[] = [
     valid: v => {
       const eq = v.indexOf('=')
       const name = eq < 0 ? v : v.slice(0, eq)
-      return eq > 0 && ENV_NAME.test(name) && !RESERVED_ENV.test(name)
+      return eq > 0 && ENV_NAME.test(name) && !RESERVED_ENV.test(name) && !TOOLKIT_ENV.test(name)
     },
-    allowed: 'NAME=VALUE (NAME not starting with GPU_OVERHEAD_, which the tool sets)'
+    allowed:
+      'NAME=VALUE (NAME not starting with GPU_OVERHEAD_, which the tool sets, nor a variable the NVIDIA toolkit reads to choose devices: NVIDIA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES, NVIDIA_REQUIRE_*, …; set gpus and gpu-access instead)'
   },
   {
     names: ['--tmpfs'],
     valid: v => {
       const m = TMPFS.exec(v)
-      const dir = m?.[1] ?? ''
-      return m !== null && dir !== '/' && !/(^|\/)\.\.(\/|$)/.test(dir) && !dir.startsWith('/gpu-overhead')
+      const raw = m?.[1] ?? ''
+      if (m === null || /(^|\/)\.\.(\/|$)/.test(raw)) return false
+      // Judged as the engine resolves it: `//gpu-overhead` and `/./gpu-overhead/` are /gpu-overhead.
+      const dir = path.posix.normalize(raw).replace(/(.)\/+$/, '$1')
+      return dir !== '/' && !TOOL_DIRS.some(t => dir === t || dir.startsWith(`${t}/`))
     },
     allowed:
-      'an absolute folder other than / and /gpu-overhead…, with optional mount options, e.g. /scratch:size=8g'
+      "an absolute folder other than / and the tool's own (/gpu-overhead, /data, /checkpoints), with optional mount options, e.g. /scratch:size=8g"
   },
   {
     names: ['--user', '-u'],

@@ -19,13 +19,16 @@ export interface Launched {
   handle: ProcessHandle
   /** Its side of the block's turns (execute/turns.ts); null when it measures on its own. */
   turns: TurnGate | null
+  /** Its run-timeout (ProcessSpec.timeoutMs): a block's turns end by the longest of its processes'. */
+  timeoutMs: number
   /** The PID the workload reported for itself (`env` event), once it has. */
   ownPid(): number | null
   /** Releases a held process (its container thawed first); a process that was not held is released at once. */
   release(): Promise<void>
   /** Drops a held process that is no longer needed (thawed first, so it can read the end of its input). */
   abandon(): void
-  finish(): Promise<LaneOutcome>
+  /** Waits for it and records the run; `turnFailure`: it broke its block's turns (recorded as failed). */
+  finish(turnFailure?: string | null): Promise<LaneOutcome>
 }
 
 /**
@@ -141,16 +144,16 @@ export function launchOnLane(
   }
   const spec = ctx.specFor(planned, lane, hold, turns)
   const handle = startProcess(spec, onEvent, ctx.signal)
-  if (turns) gate = new TurnGate(handle, spec.freeze)
+  if (turns) gate = new TurnGate(handle, spec.freeze, arm.label)
   // A held process that is never needed is not finished: the check's folder removal takes its folders.
   void handle.done.then(done => {
     if (done.abandoned) spec.cleanup?.()
   })
-  const finish = async (): Promise<LaneOutcome> => {
+  const finish = async (turnFailure: string | null = null): Promise<LaneOutcome> => {
     const done = await handle.done
     await gpuProbe
     try {
-      return recordRun(planned, done, base, live, ctx, samples, spec.runDir ?? null)
+      return recordRun(planned, done, base, live, ctx, samples, spec.runDir ?? null, turnFailure)
     } finally {
       spec.cleanup?.()
     }
@@ -161,6 +164,7 @@ export function launchOnLane(
     turns: gate,
     ownPid: () => ownPid,
     finish,
+    timeoutMs: spec.timeoutMs,
     release: async () => {
       await thawHeld()
       handle.release()

@@ -143,6 +143,8 @@ export interface ProcessHandle {
   turn(): void
   /** Turns: no more turns (end of its input). */
   endTurns(): void
+  /** Kills it now (its tree, its container): a block whose turns broke ends at once. */
+  stop?(): void
   done: Promise<ProcessResult>
 }
 
@@ -151,6 +153,8 @@ const TURN = 'turn\n'
 /** How often a process taking turns has its channel read: each turn waits for the last one's end event. */
 export const TURNS_POLL_MS = 2
 const ABANDON_GRACE_MS = 5000
+/** After the process exits, how long its pipes may still deliver before what holds them is killed. */
+const EXIT_DRAIN_MS = 1000
 
 export async function runProcess(
   spec: ProcessSpec,
@@ -187,6 +191,7 @@ export function startProcess(
   let abandon: () => void = () => undefined
   let turn: () => void = () => undefined
   let endTurns: () => void = () => undefined
+  let stop: () => void = () => undefined
   const done = new Promise<ProcessResult>(resolve => {
     result.spawnEpochMs = Date.now()
     const tree = new ProcessTree()
@@ -203,7 +208,7 @@ export function startProcess(
     // Neither held nor taking turns: stdin is at its end from the start, as /dev/null would be.
     if (!spec.hold && !spec.turns) child.stdin.end()
     let killed = false
-    const kill = (why: 'timeout' | 'cancel' | 'channel'): void => {
+    const kill = (why: 'timeout' | 'cancel' | 'channel' | 'stop'): void => {
       if (killed) return
       killed = true
       if (why === 'timeout') result.timedOut = true
@@ -235,6 +240,7 @@ export function startProcess(
     endTurns = () => {
       if (spec.turns && !child.stdin.writableEnded) child.stdin.end()
     }
+    stop = () => kill('stop')
     abandon = () => {
       if (released) return
       released = true
@@ -323,6 +329,18 @@ export function startProcess(
     child.on('error', error => {
       result.spawnError = error.message
     })
+    // The command itself is over: a child it left behind holding stdout or stderr (a server started with
+    // setsid) must not keep the run going until run-timeout. After a short drain of what is in the pipes, the
+    // tree (its group, descendants, setsid escapees by the marker) is killed and the pipes closed.
+    child.on('exit', () => {
+      const drain = setTimeout(() => {
+        tree.kill('SIGKILL')
+        child.stdout.destroy()
+        child.stderr.destroy()
+      }, EXIT_DRAIN_MS)
+      drain.unref()
+      child.once('close', () => clearTimeout(drain))
+    })
     child.on('close', (code, sig) => {
       if (timer) clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
@@ -343,6 +361,7 @@ export function startProcess(
     abandon: () => abandon(),
     turn: () => turn(),
     endTurns: () => endTurns(),
+    stop: () => stop(),
     done
   }
 }

@@ -101,7 +101,8 @@ export function recordRun(
   live: SampleRecord[],
   ctx: ExecuteContext,
   samples: SampleRecord[],
-  runDir: string | null = null
+  runDir: string | null = null,
+  turnFailure: string | null = null
 ): LaneOutcome {
   const { arm, workload } = planned
   const { run, params } = base
@@ -119,7 +120,9 @@ export function recordRun(
     appendAll(live, results.samples)
     ctx.writer.appendSamples(results.samples)
   }
+  // turnFailure: this process broke its block's turns (execute/turns.ts), whatever its exit code says.
   const ok =
+    turnFailure === null &&
     proc.exitCode === 0 &&
     !proc.timedOut &&
     !proc.cancelled &&
@@ -145,7 +148,7 @@ export function recordRun(
     end_ms: proc.endEpochMs,
     exit_code: proc.exitCode,
     status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
-    error: ok ? null : describeFailure(proc, results.error),
+    error: ok ? null : (turnFailure ?? describeFailure(proc, results.error)),
     energy_j: energy,
     energy_source: energy === null ? null : 'nvml',
     measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,

@@ -28,7 +28,8 @@ import type { PlannedRun } from '../plan/index.js'
 import type { ProcessResult, ProcessSpec } from './process.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'
-import { takeTurns } from './turns.js'
+import { takeTurns, type TurnStop } from './turns.js'
+import { maxOf } from '../util/arrays.js'
 import type { LaneOutcome } from './run-record.js'
 
 export interface ExecuteContext {
@@ -202,24 +203,38 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       pending = wanted.map(p => kept(p) ?? launch(p))
     } else pending = []
     // Why the runner stopped this block's turns (a container it could not freeze): the block's failure reason.
-    let turnsStopped: string | null = null
+    let turnsStopped: TurnStop | null = null
+    // The process whose turns broke the block (an index into launched), or -1.
+    let culprit = -1
     if (step.turns) {
-      // Each GPU's processes take turns among themselves, every GPU at once; the first reason any lane's
-      // turns were stopped is the block's.
+      // Each GPU's processes take turns among themselves, every GPU at once; run-timeout bounds each lane's
+      // turns too. The first lane that stopped names the block's culprit.
       const byLane = new Map<Lane | null, Launched[]>()
       step.processes.forEach((sp, k) => byLane.set(sp.lane, [...(byLane.get(sp.lane) ?? []), launched[k]!]))
       const stops = await Promise.all(
-        [...byLane.values()].map(group => {
+        [...byLane.values()].map(async group => {
           const gates = group.flatMap(l => (l.turns ? [l.turns] : []))
           for (const g of gates)
             g.partners = () =>
               group.flatMap(l => (l.turns === g ? [] : [l.ownPid()])).filter((p): p is number => p !== null)
-          return takeTurns(gates)
+          const stop = await takeTurns(gates, maxOf(group.map(l => l.timeoutMs)))
+          const at = stop?.gate
+          return {
+            stop,
+            culprit:
+              at === null || at === undefined ? -1 : launched.indexOf(group.find(l => l.turns === gates[at])!)
+          }
         })
       )
-      turnsStopped = stops.find(s => s !== null) ?? null
+      const first = stops.find(s => s.stop !== null)
+      turnsStopped = first?.stop ?? null
+      if (first && first.culprit >= 0) culprit = first.culprit
     }
-    const outcomes = await Promise.all(launched.map(l => l.finish()))
+    // The process that broke the turns fails, whatever its exit code says (an image that exits 0 mid-turn).
+    if (turnsStopped !== null && culprit < 0) culprit = 0
+    const outcomes = await Promise.all(
+      launched.map((l, k) => l.finish(k === culprit ? (turnsStopped?.reason ?? null) : null))
+    )
     for (const o of outcomes) runs.push(o.run)
 
     done += step.slots.length
@@ -253,10 +268,10 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       ctx.logger.warn(`stopping the check: ${writeStop}`)
       break
     }
-    const bad = outcomes.findIndex(o => !o.ok)
+    const bad = culprit >= 0 ? culprit : outcomes.findIndex(o => !o.ok)
     if (bad >= 0) {
       const where = outcomes.length === 1 ? '' : ` on ${who(bad)}`
-      const error = turnsStopped ?? outcomes[bad]!.run.error ?? 'unknown'
+      const error = outcomes[bad]!.run.error ?? 'unknown'
       failedWorkloads.set(workload, `${prefix}${what}${where} failed: ${error}`)
       ctx.logger.warn(`${workload}: ${what}${where} failed (${error}); skipping the rest of ${workload}`)
       continue

@@ -19,15 +19,34 @@ export type TurnState = 'wait' | 'done' | 'ended'
 
 /**
  * Turns taken in one block at most: a workload that reports `wait` without measuring cannot keep the runner
- * going (its events are bounded too, MAX_EVENTS_PER_RUN; a default llm process takes 6).
+ * going (its events are bounded too, MAX_EVENTS_PER_RUN; a default llm process takes 6). Reaching it is an
+ * error of the process that still asks, never a finished block.
  */
 export const MAX_TURNS = 10_000
+
+/**
+ * `turn` events a process may have sent that the runner has not read yet. The protocol sends one and waits for
+ * its turn on stdin; more than this is a flood (200,000 `wait`s would otherwise be taken one by one, each with a
+ * freeze and a thaw of a container that is gone).
+ */
+export const MAX_QUEUED_TURN_EVENTS = 4
+
+/** After the turns broke, how long a process whose input ended may take to exit on its own before it is killed. */
+export const STOP_GRACE_MS = 3000
+
+/** Why the turns of a block stopped, and the process (its index among the gates) that stopped them. */
+export interface TurnStop {
+  /** One line; null when that process's own failure (its exit, its channel) says it better. */
+  reason: string | null
+  gate: number | null
+}
 
 /** One process's side of the turns: its `turn` events queued in order, the end of the process last. */
 export class TurnGate {
   private readonly queue: TurnState[] = []
   private waiter: ((s: TurnState) => void) | null = null
   private ended = false
+  private flooded = false
   /** The PIDs the check's other processes of this block reported (their `env` event), for the GPU probe. */
   partners: () => number[] = () => []
   /** Called when the process is given its first turn (the GPU probe waits for it: see launch.ts). */
@@ -35,16 +54,27 @@ export class TurnGate {
 
   private frozen = false
 
-  /** `freeze`: a container's (ProcessSpec.freeze); absent natively, where nothing runs beside the workload. */
+  /**
+   * `freeze`: a container's (ProcessSpec.freeze); absent natively, where nothing runs beside the workload.
+   * `label`: the arm, as a turn error names it.
+   */
   constructor(
     private readonly handle: ProcessHandle,
-    private readonly freezer?: (frozen: boolean) => Promise<string | null>
+    private readonly freezer?: (frozen: boolean) => Promise<string | null>,
+    readonly label = 'a process'
   ) {
     void handle.done.then(() => this.deliver('ended'))
   }
 
   get isEnded(): boolean {
-    return this.ended
+    return this.ended || this.flooded
+  }
+
+  /** Why this process broke the turn protocol, or null. */
+  get failure(): string | null {
+    return this.flooded
+      ? `the ${this.label} process sent more than ${MAX_QUEUED_TURN_EVENTS} turn events without being given a turn`
+      : null
   }
 
   /** Freezes or thaws its container (no-op natively, or when already so); null, or why it failed. */
@@ -63,12 +93,14 @@ export class TurnGate {
     if (this.waiter) {
       const w = this.waiter
       this.waiter = null
-      w(state)
-    } else this.queue.push(state)
+      w(this.flooded ? 'ended' : state)
+    } else if (state !== 'ended' && this.queue.length >= MAX_QUEUED_TURN_EVENTS) this.flooded = true
+    else this.queue.push(state)
   }
 
-  /** The process's next state: the oldest one not yet read, else the next to come. */
+  /** The process's next state: the oldest one not yet read, else the next to come; `ended` once it flooded. */
   next(): Promise<TurnState> {
+    if (this.flooded) return Promise.resolve('ended')
     const s = this.queue.shift()
     if (s !== undefined) return Promise.resolve(s)
     if (this.ended) return Promise.resolve('ended')
@@ -85,50 +117,122 @@ export class TurnGate {
   end(): void {
     this.handle.endTurns()
   }
+
+  /** Ends the process after `ms` unless it ended (its tree killed): a block whose turns broke ends at once. */
+  stopAfter(ms: number): void {
+    if (this.ended) return
+    const timer = setTimeout(() => this.handle.stop?.(), ms)
+    timer.unref()
+    void this.handle.done.then(() => clearTimeout(timer))
+  }
+
+  /** Why it ended without finishing its turns, or null when its own exit says so (a failure, a kill). */
+  async whyEnded(): Promise<string | null> {
+    const flood = this.failure
+    if (flood !== null) return flood
+    const r = await this.handle.done
+    const clean = r.exitCode === 0 && !r.timedOut && !r.cancelled && r.channelError === null && !r.spawnError
+    return clean
+      ? `the ${this.label} process exited during its turns without saying done (exit code 0; it measured only part of the block)`
+      : null
+  }
 }
 
 /**
  * Runs one block's turns: waits until every process is prepared (its first `wait`), then gives the GPU to
  * each in turn, the order reversed every round (A B, B A, …) so neither arm always goes first; before each
  * turn every other container is frozen and the one taking it thawed. A process that is done leaves the
- * rotation; one that ends without `done` (failed, killed) ends the block's turns, since the others would
- * measure alone. Resolves to null, or why the turns were stopped by the runner (a freeze that failed).
+ * rotation. Anything else ends the block at once, every process killed, and names the process that broke it:
+ * one that ends without `done` (exited, failed, killed), floods `turn` events, still asks after MAX_TURNS, or
+ * holds the block past `timeoutMs` (run-timeout bounds a block, not only each process), and a freeze that
+ * fails. Resolves to null, or why the turns stopped and whose process stopped them.
  */
-export async function takeTurns(gates: readonly TurnGate[]): Promise<string | null> {
-  let stopped: string | null = null
+export async function takeTurns(
+  gates: readonly TurnGate[],
+  timeoutMs = Number.POSITIVE_INFINITY
+): Promise<TurnStop | null> {
+  let stopped: TurnStop | null = null
   try {
-    stopped = await rotate(gates)
+    stopped = await rotate(gates, timeoutMs)
   } finally {
     // Thawed before their input ends: a frozen process could neither read it nor exit.
     const thawed = await Promise.all(gates.map(g => g.setFrozen(false)))
     for (const g of gates) g.end()
-    stopped ??= thawed.find(t => t !== null) ?? null
+    if (stopped === null) {
+      const t = thawed.findIndex(x => x !== null)
+      if (t >= 0) stopped = { reason: thawed[t]!, gate: t }
+    }
+    // Their input is at its end: a process that keeps running anyway is killed after a short grace.
+    if (stopped !== null) for (const g of gates) g.stopAfter(STOP_GRACE_MS)
   }
   return stopped
 }
 
-async function rotate(gates: readonly TurnGate[]): Promise<string | null> {
-  const first = await Promise.all(gates.map(g => g.next()))
+const LATE = Symbol('late')
+
+async function rotate(gates: readonly TurnGate[], timeoutMs: number): Promise<TurnStop | null> {
+  const deadline = Date.now() + timeoutMs
+  const at = (g: TurnGate): number => gates.indexOf(g)
+  const late = (g: TurnGate | null): TurnStop => ({
+    reason: `the block's turns ran past run-timeout (${Math.round(timeoutMs / 1000)} s)${g ? `: the ${g.label} process kept asking for turns or held one` : ''}`,
+    gate: g ? at(g) : null
+  })
+  // The next state, or LATE at the block's deadline (a frozen process's own timer may never fire first).
+  const nextOf = async (g: TurnGate): Promise<TurnState | typeof LATE> => {
+    if (!Number.isFinite(timeoutMs)) return g.next()
+    let timer: NodeJS.Timeout | undefined
+    try {
+      return await Promise.race([
+        g.next(),
+        new Promise<typeof LATE>(resolve => {
+          timer = setTimeout(() => resolve(LATE), Math.max(0, deadline - Date.now()))
+          timer.unref()
+        })
+      ])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  const ended = async (g: TurnGate): Promise<TurnStop> => ({ reason: await g.whyEnded(), gate: at(g) })
+  const first = await Promise.all(gates.map(nextOf))
+  const gone = first.findIndex(s => s === 'ended')
+  if (gone >= 0) return ended(gates[gone]!)
+  const slow = first.findIndex(s => s === LATE)
+  if (slow >= 0) return late(gates[slow]!)
   let active = gates.filter((_, i) => first[i] === 'wait')
-  if (first.includes('ended')) return null
   // Every container frozen from the start, so the first request of each arm follows a freeze or a thaw alike,
   // whichever arm goes first.
   const frozen = await handOver(gates, active, null)
   if (frozen !== null) return frozen
+  const taken = new Map<TurnGate, number>()
   for (let round = 0, given = 0; active.length > 0 && given < MAX_TURNS; round++) {
     const order = round % 2 === 0 ? [...active] : [...active].reverse()
     for (const g of order) {
+      if (Date.now() >= deadline) return late(mostTurns(active, taken))
       const stopped = await handOver(gates, active, g)
       if (stopped !== null) return stopped
       g.give()
       given++
-      const state = await g.next()
+      taken.set(g, (taken.get(g) ?? 0) + 1)
+      const state = await nextOf(g)
+      if (state === LATE) return late(g)
       if (state === 'wait') continue
-      if (state === 'ended') return null
+      if (state === 'ended') return ended(g)
       active = active.filter(x => x !== g)
     }
   }
-  return null
+  if (active.length === 0) return null
+  // Still asking after MAX_TURNS: the process that took the most is the one that never says done.
+  const most = mostTurns(active, taken)
+  return {
+    reason: `the ${most.label} process still asked for turns after ${MAX_TURNS} (it must say done when it has measured)`,
+    gate: at(most)
+  }
+}
+
+/** The process of `active` that took the most turns (the one that keeps asking). */
+function mostTurns(active: readonly TurnGate[], taken: ReadonlyMap<TurnGate, number>): TurnGate {
+  return [...active].sort((a, b) => (taken.get(b) ?? 0) - (taken.get(a) ?? 0))[0]!
 }
 
 /**
@@ -140,13 +244,20 @@ async function handOver(
   gates: readonly TurnGate[],
   active: readonly TurnGate[],
   next: TurnGate | null
-): Promise<string | null> {
+): Promise<TurnStop | null> {
   const others = gates.filter(g => g !== next && !g.isEnded)
   const froze = await Promise.all(others.map(g => g.setFrozen(true)))
-  const failed =
-    froze.find((f, i) => f !== null && active.includes(others[i]!)) ??
-    (next ? await next.setFrozen(false) : null)
+  const k = froze.findIndex((f, i) => f !== null && active.includes(others[i]!))
+  let failed: string | null = k >= 0 ? froze[k]! : null
+  let who = k >= 0 ? others[k]! : null
+  if (failed === null && next !== null && !next.isEnded) {
+    failed = await next.setFrozen(false)
+    who = next
+  }
   return failed === null
     ? null
-    : `${failed}: a container's other processes would run during the other arm's turns (turns need the runtime's pause; set turns: false to measure each process on its own)`
+    : {
+        reason: `${failed}: a container's other processes would run during the other arm's turns (turns need the runtime's pause; set turns: false to measure each process on its own)`,
+        gate: who ? gates.indexOf(who) : null
+      }
 }

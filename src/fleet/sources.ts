@@ -19,7 +19,8 @@ function bad(dir: string, why: string): InputError {
 function readSummary(dir: string, file: string): CheckSummary {
   let text: string
   try {
-    text = readUntrusted(file, { maxBytes: READ_LIMITS.baseline })
+    // The folder's own file: never a link, nor a hard link, to one outside it.
+    text = readUntrusted(file, { maxBytes: READ_LIMITS.baseline, noFollow: true, within: dir, oneLink: true })
   } catch (error) {
     throw bad(
       dir,
@@ -96,7 +97,7 @@ export function readSource(dir: string, label = path.basename(path.resolve(dir))
   for (const f of [paths.results, paths.summary])
     if (!fs.existsSync(f)) throw bad(dir, `${path.basename(f)} is missing`)
   const summary = readSummary(dir, paths.summary)
-  const records = readResults(paths.results)
+  const records = readResults(paths.results, { within: dir })
   checkRecords(dir, summary, records)
   return { dir, label, summary, records }
 }

@@ -13,6 +13,7 @@ import { NVIDIA_REQUIRE_CHECK } from './driver-checks.js'
 import { DRIVER_GATE } from './driver-gate.js'
 import { checkContainerInit } from './container-init.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
+import { matmulMemoryCheck } from './matmul-memory.js'
 import type { Mount, PreflightResult } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
@@ -170,6 +171,7 @@ export async function preflightStage(
   }
   appendAll(results, await mountPolicyRows(config))
   if (config.definitions.some(d => d.checksLlmMemory)) results.push(llmMemoryCheck(config, gpus))
+  if (config.definitions.some(d => d.name === 'matmul')) results.push(matmulMemoryCheck(config, gpus))
   let runtimeVersion: string | null = null
   if (images.length) {
     runtimeVersion = await engineVersion(config.containerRuntime)

@@ -2,7 +2,7 @@
 import { table } from './table.js'
 import type { Analysis, Comparison } from '../types/index.js'
 import { formatOverhead, formatP } from '../analyze/index.js'
-import { SCOPE_WORD, directionArrow } from './format.js'
+import { SCOPE_WORD, cell, directionArrow } from './format.js'
 
 /** 4 significant digits, no exponent for ordinary magnitudes. */
 function num(x: number): string {
@@ -13,13 +13,13 @@ function num(x: number): string {
 }
 
 function label(c: Comparison): string {
-  return c.params === undefined ? c.workload : `${c.workload} ${c.params}`
+  return cell(c.params === undefined ? c.workload : `${c.workload} ${c.params}`)
 }
 
 function comparisonTable(comparisons: readonly Comparison[]): string {
   const rows = comparisons.map(c => [
     label(c),
-    `${c.unit === '' ? c.metric : `${c.metric} (${c.unit})`} ${directionArrow(c.direction)}`,
+    `${cell(c.unit === '' ? c.metric : `${c.metric} (${c.unit})`)} ${directionArrow(c.direction)}`,
     SCOPE_WORD[c.scope],
     `${c.n_baseline}/${c.n_candidate}`,
     num(c.mean_baseline),
@@ -86,12 +86,12 @@ export function estimatorFootnote(comparisons: readonly Comparison[]): string {
 
 /** Markdown: verdict line, table, one reason per comparison, notes, then the baseline comparison. */
 export function renderMarkdown(analysis: Analysis): string {
-  const base = analysis.baseline_env ?? 'baseline'
-  const cand = analysis.candidate_env ?? 'candidate'
+  const base = cell(analysis.baseline_env ?? 'baseline')
+  const cand = cell(analysis.candidate_env ?? 'candidate')
   const gating = analysis.comparisons.filter(c => c.scope === 'steady').length
   const out: string[] = [
     analysis.error !== undefined
-      ? `**Verdict: error** — ${analysis.error}; ${cand} vs ${base}: nothing gated was tested, so nothing passed.`
+      ? `**Verdict: error** — ${cell(analysis.error)}; ${cand} vs ${base}: nothing gated was tested, so nothing passed.`
       : `**Verdict: ${analysis.verdict}** — ${cand} vs ${base}, max overhead ${analysis.max_overhead_pct}%, ` +
         `alpha ${analysis.alpha}, Holm across ${gating} gating comparison(s).`,
     ''
@@ -100,20 +100,21 @@ export function renderMarkdown(analysis: Analysis): string {
   else {
     out.push(comparisonTable(analysis.comparisons), '')
     out.push(estimatorFootnote(analysis.comparisons), '')
-    for (const c of analysis.comparisons) out.push(`- ${label(c)}/${c.metric}: ${c.reason}`)
+    for (const c of analysis.comparisons) out.push(`- ${label(c)}/${cell(c.metric)}: ${cell(c.reason)}`)
     out.push('')
   }
   if (analysis.notes !== undefined && analysis.notes.length > 0) {
     out.push('Notes:', '')
-    for (const n of analysis.notes) out.push(`- ${n}`)
+    for (const n of analysis.notes) out.push(`- ${cell(n)}`)
     out.push('')
   }
   const b = analysis.baseline
   if (b !== undefined) {
-    out.push(`**Baseline (${b.status})**: ${b.message}`, '')
+    out.push(`**Baseline (${b.status})**: ${cell(b.message)}`, '')
     if (b.comparisons.length > 0) {
       out.push(comparisonTable(b.comparisons), '')
-      for (const c of b.comparisons) out.push(`- ${c.candidate_env} ${label(c)}/${c.metric}: ${c.reason}`)
+      for (const c of b.comparisons)
+        out.push(`- ${cell(c.candidate_env)} ${label(c)}/${cell(c.metric)}: ${cell(c.reason)}`)
       out.push('')
     }
   }

@@ -100,7 +100,8 @@ export function fmtValue(x: number | null | undefined, unit: string): string {
   const scale = TIME_UNITS[unit]
   if (scale !== undefined) return fmtSeconds(x * scale)
   if (unit === '%') return `${fmtNum(x)}%`
-  return unit ? `${fmtNum(x)} ${unit}` : fmtNum(x)
+  // A unit is the workload's or a result file's text: through the one sanitiser like every name shown.
+  return unit ? `${fmtNum(x)} ${mdText(unit, 40)}` : fmtNum(x)
 }
 
 /** A signed difference with its unit, e.g. `+216 ms`. */

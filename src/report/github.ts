@@ -18,7 +18,7 @@ import { decideFailure, failedPreflight } from './verdict.js'
 import { appendAll } from '../util/arrays.js'
 import { appendJobSummary, readEventPayload, setOutput } from '../util/runner-files.js'
 import { actionsLogger, annotateLog } from '../util/log.js'
-import { publishMarkdown } from '../util/text.js'
+import { MAX_TEXT_CHARS, plainText, publishMarkdown } from '../util/text.js'
 
 export { decideFailure } from './verdict.js'
 
@@ -71,12 +71,13 @@ export function numberOutput(x: number | null): string {
 export function comparisonsOutput(summary: CheckSummary): string {
   const all = [...(summary.analysis?.comparisons ?? []), ...(summary.baseline?.comparisons ?? [])]
   return JSON.stringify(
+    // The names come from the workload (or a result file): the one sanitiser, like every published text.
     all.map(c => ({
-      workload: c.workload,
-      metric: c.metric,
-      ...(c.params === undefined ? {} : { params: c.params }),
-      baseline: c.baseline_env,
-      candidate: c.candidate_env,
+      workload: plainText(c.workload),
+      metric: plainText(c.metric),
+      ...(c.params === undefined ? {} : { params: plainText(c.params, 4 * MAX_TEXT_CHARS) }),
+      baseline: plainText(c.baseline_env),
+      candidate: plainText(c.candidate_env),
       direction: c.direction,
       scope: c.scope,
       overhead_pct: (c.undefined_stats ?? []).includes('overhead_pct') ? null : c.overhead_pct,

@@ -157,7 +157,7 @@ export function verdictLine(summary: CheckSummary, whyHref: string | null = WHY_
     const why = summary.incomplete_reason ?? summary.warnings[0] ?? 'the check did not produce results'
     line = `**ERROR** — ${clip(why)}`
   } else if (summary.verdict === 'inconclusive') {
-    line = `**UNDECIDED** (${undecidedGate(summary)}) — ${undecidedClause(summary)}`
+    line = `**UNDECIDED** (${undecidedGate(summary)}) — ${undecidedClause(summary, inline)}`
   } else {
     line = `**PASS** — ${outcomeClause(summary)}`
   }
@@ -175,14 +175,14 @@ function undecidedGate(summary: CheckSummary): string {
 }
 
 /** `2 of 8 gated metrics undecided (llm tpot_ms +1.05% [−3.13, +5.42]); ~40 runs per arm would decide them …` */
-function undecidedClause(summary: CheckSummary): string {
+function undecidedClause(summary: CheckSummary, esc: Escape): string {
   const gating = gatingComparisons(summary)
   const open = worstFirst(gating.filter(c => c.verdict === 'inconclusive'))
   const pair = armPair(gating)
   const first = open[0]
   const parts = [
     `${open.length} of ${plural(gating.length, 'gated metric')} undecided` +
-      (first ? ` (${describeComparison(first, !pair)})` : '')
+      (first ? ` (${describeComparison(first, !pair, esc)})` : '')
   ]
   // The same figure the table gives the metric that needs the most (runsNeeded, one source).
   const want = runsToDecide(summary, open)
@@ -190,7 +190,7 @@ function undecidedClause(summary: CheckSummary): string {
   const maxRuns = summary.config.max_runs ?? null
   if (want.runs !== null) {
     const most =
-      open.length > 1 && want.metric !== null ? `${metricName(want.metric, !pair)} needs the most` : null
+      open.length > 1 && want.metric !== null ? `${metricName(want.metric, !pair, esc)} needs the most` : null
     const notes = [most, maxRuns !== null ? `max-runs ${maxRuns}` : null].filter(Boolean)
     parts.push(
       `~${want.runs} runs per arm would decide ${open.length === 1 ? 'it' : 'them'}` +
@@ -201,7 +201,7 @@ function undecidedClause(summary: CheckSummary): string {
   // An own workload that varies between processes: what would decide it, not only how many runs.
   const advice = open.map(c => ownWorkloadAdvice(summary, c)).find(a => a !== null)
   if (advice) parts.push(advice)
-  const futile = stops.filter(s => s.reason === 'futile').map(s => s.workload)
+  const futile = stops.filter(s => s.reason === 'futile').map(s => esc(s.workload))
   if (futile.length > 0)
     parts.push(`${futile.join(', ')} stopped for futility: the runs needed far exceed max-runs`)
   return parts.join('; ')
@@ -239,6 +239,6 @@ export function decideFailure(summary: CheckSummary, failOnRegression: boolean):
   const failed = failedPreflight(summary)
   if (failed.length) reasons.push(`preflight failed: ${preflightClause(failed, plainText)}`)
   if (summary.verdict === 'inconclusive' && summary.config.on_inconclusive === 'fail')
-    reasons.push(`undecided (on-inconclusive: fail): ${undecidedClause(summary)}`)
+    reasons.push(`undecided (on-inconclusive: fail): ${undecidedClause(summary, plainText)}`)
   return reasons.length ? redact(reasons.join('; ')) : null
 }

@@ -17,6 +17,7 @@ import {
 import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
 import { canonicalParams } from '../util/params.js'
 import { csvCell } from '../util/text.js'
+import { redact, redactDeep } from '../util/secrets.js'
 
 export const SAMPLE_CSV_COLUMNS = [
   'workload',
@@ -212,8 +213,10 @@ export class ResultsWriter implements RecordSink {
     }
   }
 
-  appendSamples(records: SampleRecord[]): void {
-    if (records.length === 0) return
+  appendSamples(raw: SampleRecord[]): void {
+    if (raw.length === 0) return
+    // The names and units are the workload's (or a result file's) text: no secret is written (util/secrets.ts).
+    const records = raw.map(r => ({ ...r, metric: redact(r.metric), unit: redact(r.unit) }))
     this.guarded(this.paths.results, () =>
       this.append(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
     )
@@ -224,12 +227,12 @@ export class ResultsWriter implements RecordSink {
 
   appendLog(header: string, text: string): void {
     this.guarded(this.paths.logs, () =>
-      this.append(this.paths.logs, `=== ${header} ===\n${text.trimEnd()}\n\n`)
+      this.append(this.paths.logs, redact(`=== ${header} ===\n${text.trimEnd()}\n\n`))
     )
   }
 
   appendRun(run: RunRecord): void {
-    this.guarded(this.paths.runs, () => this.append(this.paths.runs, `${JSON.stringify(run)}\n`))
+    this.guarded(this.paths.runs, () => this.append(this.paths.runs, `${JSON.stringify(redactDeep(run))}\n`))
   }
 
   /**
@@ -247,9 +250,14 @@ export class ResultsWriter implements RecordSink {
 }
 
 /** Reads back results.jsonl; a torn last line (crash mid-write) is skipped. */
-export function readResults(file: string): SampleRecord[] {
+export function readResults(file: string, opts: { within?: string } = {}): SampleRecord[] {
   const out: SampleRecord[] = []
-  for (const line of readUntrusted(file, { maxBytes: READ_LIMITS.results }).split('\n')) {
+  // `within`: a folder given to read (aggregate): its file, never a link or hard link out of it.
+  const read =
+    opts.within === undefined
+      ? { maxBytes: READ_LIMITS.results }
+      : { maxBytes: READ_LIMITS.results, noFollow: true, within: opts.within, oneLink: true }
+  for (const line of readUntrusted(file, read).split('\n')) {
     if (line.trim() === '') continue
     try {
       out.push(JSON.parse(line) as SampleRecord)

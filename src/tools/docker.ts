@@ -24,6 +24,12 @@ export const RUN_LABEL = 'gpu-overhead-action.check'
 /** Second label: what the container is for, so a probe is never taken for a workload (and the reverse). */
 export const ROLE_LABEL = 'gpu-overhead-action.role'
 export type ContainerRole = 'workload' | 'probe'
+/**
+ * Processes and threads a container may hold (`--pids-limit`; threads count). PyTorch starts a few hundred
+ * threads on a large host, DataLoader workers each as many: far below this. The workflow's own `--pids-limit`
+ * in container-args comes later on the command line and wins.
+ */
+export const CONTAINER_PIDS_LIMIT = 8192
 /** Where the workloads folder is mounted read-only in the container. */
 export const CONTAINER_WORKLOADS_DIR = '/gpu-overhead/workloads'
 
@@ -80,7 +86,13 @@ export function runArgs(run: ContainerRun, mountStyle: 'volume' | 'mount' = 'vol
     '--label',
     `${ROLE_LABEL}=${run.role ?? 'workload'}`,
     '--security-opt',
-    'no-new-privileges'
+    'no-new-privileges',
+    // No capabilities (the workloads read, write their 0777 run folders and compute; the NVIDIA toolkit sets the
+    // GPU up from outside) and a bound on processes and threads (a fork bomb stops there, not at the host's).
+    '--cap-drop',
+    'ALL',
+    '--pids-limit',
+    String(CONTAINER_PIDS_LIMIT)
   ]
   if (run.memory) args.push('--memory', run.memory, '--memory-swap', run.memory)
   if (run.interactive) args.push('-i')

@@ -27,6 +27,35 @@ const MAX_RETRIES = 3
 const MAX_RATE_LIMIT_RETRIES = 2
 const MAX_RATE_LIMIT_WAIT_S = 60
 const BACKOFF_BASE_MS = 1000
+/**
+ * The plugin's own list (its default) plus 409: a conflict is an answer (the caller's compare-and-swap reads and
+ * merges again, baseline-branch.ts), never a reason to send the same write again.
+ */
+const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 451]
+
+/**
+ * What one process may spend waiting on the API, every call, retry and rate-limit wait together: a host that
+ * never answers costs this once, not a timeout per call (fetch baseline, comment, Check run, save). Past it,
+ * every call fails at once with one line.
+ */
+export const API_BUDGET_MS = 180_000
+let apiSpentMs = 0
+let apiBudgetMs = API_BUDGET_MS
+
+/** For tests: a new budget (and nothing spent yet). */
+export function resetApiBudget(ms = API_BUDGET_MS): void {
+  apiBudgetMs = ms
+  apiSpentMs = 0
+}
+
+export class ApiBudgetError extends Error {
+  constructor(call: string) {
+    super(
+      `${call} not sent: the GitHub API took ${Math.round(apiBudgetMs / 1000)} s of this step already (every call together); the API host is not answering`
+    )
+    this.name = 'ApiBudgetError'
+  }
+}
 
 export interface GitHubApiOptions {
   token: string
@@ -97,8 +126,11 @@ function proxiedFetch(
 ): typeof globalThis.fetch {
   // @actions/http-client reads https_proxy/HTTPS_PROXY, http_proxy/HTTP_PROXY and no_proxy/NO_PROXY.
   const dispatcher = new HttpClient(USER_AGENT).getAgentDispatcher(baseUrl)
-  const timed = (signal: AbortSignal | null | undefined): AbortSignal =>
-    signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs)
+  // No attempt outlives what is left of the step's API budget either.
+  const timed = (signal: AbortSignal | null | undefined): AbortSignal => {
+    const limit = AbortSignal.timeout(Math.max(1, Math.min(timeoutMs, apiBudgetMs - apiSpentMs)))
+    return signal ? AbortSignal.any([signal, limit]) : limit
+  }
   return (async (url: string, init: Parameters<typeof undiciFetch>[1] = {}) => {
     const res = await undiciFetch(url, {
       ...init,
@@ -130,13 +162,33 @@ export function createGitHubApi(opts: GitHubApiOptions): GitHubApi {
     baseUrl,
     userAgent: USER_AGENT,
     request: { fetch: proxiedFetch(baseUrl, opts.timeoutMs ?? REQUEST_TIMEOUT_MS, log) },
-    retry: { retries: MAX_RETRIES, retryAfterBaseValue: baseMs },
+    retry: { retries: MAX_RETRIES, retryAfterBaseValue: baseMs, doNotRetry: DO_NOT_RETRY },
     throttle: {
       retryAfterBaseValue: baseMs,
       onRateLimit: onLimit('primary'),
       onSecondaryRateLimit: onLimit('secondary')
     },
     log: { debug: () => undefined, info: () => undefined, warn: log, error: log }
+  })
+  // Outermost (registered after the plugins): one call's retries and waits count, and a call never outlives the budget.
+  api.hook.wrap('request', async (request, options) => {
+    const call = callName(options)
+    const left = apiBudgetMs - apiSpentMs
+    if (left <= 0) throw new ApiBudgetError(call)
+    const t0 = Date.now()
+    let timer: NodeJS.Timeout | undefined
+    try {
+      return await Promise.race([
+        request(options),
+        new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new ApiBudgetError(call)), left)
+          timer.unref()
+        })
+      ])
+    } finally {
+      clearTimeout(timer)
+      apiSpentMs += Date.now() - t0
+    }
   })
   api.hook.before('request', options => {
     options.headers['x-github-api-version'] = API_VERSION

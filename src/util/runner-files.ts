@@ -6,6 +6,7 @@
  * link, folder, FIFO or device gives one named error instead of core's EISDIR stack trace.
  */
 import * as core from '@actions/core'
+import { refusedEventPath } from './event-path-guard.js'
 import { READ_LIMITS, UnsafePathError, parseJsonQuiet, readUntrusted, safeAppend } from './safe-fs.js'
 
 export const RUNNER_FILES = ['GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'] as const
@@ -88,7 +89,9 @@ export function readEventPayload(
   env: NodeJS.ProcessEnv = process.env
 ): { ok: true; value: unknown } | { ok: false; why: 'unset' | 'unreadable' } {
   const file = env.GITHUB_EVENT_PATH
-  if (!file) return { ok: false, why: 'unset' }
+  // Taken out at start-up because it was a FIFO, a device or too large (util/event-path-guard.ts).
+  if (!file)
+    return { ok: false, why: env === process.env && refusedEventPath() !== null ? 'unreadable' : 'unset' }
   try {
     const parsed = parseJsonQuiet(readUntrusted(file, { maxBytes: READ_LIMITS.event }))
     return parsed.ok ? parsed : { ok: false, why: 'unreadable' }

@@ -179,6 +179,37 @@ export interface ReadOptions {
   maxBytes: number
   /** Refuse a link as the last component (tree files: a link could point at a secret on the runner). */
   noFollow?: boolean
+  /**
+   * A folder the file must lie in, judged on the file actually opened (its descriptor's path, /proc/self/fd),
+   * so a folder on the way swapped for a link after any earlier check still cannot lead outside.
+   */
+  within?: string
+  /** Refuse a file with more than one hard link (a tree file hard-linked to one outside it). */
+  oneLink?: boolean
+}
+
+/** The path of what `fd` is open on (Linux: /proc/self/fd), else null. */
+function fdPath(fd: number): string | null {
+  try {
+    return fs.readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    return null
+  }
+}
+
+function checkOpened(file: string, fd: number, st: fs.Stats, opts: ReadOptions): void {
+  if (opts.oneLink && st.nlink > 1)
+    throw new UnsafePathError(
+      file,
+      `has ${st.nlink} hard links; a tree file must have one (a hard link can lead outside the folder)`,
+      'link'
+    )
+  if (opts.within === undefined) return
+  const opened = fdPath(fd) ?? fs.realpathSync(file)
+  const root = fs.realpathSync(opts.within)
+  const rel = path.relative(root, opened)
+  if (rel.startsWith('..') || path.isAbsolute(rel))
+    throw new UnsafePathError(file, `resolves outside ${opts.within} (to ${opened})`, 'outside')
 }
 
 /**
@@ -199,6 +230,7 @@ export function readUntrusted(file: string, opts: ReadOptions): string {
     const st = fs.fstatSync(fd)
     if (!st.isFile())
       throw new UnsafePathError(file, `is ${describeKind(st)}, not a regular file`, 'not-regular')
+    checkOpened(file, fd, st, opts)
     if (st.size > opts.maxBytes)
       throw new UnsafePathError(file, `is larger than ${opts.maxBytes} bytes`, 'too-large')
     const buf = Buffer.alloc(Math.min(st.size, opts.maxBytes) + 1)

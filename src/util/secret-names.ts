@@ -6,7 +6,7 @@
  */
 export const SECRET_NAME_RULE = {
   contains: ['SECRET', 'PASSW', 'CREDENTIAL', 'AUTH', 'APIKEY', 'API_KEY', 'PRIVATE_KEY', 'PRIVATEKEY'],
-  words: ['PAT', 'PEM', 'PASS', 'PASSPHRASE', 'COOKIE'],
+  words: ['PAT', 'PEM', 'PASS', 'PASSPHRASE', 'COOKIE', 'CRED', 'CREDS'],
   word_ends: ['TOKEN', 'KEY', 'PWD'],
   not_secret: ['PWD', 'OLDPWD']
 } as const

@@ -4,6 +4,7 @@
  * `redactSecrets` does the same for text the tool writes itself (report, comment, summary, messages).
  */
 
+import { appendAll } from './arrays.js'
 import { isSecretName } from './secret-names.js'
 
 const MASK = '***'
@@ -23,16 +24,60 @@ export function secretParts(value: string): string[] {
   return [...parts].sort((a, b) => b.length - a.length)
 }
 
+/** Encoded forms shorter than this are not registered (a short run of base64 would garble other text). */
+const MIN_ENCODED_CHARS = 12
+
+/**
+ * The base64 text that every encoding of `value` contains, whatever bytes come before or after it: for each
+ * of the three alignments, the characters that depend on the value's bytes alone. `AUTHORIZATION: basic
+ * base64(x-access-token:TOKEN)` (checkout's persisted credential in .git/config) contains one of them.
+ */
+function base64Cores(value: Buffer, alphabet: 'base64' | 'base64url'): string[] {
+  const out: string[] = []
+  for (let lead = 0; lead < 3; lead++) {
+    const text = Buffer.concat([Buffer.alloc(lead), value])
+      .toString(alphabet)
+      .replace(/=+$/, '')
+    // The first group holds `lead` bytes that are not the value's; the last, when partial, bytes after it.
+    const start = lead === 0 ? 0 : 4
+    const whole = Math.floor((lead + value.length) / 3) * 4
+    const core = text.slice(start, whole)
+    if (core.length >= MIN_ENCODED_CHARS) out.push(core)
+  }
+  return out
+}
+
+/**
+ * The forms a secret travels in besides its text: base64 (and base64url) at every alignment, `user:secret`
+ * as a git credential (`x-access-token:…`) in base64 whole, percent-encoding and hex.
+ */
+export function encodedForms(value: string): string[] {
+  const forms = new Set<string>()
+  const bytes = Buffer.from(value, 'utf8')
+  for (const alphabet of ['base64', 'base64url'] as const)
+    for (const core of base64Cores(bytes, alphabet)) forms.add(core)
+  for (const user of ['x-access-token', 'x-oauth-basic', 'oauth2'])
+    forms.add(Buffer.from(`${user}:${value}`).toString('base64'))
+  const uri = encodeURIComponent(value)
+  if (uri !== value) forms.add(uri)
+  if (value.length >= MIN_PART_CHARS * 2) forms.add(bytes.toString('hex'))
+  forms.delete(value)
+  return [...forms].filter(f => f.length >= MIN_ENCODED_CHARS)
+}
+
 /**
  * Registers a secret: `mask` is called for every part (in the action: core.setSecret), and the parts are
- * remembered for redactSecrets.
+ * remembered for redactSecrets. So are its encoded forms (encodedForms): an image that reads a base64
+ * credential and names a metric after it is masked like one that prints the token.
  */
 export function registerSecret(
   value: string | null | undefined,
   mask: (part: string) => void = () => {}
 ): void {
   if (!value) return
-  for (const p of secretParts(value)) {
+  const parts = secretParts(value)
+  for (const p of secretParts(value)) if (p.length >= MIN_ENCODED_CHARS / 2) appendAll(parts, encodedForms(p))
+  for (const p of parts) {
     // Once is enough: the token is also the value of INPUT_GITHUB-TOKEN (registerEnvSecrets).
     if (registered.has(p)) continue
     registered.add(p)
@@ -55,6 +100,11 @@ const TOKEN_SHAPES: [RegExp, string][] = [
   [/\bgithub_pat_[A-Za-z0-9_]{20,}\b/g, MASK],
   [/\bnvapi-[A-Za-z0-9_-]{16,}/g, MASK],
   [/\bAKIA[0-9A-Z]{16}\b/g, MASK],
+  // API keys by their published prefixes (OpenAI/Anthropic `sk-`, Hugging Face, GitLab, Slack).
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, MASK],
+  [/\bhf_[A-Za-z0-9]{20,}\b/g, MASK],
+  [/\bglpat-[A-Za-z0-9_-]{16,}/g, MASK],
+  [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, MASK],
   [/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g, MASK],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, MASK],
   [/\b(Bearer|token|Basic)(\s+)[A-Za-z0-9._~+/=-]{16,}/gi, `$1$2${MASK}`],
@@ -69,10 +119,47 @@ const TOKEN_SHAPES: [RegExp, string][] = [
 export function redact(text: string, extra: readonly (string | null | undefined)[] = []): string {
   let out = redactSecrets(text, extra)
   for (const [pattern, replacement] of TOKEN_SHAPES) out = out.replace(pattern, replacement)
-  return out.replace(
-    /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(\s*=\s*)("[^"]*"|'[^']*'|[^\s,;]+)/g,
-    (whole, name: string, sep: string) => (isSecretName(name) ? `${name}${sep}${MASK}` : whole)
-  )
+  return out
+    .replace(
+      /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(\s*=\s*)("[^"]*"|'[^']*'|[^\s,;]+)/g,
+      (whole, name: string, sep: string) => (isSecretName(name) ? `${name}${sep}${MASK}` : whole)
+    )
+    .replace(
+      // `--token VALUE`, `-api-key VALUE`: an option with a secret-shaped name, and the word after it.
+      /(?<![A-Za-z0-9_.-])(--?[A-Za-z][A-Za-z0-9_.-]*)([ \t]+)("[^"]*"|'[^']*'|[^\s"'-][^\s,;]*)/g,
+      (whole, name: string, sep: string, word: string) =>
+        isSecretName(name) && word !== MASK ? `${name}${sep}${MASK}` : whole
+    )
+}
+
+/**
+ * A command's words as they may be stored and published (a workload's params, its baseline key, the log):
+ * stable for the same words, and no secret in it. The word after an option with a secret-shaped name
+ * (`--token X`, `--api-key X`) and the value of `--password=X` are masked, as is every registered secret,
+ * token shape and URL credential (`redact`) in each word.
+ */
+export function redactCommand(argv: readonly string[]): string {
+  const out: string[] = []
+  let maskNext = false
+  for (const word of argv) {
+    if (maskNext) {
+      maskNext = false
+      if (!word.startsWith('-')) {
+        out.push(MASK)
+        continue
+      }
+    }
+    const option = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(?:([=:])([\s\S]*))?$/.exec(word)
+    if (option && isSecretName(option[2]!)) {
+      if (option[3] === undefined) {
+        out.push(word)
+        maskNext = true
+      } else out.push(`${option[1]}${option[2]}${option[3]}${MASK}`)
+      continue
+    }
+    out.push(redact(word))
+  }
+  return out.join(' ')
 }
 
 /** Shorter values of secret-named variables are not masked (`FOO_AUTH=1` would garble every number). */
@@ -91,4 +178,20 @@ export function registerEnvSecrets(env: NodeJS.ProcessEnv, mask: (part: string) 
 /** For tests: forget every registered secret. */
 export function clearSecrets(): void {
   registered.clear()
+}
+
+/**
+ * A JSON value with every string in it (keys included) through `redact`: for the files the tool writes whole
+ * (summary.json, runs.jsonl), whose strings come from the workload, the image and the runner alike.
+ */
+export function redactDeep<T>(value: T): T {
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return redact(v)
+    if (v === null || typeof v !== 'object' || depth > 64) return v
+    if (Array.isArray(v)) return v.map(x => walk(x, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) out[redact(k)] = walk(x, depth + 1)
+    return out
+  }
+  return walk(value, 0) as T
 }

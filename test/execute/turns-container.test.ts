@@ -12,7 +12,7 @@ import { definitionOf, loadConfig } from '../../src/config/index.js'
 import { RunFolders, processSpec } from '../../src/execute/index.js'
 import { executePlan } from '../../src/execute/runner.js'
 import type { ProcessHandle, ProcessResult } from '../../src/execute/process.js'
-import { TurnGate, takeTurns } from '../../src/execute/turns.js'
+import { MAX_TURNS, TurnGate, takeTurns } from '../../src/execute/turns.js'
 import { buildPlan } from '../../src/plan/schedule.js'
 import { emptyPreflightOutcome, type PreflightOutcome } from '../../src/preflight/index.js'
 import { ResultsWriter } from '../../src/results/store.js'
@@ -197,9 +197,54 @@ describe('takeTurns', () => {
     a.attach(ga)
     b.attach(gb)
     const why = await takeTurns([ga, gb])
-    expect(why).toMatch(/docker pause failed: boom.*turns: false/)
+    expect(why?.reason).toMatch(/docker pause failed: boom.*turns: false/)
+    expect(why?.gate).toBe(1)
     expect(log.filter(l => l.endsWith('turn'))).toEqual(['native turn', 'container turn', 'container turn'])
     expect(log.slice(-2)).toEqual(['native end', 'container end'])
     expect(log.filter(l => l === 'thaw').length).toBeGreaterThanOrEqual(1)
+  })
+})
+
+describe('takeTurns: a process that never finishes (issue 41)', () => {
+  it('one that says wait after every turn is an error naming it at MAX_TURNS, not a finished block', async () => {
+    const log: string[] = []
+    const a = fakeProcess(3, log, 'native')
+    // Always `wait`, answered at once (a microtask): 10,000 turns in well under a second.
+    let gate: TurnGate | null = null
+    let end: (r: ProcessResult) => void = () => undefined
+    const done = new Promise<ProcessResult>(resolve => (end = resolve))
+    const handle: ProcessHandle = {
+      release: () => undefined,
+      abandon: () => undefined,
+      turn: () => void Promise.resolve().then(() => gate!.deliver('wait')),
+      endTurns: () => end({} as ProcessResult),
+      done
+    }
+    const ga = new TurnGate(a.handle, undefined, 'native')
+    const gb = new TurnGate(handle, undefined, 'container')
+    gate = gb
+    a.attach(ga)
+    setTimeout(() => gb.deliver('wait'), 1)
+    const why = await takeTurns([ga, gb])
+    expect(why).toEqual({
+      reason: `the container process still asked for turns after ${MAX_TURNS} (it must say done when it has measured)`,
+      gate: 1
+    })
+  })
+
+  it('a flood of turn events ends the turns at once and names the process', async () => {
+    const log: string[] = []
+    const a = fakeProcess(3, log, 'native')
+    const b = fakeProcess(3, log, 'container')
+    const ga = new TurnGate(a.handle, undefined, 'native')
+    const gb = new TurnGate(b.handle, undefined, 'container')
+    a.attach(ga)
+    for (let i = 0; i < 1000; i++) gb.deliver('wait')
+    const why = await takeTurns([ga, gb])
+    expect(why).toEqual({
+      reason: 'the container process sent more than 4 turn events without being given a turn',
+      gate: 1
+    })
+    expect(log.filter(l => l.endsWith('turn'))).toEqual([])
   })
 })

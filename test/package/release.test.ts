@@ -113,4 +113,90 @@ describe('scripts/release.mjs on a scratch clone', () => {
       expect([r.status, r.stderr]).toEqual([1, expect.stringMatching(message)])
     }
   })
+
+  it('refuses, in one line each, what would move the major tag wrongly or run an option (issue 41)', () => {
+    // The tree is at 9.8.8, released and pushed. What each case needs is written, tried, and put back.
+    const pkg = read('package.json')
+    const setVersion = (v: string): void =>
+      fs.writeFileSync(
+        path.join(work, 'package.json'),
+        pkg.replace('"version": "9.8.8"', `"version": "${v}"`)
+      )
+    const marker = path.join(ws, 'upload-pack-ran')
+    const cases: [string[], RegExp][] = [
+      // onto a new major version
+      [
+        ['tag', '10.0.0', 'v9'],
+        /^release: moving tag v9 for 10\.0\.0: allowed v10 \(a new major version starts its own tag; v9 stays where it is\)\n$/
+      ],
+      [['tag', '2.0.0', 'v1'], /^release: moving tag v1 for 2\.0\.0: allowed v2 /],
+      // backwards
+      [['tag', '9.8.1', 'v9'], /^release: v9\.8\.8 is released already: v9 never moves back to 9\.8\.1\n$/],
+      // an option as the remote
+      [
+        ['tag', '9.8.9', 'v9', '--push', `--upload-pack=touch ${marker}`],
+        /^release: --push "--upload-pack=touch .*": allowed the name of a configured remote \(git remote\)\n$/
+      ],
+      [
+        ['tag', '9.8.9', 'v9', '--push', 'elsewhere'],
+        /^release: --push "elsewhere": allowed the name of a configured remote/
+      ]
+    ]
+    for (const [args, message] of cases) {
+      const r = release(...args)
+      expect([args, r.status, r.stderr]).toEqual([args, 1, expect.stringMatching(message)])
+    }
+    expect(fs.existsSync(marker)).toBe(false)
+
+    // A version only a comment holds: package.json and CHANGELOG say 9.8.9, the constant still 9.8.8.
+    setVersion('9.8.9')
+    const versionTs = read('src/util/version.ts')
+    fs.writeFileSync(path.join(work, 'src/util/version.ts'), `// next: '9.8.9'\n${versionTs}`)
+    const log = read('CHANGELOG.md')
+    fs.writeFileSync(
+      path.join(work, 'CHANGELOG.md'),
+      log.replace('## v9.8.8', '## v9.8.9 — 2031-04-05\n\n- x\n\n## v9.8.8')
+    )
+    git('commit', '--quiet', '-am', 'Release v9.8.9 (constant not set)')
+    const comment = release('tag', '9.8.9', 'v9', '--push', 'origin')
+    expect([comment.status, comment.stderr]).toEqual([
+      1,
+      'release: src/util/version.ts does not say 9.8.9: run prepare first\n'
+    ])
+    // Only an HTML comment holds the CHANGELOG entry.
+    fs.writeFileSync(path.join(work, 'src/util/version.ts'), versionTs.replace("'9.8.8'", "'9.8.9'"))
+    fs.writeFileSync(
+      path.join(work, 'CHANGELOG.md'),
+      log.replace('## v9.8.8', '<!--\n## v9.8.9\n-->\n\n## v9.8.8')
+    )
+    git('commit', '--quiet', '-am', 'Release v9.8.9 (entry in a comment)')
+    const entry = release('tag', '9.8.9', 'v9', '--push', 'origin')
+    expect([entry.status, entry.stderr]).toEqual([
+      1,
+      'release: CHANGELOG.md has no "## v9.8.9" entry: run prepare first\n'
+    ])
+
+    // From a branch that is not the default one.
+    fs.writeFileSync(
+      path.join(work, 'CHANGELOG.md'),
+      log.replace('## v9.8.8', '## v9.8.9 — 2031-04-05\n\n- x\n\n## v9.8.8')
+    )
+    git('commit', '--quiet', '-am', 'Release v9.8.9')
+    git('checkout', '--quiet', '-b', 'topic')
+    const branch = release('tag', '9.8.9', 'v9', '--push', 'origin')
+    expect([branch.status, branch.stderr]).toEqual([
+      1,
+      'release: HEAD is on branch topic: a release is tagged on the default branch main\n'
+    ])
+    git('checkout', '--quiet', '--detach')
+    expect(release('tag', '9.8.9', 'v9').stderr).toMatch(
+      /^release: HEAD is detached: a release is tagged on the default branch main\n$/
+    )
+    git('checkout', '--quiet', 'main')
+    // Nothing above moved a tag; from main the same release goes through.
+    expect(remoteTags()['refs/tags/v9']).not.toBe(git('rev-parse', 'HEAD'))
+    const ok = release('tag', '9.8.9', 'v9', '--push', 'origin')
+    expect([ok.status, ok.stderr]).toEqual([0, ''])
+    expect(remoteTags()['refs/tags/v9']).toBe(git('rev-parse', 'HEAD'))
+  })
 })

@@ -17,6 +17,7 @@ import {
   readUntrusted,
   safeReplace
 } from '../../util/safe-fs.js'
+import { redactDeep } from '../../util/secrets.js'
 import { appendToBaseline } from './append.js'
 import { compareWithStored } from './compare-stored.js'
 import {
@@ -132,7 +133,8 @@ export class JsonFileBaselineStore implements BaselineStore {
         data = emptyFile()
       } else data = loaded.data ?? emptyFile()
       const { entries } = appendToBaseline(data, current, options)
-      await writeFileAtomic(this.location, JSON.stringify(data, null, 2) + '\n')
+      // Stored and pushed to the baseline branch: the workload's names with no secret in them.
+      await writeFileAtomic(this.location, JSON.stringify(redactDeep(data), null, 2) + '\n')
       return {
         saved: true,
         location: this.location,

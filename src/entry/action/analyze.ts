@@ -18,6 +18,7 @@ import { newCheckId } from '../../util/cancel.js'
 import { actionsLogger } from '../../util/log.js'
 import { safeReplace } from '../../util/safe-fs.js'
 import { analyzeCommand } from '../cli/analyze.js'
+import { redactDeep } from '../../util/secrets.js'
 
 export async function runAnalyzeAction(cfg: AnalyzeConfig, workspace: string): Promise<void> {
   const started = new Date()
@@ -54,7 +55,7 @@ export async function runAnalyzeAction(cfg: AnalyzeConfig, workspace: string): P
   const written: string[] = []
   for (const [file, text] of [
     [paths.report, buildReport(summary, { maxChars: Infinity, secrets })],
-    [paths.summary, `${JSON.stringify(summary, null, 2)}\n`]
+    [paths.summary, `${JSON.stringify(redactDeep(summary), null, 2)}\n`]
   ] as const) {
     try {
       safeReplace(file, text, { root: workspace })
