@@ -8,10 +8,15 @@
  * `npm test` runs both, the unit lane first.
  */
 
-/** Test files that start real containers (they build a test image or call the engine) or need the integration
- * lane's packages (docs/development.md, "Test prerequisites"). */
+/**
+ * Test files that start real containers (they build a test image or call the engine) or need the integration
+ * lane's packages (docs/development.md, "Test prerequisites"), and the two that wait out a fake engine that hangs
+ * (a minute of timeouts each, no CPU: they would hold a unit worker that long).
+ */
 export const INTEGRATION_TESTS = [
   'test/integration/',
+  'test/tools/hung-engine.test.ts',
+  'test/preflight/pull-budget.test.ts',
   'test/execute/turns-container.test.ts',
   'test/fleet/fleet.test.ts',
   'test/fleet/image-bump.test.ts',
