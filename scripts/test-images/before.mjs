@@ -10,8 +10,7 @@ export default async function setup() {
       `No Docker engine answers (docker version: ${engine.why}); the integration tests need one. Start it: ` +
       'scripts/dev-setup.sh (installs Docker and starts its engine, in a container too), or systemctl start docker; ' +
       'or run the unit lane alone: npm run test:unit.'
-    process.stderr.write(`\n${line}\n`)
-    // Jest prints a thrown error with its stack; the line above is what to read.
+    // Jest prints the thrown error once; its stack is this line alone (no frames to read past).
     const e = new Error(line)
     e.stack = line
     throw e
