@@ -48,8 +48,23 @@ if [ "$lane" = all ]; then
   command -v dockerd >/dev/null || pkgs="$pkgs docker.io"
 fi
 "${as_root[@]}" apt-get update -qq
+# Installing libopenblas0-pthread makes OpenBLAS the system BLAS (Debian's alternatives). The tests work with
+# either, but this script leaves the choice as it was: the unit lane's packages first (python3-numpy brings the
+# reference BLAS on a fresh machine), the alternatives noted, the rest installed, the alternatives set back.
+blas_alternatives() {
+  for lib in blas lapack; do
+    update-alternatives --query "lib$lib.so.3-x86_64-linux-gnu" 2>/dev/null | sed -n "s/^Value: /lib$lib /p"
+  done
+}
+unit_pkgs=${pkgs%% libopenblas0-pthread*}
+# shellcheck disable=SC2086
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends $unit_pkgs >/dev/null
+before=$(blas_alternatives)
 # shellcheck disable=SC2086
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+while read -r lib path; do
+  [ -n "$path" ] && "${as_root[@]}" update-alternatives --set "$lib.so.3-x86_64-linux-gnu" "$path" >/dev/null
+done <<<"$before"
 echo "dev-setup.sh: installed the $lane lane's packages"
 
 node_ok=$(node -e 'const [a, b] = process.versions.node.split(".").map(Number); console.log(a > 20 || (a === 20 && b >= 19))')
