@@ -12,7 +12,7 @@
  * And the state of 2026-11-27 (two levels 11% apart, flipping every few processes), with the processes of a
  * block one after the other and, last, taking turns request by request (execute/turns.ts): that row builds
  * per-request sample rows marked `interleave: 'turns'` and reads them as the check does (aggregateRows, then
- * blockRatios' median of the iteration pairs' log-ratios, then the sequential look).
+ * blockRatios' per-process request means, then the sequential look).
  * The rule as the check runs it analyses adjacent A/B processes as blocks (the trimmed paired test); for
  * contrast, the same alpha spending on two unpaired samples (the analysis before issue 28), and a naive rule
  * that tests every look at the full fixed-n alpha.
@@ -30,7 +30,7 @@ import {
   type SpendingFunction
 } from '../src/analyze/sequential.js'
 import { sequentialOptions } from '../src/analyze/sequential-check.js'
-import { blockRatios, MIN_BLOCKS } from '../src/analyze/compare/index.js'
+import { blockRatios, MIN_BLOCKS, type BlockRatios } from '../src/analyze/compare/index.js'
 import { aggregateRows, type RawRow } from '../src/analyze/run-values/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
 
@@ -252,12 +252,12 @@ function simulate(blocks: Model, effect: number, opts: SequentialOptions, rule: 
   const rand = seededRandom(seed)
   const naive = rule === 'naive'
   const o: Outcome = { regression: 0, equivalent: 0, undecided: 0, stopSum: 0 }
-  const look = (b: number[], c: number[], n: number, d?: number[]): string => {
-    // As the check does (compare/pairs.ts): within-block log-ratios from 3 blocks on.
-    const blocksD = d ?? b.map((v, i) => Math.log(c[i]! / v))
-    const pairs = rule !== 'two samples' && blocksD.length >= MIN_BLOCKS ? blocksD : undefined
+  const look = (b: number[], c: number[], n: number, given?: BlockRatios): string => {
+    // As the check does (compare/pairs.ts): the blocks' request means from 3 blocks on.
+    const all = given ?? { w: c, b, strata: b.map(() => '') }
+    const blocks = rule !== 'two samples' && all.w.length >= MIN_BLOCKS ? all : undefined
     const series: SequentialSeries[] = [
-      { metric: 'm', direction: 'lower', baseline: b, candidate: c, ...(pairs ? { pairs } : {}) }
+      { metric: 'm', direction: 'lower', baseline: b, candidate: c, ...(blocks ? { blocks } : {}) }
     ]
     if (!naive) {
       const r = sequentialLook(series, opts)
@@ -303,7 +303,7 @@ function simulate(blocks: Model, effect: number, opts: SequentialOptions, rule: 
         const series = aggregateRows(rows).series()
         const b = series.find(x => x.environment === 'baseline')!
         const c = series.find(x => x.environment === 'candidate')!
-        state = look(b.values, c.values, n, blockRatios(b, c, 'lower').d)
+        state = look(b.values, c.values, n, blockRatios(b, c, 'lower'))
         if (state !== 'undecided') break
       }
     }

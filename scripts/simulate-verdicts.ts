@@ -12,6 +12,9 @@
  *    +5% check, then 10 later checks that keep +5%, each through the production entry (compareWithBaseline
  *    with an in-memory store: compared, and saved when the save rule allows, keeping the last 5); and the
  *    same with later checks of no change (A/A), from a clean history and from the one with the +5% check.
+ * 4. Issue 39's defects and issue 38's duet offsets (scripts/lib/defect-rows.ts): one generator per defect,
+ *    per-request rows through `analyze` (a fixed count of blocks) and the sequential rule of `run`.
+ *    `--only defects` runs this part alone (writes docs/evidence/verdicts/defects.{md,json}).
  * Prints markdown tables (pasted into README.md, "Verdict error rates") and writes
  * docs/evidence/verdicts/simulation.json. Seeded: the same seed gives the same figures.
  */
@@ -24,9 +27,33 @@ import { summarizeCheck } from '../src/analyze/history-compare.js'
 import type { ArmSeries } from '../src/analyze/run-values/index.js'
 import type { Comparison } from '../src/types/index.js'
 import { judgeKernelHistory, memoryStore } from './lib/baseline-sim.js'
+import { defectTable } from './lib/defect-rows.js'
+import { ALPHA as DEFECT_ALPHA, MAX as DEFECT_MAX } from './lib/defect-sims.js'
 
 const argv = process.argv.slice(2)
 const SIMS = Number(argv[argv.indexOf('--sims') + 1] ?? 0) || 1000
+const DEFECT_SIMS = Number(argv[argv.indexOf('--defect-sims') + 1] ?? 0) || SIMS
+
+/** Issue 39's rows: printed, and written beside the other tables. */
+function defects(): string {
+  const { md, json } = defectTable(DEFECT_SIMS, line => process.stderr.write(`defects: ${line}\n`))
+  const text = [
+    `Issue 39's defects and issue 38's duet offsets, each from its own generator (\`scripts/lib/defect-sims.ts\`): per-request rows (20 requests per process) through \`analyze\` (fixed count of blocks) or the sequential rule of \`run\` (3–12 blocks); max-overhead ${DEFECT_MAX}%, alpha ${DEFECT_ALPHA}; ${DEFECT_SIMS} simulated checks per row. "equivalent" counts the metric at the threshold (or the slowed one) called equivalent; "CI covers" is the printed interval (after a sequential stop, the repeated one):`,
+    '',
+    ...md
+  ].join('\n')
+  mkdirSync('docs/evidence/verdicts', { recursive: true })
+  writeFileSync(
+    'docs/evidence/verdicts/defects.json',
+    JSON.stringify({ sims: DEFECT_SIMS, rows: json }, null, 2) + '\n'
+  )
+  writeFileSync('docs/evidence/verdicts/defects.md', text + '\n')
+  return text
+}
+if (argv.includes('--only') && argv[argv.indexOf('--only') + 1] === 'defects') {
+  process.stdout.write(defects() + '\n')
+  process.exit(0)
+}
 const rng = seedrandom.alea('issue-17-verdicts')
 const MAX = 2
 const ALPHA = 0.05
@@ -277,7 +304,9 @@ const md = [
   '',
   `A persisting +5% after one accepted +5% check (issue 28, D6): ${CHECKS - 1} good stored checks and one accepted +5% check × ${N} runs, run sd ${RUN_SD * 100}%, then ${LATER} later checks through the production entry (compared, saved when the rule allows, last ${CHECKS} kept); ${SIMS} simulations per row:`,
   '',
-  ...driftRows
+  ...driftRows,
+  '',
+  defects()
 ].join('\n')
 process.stdout.write(md + '\n')
 mkdirSync('docs/evidence/verdicts', { recursive: true })

@@ -221,9 +221,8 @@ async function measure(
   const folders = RunFolders.open(checkId)
   // Each workload's definition (how it starts, its args and params, how its results are read), by name.
   const definition = (name: string): WorkloadDefinition => definitionOf(config.definitions, name)
-  // Turns on one GPU only (plan/steps.ts): with several, lockstep or the duet shares the host state instead.
-  const takesTurns = (w: string): boolean =>
-    config.turns && definition(w).turns && (lanes ?? [null]).length === 1 && layout === 'lockstep'
+  // Turns on every GPU, in every layout (plan/steps.ts): the decode state is the same in each.
+  const takesTurns = (w: string): boolean => config.turns && definition(w).turns
   // Turns are part of how it was measured: a baseline without them is not matched.
   const paramsOf = (w: string): Record<string, unknown> => ({
     ...definition(w).params(config),

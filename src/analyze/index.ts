@@ -6,6 +6,7 @@ export { compareWithBaseline, JsonFileBaselineStore, mergeCheck, parseBaseline }
 export { blockScaled } from './blocking.js'
 export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
 export {
+  parseArmSpecs,
   parseResultInputs,
   readResultFile,
   readResults,

@@ -1,6 +1,6 @@
 /**
  * The sequential rule applied to a running check: after each completed block of a workload (every arm has
- * run once more), look at its gated metrics (per-run medians, as the analysis uses them) and say whether to
+ * run once more), look at its gated metrics (per-run means, as the analysis uses them) and say whether to
  * stop that workload — decided, max-runs reached, or the time budget would be overrun by another block.
  * Afterwards it keeps the fixed-n analysis honest: a gated verdict stands only where the sequential rule
  * reached the same decision; anything else is inconclusive, so looking after every pair never buys a claim
@@ -9,6 +9,7 @@
 import { pooledRows } from './multi-gpu.js'
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
 import { blockRatios, commonUnit, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
+import { repeatedCi } from './repeated-ci.js'
 import { aggregateRows } from './run-values/index.js'
 import {
   describeUndecided,
@@ -124,7 +125,7 @@ export class SequentialController {
           baseline: b.values,
           candidate: c.values,
           // Blocks decide where the arms ran interleaved (as every check's schedule does).
-          ...(blocks.d.length >= MIN_BLOCKS ? { pairs: blocks.d } : {})
+          ...(blocks.d.length >= MIN_BLOCKS ? { blocks } : {})
         })
       }
       if (pairs.length > 0) out.push({ candidate, look: sequentialLook(pairs, this.opts) })
@@ -200,6 +201,18 @@ export class SequentialController {
   }
 
   /**
+   * The comparison with the interval that holds after the stop (repeated-ci.ts); the fixed-n one is kept as
+   * nominal. Unchanged where no repeated interval exists (no spread, a look outside the plan).
+   */
+  private afterStop(c: Comparison): Comparison {
+    const stop = this.stops.get(c.workload)!
+    const n = c.paired?.blocks ?? Math.min(c.n_baseline, c.n_candidate, stop.runs_per_arm)
+    const r = repeatedCi(c, n, this.cfg.alpha, this.opts)
+    if (r === null) return c
+    return { ...c, ci95: r.ci, ci95_nominal: c.ci95 }
+  }
+
+  /**
    * The analysis with every gated verdict that the sequential rule did not reach turned inconclusive, and one
    * note per workload saying where it stopped and what stays undecided.
    */
@@ -207,8 +220,9 @@ export class SequentialController {
     const state = new Map<string, string>()
     for (const s of this.stops.values())
       for (const m of s.metrics) state.set(`${s.workload}\u0000${m.candidate}\u0000${m.key}`, m.state)
-    const comparisons = analysis.comparisons.map((c): Comparison => {
-      if (c.scope !== 'steady' || !this.stops.has(c.workload)) return c
+    const comparisons = analysis.comparisons.map((measured): Comparison => {
+      if (measured.scope !== 'steady' || !this.stops.has(measured.workload)) return measured
+      const c = this.afterStop(measured)
       if (c.verdict !== 'equivalent' && c.verdict !== 'regression') return c
       const key = seriesKey(c.params ?? '', c.metric)
       const seq = state.get(`${c.workload}\u0000${c.candidate_env}\u0000${key}`)
@@ -238,5 +252,9 @@ const WHY: Record<StopReason, string> = {
 
 export function stopNote(s: WorkloadStop): string {
   const tail = s.undecided.length > 0 ? `; still undecided: ${s.undecided.join('; ')}` : ''
-  return `Sequential stop: ${s.workload} stopped after ${s.runs_per_arm} run(s) per arm (${WHY[s.reason]})${tail}.`
+  return (
+    `Sequential stop: ${s.workload} stopped after ${s.runs_per_arm} run(s) per arm (${WHY[s.reason]})${tail}. ` +
+    'Its gated intervals are repeated 95% intervals, which hold after a stop chosen by looking (the fixed-n ' +
+    'interval there is nominal: ci95_nominal in the JSON).'
+  )
 }

@@ -19,8 +19,8 @@
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
 import type { Direction } from '../types/index.js'
-import { equivalenceBounds, logBounds } from './compare/index.js'
-import { holm, pairedTest, pairsToClear, tost, variance, winsorizedSd } from './stats/index.js'
+import { equivalenceBounds, ratioBounds } from './compare/index.js'
+import { holm, pairsToClear, ratioTest, tost, variance, type RatioBlocks } from './stats/index.js'
 import { minOf } from '../util/arrays.js'
 
 /**
@@ -97,11 +97,11 @@ export interface SequentialSeries {
   baseline: readonly number[]
   candidate: readonly number[]
   /**
-   * Within-block log-ratios (compare/pairs.ts; positive = the candidate is worse). Given, the look tests
-   * them (the paired test, outlying blocks left out), so a host state shared by both processes of a block cancels; absent, the
-   * arms are compared as two samples.
+   * Blocks (compare/pairs.ts: each block's worse-way numerator and denominator, and its stratum). Given, the
+   * look tests the ratio of request means within blocks (stats/ratio-of-means.ts, every block counted), so a
+   * host state shared by both processes of a block cancels; absent, the arms are compared as two samples.
    */
-  pairs?: readonly number[]
+  blocks?: RatioBlocks
 }
 
 export interface MetricLook {
@@ -214,23 +214,24 @@ function unpairedLook(s: SequentialSeries, opts: SequentialOptions): RawLook {
   return { pEq: t.p, pReg, pBetter, need, noSpread: false }
 }
 
-/** Blocks: the paired test on the within-block log-ratios (compare/pairs.ts, stats/paired.ts). */
-function pairedLook(pairs: readonly number[], opts: SequentialOptions): RawLook {
-  const bounds = logBounds(opts.maxOverheadPct)
-  const t = pairedTest(pairs, bounds.low, bounds.high, opts.alphaEquivalence)
-  if (!t.defined) return UNTESTABLE(pairs.length >= 2)
+/** Blocks: the ratio of request means within blocks (compare/pairs.ts, stats/ratio-of-means.ts). */
+function pairedLook(blocks: RatioBlocks, opts: SequentialOptions): RawLook {
+  const bounds = ratioBounds(opts.maxOverheadPct)
+  const t = ratioTest(blocks, bounds.low, bounds.high, opts.alphaEquivalence)
+  if (!t.defined) return UNTESTABLE(blocks.w.length >= 2)
   const need = (alphaReg: number): number | null => {
-    const sdW = winsorizedSd(pairs)
-    const beyond = t.estimate > bounds.high
+    // The spread of one block on the ratio scale, as if the blocks were one stratum (strata cost a little more).
+    const sdW = t.sdRel * Math.sqrt(t.varFactor * t.n)
+    const beyond = t.ratio > bounds.high
     const claim = beyond
       ? { alpha: alphaReg, spending: opts.spendingRegression }
       : { alpha: opts.alphaEquivalence, spending: opts.spendingEquivalence }
     // Past the threshold: to a regression; below the lower bound: to an improvement; else to equivalence.
     const distance = beyond
-      ? t.estimate - bounds.high
-      : t.estimate < bounds.low
-        ? bounds.low - t.estimate
-        : Math.min(t.estimate - bounds.low, bounds.high - t.estimate)
+      ? t.ratio - bounds.high
+      : t.ratio < bounds.low
+        ? bounds.low - t.ratio
+        : Math.min(t.ratio - bounds.low, bounds.high - t.ratio)
     return pairsToClear(
       distance,
       sdW,
@@ -246,12 +247,12 @@ function pairedLook(pairs: readonly number[], opts: SequentialOptions): RawLook 
 export function sequentialLook(series: readonly SequentialSeries[], opts: SequentialOptions): LookResult {
   const n = minOf(
     series.map(s =>
-      s.pairs !== undefined ? s.pairs.length : Math.min(s.baseline.length, s.candidate.length)
+      s.blocks !== undefined ? s.blocks.w.length : Math.min(s.baseline.length, s.candidate.length)
     )
   )
   const aReg = lookAlpha(opts.spendingRegression, opts.alphaRegression, n, opts.minRuns, opts.maxRuns)
   const aEq = lookAlpha(opts.spendingEquivalence, opts.alphaEquivalence, n, opts.minRuns, opts.maxRuns)
-  const raw = series.map(s => (s.pairs !== undefined ? pairedLook(s.pairs, opts) : unpairedLook(s, opts)))
+  const raw = series.map(s => (s.blocks !== undefined ? pairedLook(s.blocks, opts) : unpairedLook(s, opts)))
   const pRegAdj = holm(raw.map(r => r.pReg))
   const metrics = series.map((s, i): MetricLook => {
     const r = raw[i]!

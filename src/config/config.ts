@@ -153,6 +153,50 @@ export interface Config {
   /** Power limits to sweep, watts, in order; empty = measure at the current limit only. */
   powerCaps: number[]
 }
+/** `workloads: auto` (the default): the built-ins, unless commands are given; then only the commands. */
+export const AUTO_WORKLOADS = 'auto'
+
+/**
+ * The check's workloads from the `workloads` value. The runner sets every input that has a default, so the
+ * default (`auto`) must carry the rule itself: an absent input can never be told from a defaulted one.
+ * An explicit list names built-ins and commands; a name that is neither is an error, and so is a command the
+ * list leaves out (it would otherwise never run, silently).
+ */
+export function selectWorkloads(raw: string, commands: readonly CommandWorkload[]): string[] {
+  const names = commands.map(c => c.name)
+  if (raw.trim().toLowerCase() === AUTO_WORKLOADS) return names.length > 0 ? names : [...WORKLOADS]
+  const items = list(Inputs.Workloads, raw)
+  const known = [...WORKLOADS, ...names]
+  const chosen = [
+    ...new Set(
+      items.map(w => {
+        const v = w.trim().toLowerCase()
+        if (v === AUTO_WORKLOADS)
+          throw new InputError(
+            Inputs.Workloads,
+            raw,
+            'auto alone, or a list of built-ins and commands (auto is not a list item)'
+          )
+        if (!known.includes(v))
+          throw new InputError(
+            Inputs.Workloads,
+            w,
+            `a built-in workload (${WORKLOADS.join(' | ')}) or one of the commands (${names.join(' | ') || 'none given'}), or auto`
+          )
+        return v
+      })
+    )
+  ]
+  const left = names.filter(n => !chosen.includes(n))
+  if (left.length > 0)
+    throw new InputError(
+      Inputs.Workloads,
+      raw,
+      `a list naming every command too: ${left.map(n => `command ${n}`).join(', ')} would not run (add ${left.join(',')} to workloads, e.g. ${[...chosen, ...left].join(',')}; or workloads: auto runs only the commands)`
+    )
+  return chosen
+}
+
 export interface ConfigSources {
   flags?: RawInputs
   inputs?: RawInputs
@@ -205,16 +249,7 @@ export function loadConfig(sources: ConfigSources): Config {
     commandWorkloads(get(Inputs.Commands), get(Inputs.CommandFormats)),
     fileCommandWorkloads(contents.commands)
   )
-  const known = [...WORKLOADS, ...commands.map(c => c.name)]
-  // With commands and no workloads input, the check measures the commands (the built-ins on request).
-  const workloads =
-    commands.length > 0 && !isSet(Inputs.Workloads)
-      ? commands.map(c => c.name)
-      : [
-          ...new Set(
-            list(Inputs.Workloads, get(Inputs.Workloads)).map(w => oneOf(Inputs.Workloads, w, known))
-          )
-        ]
+  const workloads = selectWorkloads(get(Inputs.Workloads), commands)
   const definitions = resolveWorkloads(workloads, commands)
   const device = oneOf(Inputs.Device, get(Inputs.Device), DEVICES)
   const gpusRaw = get(Inputs.Gpus).trim()

@@ -6,7 +6,7 @@ export type RawInputs = Partial<Record<Inputs, string>>
 
 export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Image]: '',
-  [Inputs.Workloads]: 'matmul,llm,io',
+  [Inputs.Workloads]: 'auto',
   [Inputs.Runs]: '3',
   [Inputs.MaxRuns]: '12',
   [Inputs.TimeBudget]: '0',

@@ -43,10 +43,15 @@ export function checkRunName(raw: string): string | null {
   return v
 }
 
+/**
+ * One of `allowed`, matched without regard to case and returned as `allowed` spells it (`customSmallerIsBetter`
+ * as action.yml and the README write it, or lower-cased, both give the canonical name).
+ */
 export function oneOf<T extends string>(input: string, raw: string, allowed: readonly T[]): T {
   const v = raw.trim().toLowerCase()
-  if (!(allowed as readonly string[]).includes(v)) throw new InputError(input, raw, allowed.join(' | '))
-  return v as T
+  const match = allowed.find(a => a.toLowerCase() === v)
+  if (match === undefined) throw new InputError(input, raw, allowed.join(' | '))
+  return match
 }
 
 /** Strict numbers (util/number.ts): no hex, no exponent or `5.0` where a whole number is meant. */

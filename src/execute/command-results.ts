@@ -27,16 +27,16 @@ export interface CommandResults {
 
 const NO_RESULTS: CommandResults = { samples: [], error: null, fromFile: false, byWallTime: false }
 
-/** Result files a command may leave in its run's folder: exactly one JSON file beside the channel. */
+/** Result files a command may leave in its run's folder: exactly one JSON (or JSON Lines) file beside the channel. */
 function resultFile(runDir: string): string {
   const names = fs
     .readdirSync(runDir, { withFileTypes: true })
     .filter(d => d.name !== EVENTS_FILE)
     .slice(0, 64)
-  const files = names.filter(d => d.isFile() && d.name.endsWith('.json'))
+  const files = names.filter(d => d.isFile() && /\.jsonl?$/.test(d.name))
   if (files.length !== 1)
     throw new Error(
-      `expected one .json result file in {out}, found ${files.length === 0 ? 'none' : files.map(f => f.name).join(', ')} (write it with the tool's export option into {out})`
+      `expected one .json (or .jsonl) result file in {out}, found ${files.length === 0 ? 'none' : files.map(f => f.name).join(', ')} (write it with the tool's export option into {out})`
     )
   return path.join(runDir, files[0]!.name)
 }

@@ -40,8 +40,17 @@ function channelEnv(i: CommandRunInput, helper: string): Record<string, string> 
 /** `{out}` in a command's words: the run's own output folder as the process sees it (a tool's result file). */
 export const OUT_PLACEHOLDER = '{out}'
 
+/**
+ * `{workspace}` in a command's words: the workspace, which is the same path in both arms (mounted read-only at
+ * its own path in the container). A path written with it does not depend on the working folder, which an
+ * image's entrypoint may change (`cd /workspace`) before it runs the command.
+ */
+export const WORKSPACE_PLACEHOLDER = '{workspace}'
+
 function argvFor(i: CommandRunInput): string[] {
-  return i.command.argv.map(w => w.split(OUT_PLACEHOLDER).join(i.runDir))
+  return i.command.argv.map(w =>
+    w.split(OUT_PLACEHOLDER).join(i.runDir).split(WORKSPACE_PLACEHOLDER).join(i.workspace)
+  )
 }
 
 export function nativeCommandSpec(i: CommandRunInput): ProcessSpec {

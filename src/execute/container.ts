@@ -73,11 +73,16 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
     env: runtimeClientEnv(process.env),
     timeoutMs: input.timeoutMs,
     ...stdinProtocol(input).spec,
-    ...(input.turns
+    // Turns freeze a container between its turns; prestart freezes a held one until its release (launch.ts).
+    ...(input.turns || input.hold
       ? { freeze: (frozen: boolean) => freezeContainer(input.runtime, input.name, frozen) }
       : {}),
-    // Killing the client does not stop the container: kill it by name too.
-    onKill: () => killContainer(input.runtime, input.name)
+    // Killing the client does not stop the container: kill it by name too (thawed first: a frozen
+    // container ignores the kill).
+    onKill: async () => {
+      if (input.turns || input.hold) await freezeContainer(input.runtime, input.name, false)
+      await killContainer(input.runtime, input.name)
+    }
   }
 }
 

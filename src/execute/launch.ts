@@ -21,6 +21,10 @@ export interface Launched {
   turns: TurnGate | null
   /** The PID the workload reported for itself (`env` event), once it has. */
   ownPid(): number | null
+  /** Releases a held process (its container thawed first); a process that was not held is released at once. */
+  release(): Promise<void>
+  /** Drops a held process that is no longer needed (thawed first, so it can read the end of its input). */
+  abandon(): void
   finish(): Promise<LaneOutcome>
 }
 
@@ -69,7 +73,21 @@ export function launchOnLane(
       (error: unknown) => void cotenants.push(unavailable('gpu', `GPU probe failed: ${String(error)}`))
     )
   }
+  // Prestart in a container: frozen from its first event until its release, so what its image runs beside
+  // the workload (a co-tenant its entrypoint starts) does not run while another process measures. The
+  // window before the first event is the container's start and the interpreter's (well under a second).
+  let heldFreeze: Promise<boolean> | null = null
+  let releasing = false
+  const freezeHeld = (): void => {
+    if (!hold || releasing || heldFreeze !== null || !spec.freeze) return
+    heldFreeze = spec.freeze(true).then(failed => failed === null)
+  }
+  const thawHeld = async (): Promise<void> => {
+    releasing = true
+    if (heldFreeze !== null && (await heldFreeze)) await spec.freeze?.(false)
+  }
   const onEvent = (event: WorkloadEvent, epochMs: number): void => {
+    if (event.event === 'start') freezeHeld()
     if (event.event === 'stack' && stack === null) {
       const { event: _kind, ...recorded } = event
       const inside = recorded['launch']
@@ -137,5 +155,16 @@ export function launchOnLane(
       spec.cleanup?.()
     }
   }
-  return { planned, handle, turns: gate, ownPid: () => ownPid, finish }
+  return {
+    planned,
+    handle,
+    turns: gate,
+    ownPid: () => ownPid,
+    finish,
+    release: async () => {
+      await thawHeld()
+      handle.release()
+    },
+    abandon: () => void thawHeld().then(() => handle.abandon())
+  }
 }

@@ -160,7 +160,9 @@ export function recordRun(
     stack: base.fingerprint.stack ?? null
   }
   if (!planned.warmup) {
-    const startup = startupRecords(proc, base, new Date(proc.endEpochMs).toISOString())
+    // A failed process's start-up is not a start-up to compare: one that died on a missing file ends in a
+    // fraction of a working one's time, and its "faster" start-up would read as a container gain.
+    const startup = ok ? startupRecords(proc, base, new Date(proc.endEpochMs).toISOString()) : []
     ctx.writer.appendSamples(startup)
     appendAll(appendAll(samples, live), startup)
   }

@@ -146,12 +146,11 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   // (imports only, CPU), so a stop does not leave the next workload to start cold; unused ones are dropped.
   const prestart = ctx.prestart === true && lanes.length === 1
   const layout = ctx.layout ?? 'lockstep'
-  const perBlock = runsPerBlock(layout, lanes.length)
   let pending: Launched[][] = []
   const abandoned: Promise<ProcessResult>[] = []
   const abandon = (ls: Launched[]): void => {
     for (const l of ls) {
-      l.handle.abandon()
+      l.abandon()
       abandoned.push(l.handle.done)
     }
   }
@@ -192,7 +191,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     const held = step.slots.map(slot => (prestart ? pending.find(ls => ls[0]!.planned === slot) : undefined))
     const launched = step.processes.map(sp => held[step.slots.indexOf(sp.planned)]?.[0] ?? start(sp))
     // Every process of the step at once: both arms meet the same neighbours on a shared host.
-    for (const l of launched) l.handle.release()
+    await Promise.all(launched.map(l => l.release()))
     if (prestart) {
       // Keep what is still wanted (held slots ahead), drop the rest, start what is missing.
       const wanted = nextCandidates(plan, index, runnable, ctx.afterBlock !== undefined)
@@ -205,11 +204,20 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
     // Why the runner stopped this block's turns (a container it could not freeze): the block's failure reason.
     let turnsStopped: string | null = null
     if (step.turns) {
-      const gates = launched.flatMap(l => (l.turns ? [l.turns] : []))
-      for (const g of gates)
-        g.partners = () =>
-          launched.flatMap(l => (l.turns === g ? [] : [l.ownPid()])).filter((p): p is number => p !== null)
-      turnsStopped = await takeTurns(gates)
+      // Each GPU's processes take turns among themselves, every GPU at once; the first reason any lane's
+      // turns were stopped is the block's.
+      const byLane = new Map<Lane | null, Launched[]>()
+      step.processes.forEach((sp, k) => byLane.set(sp.lane, [...(byLane.get(sp.lane) ?? []), launched[k]!]))
+      const stops = await Promise.all(
+        [...byLane.values()].map(group => {
+          const gates = group.flatMap(l => (l.turns ? [l.turns] : []))
+          for (const g of gates)
+            g.partners = () =>
+              group.flatMap(l => (l.turns === g ? [] : [l.ownPid()])).filter((p): p is number => p !== null)
+          return takeTurns(gates)
+        })
+      )
+      turnsStopped = stops.find(s => s !== null) ?? null
     }
     const outcomes = await Promise.all(launched.map(l => l.finish()))
     for (const o of outcomes) runs.push(o.run)
@@ -254,6 +262,7 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
       continue
     }
     if (ctx.afterBlock && endsBlock(plan, index)) {
+      const perBlock = runsPerBlock(layout, lanes.length, step.turns === true)
       const now = Date.now()
       const stop = ctx.afterBlock({
         workload,

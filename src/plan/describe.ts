@@ -23,9 +23,17 @@ export function describePlan(
     : layout === 'duet'
       ? `${(slots * multi.length) / 2} processes (duet: both arms at once on GPU pairs ${pairsText(multi)}, swapping GPUs every block)`
       : `${slots * multi.length} processes (${slots} slots × ${multi.length} GPUs at once: ${gpus})`
+  // A workload that takes turns runs both arms on every GPU, whatever the layout (steps.ts).
+  const turning = config.turns
+    ? config.definitions.filter(d => d.turns && config.workloads.includes(d.name)).map(d => d.name)
+    : []
+  const turnsText =
+    multi && turning.length
+      ? `; ${turning.join(', ')}: both arms on every GPU, taking turns request by request`
+      : ''
   const caps = config.powerCaps.length ? `, at each of ${config.powerCaps.join(', ')} W` : ''
   const runs = sequential
     ? `${config.runs} to ${config.maxRuns} runs, stopping when decided${config.timeBudgetS === null ? '' : ` or at ${config.timeBudgetS} s`}`
     : `${config.runs} runs`
-  return `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${runs} + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}`
+  return `plan: ${processes}${caps} (${config.workloads.join(', ')} × ${config.arms.map(a => a.label).join(' / ')} × ${runs} + ${config.warmupRuns} warm-up), ${config.schedule} order, seed ${config.seed}${turnsText}`
 }

@@ -7,9 +7,13 @@
  *   (0,1), (2,3)…; the arms swap GPUs every block (crossover). The two simultaneous processes of pair m in
  *   block r share the run label (r − 1)·P + m + 1 (P pairs), so a state the host goes through hits both
  *   processes of a block alike, and each GPU runs each arm equally often over two blocks.
- * - turns (lockstep on one GPU, for a workload that takes turns): a step is a whole block, its processes
- *   started at once on the one GPU, and the runner gives them the GPU iteration by iteration
- *   (execute/turns.ts), so iteration k of every arm runs within about a second of the others.
+ * - turns (a workload that takes turns, in any layout and on any number of GPUs): a step is a whole block;
+ *   on every GPU both arms' processes start at once and the runner gives them that GPU iteration by iteration
+ *   (execute/turns.ts), so iteration k of every arm runs within about a second of the others, on the same GPU.
+ *   The r-th block on lane k is run (r − 1)·L + k + 1, as in lockstep: each GPU is a stratum whose offset
+ *   cancels inside its own blocks. Why every GPU count takes turns: the decode speed of a process depends on
+ *   whether another context is active on its GPU (docs/evidence/2026-11-27-decode-state.md); taking turns
+ *   puts every process of every layout in the same state, where a duet left a third of them in the other.
  * Bulej et al., "Duet Benchmarking" (ICPE 2020); Abedi & Brecht, randomized multiple interleaved trials (2017).
  */
 import type { GpuLayout } from '../types/index.js'
@@ -54,9 +58,9 @@ export function resolveLayout(wanted: GpuLayout, arms: number, lanes: readonly (
   throw new InputError(Inputs.GpuLayout, 'duet', `auto or lockstep: duet needs ${why}`)
 }
 
-/** Runs per arm that one step of a block adds: lanes (lockstep) or GPU pairs (duet). */
-export function runsPerBlock(layout: Layout, lanes: number): number {
-  return layout === 'duet' ? lanes / 2 : lanes
+/** Runs per arm that one step of a block adds: lanes (lockstep, turns) or GPU pairs (duet). */
+export function runsPerBlock(layout: Layout, lanes: number, turns = false): number {
+  return layout === 'duet' && !turns ? lanes / 2 : lanes
 }
 
 const sameBlock = (a: PlannedRun, b: PlannedRun): boolean =>
@@ -69,10 +73,7 @@ function blockEnd(plan: readonly PlannedRun[], i: number): number {
   return j
 }
 
-/**
- * `turns`: which slots' workloads take turns; applies to lockstep on one lane only (several GPUs have
- * lockstep or the duet to share a host state, and turns on one of them would leave the others idle).
- */
+/** `turns`: which slots' workloads take turns (a block of theirs is one step in every layout, see above). */
 export function planSteps(
   plan: readonly PlannedRun[],
   lanes: readonly (Lane | null)[],
@@ -80,20 +81,29 @@ export function planSteps(
   turns: (p: PlannedRun) => boolean = () => false
 ): Step[] {
   const L = lanes.length
+  // A whole block on every lane at once, each lane's processes taking turns at its GPU.
+  const turnBlock = (slots: PlannedRun[]): Step => ({
+    slots,
+    processes: lanes.flatMap((lane, k) =>
+      slots.map(q => ({ planned: q, lane, run: (q.run - 1) * L + k + 1 }))
+    ),
+    ...(slots.length > 1 ? { turns: true as const } : {})
+  })
   if (layout === 'lockstep') {
     const steps: Step[] = []
     for (let i = 0; i < plan.length;) {
       const p = plan[i]!
-      const j = L === 1 && turns(p) ? blockEnd(plan, i) : i + 1
-      const slots = plan.slice(i, j)
+      if (turns(p)) {
+        const j = blockEnd(plan, i)
+        steps.push(turnBlock(plan.slice(i, j)))
+        i = j
+        continue
+      }
       steps.push({
-        slots,
-        processes: slots.flatMap(q =>
-          lanes.map((lane, k) => ({ planned: q, lane, run: (q.run - 1) * L + k + 1 }))
-        ),
-        ...(j - i > 1 ? { turns: true as const } : {})
+        slots: [p],
+        processes: lanes.map((lane, k) => ({ planned: p, lane, run: (p.run - 1) * L + k + 1 }))
       })
-      i = j
+      i++
     }
     return steps
   }
@@ -107,6 +117,11 @@ export function planSteps(
     const first = plan[i]!
     const j = blockEnd(plan, i)
     const slots = plan.slice(i, j)
+    if (turns(first)) {
+      steps.push(turnBlock(slots))
+      i = j
+      continue
+    }
     const swap = (first.run - 1) % 2
     const processes: StepProcess[] = []
     for (let m = 0; m < P; m++)

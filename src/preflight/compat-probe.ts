@@ -7,7 +7,7 @@
  */
 import type { ContainerRuntime } from '../types/index.js'
 import { killContainer, runContainer } from '../tools/docker.js'
-import { compareVersions, parseVersion, toolkitReleaseDriver } from './cuda-compat.js'
+import { compareVersions, meetsRow, parseVersion, tableEntry } from './cuda-compat.js'
 
 /** The probe starts the image's filesystem only; a cold NGC image can take a while to start. */
 export const COMPAT_PROBE_TIMEOUT_MS = 60_000
@@ -54,13 +54,14 @@ export function parseCompatListing(stdout: string): { libs: string[]; versions: 
 
 /**
  * Whether the compat libraries can change the driver gate's verdict: only when the host driver is below the
- * release driver of the image's CUDA (or the table does not know it), since they are used only on older drivers.
+ * table's entry for the image's CUDA (its release driver, or the branch the notes give) or the table does not know
+ * it, since they are used only on older drivers.
  */
 export function compatProbeMatters(cuda: string | null, driver: string | null): boolean {
   if (cuda === null || driver === null || parseVersion(cuda) === null || parseVersion(driver) === null)
     return false
-  const release = toolkitReleaseDriver(cuda)
-  return release === null || compareVersions(driver, release) < 0
+  const entry = tableEntry(cuda)
+  return entry === null || !meetsRow(driver, entry)
 }
 
 /** Run label of a probe started outside a check (gpu-overhead gate). */

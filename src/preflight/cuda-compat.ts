@@ -1,20 +1,65 @@
 /**
- * NVIDIA's CUDA/driver compatibility tables, as data.
+ * NVIDIA's CUDA/driver compatibility tables, as data. Each row names its source (document and table) beside it.
  *
  * Sources (Linux x86_64):
  * - CUDA Toolkit release notes, Table 3 "CUDA Toolkit and Corresponding Driver Versions"
  *   (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html, and the per-release copies under
  *   https://docs.nvidia.com/cuda/archive/X.Y.Z/cuda-toolkit-release-notes/): the driver each toolkit release,
  *   GA and every update, ships with. Below it: minor-version compatibility only (limited features, PTX JIT of
- *   newer PTX fails).
+ *   newer PTX fails). Notes that give only a driver branch for a release (CUDA 13.3, 13.4) give branch-only rows.
  * - CUDA Compatibility guide, "Minor Version Compatibility", Table 1 and its footnote
  *   (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html): the floor per major
  *   version (11.x ≥ 450.80.02, 12.x ≥ 525.60.13, 13.x ≥ R580), and CUDA 11.0's own ≥ 450.36.06 (it was released
  *   with drivers older than the 11.x floor). Below the floor the CUDA runtime does not initialise
- *   (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).
+ *   (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH). The same page's Table 2 "CUDA Toolkit 10.x Minimum Required Driver
+ *   Versions": CUDA 10.x has no minor-version compatibility, so each 10.x minor needs its own driver.
  */
 
-/** Minimum driver for CUDA minor-version compatibility, per CUDA major version. */
+/** Where a row comes from: the document, and the table in it. */
+export interface TableSource {
+  document: string
+  table: string
+}
+
+const TABLE_3 = 'Table 3 "CUDA Toolkit and Corresponding Driver Versions" (Linux x86_64)'
+
+/** Table 3 as the 13.1 release notes print it: the rows from 11.0 to 13.1 (later notes carry the same rows). */
+const NOTES_13_1: TableSource = { document: 'CUDA Toolkit 13.1 release notes', table: TABLE_3 }
+
+/**
+ * The 10.x rows, as the notes print them from CUDA 11.0 RC on ("CUDA 10.2.89", "CUDA 10.1 (10.1.105 general
+ * release, and updates)", "CUDA 10.0.130"); the same drivers as the compatibility guide's 10.x minimums.
+ */
+const NOTES_10_X: TableSource = {
+  document: 'CUDA Toolkit 11.0 RC release notes (and later notes)',
+  table: 'Table 2 "CUDA Toolkit and Compatible Driver Versions" (Linux x86_64), Table 3 in later notes'
+}
+
+/** The 13.2 rows: GA, Update 1 and Update 2. */
+const NOTES_13_2_U2: TableSource = {
+  document:
+    'CUDA Toolkit 13.2 Update 2 release notes (https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/)',
+  table: TABLE_3
+}
+
+/**
+ * The 13.3 and 13.4 entries: these notes give a driver branch, not a version. (13.4's GA is versioned 13.4.1,
+ * after the 13.4.0 developer preview; its third digit is a build number. The branch covers every 13.4.x.)
+ */
+const NOTES_13_4_U1: TableSource = {
+  document:
+    'CUDA Toolkit 13.4 Update 1 release notes (https://docs.nvidia.com/cuda/archive/13.4.2/cuda-toolkit-release-notes/)',
+  table: `${TABLE_3}, which gives only the driver branch for CUDA 13.3 and 13.4`
+}
+
+/** CUDA 10.x minimums (no minor-version compatibility before CUDA 11). */
+const COMPAT_GUIDE_10: TableSource = {
+  document:
+    'CUDA Compatibility guide, "Minor Version Compatibility" (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html)',
+  table: 'Table 2 "CUDA Toolkit 10.x Minimum Required Driver Versions" (Linux x86_64)'
+}
+
+/** Minimum driver for CUDA minor-version compatibility, per CUDA major version (11 and later). */
 export const MINOR_VERSION_FLOORS: readonly { cudaMajor: number; minDriver: string }[] = [
   { cudaMajor: 11, minDriver: '450.80.02' },
   { cudaMajor: 12, minDriver: '525.60.13' },
@@ -22,66 +67,131 @@ export const MINOR_VERSION_FLOORS: readonly { cudaMajor: number; minDriver: stri
 ]
 
 /**
- * Table 3, every row from CUDA 11.0 to 13.2, as the current release notes print it (checked against the 13.1
- * notes; the 13.2 row as shared/DESIGN.md records it, not re-checked here): toolkit release
- * (`MAJOR.MINOR.UPDATE`; the GA release is `.0` except 11.0, whose GA was 11.0.2 after the 11.0.1 RC) → its
- * driver. A version between rows (NGC's `12.2.2.009`, an unlisted 12.3.2) uses the nearest lower row of its
- * major.minor.
+ * CUDA 10.x: the minimum driver per minor version (no minor-version compatibility: a 10.x runtime needs a driver
+ * of its own minor or newer). The same values as the 10.x GA rows of Table 3.
  */
-export const TOOLKIT_RELEASE_DRIVERS: readonly { cuda: string; driver: string; release: string }[] = [
-  { cuda: '13.2.0', driver: '595.45.04', release: 'CUDA 13.2 GA' },
-  { cuda: '13.1.1', driver: '590.48.01', release: 'CUDA 13.1 Update 1' },
-  { cuda: '13.1.0', driver: '590.44.01', release: 'CUDA 13.1 GA' },
-  { cuda: '13.0.2', driver: '580.95.05', release: 'CUDA 13.0 Update 2' },
-  { cuda: '13.0.1', driver: '580.82.07', release: 'CUDA 13.0 Update 1' },
-  { cuda: '13.0.0', driver: '580.65.06', release: 'CUDA 13.0 GA' },
-  { cuda: '12.9.1', driver: '575.57.08', release: 'CUDA 12.9 Update 1' },
-  { cuda: '12.9.0', driver: '575.51.03', release: 'CUDA 12.9 GA' },
-  { cuda: '12.8.1', driver: '570.124.06', release: 'CUDA 12.8 Update 1' },
-  { cuda: '12.8.0', driver: '570.26', release: 'CUDA 12.8 GA' },
-  { cuda: '12.6.3', driver: '560.35.05', release: 'CUDA 12.6 Update 3' },
-  { cuda: '12.6.2', driver: '560.35.03', release: 'CUDA 12.6 Update 2' },
-  { cuda: '12.6.1', driver: '560.35.03', release: 'CUDA 12.6 Update 1' },
-  { cuda: '12.6.0', driver: '560.28.03', release: 'CUDA 12.6 GA' },
-  { cuda: '12.5.1', driver: '555.42.06', release: 'CUDA 12.5 Update 1' },
-  { cuda: '12.5.0', driver: '555.42.02', release: 'CUDA 12.5 GA' },
-  { cuda: '12.4.1', driver: '550.54.15', release: 'CUDA 12.4 Update 1' },
-  { cuda: '12.4.0', driver: '550.54.14', release: 'CUDA 12.4 GA' },
-  { cuda: '12.3.1', driver: '545.23.08', release: 'CUDA 12.3 Update 1' },
-  { cuda: '12.3.0', driver: '545.23.06', release: 'CUDA 12.3 GA' },
-  { cuda: '12.2.2', driver: '535.104.05', release: 'CUDA 12.2 Update 2' },
-  { cuda: '12.2.1', driver: '535.86.09', release: 'CUDA 12.2 Update 1' },
-  { cuda: '12.2.0', driver: '535.54.03', release: 'CUDA 12.2 GA' },
-  { cuda: '12.1.1', driver: '530.30.02', release: 'CUDA 12.1 Update 1' },
-  { cuda: '12.1.0', driver: '530.30.02', release: 'CUDA 12.1 GA' },
-  { cuda: '12.0.1', driver: '525.85.12', release: 'CUDA 12.0 Update 1' },
-  { cuda: '12.0.0', driver: '525.60.13', release: 'CUDA 12.0 GA' },
-  { cuda: '11.8.0', driver: '520.61.05', release: 'CUDA 11.8 GA' },
-  // The current Table 3 (13.x release notes) lists 515.48.07; the 11.7.1 notes and runfile said 515.65.01.
-  { cuda: '11.7.1', driver: '515.48.07', release: 'CUDA 11.7 Update 1' },
-  { cuda: '11.7.0', driver: '515.43.04', release: 'CUDA 11.7 GA' },
-  { cuda: '11.6.2', driver: '510.47.03', release: 'CUDA 11.6 Update 2' },
-  { cuda: '11.6.1', driver: '510.47.03', release: 'CUDA 11.6 Update 1' },
-  { cuda: '11.6.0', driver: '510.39.01', release: 'CUDA 11.6 GA' },
-  { cuda: '11.5.2', driver: '495.29.05', release: 'CUDA 11.5 Update 2' },
-  { cuda: '11.5.1', driver: '495.29.05', release: 'CUDA 11.5 Update 1' },
-  { cuda: '11.5.0', driver: '495.29.05', release: 'CUDA 11.5 GA' },
-  { cuda: '11.4.4', driver: '470.82.01', release: 'CUDA 11.4 Update 4' },
-  { cuda: '11.4.3', driver: '470.82.01', release: 'CUDA 11.4 Update 3' },
-  { cuda: '11.4.2', driver: '470.57.02', release: 'CUDA 11.4 Update 2' },
-  { cuda: '11.4.1', driver: '470.57.02', release: 'CUDA 11.4 Update 1' },
-  { cuda: '11.4.0', driver: '470.42.01', release: 'CUDA 11.4 GA' },
-  { cuda: '11.3.1', driver: '465.19.01', release: 'CUDA 11.3 Update 1' },
-  { cuda: '11.3.0', driver: '465.19.01', release: 'CUDA 11.3 GA' },
-  { cuda: '11.2.2', driver: '460.32.03', release: 'CUDA 11.2 Update 2' },
-  { cuda: '11.2.1', driver: '460.32.03', release: 'CUDA 11.2 Update 1' },
-  { cuda: '11.2.0', driver: '460.27.03', release: 'CUDA 11.2 GA' },
-  { cuda: '11.1.1', driver: '455.32', release: 'CUDA 11.1 Update 1' },
-  { cuda: '11.1.0', driver: '455.23', release: 'CUDA 11.1 GA' },
-  { cuda: '11.0.3', driver: '450.51.06', release: 'CUDA 11.0 Update 1' },
-  { cuda: '11.0.2', driver: '450.51.05', release: 'CUDA 11.0 GA' },
-  { cuda: '11.0.1', driver: '450.36.06', release: 'CUDA 11.0 RC' }
+export const CUDA_10_MINIMUM_DRIVERS: readonly { cuda: string; minDriver: string; source: TableSource }[] = [
+  { cuda: '10.2', minDriver: '440.33', source: COMPAT_GUIDE_10 },
+  { cuda: '10.1', minDriver: '418.39', source: COMPAT_GUIDE_10 },
+  { cuda: '10.0', minDriver: '410.48', source: COMPAT_GUIDE_10 }
 ]
+
+/** A Table 3 row: a toolkit release (`MAJOR.MINOR.UPDATE`) and the exact driver it shipped with. */
+export interface ReleaseRow {
+  kind: 'release'
+  cuda: string
+  driver: string
+  release: string
+  source: TableSource
+}
+
+/**
+ * A branch-only row: the notes map a CUDA major.minor (all its releases) to a driver branch and give no version
+ * within it. A driver of that branch or a newer one meets it; the minimum within the branch is not known.
+ */
+export interface BranchRow {
+  kind: 'branch'
+  /** `MAJOR.MINOR`. */
+  cuda: string
+  /** Driver branch number (`610` for R610). */
+  branch: number
+  release: string
+  source: TableSource
+}
+
+export type DriverTableRow = ReleaseRow | BranchRow
+
+/** When the table was last brought up to date with NVIDIA's notes (said when a CUDA version is newer than it). */
+export const DRIVER_TABLE_AS_OF = '2026-11-27'
+
+const r = (cuda: string, driver: string, release: string, source: TableSource = NOTES_13_1): ReleaseRow => ({
+  kind: 'release',
+  cuda,
+  driver,
+  release,
+  source
+})
+
+/**
+ * The driver table, newest first: every Table 3 row from CUDA 10.0 to 13.2 (`MAJOR.MINOR.UPDATE`; the GA release
+ * is `.0` except 11.0, whose GA was 11.0.2 after the 11.0.1 RC, and 10.x, whose rows carry the build number), then
+ * the branch-only rows for 13.3 and 13.4. A version between rows (NGC's `12.2.2.009`, an unlisted 12.3.2) uses the
+ * nearest lower row of its major.minor.
+ */
+export const DRIVER_TABLE: readonly DriverTableRow[] = [
+  { kind: 'branch', cuda: '13.4', branch: 615, release: 'CUDA 13.4', source: NOTES_13_4_U1 },
+  { kind: 'branch', cuda: '13.3', branch: 610, release: 'CUDA 13.3', source: NOTES_13_4_U1 },
+  r('13.2.2', '595.71.05', 'CUDA 13.2 Update 2', NOTES_13_2_U2),
+  r('13.2.1', '595.58.03', 'CUDA 13.2 Update 1', NOTES_13_2_U2),
+  r('13.2.0', '595.45.04', 'CUDA 13.2 GA', NOTES_13_2_U2),
+  r('13.1.1', '590.48.01', 'CUDA 13.1 Update 1'),
+  r('13.1.0', '590.44.01', 'CUDA 13.1 GA'),
+  r('13.0.2', '580.95.05', 'CUDA 13.0 Update 2'),
+  r('13.0.1', '580.82.07', 'CUDA 13.0 Update 1'),
+  r('13.0.0', '580.65.06', 'CUDA 13.0 GA'),
+  r('12.9.1', '575.57.08', 'CUDA 12.9 Update 1'),
+  r('12.9.0', '575.51.03', 'CUDA 12.9 GA'),
+  r('12.8.1', '570.124.06', 'CUDA 12.8 Update 1'),
+  r('12.8.0', '570.26', 'CUDA 12.8 GA'),
+  r('12.6.3', '560.35.05', 'CUDA 12.6 Update 3'),
+  r('12.6.2', '560.35.03', 'CUDA 12.6 Update 2'),
+  r('12.6.1', '560.35.03', 'CUDA 12.6 Update 1'),
+  r('12.6.0', '560.28.03', 'CUDA 12.6 GA'),
+  r('12.5.1', '555.42.06', 'CUDA 12.5 Update 1'),
+  r('12.5.0', '555.42.02', 'CUDA 12.5 GA'),
+  r('12.4.1', '550.54.15', 'CUDA 12.4 Update 1'),
+  r('12.4.0', '550.54.14', 'CUDA 12.4 GA'),
+  r('12.3.1', '545.23.08', 'CUDA 12.3 Update 1'),
+  r('12.3.0', '545.23.06', 'CUDA 12.3 GA'),
+  r('12.2.2', '535.104.05', 'CUDA 12.2 Update 2'),
+  r('12.2.1', '535.86.09', 'CUDA 12.2 Update 1'),
+  r('12.2.0', '535.54.03', 'CUDA 12.2 GA'),
+  r('12.1.1', '530.30.02', 'CUDA 12.1 Update 1'),
+  r('12.1.0', '530.30.02', 'CUDA 12.1 GA'),
+  r('12.0.1', '525.85.12', 'CUDA 12.0 Update 1'),
+  r('12.0.0', '525.60.13', 'CUDA 12.0 GA'),
+  r('11.8.0', '520.61.05', 'CUDA 11.8 GA'),
+  // The current Table 3 (13.x release notes) lists 515.48.07; the 11.7.1 notes and runfile said 515.65.01.
+  r('11.7.1', '515.48.07', 'CUDA 11.7 Update 1'),
+  r('11.7.0', '515.43.04', 'CUDA 11.7 GA'),
+  r('11.6.2', '510.47.03', 'CUDA 11.6 Update 2'),
+  r('11.6.1', '510.47.03', 'CUDA 11.6 Update 1'),
+  r('11.6.0', '510.39.01', 'CUDA 11.6 GA'),
+  r('11.5.2', '495.29.05', 'CUDA 11.5 Update 2'),
+  r('11.5.1', '495.29.05', 'CUDA 11.5 Update 1'),
+  r('11.5.0', '495.29.05', 'CUDA 11.5 GA'),
+  r('11.4.4', '470.82.01', 'CUDA 11.4 Update 4'),
+  r('11.4.3', '470.82.01', 'CUDA 11.4 Update 3'),
+  r('11.4.2', '470.57.02', 'CUDA 11.4 Update 2'),
+  r('11.4.1', '470.57.02', 'CUDA 11.4 Update 1'),
+  r('11.4.0', '470.42.01', 'CUDA 11.4 GA'),
+  r('11.3.1', '465.19.01', 'CUDA 11.3 Update 1'),
+  r('11.3.0', '465.19.01', 'CUDA 11.3 GA'),
+  r('11.2.2', '460.32.03', 'CUDA 11.2 Update 2'),
+  r('11.2.1', '460.32.03', 'CUDA 11.2 Update 1'),
+  r('11.2.0', '460.27.03', 'CUDA 11.2 GA'),
+  r('11.1.1', '455.32', 'CUDA 11.1 Update 1'),
+  r('11.1.0', '455.23', 'CUDA 11.1 GA'),
+  r('11.0.3', '450.51.06', 'CUDA 11.0 Update 1'),
+  r('11.0.2', '450.51.05', 'CUDA 11.0 GA'),
+  r('11.0.1', '450.36.06', 'CUDA 11.0 RC'),
+  r('10.2.89', '440.33', 'CUDA 10.2 GA', NOTES_10_X),
+  // Table 3 prints "CUDA 10.1 (10.1.105 general release, and updates)": one driver for 10.1 and its updates. The
+  // 10.1 Update 1 and Update 2 notes had listed 418.67 (10.1.168) and 418.87.00 (10.1.243); the later notes fold
+  // them into this row, as they do 11.7.1 (above).
+  r('10.1.105', '418.39', 'CUDA 10.1 GA', NOTES_10_X),
+  r('10.0.130', '410.48', 'CUDA 10.0 GA', NOTES_10_X)
+]
+
+/** The release rows of the table (those with an exact driver version). */
+export const TOOLKIT_RELEASE_DRIVERS: readonly ReleaseRow[] = DRIVER_TABLE.filter(
+  (row): row is ReleaseRow => row.kind === 'release'
+)
+
+/** The branch-only rows of the table. */
+export const BRANCH_ONLY_ROWS: readonly BranchRow[] = DRIVER_TABLE.filter(
+  (row): row is BranchRow => row.kind === 'branch'
+)
 
 /** Strict dotted numeric version: 1 to 4 parts of digits (`580`, `12.4`, `12.4.1.004`). */
 const VERSION_RE = /^\d{1,6}(?:\.\d{1,6}){0,3}$/
@@ -123,27 +233,62 @@ export function majorMinor(cuda: string): string {
  */
 const CUDA_11_0_FLOOR = '450.36.06'
 
-/** The minor-version compatibility floor for a CUDA version; null for a major we have no data for. */
+/**
+ * The minimum driver a CUDA version starts on: the minor-version compatibility floor of its major (11 and later),
+ * CUDA 11.0's own, or a 10.x minor's own minimum. Null for a version we have no data for.
+ */
 export function minorVersionFloor(cuda: string): string | null {
-  if (parseVersion(cuda) !== null && majorMinor(cuda) === '11.0') return CUDA_11_0_FLOOR
-  const major = parseVersion(cuda)?.[0]
-  return MINOR_VERSION_FLOORS.find(f => f.cudaMajor === major)?.minDriver ?? null
+  const p = parseVersion(cuda)
+  if (p === null) return null
+  const mm = majorMinor(cuda)
+  if (mm === '11.0') return CUDA_11_0_FLOOR
+  if (p[0] === 10) return CUDA_10_MINIMUM_DRIVERS.find(f => f.cuda === mm)?.minDriver ?? null
+  return MINOR_VERSION_FLOORS.find(f => f.cudaMajor === p[0])?.minDriver ?? null
+}
+
+/** Whether a CUDA major has minor-version compatibility (11 and later; 10.x needs each minor's own driver). */
+export function hasMinorVersionCompat(cuda: string): boolean {
+  return (parseVersion(cuda)?.[0] ?? 0) >= 11
 }
 
 /**
  * The Table 3 row of the toolkit release of `cuda`: the newest row that is ≤ the version (on up to three parts;
  * NGC's fourth build part is ignored) within the same major.minor, else that major.minor's first row (`11.0` →
- * the 11.0 RC). Null when the table has no row for that major.minor (too old, or newer than the table).
+ * the 11.0 RC, `10.2` → 10.2.89). Null when the table has no release row for that major.minor (too old, a
+ * branch-only entry, or newer than the table).
  */
-export function toolkitReleaseRow(cuda: string): (typeof TOOLKIT_RELEASE_DRIVERS)[number] | null {
+export function toolkitReleaseRow(cuda: string): ReleaseRow | null {
   const p = parseVersion(cuda)
   if (p === null) return null
   const three = p.slice(0, 3).join('.')
   const mm = majorMinor(cuda)
-  const rows = TOOLKIT_RELEASE_DRIVERS.filter(r => majorMinor(r.cuda) === mm).sort((x, y) =>
+  const rows = TOOLKIT_RELEASE_DRIVERS.filter(row => majorMinor(row.cuda) === mm).sort((x, y) =>
     compareVersions(y.cuda, x.cuda)
   )
-  return rows.find(r => compareVersions(r.cuda, three) <= 0) ?? rows[rows.length - 1] ?? null
+  return rows.find(row => compareVersions(row.cuda, three) <= 0) ?? rows[rows.length - 1] ?? null
+}
+
+/** The branch-only row of `cuda`'s major.minor; null when it has none. */
+export function branchOnlyRow(cuda: string): BranchRow | null {
+  if (parseVersion(cuda) === null) return null
+  const mm = majorMinor(cuda)
+  return BRANCH_ONLY_ROWS.find(row => row.cuda === mm) ?? null
+}
+
+/** The table's entry for `cuda`: its release row, else its major.minor's branch-only row; null when neither. */
+export function tableEntry(cuda: string): DriverTableRow | null {
+  return toolkitReleaseRow(cuda) ?? branchOnlyRow(cuda)
+}
+
+/** Whether `driver` meets a row: at or above a release row's driver; on a branch-only row's branch or newer. */
+export function meetsRow(driver: string, row: DriverTableRow): boolean {
+  if (row.kind === 'release') return compareVersions(driver, row.driver) >= 0
+  return (parseVersion(driver)?.[0] ?? -1) >= row.branch
+}
+
+/** A row's driver branch (`595.71.05` → 595, R610 → 610). */
+function rowBranch(row: DriverTableRow): number {
+  return row.kind === 'branch' ? row.branch : (parseVersion(row.driver)?.[0] ?? 0)
 }
 
 /** The driver the toolkit release of `cuda` shipped with (toolkitReleaseRow); null when the table has none. */
@@ -151,20 +296,39 @@ export function toolkitReleaseDriver(cuda: string): string | null {
   return toolkitReleaseRow(cuda)?.driver ?? null
 }
 
-/** The newest CUDA version in the table (so callers can say the table may be out of date). */
+/** The newest CUDA version in the table, branch-only rows included (`13.4`). */
 export function newestTabulatedCuda(): string {
-  return [...TOOLKIT_RELEASE_DRIVERS].sort((x, y) => compareVersions(y.cuda, x.cuda))[0]?.cuda ?? '0'
+  return [...DRIVER_TABLE].sort((x, y) => compareVersions(y.cuda, x.cuda))[0]?.cuda ?? '0'
+}
+
+/** The oldest CUDA version in the table (`10.0.130`). */
+export function oldestTabulatedCuda(): string {
+  return [...DRIVER_TABLE].sort((x, y) => compareVersions(x.cuda, y.cuda))[0]?.cuda ?? '0'
+}
+
+/** Whether `cuda`'s major.minor is newer than every row of the table (the table is older than it). */
+export function newerThanTable(cuda: string): boolean {
+  return (
+    parseVersion(cuda) !== null && compareVersions(majorMinor(cuda), majorMinor(newestTabulatedCuda())) > 0
+  )
+}
+
+/** One line for a CUDA version newer than the table: the table is older than it, with the table's date. */
+export function tableOlderThan(cuda: string): string {
+  return (
+    `the driver table (as of ${DRIVER_TABLE_AS_OF}, newest CUDA ${majorMinor(newestTabulatedCuda())}) is older ` +
+    `than CUDA ${majorMinor(cuda)}`
+  )
 }
 
 /**
- * What a driver can run: `full` = newest toolkit release whose release driver ≤ driver (all
- * features); `minorCompat` = newest CUDA major whose floor ≤ driver (runs, with limits).
+ * What a driver can run: `full` = newest table entry the driver meets (all features; a branch-only entry gives
+ * its major.minor); `minorCompat` = newest CUDA major whose floor ≤ driver (runs, with limits; 11 and later).
  */
 export function maxCudaForDriver(driver: string): { full: string | null; minorCompat: number | null } {
   const full =
-    [...TOOLKIT_RELEASE_DRIVERS]
-      .filter(r => compareVersions(r.driver, driver) <= 0)
-      .sort((x, y) => compareVersions(y.cuda, x.cuda))[0]?.cuda ?? null
+    [...DRIVER_TABLE].filter(row => meetsRow(driver, row)).sort((x, y) => compareVersions(y.cuda, x.cuda))[0]
+      ?.cuda ?? null
   const minorCompat =
     [...MINOR_VERSION_FLOORS]
       .filter(f => compareVersions(f.minDriver, driver) <= 0)
@@ -179,19 +343,20 @@ export function driverBranch(driver: string): string {
 
 /**
  * The CUDA version a driver reports (nvidia-smi "CUDA Version", the toolkit's `cuda` property), from its
- * version alone: every driver branch reports one CUDA major.minor (R550 → 12.4, R580 → 13.0), so a driver at
- * or above a toolkit's release driver and in the same branch reports that toolkit's major.minor, provided the
- * next toolkit in the table came with a later branch. Null when the table cannot tell (a branch it does not
- * list, such as R565, a pre-release driver below its branch's release driver, or a branch newer than the table).
+ * version alone: every driver branch reports one CUDA major.minor (R550 → 12.4, R580 → 13.0), so a driver that
+ * meets a table entry and is in that entry's branch reports the entry's major.minor, provided the next
+ * major.minor in the table came with a later branch (R595 → 13.2, since 13.3 is R610). Null when the table cannot
+ * tell (a branch it does not list, such as R565, a pre-release driver below its branch's release driver, or the
+ * newest branch in the table, whose driver may come with a later toolkit).
  */
 export function reportedCudaForDriver(driver: string): string | null {
   const branch = parseVersion(driver)?.[0]
   if (branch === undefined) return null
-  const rows = [...TOOLKIT_RELEASE_DRIVERS].sort((x, y) => compareVersions(x.cuda, y.cuda))
-  const at = rows.findLastIndex(r => compareVersions(r.driver, driver) <= 0)
+  const rows = [...DRIVER_TABLE].sort((x, y) => compareVersions(x.cuda, y.cuda))
+  const at = rows.findLastIndex(row => meetsRow(driver, row))
   const row = rows[at]
-  if (row === undefined || parseVersion(row.driver)?.[0] !== branch) return null
-  const next = rows.slice(at + 1).find(r => majorMinor(r.cuda) !== majorMinor(row.cuda))
-  if (next === undefined || (parseVersion(next.driver)?.[0] ?? 0) <= branch) return null
+  if (row === undefined || rowBranch(row) !== branch) return null
+  const next = rows.slice(at + 1).find(n => majorMinor(n.cuda) !== majorMinor(row.cuda))
+  if (next === undefined || rowBranch(next) <= branch) return null
   return majorMinor(row.cuda)
 }

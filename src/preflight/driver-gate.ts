@@ -1,14 +1,20 @@
 import type { PreflightResult } from '../types/index.js'
 import { InputError } from '../util/errors.js'
 import {
+  type BranchRow,
   compareVersions,
   driverBranch,
+  hasMinorVersionCompat,
   majorMinor,
   maxCudaForDriver,
+  meetsRow,
   minorVersionFloor,
+  newerThanTable,
   newestTabulatedCuda,
+  oldestTabulatedCuda,
   parseVersion,
-  toolkitReleaseDriver
+  tableEntry,
+  tableOlderThan
 } from './cuda-compat.js'
 
 export interface GateInput {
@@ -44,6 +50,11 @@ export type DriverGateDetails = {
   floor_driver: string | null
   /** Driver the toolkit release shipped with (full features at or above it). */
   release_driver: string | null
+  /**
+   * The driver branch the release notes give for the CUDA version, where they give only a branch (`R610` for
+   * CUDA 13.3): a driver of that branch or newer has its features; no version within the branch is known.
+   */
+  release_branch: string | null
   release_driver_source: 'image' | 'table' | null
   reason: GateReason
   strict: boolean
@@ -97,9 +108,18 @@ export function gate(input: GateInput): DriverGateResult {
   const floor = minorVersionFloor(cuda)
   const imageRelease =
     input.releaseDriver && parseVersion(input.releaseDriver) !== null ? input.releaseDriver.trim() : null
-  // Table 3 first: NGC's CUDA_DRIVER_VERSION only for a release newer than the table.
-  const tableRelease = toolkitReleaseDriver(cuda)
-  const release = tableRelease ?? imageRelease
+  // NVIDIA's notes first (a release row, else a branch-only row): NGC's CUDA_DRIVER_VERSION only for a release
+  // the table lacks.
+  const entry = tableEntry(cuda)
+  const tableRelease = entry?.kind === 'release' ? entry.driver : null
+  const branchRow: BranchRow | null = entry?.kind === 'branch' ? entry : null
+  const release = tableRelease ?? (branchRow === null ? imageRelease : null)
+  /** The driver is below what the table (or the image) gives for the release: null when nothing is known. */
+  const belowRelease =
+    entry !== null ? !meetsRow(driver, entry) : release !== null ? compareVersions(driver, release) < 0 : null
+  const newer = newerThanTable(cuda)
+  /** Appended to a message about a CUDA newer than the table: the table is older, with its date. */
+  const olderTable = newer ? `; ${tableOlderThan(cuda)}` : ''
   const max = maxCudaForDriver(driver)
   const compatDriver =
     input.compatDriver && parseVersion(input.compatDriver) !== null ? input.compatDriver.trim() : null
@@ -113,7 +133,8 @@ export function gate(input: GateInput): DriverGateResult {
     cuda,
     floor_driver: floor,
     release_driver: release,
-    release_driver_source: tableRelease ? 'table' : release ? 'image' : null,
+    release_branch: branchRow ? `R${branchRow.branch}` : null,
+    release_driver_source: entry !== null ? 'table' : release ? 'image' : null,
     reason: 'ok',
     strict: input.strict,
     forward_compat: input.forwardCompat,
@@ -128,11 +149,14 @@ export function gate(input: GateInput): DriverGateResult {
 
   if (floor === null) {
     details.reason = 'unknown-cuda'
+    const covers = `CUDA ${majorMinor(oldestTabulatedCuda())} to ${majorMinor(newestTabulatedCuda())}`
     return result(
       input.strict ? 'fail' : 'warn',
       details,
-      `no compatibility data for CUDA ${cuda} (the tables cover CUDA 11.x to 13.x); cannot tell whether driver ${driver} runs it`,
-      `check NVIDIA's CUDA compatibility tables for CUDA ${mm}, or use an image with CUDA 11.x-13.x`
+      newer
+        ? `no compatibility data for CUDA ${cuda}: ${tableOlderThan(cuda)}; cannot tell whether driver ${driver} runs it`
+        : `no compatibility data for CUDA ${cuda} (the tables cover ${covers}); cannot tell whether driver ${driver} runs it`,
+      `check NVIDIA's CUDA compatibility tables for CUDA ${mm}, or use an image with ${covers}`
     )
   }
 
@@ -142,8 +166,15 @@ export function gate(input: GateInput): DriverGateResult {
     `the image's CUDA forward-compatibility libraries (libcuda ${compatDriver ?? '?'}) are newer than the host's ` +
     `${driverBranch(driver)}, so the toolkit puts them in use, and the GPU is a data-center GPU: ${words}`
 
+  /** The driver the fix asks for: the release driver, the notes' branch, else the floor. */
+  const wanted = release
+    ? `branch ${driverBranch(release)} or newer (≥ ${release})`
+    : branchRow
+      ? `branch R${branchRow.branch} or newer (the notes name the branch for CUDA ${mm}, no version within it)`
+      : `branch ${driverBranch(floor)} or newer (≥ ${floor})`
+
   if (compareVersions(driver, floor) < 0) {
-    const upgrade = `upgrade the host driver to branch ${driverBranch(release ?? floor)} or newer (≥ ${release ?? floor})`
+    const upgrade = `upgrade the host driver to ${wanted}`
     if (compatWorks) {
       details.reason = 'forward-compat'
       return admitted
@@ -179,6 +210,10 @@ export function gate(input: GateInput): DriverGateResult {
       )
     }
     details.reason = 'below-floor'
+    // CUDA 10.x has no minor-version compatibility: its runtime refuses a driver older than its own minor.
+    const failure = hasMinorVersionCompat(cuda)
+      ? 'CUDA initialisation will fail (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)'
+      : `CUDA ${mm} has no minor-version compatibility, so its runtime will not start (cudaErrorInsufficientDriver)`
     const compatNote = !input.forwardCompat
       ? ''
       : compatApplies === false
@@ -189,30 +224,32 @@ export function gate(input: GateInput): DriverGateResult {
     return result(
       'fail',
       details,
-      `driver ${driver} is below ${floor}, the minimum driver for CUDA ${mm}: CUDA initialisation will fail ` +
-        `(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).${compatNote}`,
+      `driver ${driver} is below ${floor}, the minimum driver for CUDA ${mm}: ${failure}.${compatNote}`,
       `${upgrade}, or ${pinOlder}`
     )
   }
 
-  if (compatWorks && (release === null || compareVersions(driver, release) < 0)) {
+  if (compatWorks && belowRelease !== false) {
     details.reason = 'forward-compat'
     return result(
       'pass',
       details,
-      compatWords(`CUDA ${mm} runs with the features of libcuda ${compatDriver ?? '?'}`),
+      compatWords(`CUDA ${mm} runs with the features of libcuda ${compatDriver ?? '?'}`) + olderTable,
       null
     )
   }
 
-  if (release === null) {
-    // Newer than the table: the floor holds, features are unknown.
-    const driverCuda = input.driverCuda ?? null
-    if (driverCuda && parseVersion(driverCuda) !== null && compareVersions(driverCuda, mm) >= 0) {
+  if (branchRow !== null) {
+    // A branch-only entry: the notes name the branch, not a version in it.
+    const named = `R${branchRow.branch}, the driver branch NVIDIA's release notes give for CUDA ${mm}`
+    if (belowRelease === false) {
+      const own = parseVersion(driver)?.[0] === branchRow.branch
       return result(
         'pass',
         details,
-        `driver ${driver} supports CUDA ${driverCuda} (nvidia-smi), which covers CUDA ${mm}`,
+        own
+          ? `driver ${driver} is on ${named} (the notes give no version within the branch)`
+          : `driver ${driver} is on ${driverBranch(driver)}, newer than ${named}`,
         null
       )
     }
@@ -220,24 +257,55 @@ export function gate(input: GateInput): DriverGateResult {
     return result(
       input.strict ? 'fail' : 'warn',
       details,
-      `driver ${driver} meets the CUDA ${parseVersion(cuda)?.[0]}.x floor ${floor}, but the table (newest ${newestTabulatedCuda()}) ` +
-        `has no release driver for CUDA ${mm}: features that need a newer driver may be missing`,
+      `driver ${driver} runs CUDA ${mm} only through minor-version compatibility (floor ${floor}; ${named}): ` +
+        `limited features, and JIT of PTX newer than the driver fails`,
+      `upgrade the host driver to ${wanted}, or ${pinOlder}`
+    )
+  }
+
+  if (release === null) {
+    // No release driver: the floor holds, features are unknown.
+    const driverCuda = input.driverCuda ?? null
+    if (driverCuda && parseVersion(driverCuda) !== null && compareVersions(driverCuda, mm) >= 0) {
+      return result(
+        'pass',
+        details,
+        `driver ${driver} supports CUDA ${driverCuda} (nvidia-smi), which covers CUDA ${mm}${olderTable}`,
+        null
+      )
+    }
+    details.reason = 'below-release-driver'
+    return result(
+      input.strict ? 'fail' : 'warn',
+      details,
+      newer
+        ? `driver ${driver} meets the CUDA ${parseVersion(cuda)?.[0]}.x floor ${floor}, but ${tableOlderThan(cuda)}: ` +
+            `features that need a newer driver may be missing`
+        : `driver ${driver} meets the CUDA ${parseVersion(cuda)?.[0]}.x floor ${floor}, but the table ` +
+            `(newest ${newestTabulatedCuda()}) has no release driver for CUDA ${mm}: features that need a newer driver ` +
+            `may be missing`,
       `compare with the driver in NVIDIA's release notes for CUDA ${mm} and upgrade the host driver if it is older`
     )
   }
 
-  if (compareVersions(driver, release) < 0) {
+  const source = details.release_driver_source === 'image' ? ` (the image's CUDA_DRIVER_VERSION)` : ''
+  if (belowRelease === true) {
     details.reason = 'below-release-driver'
     return result(
       input.strict ? 'fail' : 'warn',
       details,
       `driver ${driver} runs CUDA ${mm} only through minor-version compatibility (floor ${floor}, ` +
-        `release driver ${release}): limited features, and JIT of PTX newer than the driver fails`,
-      `upgrade the host driver to branch ${driverBranch(release)} or newer (≥ ${release}), or ${pinOlder}`
+        `release driver ${release}${source}): limited features, and JIT of PTX newer than the driver fails${olderTable}`,
+      `upgrade the host driver to ${wanted}, or ${pinOlder}`
     )
   }
 
-  return result('pass', details, `driver ${driver} ≥ ${release}, the release driver for CUDA ${mm}`, null)
+  return result(
+    'pass',
+    details,
+    `driver ${driver} ≥ ${release}, the release driver for CUDA ${mm}${source}${olderTable}`,
+    null
+  )
 }
 
 /**

@@ -53,6 +53,37 @@ function comparisonTable(comparisons: readonly Comparison[]): string {
   )
 }
 
+/**
+ * The footnote under the table: what the overhead and its interval are, for the estimators the rows use
+ * (issue 39, S10: paired rows are the ratio of request means within blocks, not the two-sample interval).
+ */
+export function estimatorFootnote(comparisons: readonly Comparison[]): string {
+  const paired = comparisons.some(c => c.ci_method === 'paired')
+  const twoSample = comparisons.some(c => c.ci_method !== 'paired')
+  const parts = [
+    'Overhead = ratio of the arms’ request means − 1 in the metric’s declared direction (↓ lower is better, ' +
+      '↑ higher is better): positive = candidate worse; “–” when no ratio exists (a zero baseline). One value ' +
+      'per process run: the mean of its iterations.'
+  ]
+  if (paired)
+    parts.push(
+      'Rows marked paired: the arms ran in blocks (one process of each arm, adjacent or at the same time); the ' +
+        'overhead is the ratio of the request means over every block, with Fieller’s paired t interval on ' +
+        'blocks − strata degrees of freedom (a duet’s GPU pairs are strata), so a state both processes of a ' +
+        'block shared cancels; the means beside it are the arms’ means.'
+    )
+  if (twoSample)
+    parts.push(
+      `${paired ? 'Other rows: the arms as two samples; ' : ''}CI = wider of percentile bootstrap and Welch t ` +
+        'delta-method (marked t).'
+    )
+  parts.push(
+    'Gated metrics share one Holm family (with the stored-baseline comparisons); start-up, info and derived ' +
+      'metrics are shown and never gate.'
+  )
+  return parts.join(' ')
+}
+
 /** Markdown: verdict line, table, one reason per comparison, notes, then the baseline comparison. */
 /** The verdict in the words of the check's own report (`run`, `aggregate`): an undecided analysis is UNDECIDED. */
 const VERDICT_WORD: Record<Analysis['verdict'], string> = {
@@ -77,14 +108,7 @@ export function renderMarkdown(analysis: Analysis): string {
   if (analysis.comparisons.length === 0) out.push('Nothing to compare.', '')
   else {
     out.push(comparisonTable(analysis.comparisons), '')
-    out.push(
-      'Overhead = ratio of the arms’ means − 1 in the metric’s declared direction (↓ lower is better, ' +
-        '↑ higher is better): positive = candidate worse; “–” when no ratio exists (a zero baseline). ' +
-        'One value per process run (median of its iterations); CI = wider of percentile bootstrap and ' +
-        'Welch t delta-method (marked t). Gated metrics share one Holm family (with the stored-baseline ' +
-        'comparisons); start-up, info and derived metrics are shown and never gate.',
-      ''
-    )
+    out.push(estimatorFootnote(analysis.comparisons), '')
     for (const c of analysis.comparisons) out.push(`- ${label(c)}/${c.metric}: ${c.reason}`)
     out.push('')
   }

@@ -2,9 +2,9 @@
 import type { CheckSummary, Comparison } from '../types/index.js'
 import { armRank } from './arms.js'
 import { comparisonTable } from './comparison-table.js'
-import { VERDICT_WORDS, code, fmtNum, fmtPlain, inline } from './format.js'
+import { VERDICT_WORDS, cell, code, fmtNum, fmtPlain, inline } from './format.js'
 import { analysisNotes } from './notes.js'
-import { runsNeeded } from './runs.js'
+import { ownWorkloadAdvice, runsNeeded } from './runs.js'
 import type { Section } from './section.js'
 import { armPair, gatingComparisons } from './verdict.js'
 
@@ -50,8 +50,10 @@ function comparisonNotes(
       )
       continue
     }
+    const advice = ownWorkloadAdvice(summary, c)
     lines.push(
-      `- ${name(c)} inconclusive: smallest detectable effect ${fmtNum(c.mde_pct)}% at ${c.n_baseline}+${c.n_candidate} runs${runs}.`
+      `- ${name(c)} inconclusive: smallest detectable effect ${fmtNum(c.mde_pct)}% at ${c.n_baseline}+${c.n_candidate} runs${runs}.` +
+        (advice === null ? '' : ` ${cell(advice.charAt(0).toUpperCase() + advice.slice(1))}.`)
     )
   }
   const groups = new Map<string, Comparison[]>()

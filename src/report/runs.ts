@@ -68,3 +68,33 @@ export function runsToDecide(summary: CheckSummary, comparisons: readonly Compar
   }
   return out
 }
+
+/** A process-to-process spread wide enough that more processes are the wrong lever (20% in the field). */
+const WIDE_SPREAD_PCT = 2
+
+/**
+ * What would decide an undecided metric of the user's own command, beside the runs-needed figure: the spread
+ * between its processes, per arm, and the levers that shrink it. A command's value per process is what its
+ * process measured (the median of its samples); when those differ by more than a few percent from process to
+ * process, more processes buy little and a steadier value per process buys much: more samples per process, a
+ * longer measured region, or whatever makes processes alike. Null for a built-in or a tight spread.
+ */
+export function ownWorkloadAdvice(summary: CheckSummary, c: Comparison): string | null {
+  const commands = summary.config.commands ?? []
+  if (!commands.some(x => x.name === c.workload)) return null
+  const cv = (sd: number, mean: number): number | null =>
+    Number.isFinite(sd) && Number.isFinite(mean) && mean !== 0 ? (100 * sd) / Math.abs(mean) : null
+  const spreads = [
+    [c.baseline_env, cv(c.sd_baseline, c.mean_baseline)],
+    [c.candidate_env, cv(c.sd_candidate, c.mean_candidate)]
+  ] as const
+  const shown = spreads.filter((s): s is readonly [string, number] => s[1] !== null)
+  if (shown.length === 0 || maxOf(shown.map(s => s[1])) < WIDE_SPREAD_PCT) return null
+  const spread = shown.map(([env, v]) => `±${v < 10 ? v.toFixed(1) : v.toFixed(0)}% in ${env}`).join(', ')
+  return (
+    `${c.workload} ${c.metric} varied ${spread} from process to process (sd of the per-process values): ` +
+    'what would decide it is a steadier value per process, not more processes: more samples per process ' +
+    '(more iterations, epochs or requests in each), a longer measured region (time more work between the ' +
+    'measure marks), or processes that start alike (the same data order and seed, warm caches, pinned CPUs)'
+  )
+}

@@ -3,7 +3,7 @@ import { capOfParams } from '../analyze/index.js'
 import { WHY_ANCHOR } from './why.js'
 import type { CheckSummary, Comparison, PreflightResult } from '../types/index.js'
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
-import { runsNeeded, runsToDecide } from './runs.js'
+import { ownWorkloadAdvice, runsNeeded, runsToDecide } from './runs.js'
 import { plainText } from '../util/text.js'
 
 /** How recorded names are written into a line: `inline` for markdown, `plainText` for logs and annotations. */
@@ -198,6 +198,9 @@ function undecidedClause(summary: CheckSummary): string {
     )
   }
   if (want.never) parts.push('an effect on the ±threshold is decided by no number of runs')
+  // An own workload that varies between processes: what would decide it, not only how many runs.
+  const advice = open.map(c => ownWorkloadAdvice(summary, c)).find(a => a !== null)
+  if (advice) parts.push(advice)
   const futile = stops.filter(s => s.reason === 'futile').map(s => s.workload)
   if (futile.length > 0)
     parts.push(`${futile.join(', ')} stopped for futility: the runs needed far exceed max-runs`)

@@ -71,6 +71,11 @@ export interface Comparison {
   /** Which interval ci95 is: the wider of the percentile bootstrap and the Welch t delta-method interval. */
   ci_method?: 'bootstrap' | 't-delta' | 'paired'
   ci95_median_method?: 'bootstrap' | 't-delta'
+  /**
+   * After a sequential stop: the fixed-n interval, which is nominal there; ci95 is then the repeated interval
+   * that holds after the stop (analyze/repeated-ci.ts).
+   */
+  ci95_nominal?: { low: number; high: number }
   /** Both candidate intervals of overhead_pct, before the wider was chosen. */
   ci95_bootstrap?: { low: number; high: number }
   ci95_t_delta?: { low: number; high: number }
@@ -86,20 +91,26 @@ export interface Comparison {
   /** p_regression after Holm across the gating comparisons of one report. */
   p_regression_adjusted?: number
   /**
-   * The within-block analysis (adjacent A/B processes of the interleaved schedule; compare/pairs.ts) that
-   * overhead_pct, ci95, p_gate and the TOST come from when present: the paired t-test on the per-block
-   * log-ratios, blocks far off the others (5 scaled MADs: a block straddling a change of host state) left out,
-   * so a host state shared by both processes of a block cancels.
+   * The within-block analysis (adjacent A/B processes of the interleaved schedule, or a duet's simultaneous
+   * pair; compare/pairs.ts) that overhead_pct, ci95, p_gate and the TOST come from when present: the ratio of
+   * the arms' request means over every block, with Fieller's paired interval (stats/ratio-of-means.ts), so a
+   * host state shared by both processes of a block cancels.
    */
   paired?: {
     blocks: number
-    /** Blocks left out as far off the others (straddling a change of host state). */
+    /** Strata of blocks (a duet: the GPU pair and its orientation), each paid for with a degree of freedom. */
+    strata: number
+    /** Degrees of freedom of the paired test: blocks − strata. */
+    df: number
+    /** Blocks the screened view leaves out as far off the others (5 scaled MADs); no verdict rests on it. */
     left_out: number
-    /** The plain mean of the per-block ratios, % (equivalence also needs it inside ±max-overhead). */
-    mean_pct: number
-    /** The per-block overheads, %, in run order (what the estimate is made of). */
+    /** The screened view's overhead, % (compare/agreement.ts). */
+    screened_pct: number
+    /** The per-block overheads, %, in run order (each block's ratio of its two processes' request means). */
     block_pcts: number[]
   }
+  /** The screened view lies outside the interval of the estimate: the report says why (compare/agreement.ts). */
+  screened_disagrees?: boolean
   /**
    * Stored-baseline comparisons only: the history the new check was judged against, check by check
    * (n_baseline is then the number of stored checks, mean_baseline the mean of their means).
@@ -113,6 +124,8 @@ export interface Comparison {
   multimodal_arms?: string[]
   /** Both arms' per-run values sit at the same two levels (analyze/modality.ts): a state both arms saw. */
   shared_levels?: boolean
+  /** The widest gap between two levels of one arm (% of its median), where the levels are not shared. */
+  levels_gap_pct?: number
   /** Blocks far off the others' median (analyze/far-blocks.ts): named in the notes. */
   far_blocks?: number
 }

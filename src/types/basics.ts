@@ -24,6 +24,9 @@ export const RESULT_FORMATS = [
   'pytest-benchmark',
   'google-benchmark',
   'vllm-bench-serve',
+  'sglang-bench-serving',
+  'trtllm-bench',
+  'aiperf',
   'customSmallerIsBetter',
   'customBiggerIsBetter'
 ] as const

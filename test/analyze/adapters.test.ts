@@ -330,7 +330,7 @@ test('inputs: ENV=FILE pairs number runs per arm in order; bad pairs and formats
   expect(() => parseResultInputs(['native=a.json,native=a.json'])).toThrow('each file once per environment')
   expect(() => parseResultInputs(['na tive=a.json'])).toThrow(InputError)
   await expect(readResults('junit', ['native=a.json'])).rejects.toThrow(
-    'input \'--format-in\': got "junit"; allowed: csv, hyperfine, pytest-benchmark, google-benchmark, vllm-bench-serve, customSmallerIsBetter, customBiggerIsBetter'
+    'input \'--format-in\': got "junit"; allowed: csv, hyperfine, pytest-benchmark, google-benchmark, vllm-bench-serve, sglang-bench-serving, trtllm-bench, aiperf, customSmallerIsBetter, customBiggerIsBetter'
   )
   await expect(readResults('csv', ['native=a.csv'])).rejects.toThrow('one long-format CSV file')
 })

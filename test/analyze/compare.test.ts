@@ -80,7 +80,7 @@ test('start-up metrics are recognised by name', () => {
 })
 
 describe('aggregation: one value per process run', () => {
-  test('iterations are reduced to the per-run median before any test', () => {
+  test('iterations are reduced to the per-run mean (the request mean) before any test', () => {
     const rows = [
       ...[10, 11, 100].map((value, iteration) => ({
         workload: 'w',
@@ -100,7 +100,7 @@ describe('aggregation: one value per process run', () => {
       }))
     ]
     const [s] = aggregateRows(rows).series()
-    expect(s!.values).toEqual([11, 13])
+    expect(s!.values).toEqual([121 / 3, 13])
     expect(s!.iterations).toEqual([3, 3])
     expect(s!.runs).toEqual(['1', '2'])
   })

@@ -9,6 +9,8 @@ import { armStacks, peersList } from '../../src/execute/index.js'
 import { whyMarkdown } from '../../src/report/why.js'
 import type { ArmStack, Comparison, RawRowLike } from './explain-helpers.js'
 import { recordedEvents } from '../helpers/recorded.js'
+import { cotenantExplains } from '../../src/analyze/explain/cotenants.js'
+import type { Domain, Finding, MeasuredDifference } from '../../src/types/index.js'
 
 const NATIVE = 'cpu-native-refblas'
 const BUSY = 'cpu-container-cotenant-busy'
@@ -126,4 +128,43 @@ test('an idle sidecar is recorded but is no cause; its command line stays inert 
 test('the same co-tenant in both arms is no difference', () => {
   const e = run(BUSY, BUSY, 40)
   expect(e.findings.filter(f => f.kind === 'cotenant')).toEqual([])
+})
+
+describe('a GPU co-tenant and a faster decode (docs/evidence/2026-11-27-decode-state.md)', () => {
+  // The finding as cotenantFindings builds it for a process on the container's GPU that native did not have.
+  const gpuFinding = (): Finding => ({
+    kind: 'cotenant',
+    key: 'cotenant:gpu:python3:',
+    label: 'other compute process on the GPU: python3',
+    baseline: 'none',
+    candidate: 'python3, GPU 500 MiB',
+    impact: 3,
+    domains: ['gpu-compute', 'launch', 'memory'],
+    explains: [],
+    workloads: ['llm', 'matmul'],
+    meaning: '',
+    fix: '',
+    relevant: false
+  })
+  const diff = (workload: string, metric: string, pct: number, domains: Domain[]): MeasuredDifference => ({
+    workload,
+    metric,
+    scope: 'steady',
+    overhead_pct: pct,
+    verdict: pct < 0 ? 'improvement' : 'regression',
+    domains
+  })
+  it('explains a launch-bound metric that came out faster in its arm, and a slower one as before', () => {
+    const measured = [
+      diff('llm', 'tpot_ms', -6.3, ['gpu-compute', 'launch']),
+      diff('matmul', 'kernel_ms', 3.3, ['gpu-compute']),
+      // A compute-bound metric faster beside a co-tenant is not its doing.
+      diff('matmul', 'kernel_ms/other', -1.5, ['gpu-compute'])
+    ]
+    expect(cotenantExplains(gpuFinding(), measured)).toEqual(['llm tpot_ms -6.3%', 'matmul kernel_ms +3.3%'])
+  })
+  it('a process in the container (no GPU) never explains a faster arm', () => {
+    const f = { ...gpuFinding(), domains: ['cpu-compute', 'launch', 'io'] as Domain[] }
+    expect(cotenantExplains(f, [diff('llm', 'tpot_ms', -6.3, ['gpu-compute', 'launch'])])).toEqual([])
+  })
 })

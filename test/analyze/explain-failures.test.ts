@@ -283,3 +283,43 @@ describe('every cause and its precedence', () => {
     expect(f.every(x => x.impact === 3 && x.relevant && x.kind === 'failure')).toBe(true)
   })
 })
+
+describe('a path the container could not open (issue 40)', () => {
+  const failedCommand = (error: string, command: string) => {
+    const failed = { ...run('container', 'failed', error, 'mine'), params: { command, format: 'auto' } }
+    const e = explainCheck({
+      analysis: null,
+      device: 'gpu',
+      stacks: [],
+      telemetry: [],
+      imageEnv: { container: {} },
+      runs: [{ ...run('native', 'ok', null, 'mine'), params: { command } }, failed],
+      arms: ['native', 'container']
+    })
+    expect(e).not.toBeNull()
+    return e!.findings[0]!
+  }
+
+  it("names the entrypoint's cd when a relative path was looked for outside the workspace, with {workspace} as the fix", () => {
+    // What python3 prints when the entrypoint ran `cd /opt/app` before exec "$@" (the field's case).
+    const f = failedCommand(
+      "exit code 2: NOTE: banner | python3: can't open file '/opt/app/bench/loader.py': [Errno 2] No such file or directory",
+      'python3 bench/loader.py --epochs 4'
+    )
+    expect(f.key).toBe('container:failure:workdir-moved')
+    expect(f.candidate).toBe('bench/loader.py → /opt/app/bench/loader.py')
+    expect(f.meaning).toMatch(/looked for in \/opt\/app, not in the workspace.*entrypoint changed directory/)
+    expect(f.fix).toMatch(/\{workspace\}\/bench\/loader\.py/)
+    expect(f.fix).toMatch(/no cd before exec "\$@"/)
+  })
+
+  it('a missing absolute path outside the workspace is named as a file the container does not have', () => {
+    const f = failedCommand(
+      "exit code 2: python3: can't open file '/home/runner/data/prep.py': [Errno 2] No such file or directory",
+      'python3 /home/runner/data/prep.py'
+    )
+    expect(f.key).toBe('container:failure:path')
+    expect(f.candidate).toBe('/home/runner/data/prep.py')
+    expect(f.fix).toMatch(/\{workspace\}/)
+  })
+})

@@ -145,8 +145,7 @@ describe('the regression budget is spent where a near-threshold regression is de
         b.push(100 * (1 + 0.005 * normal()))
         c.push(100 * (1 + 0.005 * normal()) * (1 + effect))
         if (n < opts.minRuns) continue
-        const pairs = b.map((v, i) => Math.log(c[i]! / v))
-        const look = sequentialLook([{ ...series('m', b, c), pairs }], opts)
+        const look = sequentialLook([{ ...series('m', b, c), blocks: { w: c, b } }], opts)
         if (look.decided) {
           if (look.metrics[0]!.state === 'regression') flagged++
           break

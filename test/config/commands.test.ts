@@ -67,6 +67,9 @@ describe('command formats', () => {
       'pytest-benchmark',
       'google-benchmark',
       'vllm-bench-serve',
+      'sglang-bench-serving',
+      'trtllm-bench',
+      'aiperf',
       'customSmallerIsBetter',
       'customBiggerIsBetter'
     ])
@@ -115,6 +118,50 @@ describe('commands in the configuration', () => {
     expect(
       refused(() => loadConfig({ workspace: ws(), flags: { ...CPU, [Inputs.Workloads]: 'mine' } })).input
     ).toBe(Inputs.Workloads)
+  })
+
+  it('workloads: auto (the default, which the runner always sets) runs the built-ins, or only the commands when given', () => {
+    const builtins = loadConfig({ workspace: ws(), flags: { ...CPU, [Inputs.Workloads]: 'auto' } })
+    expect(builtins.workloads).toEqual(['matmul', 'llm', 'io'])
+    expect(loadConfig({ workspace: ws(), flags: CPU }).workloads).toEqual(['matmul', 'llm', 'io'])
+    // As the runner sets it: the input is there with its default, beside the commands.
+    const commands = loadConfig({
+      workspace: ws(),
+      inputs: {
+        ...CPU,
+        [Inputs.Workloads]: 'auto',
+        [Inputs.Commands]: 'mine: python3 bench.py\nother: python3 b.py'
+      }
+    })
+    expect(commands.workloads).toEqual(['mine', 'other'])
+    expect(commands.definitions.map(d => d.name)).toEqual(['mine', 'other'])
+  })
+
+  it('an explicit list that leaves a command out is an error naming the command, never a silent drop', () => {
+    const e = refused(() =>
+      loadConfig({
+        workspace: ws(),
+        flags: { ...CPU, [Inputs.Commands]: 'x: python3 bench.py', [Inputs.Workloads]: 'matmul' }
+      })
+    )
+    expect(e.input).toBe(Inputs.Workloads)
+    expect(e.message).toMatch(
+      /command x would not run \(add x to workloads, e\.g\. matmul,x; or workloads: auto/
+    )
+    // A name that is neither built in nor a command names both lists.
+    const unknown = refused(() =>
+      loadConfig({
+        workspace: ws(),
+        flags: { ...CPU, [Inputs.Commands]: 'x: python3 bench.py', [Inputs.Workloads]: 'matmul,x,y' }
+      })
+    )
+    expect(unknown.message).toMatch(
+      /got "y".*built-in workload \(matmul \| llm \| io\) or one of the commands \(x\)/
+    )
+    expect(
+      refused(() => loadConfig({ workspace: ws(), flags: { ...CPU, [Inputs.Workloads]: 'matmul,auto' } }))
+        .message
+    ).toMatch(/auto alone/)
   })
 
   it('a command from the checked-out config file is refused without the opt-in, naming the key and the input', () => {

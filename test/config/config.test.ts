@@ -283,3 +283,29 @@ describe('power-caps', () => {
     expect(e.message).toBe(`input 'power-caps': got "400"; allowed: empty with device: cpu (caps need a GPU)`)
   })
 })
+
+describe('results-format as action.yml and the README spell it (issue 40)', () => {
+  it.each([
+    'customSmallerIsBetter',
+    'customBiggerIsBetter',
+    'custombiggerisbetter',
+    'aiperf',
+    'trtllm-bench'
+  ])('%s is accepted and kept in its canonical spelling', async raw => {
+    const { loadAnalyzeConfig } = await import('../../src/config/index.js')
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-results-format-'))
+    try {
+      fs.writeFileSync(path.join(ws, 'a.json'), '[]')
+      const cfg = loadAnalyzeConfig({
+        workspace: ws,
+        inputs: { [Inputs.ResultsFormat]: raw, [Inputs.Results]: 'native=a.json,container=a.json' }
+      })
+      expect(cfg.format.toLowerCase()).toBe(raw.toLowerCase())
+      expect(['customSmallerIsBetter', 'customBiggerIsBetter', 'aiperf', 'trtllm-bench']).toContain(
+        cfg.format
+      )
+    } finally {
+      fs.rmSync(ws, { recursive: true, force: true })
+    }
+  })
+})

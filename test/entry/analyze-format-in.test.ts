@@ -96,3 +96,97 @@ test('the long CSV is read as before (--format-in csv is the default)', async ()
   expect((JSON.parse(r.stdout) as { comparisons: unknown[] }).comparisons).toHaveLength(1)
   expect((await cli('--input', csv, '--input', csv)).code).toBe(2)
 })
+
+describe('a multi-command hyperfine export as arms (issue 40)', () => {
+  // Recorded: hyperfine -N --warmup 2 --runs 10 --export-json hyperfine-two-commands.json 'sleep 0.01' 'sleep 0.03'.
+  const TWO = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters', 'hyperfine-two-commands.json')
+
+  test('--arm native=0 --arm container=1: each timed run is a run of its arm; the report names the commands', async () => {
+    const r = await cli(
+      '--format-in',
+      'hyperfine',
+      '--input',
+      TWO,
+      '--arm',
+      'native=0',
+      '--arm',
+      'container=1',
+      '--format',
+      'json'
+    )
+    expect(r.code).toBe(1)
+    const json = JSON.parse(r.stdout) as {
+      verdict: string
+      comparisons: Record<string, unknown>[]
+      notes: string[]
+    }
+    expect(json.verdict).toBe('regression')
+    expect(json.comparisons[0]).toMatchObject({
+      workload: 'hyperfine',
+      metric: 'time',
+      baseline_env: 'native',
+      candidate_env: 'container',
+      n_baseline: 10,
+      n_candidate: 10
+    })
+    expect(json.comparisons[0]!.overhead_pct as number).toBeGreaterThan(40)
+    expect(json.notes.join('\n')).toContain('native = `sleep 0.01`, container = `sleep 0.03`')
+    expect(json.notes.join('\n')).toMatch(/not interleaved/)
+  })
+
+  test('by command text, the other way round: the faster candidate is no regression', async () => {
+    const r = await cli(
+      '--format-in',
+      'hyperfine',
+      '--input',
+      TWO,
+      '--arm',
+      'native=sleep 0.03',
+      '--arm',
+      'container=sleep 0.01'
+    )
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/native = `sleep 0\.03`, container = `sleep 0\.01`/)
+  })
+
+  test.each([
+    [
+      ['--arm', 'native=0', '--arm', 'container=5'],
+      /--arm container.*index or the text of a command.*0: sleep 0\.01; 1: sleep 0\.03/
+    ],
+    [['--arm', 'native=0', '--arm', 'container=sleep 0.01'], /a command no other arm took/],
+    [['--arm', 'native=0'], /at least two arms/],
+    [['--arm', 'native=0', '--arm', 'native=1'], /each arm once/]
+  ])('%j exits 2 naming the arm and what is allowed', async (arms, message) => {
+    const r = await cli('--format-in', 'hyperfine', '--input', TWO, ...arms)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(message)
+  })
+
+  test('--arm is for hyperfine files given as plain FILEs', async () => {
+    const pair = await cli(
+      '--format-in',
+      'hyperfine',
+      '--input',
+      `native=${TWO}`,
+      '--arm',
+      'native=0',
+      '--arm',
+      'container=1'
+    )
+    expect(pair.code).toBe(2)
+    expect(pair.stderr).toMatch(/no ENV=: --arm names the arms/)
+    const other = await cli(
+      '--format-in',
+      'pytest-benchmark',
+      '--input',
+      TWO,
+      '--arm',
+      'native=0',
+      '--arm',
+      'container=1'
+    )
+    expect(other.code).toBe(2)
+    expect(other.stderr).toMatch(/only with --format-in hyperfine/)
+  })
+})

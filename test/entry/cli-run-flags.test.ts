@@ -60,6 +60,25 @@ describe('action-only inputs on run', () => {
   })
 })
 
+describe('--workloads beside --command (issue 40)', () => {
+  it('a command left out of --workloads exits 2 naming it, before anything runs', async () => {
+    const args = [
+      '--device',
+      'cpu',
+      '--arms',
+      'native,native',
+      '--workloads',
+      'matmul',
+      '--command',
+      'x=python3 a.py'
+    ]
+    expect(await main(['node', 'gpu-overhead', 'run', ...args])).toBe(2)
+    expect(stderr.join('')).toMatch(
+      /workloads.*command x would not run \(add x to workloads, e\.g\. matmul,x/
+    )
+  })
+})
+
 describe('--out outside the current folder', () => {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-ws-'))
   const elsewhere = path.join(os.tmpdir(), 'gpu-overhead-anywhere', 'results')

@@ -84,7 +84,7 @@ describe('readCommandResults', () => {
   it("a missing or second result file is the run's error, named; a failed process is not read", () => {
     const none = readCommandResults('hyperfine', proc(), runDir(), BASE, readResultFile, false)
     expect(none.error).toMatch(
-      /^result file \(hyperfine\): expected one \.json result file in \{out\}, found none/
+      /^result file \(hyperfine\): expected one \.json \(or \.jsonl\) result file in \{out\}, found none/
     )
     const two = readCommandResults(
       'hyperfine',
@@ -134,10 +134,10 @@ describe('describeFailure with a result error', () => {
   it('names the result error, not as a protocol line, and without the silent-entrypoint hint', () => {
     const why = describeFailure(
       proc(),
-      'result file (hyperfine): expected one .json result file in {out}, found none'
+      'result file (hyperfine): expected one .json (or .jsonl) result file in {out}, found none'
     )
     expect(why).toBe(
-      'exit code 0; result file (hyperfine): expected one .json result file in {out}, found none'
+      'exit code 0; result file (hyperfine): expected one .json (or .jsonl) result file in {out}, found none'
     )
     expect(describeFailure(proc())).toMatch(/no protocol events arrived/)
     expect(describeFailure(proc({ badLines: ['junk'] }), 'x')).toBe('exit code 0; not a protocol event: junk')

@@ -29,8 +29,8 @@ const config = loadConfig({
   flags: {
     [Inputs.Image]: IMAGE,
     [Inputs.Device]: 'cpu',
-    [Inputs.Workloads]: 'matmul,io,bench',
-    [Inputs.Commands]: 'bench: ./bench --out {out}/r.json'
+    [Inputs.Workloads]: 'matmul,io,bench,ws',
+    [Inputs.Commands]: 'bench: ./bench --out {out}/r.json\nws: python3 {workspace}/b.py --data={workspace}/d'
   }
 })
 // Only the inspected image ID matters to the spec.
@@ -96,4 +96,13 @@ test('a user command natively: its argv in the workspace', () => {
   expect([s.command, ...s.args.slice(0, 1)]).toEqual(['./bench', '--out'])
   expect(s.cwd).toBe(root)
   s.cleanup?.()
+})
+
+test('{workspace} is the workspace in both arms (mounted at its own path), whatever folder the process runs in', () => {
+  const native = spec('ws', 0)
+  expect(native.args).toEqual([`${root}/b.py`, `--data=${root}/d`])
+  native.cleanup?.()
+  const container = spec('ws', 1)
+  expect(container.args.slice(-3)).toEqual(['python3', `${root}/b.py`, `--data=${root}/d`])
+  container.cleanup?.()
 })

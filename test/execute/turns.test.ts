@@ -1,7 +1,7 @@
 /**
  * Turns with the real workload protocol (llm.py on the CPU): a block's two processes are started at once and
  * the runner gives them the device request by request, A B B A …; a process that fails ends the block's turns
- * instead of leaving the other to wait; the plan groups a block into one step only on one lane.
+ * instead of leaving the other to wait; on several GPUs each GPU's block takes turns on its own.
  */
 import * as fs from 'node:fs'
 import * as os from 'node:os'
@@ -10,7 +10,7 @@ import { executePlan } from '../../src/execute/runner.js'
 import { nativeSpec } from '../../src/execute/native.js'
 import type { ProcessSpec } from '../../src/execute/process.js'
 import { gpuCotenants } from '../../src/execute/cotenants.js'
-import { planSteps, type PlannedRun } from '../../src/plan/index.js'
+import { planSteps, runsPerBlock, type PlannedRun } from '../../src/plan/index.js'
 import { buildPlan } from '../../src/plan/schedule.js'
 import { ResultsWriter } from '../../src/results/store.js'
 import type { Arm, Fingerprint, SampleRecord, Workload } from '../../src/types/index.js'
@@ -34,10 +34,13 @@ async function check(opts: {
   plan?: PlannedRun[]
   args?: (p: PlannedRun) => string[]
   freeze?: (p: PlannedRun) => ProcessSpec['freeze']
+  lanes?: { index: number; uuid: string; name: null; minor: null }[]
+  layout?: 'lockstep' | 'duet'
 }) {
   const turnsAsked: boolean[] = []
   const r = await executePlan(opts.plan ?? planOf(['llm'], 2), {
     checkId: 'c',
+    ...(opts.lanes ? { lanes: opts.lanes, layout: opts.layout ?? 'lockstep' } : {}),
     specFor: (p, _lane, hold, turns) => {
       turnsAsked.push(turns)
       const spec = nativeSpec({
@@ -98,6 +101,22 @@ describe('turns', () => {
       expect(Math.max(p1.start_ms, p2.start_ms)).toBeLessThan(Math.min(p1.end_ms, p2.end_ms))
     }, 120000)
 
+  it('on two GPUs (a duet layout): each GPU runs both arms of its block, taking turns on its own', async () => {
+    const lanes = [0, 1].map(index => ({ index, uuid: `u${index}`, name: null, minor: null }))
+    const { r } = await check({ prestart: false, plan: planOf(['llm'], 1), lanes, layout: 'duet' })
+    expect(r.complete).toBe(true)
+    expect(r.runs).toHaveLength(4)
+    // Lane k's block is run k + 1; each has both arms, A B B A … within itself.
+    for (const run of [1, 2]) {
+      const seq = order(r.samples, run)
+      expect(seq).toHaveLength(8)
+      expect(new Set(seq.map(x => x.split(':')[0]))).toEqual(new Set(['native', 'native#2']))
+      const [a, b] = [seq[0]!.split(':')[0], seq[1]!.split(':')[0]]
+      expect(seq).toEqual([`${a}:1`, `${b}:1`, `${b}:2`, `${a}:2`, `${a}:3`, `${b}:3`, `${b}:4`, `${a}:4`])
+    }
+    expect(r.samples.filter(s => s.metric === 'tpot_ms').every(s => s.interleave === 'turns')).toBe(true)
+  }, 120000)
+
   it('a process that fails ends the turns of its block: the other is not left waiting', async () => {
     const t0 = Date.now()
     const { r } = await check({
@@ -125,6 +144,27 @@ describe('turns', () => {
     expect(r.runs.map(x => x.status)).toEqual(['failed', 'failed'])
   }, 60000)
 
+  it('a process held by prestart is frozen while another measures, thawed before its release', async () => {
+    const calls: string[] = []
+    const { r } = await check({
+      prestart: true,
+      plan: planOf(['matmul'], 2),
+      // Long enough that a held process has started (its first event read) before the one ahead ends.
+      args: () => ['--device', 'cpu', '--size', '256', '--iters', '60', '--warmup', '1'],
+      freeze: p => (frozen: boolean) => {
+        calls.push(`${p.arm.label}:${p.run}:${frozen ? 'freeze' : 'thaw'}`)
+        return Promise.resolve(null)
+      }
+    })
+    expect(r.complete).toBe(true)
+    // Every process after the first was held while the one before it measured: frozen, then thawed.
+    const held = r.runs.slice(1).map(x => `${x.environment}:${x.run}`)
+    for (const h of held)
+      expect(calls.filter(c => c.startsWith(`${h}:`))).toEqual([`${h}:freeze`, `${h}:thaw`])
+    // Frozen while the process before it ran: each freeze comes before the previous process's end.
+    expect(calls.filter(c => c.endsWith(':freeze')).length).toBeGreaterThanOrEqual(held.length)
+  }, 120000)
+
   it('a workload that does not take turns runs as before, one process at a time', async () => {
     const { r, turnsAsked } = await check({ prestart: true, plan: planOf(['matmul', 'llm'], 1) })
     expect(r.runs.map(x => x.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
@@ -151,13 +191,31 @@ describe('planSteps with turns', () => {
     expect(steps[4]!.processes.map(p => p.planned.arm.label)).toEqual(steps[4]!.slots.map(s => s.arm.label))
     expect(steps[4]!.processes.map(p => p.run)).toEqual([1, 1])
   })
-  it('never on several lanes', () => {
+  it('on every lane and in every layout: each GPU takes its own turns, its blocks labelled per lane', () => {
     const lanes = [
       { index: 0, uuid: 'a', name: null, minor: null },
       { index: 1, uuid: 'b', name: null, minor: null }
     ]
-    expect(planSteps(plan, lanes, 'lockstep', llm).some(s => s.turns)).toBe(false)
-    expect(planSteps(plan, lanes, 'duet', llm).some(s => s.turns)).toBe(false)
+    for (const layout of ['lockstep', 'duet'] as const) {
+      const steps = planSteps(plan, lanes, layout, llm)
+      const turning = steps.filter(s => s.turns)
+      expect(turning).toHaveLength(2)
+      // Block r on lane k: run (r − 1)·2 + k + 1, both arms on the same GPU.
+      for (const [r, step] of turning.entries()) {
+        expect(step.processes.map(p => `${p.lane!.index}:${p.planned.arm.label}:${p.run}`)).toEqual([
+          `0:${step.slots[0]!.arm.label}:${2 * r + 1}`,
+          `0:${step.slots[1]!.arm.label}:${2 * r + 1}`,
+          `1:${step.slots[0]!.arm.label}:${2 * r + 2}`,
+          `1:${step.slots[1]!.arm.label}:${2 * r + 2}`
+        ])
+      }
+      // matmul keeps the layout's own steps (a duet pairs the arms across the GPUs).
+      const matmul = steps.filter(s => s.slots[0]!.workload === 'matmul')
+      expect(matmul.every(s => !s.turns)).toBe(true)
+      if (layout === 'duet') expect(matmul[0]!.processes.map(p => p.lane!.index).sort()).toEqual([0, 1])
+    }
+    expect(runsPerBlock('duet', 2, true)).toBe(2)
+    expect(runsPerBlock('duet', 2)).toBe(1)
   })
 })
 

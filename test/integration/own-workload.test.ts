@@ -137,7 +137,9 @@ describe('your own workload: commands through the whole pipeline', () => {
       ])
       expect(r.code).toBe(2)
       expect(r.summary.incomplete_reason).toMatch(/no sample events on the channel/)
-      expect(r.summary.incomplete_reason).toMatch(/expected one \.json result file in \{out\}, found none/)
+      expect(r.summary.incomplete_reason).toMatch(
+        /expected one \.json \(or \.jsonl\) result file in \{out\}, found none/
+      )
     },
     CLI_TIMEOUT_MS
   )

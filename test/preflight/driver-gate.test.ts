@@ -72,9 +72,26 @@ describe('driver gate', () => {
     expect(ngc.status).toBe('warn')
     expect(ngc.details).toMatchObject({ release_driver: '535.104.05', release_driver_source: 'table' })
     expect(gate({ ...base, driver: '535.104.05', cuda: '12.2.2.009' }).status).toBe('pass')
-    const newer = gate({ ...base, driver: '595.10', cuda: '13.4.1', releaseDriver: '600.20' })
-    expect(newer.details).toMatchObject({ release_driver: '600.20', release_driver_source: 'image' })
+    const newer = gate({ ...base, driver: '620.10', cuda: '13.5.1', releaseDriver: '630.20' })
+    expect(newer.details).toMatchObject({ release_driver: '630.20', release_driver_source: 'image' })
     expect(newer.status).toBe('warn')
+    expect(newer.message).toContain("release driver 630.20 (the image's CUDA_DRIVER_VERSION)")
+    expect(newer.message).toContain(
+      'the driver table (as of 2026-11-27, newest CUDA 13.4) is older than CUDA 13.5'
+    )
+    const met = gate({ ...base, driver: '630.20', cuda: '13.5.1', releaseDriver: '630.20' })
+    expect(met.status).toBe('pass')
+    expect(met.message).toMatch(/older than CUDA 13\.5$/)
+  })
+
+  it("uses a branch-only row before the image's CUDA_DRIVER_VERSION", () => {
+    const r = gate({ ...base, driver: '610.10', cuda: '13.3.1', releaseDriver: '610.43.02' })
+    expect(r.status).toBe('pass')
+    expect(r.details).toMatchObject({
+      release_driver: null,
+      release_branch: 'R610',
+      release_driver_source: 'table'
+    })
   })
 
   describe('forward compatibility: the compat libcuda in the image, used only when newer than the host driver', () => {
@@ -120,17 +137,47 @@ describe('driver gate', () => {
     })
   })
 
-  it('handles CUDA newer than the table: floor still applies, nvidia-smi CUDA settles it', () => {
-    expect(gate({ ...base, driver: '575.57.08', cuda: '13.4' }).status).toBe('fail')
-    const unknownRelease = gate({ ...base, driver: '580.159.04', cuda: '13.4' })
+  it('handles CUDA newer than the table: floor still applies, nvidia-smi CUDA settles it, and says the table is older', () => {
+    const older = 'the driver table (as of 2026-11-27, newest CUDA 13.4) is older than CUDA 13.5'
+    expect(gate({ ...base, driver: '575.57.08', cuda: '13.5' }).status).toBe('fail')
+    const unknownRelease = gate({ ...base, driver: '615.10', cuda: '13.5' })
     expect(unknownRelease.status).toBe('warn')
-    expect(unknownRelease.message).toMatch(/no release driver for CUDA 13.4/)
-    expect(gate({ ...base, driver: '600.10', cuda: '13.4', driverCuda: '13.5' }).status).toBe('pass')
+    expect(unknownRelease.message).toContain(older)
+    expect(unknownRelease.message.split('\n')).toHaveLength(1)
+    expect(gate({ ...base, strict: true, driver: '615.10', cuda: '13.5' }).status).toBe('fail')
+    // nvidia-smi says the driver covers it: a pass, not a silent one.
+    const smi = gate({ ...base, driver: '620.10', cuda: '13.5', driverCuda: '13.5' })
+    expect(smi.status).toBe('pass')
+    expect(smi.message).toContain(older)
+    // Forward compatibility lets it pass: still said.
+    const compat = gate({
+      ...base,
+      driver: '615.10',
+      cuda: '13.5',
+      forwardCompat: true,
+      compatDriver: '620.1'
+    })
+    expect(compat.status).toBe('pass')
+    expect(compat.details.reason).toBe('forward-compat')
+    expect(compat.message).toContain(older)
   })
 
-  it('warns (strict: fails) for a CUDA major without data', () => {
-    expect(gate({ ...base, driver: '580.159.04', cuda: '10.2' }).status).toBe('warn')
-    expect(gate({ ...base, strict: true, driver: '580.159.04', cuda: '14.0' }).status).toBe('fail')
+  it('a gap inside the table (no 12.7 release) is not "newer than the table"', () => {
+    const r = gate({ ...base, driver: '575.57.08', cuda: '12.7' })
+    expect(r.status).toBe('warn')
+    expect(r.message).toMatch(/the table \(newest 13\.4\) has no release driver for CUDA 12\.7/)
+    expect(r.message).not.toContain('is older than')
+  })
+
+  it('warns (strict: fails) for a CUDA major without data, saying which side of the table it is', () => {
+    const old = gate({ ...base, driver: '580.159.04', cuda: '9.2' })
+    expect(old.status).toBe('warn')
+    expect(old.message).toContain('the tables cover CUDA 10.0 to 13.4')
+    const newer = gate({ ...base, strict: true, driver: '580.159.04', cuda: '14.0' })
+    expect(newer.status).toBe('fail')
+    expect(newer.message).toContain(
+      'the driver table (as of 2026-11-27, newest CUDA 13.4) is older than CUDA 14.0'
+    )
   })
 
   it.each([

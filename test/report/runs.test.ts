@@ -143,3 +143,43 @@ describe('the first line and the table agree', () => {
     expect(buildReport(decided).split('\n')[0]).toContain('~25 runs per arm would decide it')
   })
 })
+
+describe('a noisy own workload (issue 40)', () => {
+  /** The llm rows as a user command `loader` (a DataLoader, ±20% between processes in the field). */
+  function ownNoisy(): CheckSummary {
+    const s = sequential(1317)
+    const rename = <T extends { workload: string }>(x: T): T =>
+      x.workload === 'llm' ? { ...x, workload: 'loader' } : x
+    const comparisons = s.analysis!.comparisons.map(c =>
+      c.workload === 'llm'
+        ? { ...rename(c), sd_baseline: 0.2 * c.mean_baseline, sd_candidate: 0.18 * c.mean_candidate }
+        : c
+    )
+    return {
+      ...s,
+      config: { ...s.config, commands: [{ name: 'loader', source: 'workflow', format: 'auto' }] },
+      analysis: { ...s.analysis!, comparisons },
+      sequential: s.sequential!.map(rename)
+    }
+  }
+
+  it('says what would decide it, with the per-process spread seen, besides the runs figure', () => {
+    const md = buildReport(ownNoisy())
+    const first = md.split('\n')[0]!
+    expect(first).toContain('~1317 runs per arm would decide them')
+    expect(first).toMatch(/loader \S+ varied ±20% in native, ±18% in container from process to process/)
+    expect(first).toMatch(/more samples per process .*a longer measured region/)
+    expect(md).toMatch(/`loader tpot_ms` inconclusive: .*Loader tpot_ms varied ±20% in native/)
+  })
+
+  it('a built-in, or a tight own workload, gets the runs figure only', () => {
+    expect(buildReport(sequential(40)).split('\n')[0]).not.toMatch(/process to process/)
+    const tight = ownNoisy()
+    tight.analysis!.comparisons = tight.analysis!.comparisons.map(c => ({
+      ...c,
+      sd_baseline: 0,
+      sd_candidate: 0
+    }))
+    expect(buildReport(tight)).not.toMatch(/process to process/)
+  })
+})

@@ -346,20 +346,20 @@ describe('case 7: values and what the tables say', () => {
     expect(c.runs_needed === null || c.runs_needed > 2).toBe(true)
     expect(c.reason).not.toMatch(/\b2 runs per arm would detect/)
   })
-  test('the table shows means (42.2 → 46.7 ms); the paired overhead beside them is marked as the within-block estimate', async () => {
+  test('the table shows means (42.2 → 46.7 ms); the paired overhead beside them is their ratio, marked paired', async () => {
     const p = csv('means.csv', [
       { w: 'x', env: 'native', metric: 't_ms', values: [40, 41, 42, 43, 45], unit: 'ms' },
       { w: 'x', env: 'container', metric: 't_ms', values: [42, 43, 44, 45, 59.5], unit: 'ms' }
     ])
     const r = await analyzeCommand({ ...base, format: 'md', input: p })
     const c = r.analysis.comparisons[0]!
-    // Runs 1–5 of both arms are blocks (ratios 1.05, 1.0488, 1.0476, 1.0465, 1.322); 5 blocks are too few
-    // to trim (5 are always kept), so the overhead is the geometric mean of the five block ratios.
-    const logs = [42 / 40, 43 / 41, 44 / 42, 45 / 43, 59.5 / 45].map(Math.log)
+    // Runs 1–5 of both arms are blocks; the overhead is the ratio of the request means over every block
+    // (issue 39), here the ratio of the two means the table shows, with Fieller's paired interval.
     expect(c.ci_method).toBe('paired')
-    expect(c.overhead_pct).toBeCloseTo((Math.exp(logs.reduce((a, b) => a + b, 0) / 5) - 1) * 100, 9)
+    expect(c.overhead_pct).toBeCloseTo((233.5 / 211 - 1) * 100, 9)
     expect(r.text).toMatch(/\| +42\.2 \| +46\.7 \|/)
-    expect(r.text).toMatch(/\+9\.81% \[[^\]]+\] paired/)
+    expect(r.text).toMatch(/\+10\.66% \[[^\]]+\] paired/)
+    expect(r.text).toMatch(/Rows marked paired: .*ratio of the request means over every block/)
   })
 })
 

@@ -5,6 +5,24 @@
  */
 import type { JsonSource, SampleRow } from './json-file.js'
 
+/** One benchmarked command of a hyperfine export: its name and its timed runs (seconds). */
+export interface HyperfineCommand {
+  command: string
+  times: number[]
+  params?: Record<string, unknown>
+}
+
+/** The file's commands, each checked (every timed run succeeded) — what hyperfineRows and the arms reader read. */
+export function hyperfineCommands(src: JsonSource, doc: unknown): HyperfineCommand[] {
+  return hyperfineRows(src, doc).reduce<HyperfineCommand[]>((acc, row) => {
+    const last = acc[acc.length - 1]
+    if (last !== undefined && last.command === row.workload && row.iteration !== 0) last.times.push(row.value)
+    else
+      acc.push({ command: row.workload, times: [row.value], ...(row.params ? { params: row.params } : {}) })
+    return acc
+  }, [])
+}
+
 export function hyperfineRows(src: JsonSource, doc: unknown): SampleRow[] {
   const top = src.object(doc, '', 'hyperfine --export-json output: {"results": [...]}')
   const results = src.list(top.results, 'results', 'one entry per benchmarked command')

@@ -1,6 +1,7 @@
 /**
  * Result-format adapters: a tool's result file (hyperfine, pytest-benchmark, Google Benchmark,
- * `vllm bench serve`, github-action-benchmark's custom JSON) becomes the long format's sample rows, which
+ * `vllm bench serve`, SGLang's `bench_serving` JSONL, `trtllm-bench --report_json`, AIPerf / genai-perf,
+ * github-action-benchmark's custom JSON) becomes the long format's sample rows, which
  * analysis already takes. A file is one run of one arm: `ENV=FILE` pairs name the arm, and the order of an
  * arm's files numbers its runs. The long CSV (format `csv`) keeps its own reader, one file holding every run.
  */
@@ -17,23 +18,37 @@ import { aggregateRows, RowConflictError, type RawRow } from '../run-values/inde
 import { customJsonRows } from './custom-json.js'
 import { googleBenchmarkRows } from './google-benchmark.js'
 import { hyperfineRows } from './hyperfine.js'
+import { hyperfineArmRows, type HyperfineArm } from './hyperfine-arms.js'
 import { JsonSource, type SampleRow } from './json-file.js'
 import { pytestBenchmarkRows } from './pytest-benchmark.js'
 import { vllmBenchServeRows } from './vllm-bench-serve.js'
+import { sglangBenchServingRows } from './sglang-bench-serving.js'
+import { trtllmBenchRows } from './trtllm-bench.js'
+import { aiperfRows } from './aiperf.js'
 
 export { RESULT_FILE_LIMITS, nestingDepth, type SampleRow } from './json-file.js'
+export { parseArmSpecs, type HyperfineArm } from './hyperfine-arms.js'
 export { VLLM_WORKLOAD } from './vllm-bench-serve.js'
+export { SGLANG_WORKLOAD } from './sglang-bench-serving.js'
+export { TRTLLM_WORKLOAD } from './trtllm-bench.js'
+export { AIPERF_WORKLOAD } from './aiperf.js'
 
 const ADAPTERS: Record<JsonResultFormat, (src: JsonSource, doc: unknown) => SampleRow[]> = {
   hyperfine: hyperfineRows,
   'pytest-benchmark': pytestBenchmarkRows,
   'google-benchmark': googleBenchmarkRows,
   'vllm-bench-serve': vllmBenchServeRows,
+  'sglang-bench-serving': sglangBenchServingRows,
+  'trtllm-bench': trtllmBenchRows,
+  aiperf: aiperfRows,
   customSmallerIsBetter: customJsonRows('lower' satisfies Direction),
   customBiggerIsBetter: customJsonRows('higher' satisfies Direction)
 }
 
 export { RESULT_FORMATS }
+
+/** Formats whose file is JSON Lines (one object a line, appended by the tool), not one JSON document. */
+const JSON_LINES_FORMATS: ReadonlySet<JsonResultFormat> = new Set(['sglang-bench-serving'])
 
 /** Files of one analysis: at most this many (each is read whole, up to its own cap). */
 export const MAX_RESULT_FILES = 1000
@@ -58,7 +73,7 @@ export function readResultFile(format: string, file: string): SampleRow[] {
   if (adapter === undefined)
     throw new InputError('--format-in', format, 'a JSON result format (csv has its own reader)')
   const src = new JsonSource(file, format)
-  const rows = adapter(src, src.read())
+  const rows = adapter(src, JSON_LINES_FORMATS.has(known as JsonResultFormat) ? src.readLines() : src.read())
   if (rows.length === 0) throw src.error('', 'no benchmark', 'at least one benchmark with a value')
   return rows
 }
@@ -100,7 +115,27 @@ export function parseResultInputs(specs: readonly string[]): ResultFile[] {
  * Read an analysis input in `format`: for `csv`, exactly one long-format file (as `analyze --input` always
  * took); otherwise ENV=FILE pairs, each file one run of that arm, aggregated as the CSV's rows would be.
  */
-export async function readResults(format: string, specs: readonly string[]): Promise<ResultSet> {
+export async function readResults(
+  format: string,
+  specs: readonly string[],
+  arms: readonly HyperfineArm[] = []
+): Promise<ResultSet> {
+  if (arms.length > 0) {
+    if (checkFormat(format) !== 'hyperfine')
+      throw new InputError('--arm', arms.map(a => a.environment).join(','), 'only with --format-in hyperfine')
+    const files = specs
+      .flatMap(s => s.split(','))
+      .map(s => s.trim())
+      .filter(s => s !== '')
+    if (files.length === 0 || files.length > MAX_RESULT_FILES || files.some(f => /^[A-Za-z0-9_.-]+=/.test(f)))
+      throw new InputError(
+        '--input',
+        specs.join(','),
+        `hyperfine files with every arm's command (FILE, no ENV=: --arm names the arms), at most ${MAX_RESULT_FILES}`
+      )
+    const { rows, notes } = hyperfineArmRows(files, arms)
+    return { ...aggregated(rows, format), notes }
+  }
   if (checkFormat(format) === 'csv') {
     if (specs.length !== 1 || specs[0]!.includes('='))
       throw new InputError(
@@ -114,6 +149,10 @@ export async function readResults(format: string, specs: readonly string[]): Pro
   const rows: RawRow[] = []
   for (const { environment, file, run } of files)
     for (const row of readResultFile(format, file)) rows.push({ ...row, environment, run })
+  return aggregated(rows, format)
+}
+
+function aggregated(rows: RawRow[], format: string): ResultSet {
   try {
     const agg = aggregateRows(rows)
     return { environments: agg.environments, series: agg.series(), fingerprints: agg.fingerprints, notes: [] }

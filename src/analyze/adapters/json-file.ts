@@ -48,6 +48,41 @@ export class JsonSource {
 
   /** The file, read with its caps and parsed. */
   read(): unknown {
+    const text = this.text()
+    const depth = nestingDepth(text)
+    if (depth > RESULT_FILE_LIMITS.depth)
+      throw this.error('', `nesting depth ${depth}`, `JSON nested at most ${RESULT_FILE_LIMITS.depth} deep`)
+    const parsed = parseJsonQuiet(text)
+    if (!parsed.ok) throw this.error('', `${text.length} characters`, `one JSON document (${parsed.error})`)
+    return parsed.value
+  }
+
+  /**
+   * A JSON Lines file (one JSON object a line, as a tool appends them), each line parsed; blank lines skipped.
+   * Python's json.dumps writes a float NaN or infinity as a bare `NaN`/`Infinity`, which JSON has no word for:
+   * such a value reads as null (the metric is absent from that line), never as a number.
+   */
+  readLines(): unknown[] {
+    const text = this.text()
+    const depth = nestingDepth(text)
+    if (depth > RESULT_FILE_LIMITS.depth)
+      throw this.error('', `nesting depth ${depth}`, `JSON nested at most ${RESULT_FILE_LIMITS.depth} deep`)
+    const lines = text.split('\n').filter(l => l.trim() !== '')
+    if (lines.length > RESULT_FILE_LIMITS.entries)
+      throw this.error('', `${lines.length} lines`, `at most ${RESULT_FILE_LIMITS.entries} lines`)
+    return lines.map((line, i) => {
+      const parsed = parseJsonQuiet(line.replace(/([:[,]\s*)-?(?:NaN|Infinity)(?=\s*[,}\]])/g, '$1null'))
+      if (!parsed.ok)
+        throw this.error(
+          `line ${i + 1}`,
+          `${line.length} characters`,
+          `one JSON object a line (${parsed.error})`
+        )
+      return parsed.value
+    })
+  }
+
+  private text(): string {
     let text: string
     try {
       text = readUntrusted(this.file, { maxBytes: RESULT_FILE_LIMITS.bytes })
@@ -59,12 +94,7 @@ export class JsonSource {
         `a readable regular file of at most ${RESULT_FILE_LIMITS.bytes} bytes (${why})`
       )
     }
-    const depth = nestingDepth(text)
-    if (depth > RESULT_FILE_LIMITS.depth)
-      throw this.error('', `nesting depth ${depth}`, `JSON nested at most ${RESULT_FILE_LIMITS.depth} deep`)
-    const parsed = parseJsonQuiet(text)
-    if (!parsed.ok) throw this.error('', `${text.length} characters`, `one JSON document (${parsed.error})`)
-    return parsed.value
+    return text
   }
 
   object(value: unknown, path: string, expected: string): Record<string, unknown> {

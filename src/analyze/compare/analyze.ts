@@ -6,6 +6,7 @@ import type { Analysis, Comparison } from '../../types/index.js'
 import { appendAll } from '../../util/arrays.js'
 import { describeModes, describeSharedLevels, findModes, sharedLevels } from '../modality.js'
 import { describeFarBlocks, farBlocks } from '../far-blocks.js'
+import { describeDisagreement } from './agreement.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from '../run-values/index.js'
 import { aggregateRows } from '../run-values/index.js'
 import type { BootstrapOptions } from '../stats/index.js'
@@ -75,12 +76,13 @@ export function measureSeries(
       if (shared !== null) {
         comparison.shared_levels = true
         notes.push(describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit))
-      }
+      } else if (mb || mc) comparison.levels_gap_pct = 100 * Math.max(mb?.gapRel ?? 0, mc?.gapRel ?? 0)
       const far = comparison.paired ? farBlocks(comparison.paired.block_pcts, opts.maxOverheadPct) : null
       if (far !== null) {
         comparison.far_blocks = far.far.length
         farMetrics.push({ what, far })
       }
+      if (comparison.screened_disagrees === true) notes.push(describeDisagreement(what, comparison))
     }
     comparisons.push(comparison)
   }
@@ -134,7 +136,7 @@ export interface AnalyzeRecordsOptions {
 }
 
 /**
- * Raw rows (SampleRecords: iterations, start-up phases) → per-run medians → one Analysis comparing every
+ * Raw rows (SampleRecords: iterations, start-up phases) → per-run means → one Analysis comparing every
  * candidate arm with the baseline arm. Fingerprints on the rows decide comparability; warm-up rows and
  * non-finite values are skipped (and the latter noted).
  */

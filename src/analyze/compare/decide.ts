@@ -3,7 +3,7 @@
  * overall verdict for the report.
  */
 import type { Comparison, MetricVerdict } from '../../types/index.js'
-import { holm, pairsToDetect, runsNeeded, winsorizedSd } from '../stats/index.js'
+import { holm, pairsToDetect, runsNeeded, variance } from '../stats/index.js'
 import { formatOverhead, formatP, formatPct } from './format.js'
 import { equivalenceBounds } from './overhead-interval.js'
 
@@ -19,8 +19,8 @@ export interface DecideOptions {
  */
 function runsToDetect(c: Comparison, opts: DecideOptions): number | null {
   if (c.paired !== undefined) {
-    // Blocks: the spread that matters is that of the within-block ratios, not of the arms.
-    const sdW = winsorizedSd(c.paired.block_pcts.map(p => Math.log1p(p / 100)))
+    // Blocks: the spread that matters is that of the within-block ratios (every block), not of the arms.
+    const sdW = Math.sqrt(variance(c.paired.block_pcts.map(p => Math.log1p(p / 100))))
     const n = pairsToDetect(sdW, Math.log1p(opts.maxOverheadPct / 100), opts.alpha)
     return n !== null && n > c.paired.blocks ? n : null
   }
@@ -38,6 +38,8 @@ function powerAdvice(c: Comparison, max: number): string {
     return `MDE ${formatPct(c.mde_pct)} is already below ${max}%: the estimate sits near the limit`
   return `MDE ${formatPct(c.mde_pct)}`
 }
+
+const fmtPct = (x: number): string => `${x.toFixed(1)}%`
 
 function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: MetricVerdict; reason: string } {
   const max = opts.maxOverheadPct
@@ -84,6 +86,16 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       reason: significant
         ? `${effect} is significant (${pText}) but both arms are constant, so the interval has no width: likely timer resolution, not a regression on its own: inconclusive.`
         : `${effect}: both arms are constant (zero spread), so neither a difference nor equivalence within ±${max}% can be shown: likely timer resolution: inconclusive.`
+    }
+  // An arm whose processes sat at two levels (the other arm not at the same two): a regression or an
+  // improvement no larger than the gap may be a different mix of levels, not the container; and a narrow
+  // interval would claim a certainty the levels do not give (docs/evidence/2026-11-27-decode-state.md).
+  const gap = c.levels_gap_pct
+  const claim = significant && (c.ci95.low > max || c.ci95.high < 0)
+  if (gap !== undefined && claim && Math.abs(c.overhead_pct) <= gap)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect}: the processes of ${c.multimodal_arms?.join(' and ') ?? 'an arm'} sat at two levels ${fmtPct(gap)} apart, which explains a difference this size, so neither a regression nor an improvement is claimed: inconclusive (make both arms meet one state: turns: true for the llm, or remove what the report names under "Why the arms differ").`
     }
   // Without the Holm-adjusted one-sided claim (stored-baseline comparisons), the CI's lower end alone.
   const aboveAfterHolm = c.p_regression_adjusted === undefined || c.p_regression_adjusted < opts.alpha / 2

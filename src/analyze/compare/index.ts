@@ -18,4 +18,12 @@ export { fingerprintDifferences } from './fingerprints.js'
 export { formatOverhead, formatP } from './format.js'
 export { measureComparison } from './measure.js'
 export { equivalenceBounds } from './overhead-interval.js'
-export { blockRatios, logBounds, logToPct, MIN_BLOCKS, type BlockRatios } from './pairs.js'
+export {
+  blockRatios,
+  logBounds,
+  logToPct,
+  MIN_BLOCKS,
+  ratioBounds,
+  ratioToPct,
+  type BlockRatios
+} from './pairs.js'

@@ -12,8 +12,8 @@ import {
   mannWhitneyU,
   minimumDetectableEffect,
   outliers,
-  pairedTest,
   ratioIntervals,
+  ratioTest,
   tInv,
   tost,
   welchTTest
@@ -21,7 +21,8 @@ import {
 import { maxOf, minOf } from '../../util/arrays.js'
 import { commonUnit, metricDirection } from './direction.js'
 import { equivalenceBounds, finiteInterval, ratioToOverhead, widerInterval } from './overhead-interval.js'
-import { blockRatios, logBounds, logToPct, MIN_BLOCKS } from './pairs.js'
+import { screenedView } from './agreement.js'
+import { blockRatios, logToPct, MIN_BLOCKS, ratioBounds, ratioToPct } from './pairs.js'
 
 /** Power of the minimum detectable effect, as stats/detectable-effect.ts uses it. */
 const POWER = 0.8
@@ -176,22 +177,25 @@ function measureUnscaled(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions)
   } else undefinedStats.push('mde_pct')
 
   // Blocks (run r of both arms, adjacent in the schedule): where they can be tested, the overhead, its
-  // interval, the tests and the MDE come from the within-block ratios, so a host-wide state that both
-  // processes of a block shared cancels. Without two testable blocks (no common runs, a constant ratio)
-  // the two-sample figures above stand.
-  const blocks = positive ? blockRatios(base, cand, direction) : { runs: [], d: [] }
-  const bounds = logBounds(opts.maxOverheadPct)
+  // interval, the tests and the MDE come from the ratio of the arms' request means within blocks
+  // (stats/ratio-of-means.ts), so a host-wide state that both processes of a block shared cancels. Without two
+  // testable blocks (no common runs, a constant ratio) the two-sample figures above stand.
+  const blocks = positive ? blockRatios(base, cand, direction) : { runs: [], d: [], w: [], b: [], strata: [] }
+  const bounds = ratioBounds(opts.maxOverheadPct)
   const paired =
-    blocks.d.length >= MIN_BLOCKS ? pairedTest(blocks.d, bounds.low, bounds.high, opts.alpha) : null
+    blocks.d.length >= MIN_BLOCKS
+      ? ratioTest({ w: blocks.w, b: blocks.b, strata: blocks.strata }, bounds.low, bounds.high, opts.alpha)
+      : null
   let pGatePaired: number | null = null
   if (paired?.defined) {
-    overhead = logToPct(paired.estimate)
-    ci = { low: logToPct(paired.ci.low), high: logToPct(paired.ci.high) }
+    overhead = ratioToPct(paired.ratio)
+    ci = { low: ratioToPct(paired.ci.low), high: ratioToPct(paired.ci.high) }
     ciMethod = 'paired'
     tostP = paired.pEquivalent
     pRegression = paired.pAbove
     pGatePaired = paired.p
-    mdePct = logToPct((tInv(1 - opts.alpha / 2, paired.df) + tInv(POWER, paired.df)) * paired.se)
+    const se = paired.sdRel * Math.sqrt(paired.varFactor)
+    mdePct = (tInv(1 - opts.alpha / 2, paired.df) + tInv(POWER, paired.df)) * se * 100
     for (const s of ['tost', 'mde_pct', 'ci95']) {
       const at = undefinedStats.indexOf(s)
       if (at >= 0) undefinedStats.splice(at, 1)
@@ -235,13 +239,18 @@ function measureUnscaled(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions)
     p_source: pGatePaired !== null ? 'paired' : gateFromMw ? 'mann-whitney' : 'welch',
     p_regression: pRegression
   }
-  if (paired?.defined)
+  if (paired?.defined) {
+    const screened = screenedView(blocks.d, ci)
     comparison.paired = {
       blocks: paired.n,
-      left_out: paired.leftOut,
-      mean_pct: logToPct(paired.mean),
+      strata: paired.strata,
+      df: paired.df,
+      left_out: screened.leftOut,
+      screened_pct: screened.pct,
       block_pcts: blocks.d.map(logToPct)
     }
+    if (screened.disagrees) comparison.screened_disagrees = true
+  }
   if (ciBoot !== undefined && finiteInterval(ciBoot)) comparison.ci95_bootstrap = ciBoot
   if (ciT !== undefined && finiteInterval(ciT)) comparison.ci95_t_delta = ciT
   if (cand.params !== '') comparison.params = cand.params

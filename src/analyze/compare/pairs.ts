@@ -1,18 +1,21 @@
 /**
  * Blocks of the interleaved schedule: run r of every arm is block r (A B | B A …, adjacent in time; with
- * several lanes, the same GPU's r-th slot), so the same run label in both arms names one block. A host-wide
- * state shared by both processes of a block (a neighbour's load, a clock state) cancels in their ratio, so
- * the overhead is estimated within blocks: d_r = log of the worse-way ratio (candidate/baseline for
- * lower-is-better, baseline/candidate for higher-is-better), positive when the candidate is worse.
- * A run missing in either arm (a failed process) leaves its block out.
+ * several lanes, the same GPU's r-th slot; in a duet, the two processes measuring at once on a GPU pair), so
+ * the same run label in both arms names one block. A host-wide state shared by both processes of a block (a
+ * neighbour's load, a clock state) multiplies both, so the overhead is estimated within blocks: the ratio of
+ * the arms' request means over the blocks (stats/ratio-of-means.ts), from each block's worse-way numerator w_r
+ * and denominator b_r — the per-process request means (candidate over baseline for lower-is-better, baseline
+ * over candidate for higher-is-better). A run missing in either arm (a failed process) leaves its block out.
  *
  * Where both processes of a block took turns request by request (ArmSeries.turns), iteration k of both ran
- * about half a second apart, and d_r is the median over k of the pairs' log-ratios instead of the log-ratio
- * of the two per-process medians. A state that flips in the middle of the block straddles one pair, which
- * the median ignores; the per-process medians would each fall in a different mix of the two levels, off by
- * up to half the step between them.
+ * about half a second apart, so the two means cover the same stretch of time: a state that flips in the middle
+ * of the block moves both means alike (by one request's share at most), which the per-process medians did not
+ * (each fell in a different mix of the two levels). Means, not medians: a slowdown that only some requests pay
+ * is part of the overhead (issue 39, S5).
+ *
+ * In a duet the two processes of a block run on two GPUs: the block's stratum names them, and the GPUs'
+ * offsets are paid for with a degree of freedom each (issue 38).
  */
-import { median } from 'simple-statistics'
 import type { Direction } from '../../types/index.js'
 import type { ArmSeries } from '../run-values/index.js'
 
@@ -25,46 +28,43 @@ export const MIN_BLOCKS = 3
 export interface BlockRatios {
   /** Run labels of the complete blocks, in the baseline's run order. */
   runs: string[]
-  /** Within-block log-ratios, positive = the candidate is worse. */
+  /** Within-block log-ratios log(w_r / b_r), positive = the candidate is worse (shown per block, screened). */
   d: number[]
+  /** Worse-way numerator per block (the candidate's mean for lower-is-better). */
+  w: number[]
+  /** Worse-way denominator per block. */
+  b: number[]
+  /** The block's stratum: '' when both processes ran on one GPU (or none is known), else `native>candidate` GPUs. */
+  strata: string[]
 }
 
-type Arm = Pick<ArmSeries, 'runs' | 'values' | 'turns'>
+type Arm = Pick<ArmSeries, 'runs' | 'values' | 'gpus'>
 
-/**
- * Within-block log-ratios of two arms' per-run values; blocks with a non-positive value are left out. A block
- * whose two runs took turns with the same number of iterations (≥ 2) gives the median of its pairs' log-ratios
- * (a pair with a non-positive value skipped; fewer than 2 left, the per-run values instead).
- */
+/** The stratum of a block whose processes ran on GPUs `gb` and `gc`. */
+function stratumOf(gb: number | null | undefined, gc: number | null | undefined): string {
+  if (gb === undefined || gc === undefined || gb === null || gc === null || gb === gc) return ''
+  return `${gb}>${gc}`
+}
+
+/** Within-block values of two arms' per-run means; blocks with a non-positive value are left out. */
 export function blockRatios(base: Arm, cand: Arm, direction: Direction): BlockRatios {
-  const logRatio = (b: number, c: number): number =>
-    direction === 'lower' ? Math.log(c / b) : Math.log(b / c)
   const byRun = new Map<string, number>()
   cand.runs.forEach((r, j) => byRun.set(r, j))
-  const out: BlockRatios = { runs: [], d: [] }
+  const out: BlockRatios = { runs: [], d: [], w: [], b: [], strata: [] }
   base.runs.forEach((r, i) => {
     const j = byRun.get(r)
     if (j === undefined) return
-    const b = base.values[i]!
-    const c = cand.values[j]!
-    const d =
-      pairedTurns(base.turns?.[i], cand.turns?.[j], logRatio) ?? (b > 0 && c > 0 ? logRatio(b, c) : null)
-    if (d === null) return
+    const vb = base.values[i]!
+    const vc = cand.values[j]!
+    if (!(vb > 0 && vc > 0) || !Number.isFinite(vb) || !Number.isFinite(vc)) return
+    const [w, b] = direction === 'lower' ? [vc, vb] : [vb, vc]
     out.runs.push(r)
-    out.d.push(d)
+    out.w.push(w)
+    out.b.push(b)
+    out.d.push(Math.log(w / b))
+    out.strata.push(stratumOf(base.gpus?.[i], cand.gpus?.[j]))
   })
   return out
-}
-
-/** The median log-ratio of a block's iteration pairs; null unless both runs took turns alike. */
-function pairedTurns(
-  b: readonly number[] | null | undefined,
-  c: readonly number[] | null | undefined,
-  logRatio: (b: number, c: number) => number
-): number | null {
-  if (!b || !c || b.length !== c.length || b.length < 2) return null
-  const d = b.flatMap((x, k) => (x > 0 && c[k]! > 0 ? [logRatio(x, c[k]!)] : []))
-  return d.length >= 2 ? median(d) : null
 }
 
 /** The equivalence region ±m of the overhead, on the log-ratio scale: (log(1 − m), log(1 + m)). */
@@ -73,5 +73,14 @@ export function logBounds(marginPct: number): { low: number; high: number } {
   return { low: m >= 1 ? -Infinity : Math.log(1 - m), high: Math.log(1 + m) }
 }
 
+/** The equivalence region ±m of the overhead on the ratio scale: (1 − m, 1 + m). */
+export function ratioBounds(marginPct: number): { low: number; high: number } {
+  const m = marginPct / 100
+  return { low: Math.max(0, 1 - m), high: 1 + m }
+}
+
 /** A log-ratio as an overhead in percent. */
 export const logToPct = (x: number): number => (Math.exp(x) - 1) * 100
+
+/** A ratio as an overhead in percent. */
+export const ratioToPct = (r: number): number => (r - 1) * 100

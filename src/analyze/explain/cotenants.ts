@@ -86,7 +86,7 @@ function finding(
     explains: [],
     workloads,
     meaning: gpu
-      ? 'another process held the same GPU while the workload measured: the GPU time-slices between them, so the difference is the neighbour, not the container'
+      ? 'another process held the same GPU while the workload measured: the GPU time-slices between them, so the difference is the neighbour, not the container; its kernels also put launch-bound work (LLM decode) in a ~10% faster state, so a decode that came out faster beside it is the GPU state, not the container (with turns, the default, both arms measure in that state)'
       : 'another process ran beside the workload and took CPU time it measured: the difference is the neighbour, not the container',
     fix: 'stop the image (entrypoint, init script) or the host from starting it, or measure where nothing else runs; compare again',
     relevant: false
@@ -108,16 +108,20 @@ export function cotenantFindings(
 }
 
 /**
- * The measured differences a co-tenant can explain: in its domains and workloads, and only where the
- * arm it ran in came out slower (overhead > 0: the candidate is worse; < 0: the baseline is).
+ * The measured differences a co-tenant can explain: in its domains and workloads, where the arm it ran in
+ * came out slower (overhead > 0: the candidate is worse; < 0: the baseline is). A process on the GPU also
+ * explains a launch-bound metric (LLM decode) that came out faster in its arm: another process's kernels on
+ * the GPU put such work in a ~10% faster state at the same clocks (docs/evidence/2026-11-27-decode-state.md).
  */
 export function cotenantExplains(f: Finding, measured: readonly MeasuredDifference[]): string[] {
   if (f.impact === 0) return []
   const slower = f.baseline === NONE ? 1 : -1
+  const onGpu = f.domains.includes('gpu-compute')
   return measured
     .filter(
       m =>
-        Math.sign(m.overhead_pct) === slower &&
+        (Math.sign(m.overhead_pct) === slower ||
+          (onGpu && Math.sign(m.overhead_pct) === -slower && m.domains.includes('launch'))) &&
         m.domains.some(d => f.domains.includes(d)) &&
         f.workloads.includes(m.workload)
     )

@@ -16,6 +16,8 @@ export interface ArmFailure {
   environment: string
   workload: string
   error: string
+  /** A user command's words as recorded in its run's params (joined by spaces); absent for a built-in. */
+  command?: string
 }
 
 /** Failed (not cancelled, not timed-out) processes, one per arm and error kind. */
@@ -27,7 +29,13 @@ export function armFailures(runs: readonly RunRecord[]): ArmFailure[] {
     const key = `${r.environment}\u0000${r.error.split(':')[0]}`
     if (seen.has(key)) continue
     seen.add(key)
-    out.push({ environment: r.environment, workload: r.workload, error: r.error })
+    const command = r.params['command']
+    out.push({
+      environment: r.environment,
+      workload: r.workload,
+      error: r.error,
+      ...(typeof command === 'string' ? { command } : {})
+    })
   }
   return out
 }
@@ -117,6 +125,37 @@ const MISSING_FIX: Text = {
   container:
     'use an image that ships it (GPU runs need python3 with torch; --device cpu needs NumPy), or install it in the image',
   native: 'install it for the native Python (input python)'
+}
+
+/** A path the process could not open, as Python, coreutils and shells word it (one group: the path). */
+const MISSING_PATH =
+  /(?:can't open file|No such file or directory:|cannot access|cannot open|FileNotFoundError:[^']*) '([^']+)'/
+
+/**
+ * A relative path of the command that was looked for elsewhere than the workspace: the absolute path in the
+ * error ends in one of the command's relative words, so the process ran in the folder before it. The check
+ * starts the container in the workspace (-w), so something in the image moved it: its entrypoint's `cd` (often
+ * to its WORKDIR or /workspace, /opt/…). Null when the error names no such path.
+ */
+function movedWorkdir(f: ArmFailure): Cause | null {
+  const missing = MISSING_PATH.exec(f.error)?.[1]
+  if (missing === undefined || !missing.startsWith('/') || f.command === undefined) return null
+  const word = f.command
+    .split(/\s+/)
+    .find(
+      w =>
+        w !== '' && !w.startsWith('/') && !w.startsWith('-') && missing.endsWith(`/${w.replace(/^\.\//, '')}`)
+    )
+  if (word === undefined) return null
+  const rel = word.replace(/^\.\//, '')
+  const ranIn = missing.slice(0, missing.length - rel.length - 1) || '/'
+  return {
+    key: 'failure:workdir-moved',
+    label: "the image moved the command's working folder",
+    value: `${word} → ${missing}`,
+    meaning: `the command's relative path ${word} was looked for in ${ranIn}, not in the workspace: the check starts the container in the workspace (-w), and the image's entrypoint changed directory (a cd to its WORKDIR or ${ranIn}) before it ran the command`,
+    fix: `name the path from the workspace, {workspace}/${rel} (the workspace's path in both arms, whatever the working folder), or make the entrypoint run its arguments where it was started (no cd before exec "$@")`
+  }
 }
 
 /**
@@ -217,6 +256,16 @@ const CAUSES: readonly CauseRule[] = [
     fix: 'use an image with python3 on PATH'
   },
   {
+    pattern: MISSING_PATH,
+    containerOnly: true,
+    key: 'failure:path',
+    label: 'a file the container does not have',
+    value: 'caught',
+    meaning:
+      'the command names $1, which the container does not have: only the workspace is mounted (read-only, at its own path), so a file outside it must be in the image',
+    fix: "keep the command's files in the workspace and name them from it: {workspace}/… is the workspace's path in both arms"
+  },
+  {
     pattern: /\boom\b|out of memory|exit code 137|Cannot allocate memory/i,
     key: 'failure:oom',
     label: 'out of memory',
@@ -279,6 +328,8 @@ function causeOf(
       fix: typeof rule.fix === 'function' ? rule.fix(runtime) : fill(rule.fix)
     }
   }
+  const moved = inContainer ? movedWorkdir(f) : null
+  if (moved !== null) return moved
   for (const rule of CAUSES) {
     if (rule.containerOnly && !inContainer) continue
     const caught = caughtBy(rule.pattern, f.error)

@@ -30,6 +30,7 @@ export function aggregateRows(rows: Iterable<RawRow>): RunAggregator {
     )
     if (isNew && row.fingerprint !== undefined)
       agg.noteFingerprint(row.environment, row.fingerprint, row.workload)
+    if (isNew && row.gpu !== undefined) agg.noteGpu(row.gpu)
   }
   return agg
 }

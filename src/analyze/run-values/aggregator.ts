@@ -5,8 +5,10 @@
  * its allocator state, clocks, caches, container start-up and whatever else that process drew, so they
  * are correlated. Treating 1,000 iterations of 5 runs as n = 5,000 would shrink standard errors by
  * ~30x and make every test wildly anti-conservative. So iteration rows are aggregated to ONE value per
- * (workload, params, environment, run, metric) — their median, robust to the odd slow iteration —
- * before any test; tests then see n = number of runs per arm. A run that took turns request by request
+ * (workload, params, environment, run, metric) — their mean, so the overhead is the ratio of request means
+ * the README defines: a median would hide a slowdown that a minority of requests pays (issue 39, S5: 10% of
+ * requests ×1.3 read +0.1%) — before any test; tests then see n = number of runs per arm. An odd slow
+ * request is part of what the arm costs; it widens the interval, it cannot fake a difference. A run that took turns request by request
  * with the other arm's process of its block (`interleave` = `turns`) also keeps its values by iteration,
  * so the blocks can be read pair by pair (compare/pairs.ts).
  */
@@ -34,6 +36,8 @@ interface Group {
   iterations?: Set<number>
   /** An iteration this run saw twice, if any. */
   repeated?: number
+  /** The GPU the run's process was pinned to, when its rows say. */
+  gpu?: number
 }
 
 /** Remember a row's iteration; the first one seen twice is kept for `series` to judge. */
@@ -80,6 +84,14 @@ function turnValues(g: Group): number[] | null {
     .map(([, v]) => (v.length === 1 ? v[0]! : median(v)))
 }
 
+/** The mean of a run's values (summed in order; one value is itself). */
+function meanOf(values: readonly number[]): number {
+  if (values.length === 1) return values[0]!
+  let s = 0
+  for (const v of values) s += v
+  return s / values.length
+}
+
 /** Thrown by `add` for rows that contradict earlier ones; the caller adds where (file, line). */
 export class RowConflictError extends Error {
   constructor(
@@ -119,7 +131,7 @@ function declaredOnce(groups: readonly Group[], field: 'unit' | 'better', what: 
 
 /**
  * Streaming aggregator: `add` one row at a time (only the numbers are kept, grouped per run), then
- * `series()` gives per-run medians. Consecutive rows of the same run (the usual layout) skip the map.
+ * `series()` gives per-run means. Consecutive rows of the same run (the usual layout) skip the map.
  */
 export class RunAggregator {
   private readonly groups = new Map<string, Group>()
@@ -202,6 +214,11 @@ export class RunAggregator {
     this.last.values.push(value)
   }
 
+  /** Record the GPU of the run group of the previous `add` (called once per new group). */
+  noteGpu(gpu: number): void {
+    if (this.last !== undefined && Number.isInteger(gpu)) this.last.gpu ??= gpu
+  }
+
   /**
    * Record fingerprint facts for an environment; differing values within one environment are noted.
    * The stack is kept per workload (io imports no torch: its stack differs from matmul's by nature).
@@ -224,7 +241,7 @@ export class RunAggregator {
     }
   }
 
-  /** Per-run medians, one series per (workload, params, metric, environment). */
+  /** Per-run means, one series per (workload, params, metric, environment). */
   series(): ArmSeries[] {
     const bySeries = new Map<string, Group[]>()
     for (const g of this.groups.values()) {
@@ -258,9 +275,10 @@ export class RunAggregator {
         ...(better === 'lower' || better === 'higher' ? { better } : {}),
         scope: startup ? 'startup' : info ? 'info' : derived ? 'derived' : 'steady',
         runs: groups.map(g => g.run),
-        values: groups.map(g => (g.values.length === 1 ? g.values[0]! : median(g.values))),
+        values: groups.map(g => meanOf(g.values)),
         iterations: groups.map(g => g.values.length),
-        ...(turns.some(t => t !== null) ? { turns } : {})
+        ...(turns.some(t => t !== null) ? { turns } : {}),
+        ...(groups.some(g => g.gpu !== undefined) ? { gpus: groups.map(g => g.gpu ?? null) } : {})
       })
     }
     return out

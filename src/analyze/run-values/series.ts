@@ -18,7 +18,10 @@ export interface ArmSeries {
   scope: MetricScope
   /** Run labels in run order (numeric order when all are numbers). */
   runs: string[]
-  /** One value per run: the median over that run's iterations. */
+  /**
+   * One value per run: the mean over that run's iterations (its requests), so the overhead is the ratio of
+   * request means the README defines, and a slowdown only some requests pay is not hidden (issue 39, S5).
+   */
   values: number[]
   /** Number of rows (iterations) behind each value. */
   iterations: number[]
@@ -29,6 +32,8 @@ export interface ArmSeries {
    * run that did not take turns (or whose rows carry no iteration); the field is absent when no run did.
    */
   turns?: (number[] | null)[]
+  /** Aligned with `runs`: the GPU each run's process was pinned to (null: not known); absent when none is. */
+  gpus?: (number | null)[]
 }
 
 /** Fingerprint fields that may arrive as extra CSV columns or on sample records. */
@@ -69,6 +74,8 @@ export interface RawRow {
   warmup?: boolean
   /** '' or `turns` (SampleRecord.interleave); anything else is refused. */
   interleave?: string
+  /** The GPU the process was pinned to (SampleRecord.gpu): a duet's blocks are stratified by it. */
+  gpu?: number
 }
 
 /** The values `interleave` may take, '' meaning the run did not take turns. */

@@ -26,3 +26,4 @@ export {
   OUTLYING_MADS,
   type PairedTest
 } from './paired.js'
+export { ratioInterval, ratioTest, type RatioBlocks, type RatioTest } from './ratio-of-means.js'

@@ -10,6 +10,7 @@ import {
   JsonFileBaselineStore,
   decideFamily,
   measureSeries,
+  parseArmSpecs,
   readResults,
   type ResultSet
 } from '../../analyze/index.js'
@@ -20,6 +21,8 @@ export interface AnalyzeCommandOptions {
   input: string | readonly string[]
   /** Format of the input files (analyze/adapters): csv (default), hyperfine, pytest-benchmark, … */
   formatIn?: string
+  /** `--arm ENV=INDEX|ENV=COMMAND`: a hyperfine export's commands as the arms (plain FILE inputs then). */
+  arms?: readonly string[]
   baselineEnv?: string
   candidateEnv?: string
   baselinePath?: string
@@ -97,7 +100,8 @@ export async function analyzeCommand(
   validate(opts)
   const csv = await readResults(
     opts.formatIn ?? 'csv',
-    typeof opts.input === 'string' ? [opts.input] : opts.input
+    typeof opts.input === 'string' ? [opts.input] : opts.input,
+    opts.arms && opts.arms.length > 0 ? parseArmSpecs(opts.arms) : []
   )
   const envs = resolveEnvironments(csv.environments, opts.baselineEnv, opts.candidateEnv)
   const settings = { maxOverheadPct: opts.maxOverheadPct, alpha: opts.alpha }

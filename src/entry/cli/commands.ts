@@ -58,6 +58,7 @@ export async function analyzeCli(opts: Record<string, unknown>): Promise<number>
   const result = await analyzeCommand({
     input: Array.isArray(opts.input) ? opts.input.map(String) : String(opts.input),
     formatIn: optionalString(opts.formatIn),
+    ...(Array.isArray(opts.arm) ? { arms: opts.arm.map(String) } : {}),
     baselineEnv: optionalString(opts.baselineEnv),
     candidateEnv: optionalString(opts.candidateEnv),
     baselinePath: optionalString(opts.baseline),

@@ -213,6 +213,7 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
           cuda_source: cudaSource,
           minimum_driver: d.floor_driver,
           release_driver: d.release_driver,
+          release_branch: d.release_branch,
           release_driver_source: d.release_driver_source,
           reason: d.reason,
           strict: d.strict,
@@ -249,7 +250,7 @@ export async function gateCommand(opts: GateCommandOptions): Promise<{ text: str
   lines.push(
     `  driver ${d.driver} (${driverSource === 'input' ? '--driver' : 'nvidia-smi'}${d.driver_cuda ? `, supports CUDA ${d.driver_cuda}` : ''})` +
       ` · CUDA ${d.cuda} (${cudaSource === 'input' ? '--cuda' : `image ${image?.ref ?? ''}`})` +
-      ` · minimum driver ${d.floor_driver ?? 'unknown'} · release driver ${d.release_driver ?? 'unknown'}` +
+      ` · minimum driver ${d.floor_driver ?? 'unknown'} · release driver ${d.release_driver ?? (d.release_branch ? `branch ${d.release_branch}` : 'unknown')}` +
       (d.release_driver_source ? ` (${d.release_driver_source})` : '')
   )
   if (image?.require_vacuous) {

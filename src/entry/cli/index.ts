@@ -12,7 +12,7 @@ import {
   type RawInputs
 } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
-import { COMMAND_FORMATS, GPU_ACCESS_MODES } from '../../types/index.js'
+import { COMMAND_FORMATS, GPU_ACCESS_MODES, RESULT_FORMATS } from '../../types/index.js'
 import { exitCodeOf, ExitCode, getErrorMessage, InputError } from '../../util/errors.js'
 import { flushAndExit } from '../../util/exit.js'
 import { consoleLogger, writeErr } from '../../util/log.js'
@@ -73,7 +73,8 @@ const DEFAULT_CONFIG_HINT = 'the --config file (default gpu-overhead.yml if pres
 
 export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Image]: 'container image to compare, pinned by digest (repo:tag@sha256:…)',
-  [Inputs.Workloads]: 'comma list of matmul, llm, io',
+  [Inputs.Workloads]:
+    'auto (matmul,llm,io, or only the --command workloads when any are given), or a comma list of matmul, llm, io and command names (every command must be listed)',
   [Inputs.Runs]: 'measured processes per arm and workload before the first sequential look (the minimum)',
   [Inputs.MaxRuns]:
     'most measured processes per arm: pairs go on until every gated metric is decided (= runs: fixed count)',
@@ -227,10 +228,11 @@ export function buildProgram(): Command {
       'results CSV; with a JSON --format-in: ENV=FILE pairs, comma-separated or repeated, each file one run of that arm (native=a1.json,native=a2.json,container=b1.json,…)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
     )
+    .option('--format-in <format>', RESULT_FORMATS.join(' | '), 'csv')
     .option(
-      '--format-in <format>',
-      'csv | hyperfine | pytest-benchmark | google-benchmark | vllm-bench-serve | customSmallerIsBetter | customBiggerIsBetter',
-      'csv'
+      '--arm <ENV=INDEX|ENV=COMMAND>',
+      "with --format-in hyperfine: a multi-command export's command (its index in results, or its text or --command-name) as that arm; repeat per arm (--arm native=0 --arm container=1); --input then takes plain FILEs, each timed run one run of its arm",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
     )
     // No commander defaults here: the command's own fallback (native/container when present, else the
     // two environments in order of appearance) must see which flags were actually given.

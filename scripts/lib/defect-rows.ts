@@ -1,0 +1,79 @@
+/**
+ * Issue 39's rows of scripts/simulate-verdicts.ts (and issue 38's duet offsets): one generator per defect
+ * (scripts/lib/defect-sims.ts), each through a fixed-count check (`analyze`) and a sequential one (`run`).
+ */
+import {
+  duet,
+  multiMetric,
+  nativeSlowPath,
+  rates,
+  requestTail,
+  uniform,
+  type Generator
+} from './defect-sims.js'
+
+interface Row {
+  defect: string
+  generator: Generator
+  how: 'sequential' | number
+  /** What the row must show (issue 39, "Done when"). */
+  bound: string
+}
+
+export const DEFECT_ROWS: Row[] = [
+  { defect: 'S2', generator: nativeSlowPath(1), how: 12, bound: 'false regression ≤ 2.5%' },
+  { defect: 'S2', generator: nativeSlowPath(1), how: 'sequential', bound: 'false regression ≤ 2.5%' },
+  { defect: 'S5', generator: requestTail(0.1, 1.3), how: 12, bound: 'equivalent ≤ 5%' },
+  { defect: 'S5', generator: requestTail(0.1, 1.3), how: 'sequential', bound: 'equivalent ≤ 5%' },
+  { defect: 'S5', generator: requestTail(0.3, 1.1), how: 'sequential', bound: 'equivalent ≤ 5%' },
+  { defect: 'S4/S8', generator: uniform(2, 'normal'), how: 6, bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%' },
+  { defect: 'S4/S8', generator: uniform(2, 't3'), how: 6, bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%' },
+  { defect: 'S4/S8', generator: uniform(2, 'normal'), how: 12, bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%' },
+  { defect: 'S4/S8', generator: multiMetric(2, 2, 8), how: 12, bound: 'reg ≤ 2.5%' },
+  { defect: 'S4/S8', generator: multiMetric(2, 0, 8), how: 12, bound: 'eq ≤ 5%' },
+  {
+    defect: 'S4/S8, S9',
+    generator: uniform(2, 'normal'),
+    how: 'sequential',
+    bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%'
+  },
+  { defect: 'S9', generator: uniform(2, 't3'), how: 'sequential', bound: 'coverage ≥ 94%' },
+  { defect: 'issue 38', generator: duet(2, 3), how: 6, bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%' },
+  { defect: 'issue 38', generator: duet(2, 3), how: 12, bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%' },
+  {
+    defect: 'issue 38',
+    generator: duet(2, 3),
+    how: 'sequential',
+    bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%'
+  }
+]
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
+
+/** The markdown table and the JSON rows; `progress` is told each row as it ends. */
+export function defectTable(
+  sims: number,
+  progress: (line: string) => void
+): { md: string[]; json: unknown[] } {
+  const md = [
+    '| defect | generator | check | bound | false regression | equivalent | CI covers the truth | runs per arm |',
+    '| :-- | :-- | :-- | :-- | --: | --: | --: | --: |'
+  ]
+  const json: unknown[] = []
+  DEFECT_ROWS.forEach((row, i) => {
+    const r = rates(row.generator, row.how, sims, 1 + i * 100_000)
+    const how = row.how === 'sequential' ? 'sequential (3–12)' : `fixed ${row.how}`
+    md.push(
+      `| ${row.defect} | ${row.generator.name.replace(/^[^:]+: /, '')} | ${how} | ${row.bound} | ${pct(r.regression)} | ${pct(r.equivalent)} | ${pct(r.covered)} | ${r.meanRuns.toFixed(2)} |`
+    )
+    json.push({
+      defect: row.defect,
+      generator: row.generator.name,
+      check: how,
+      truth_pct: row.generator.truthPct,
+      ...r
+    })
+    progress(`${row.generator.name}, ${how} done`)
+  })
+  return { md, json }
+}

@@ -1,0 +1,271 @@
+/**
+ * Issue 39's defects (and issue 38's duet offsets), each with a generator of its own, driven through the
+ * production entry points: per-request sample rows → analyzeRecords (a fixed-count check, `analyze`) and
+ * SequentialController (a check that looks after every block, then applyTo). scripts/simulate-verdicts.ts
+ * prints one row per defect; test/analyze/issue-39.test.ts builds each defect's test from the same generators.
+ *
+ * A generator gives, for block i of a check, each arm's per-request values (one process per arm and block)
+ * and, for a duet, the GPU each arm ran on. The effect is applied by the generator, and `truth` is the
+ * overhead it implies: the ratio of the arms' request means − 1 (README, "Overhead").
+ */
+import seedrandom from 'seedrandom'
+import { analyzeRecords } from '../../src/analyze/compare/index.js'
+import { pooledRows } from '../../src/analyze/multi-gpu.js'
+import { SequentialController } from '../../src/analyze/sequential-check.js'
+import type { Analysis, Comparison, SampleRecord } from '../../src/types/index.js'
+
+export interface Block {
+  native: number[]
+  container: number[]
+  /** GPUs of the arms (a duet); absent on one GPU. */
+  gpu?: { native: number; container: number }
+}
+
+export interface Generator {
+  name: string
+  /** The overhead the generator implies (ratio of request means − 1), in %. */
+  truthPct: number
+  /** Gated metrics per check (each its own series, drawn alike); 1 unless a multiplicity row. */
+  metrics?: number
+  /** A check: block i → per-request values of each arm, for metric m. */
+  check: (rand: () => number) => (i: number, m: number) => Block
+}
+
+export const MAX = 2
+export const ALPHA = 0.05
+
+export function normal(rand: () => number): number {
+  const u = Math.max(rand(), 1e-12)
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand())
+}
+
+/** Student-t with 3 df, scaled to unit variance. */
+export function t3(rand: () => number): number {
+  const chi = normal(rand) ** 2 + normal(rand) ** 2 + normal(rand) ** 2
+  return normal(rand) / Math.sqrt(chi / 3) / Math.sqrt(3)
+}
+
+const REQUESTS = 20
+const BASE = 3
+
+/** One process's requests: a process level (CV `procCv`) times per-request noise (CV `reqCv`). */
+function requests(
+  rand: () => number,
+  level: number,
+  opts: { procCv?: number; reqCv?: number; slowShare?: number; slowFactor?: number; n?: number } = {}
+): number[] {
+  const p = level * (1 + (opts.procCv ?? 0.005) * normal(rand))
+  return Array.from({ length: opts.n ?? REQUESTS }, () => {
+    const slow = opts.slowShare !== undefined && rand() < opts.slowShare ? (opts.slowFactor ?? 1) : 1
+    return p * slow * (1 + (opts.reqCv ?? 0.01) * normal(rand))
+  })
+}
+
+/** S2: 15% of the native processes take a slow path (+10%); the candidate's request mean is +`pct`% above. */
+export function nativeSlowPath(pct: number): Generator {
+  const nativeMean = 1 + 0.15 * 0.1
+  return {
+    name: `S2: 15% of native processes +10%, candidate mean +${pct}%`,
+    truthPct: pct,
+    check: rand => () => ({
+      native: requests(rand, BASE * (rand() < 0.15 ? 1.1 : 1)),
+      container: requests(rand, BASE * nativeMean * (1 + pct / 100))
+    })
+  }
+}
+
+/** S5: a share of the container's requests is slower by `factor` (a tail the per-process median hides). */
+export function requestTail(share: number, factor: number): Generator {
+  return {
+    name: `S5: ${share * 100}% of container requests ×${factor}`,
+    truthPct: share * (factor - 1) * 100,
+    check: rand => () => ({
+      native: requests(rand, BASE),
+      container: requests(rand, BASE, { slowShare: share, slowFactor: factor })
+    })
+  }
+}
+
+/** S4/S8: every process at +`pct`%, per-process noise normal or Student-t (3 df), CV 0.5%. */
+export function uniform(pct: number, tail: 'normal' | 't3', metrics = 1): Generator {
+  const draw = tail === 'normal' ? normal : t3
+  return {
+    name: `S4/S8: ${tail === 'normal' ? 'normal' : 'Student-t 3 df'} per process, CV 0.5%, +${pct}%${metrics > 1 ? `, ${metrics} gated metrics` : ''}`,
+    truthPct: pct,
+    metrics,
+    check: rand => () => ({
+      native: requests(rand, BASE * (1 + 0.005 * draw(rand)), { procCv: 0 }),
+      container: requests(rand, BASE * (1 + pct / 100) * (1 + 0.005 * draw(rand)), { procCv: 0 })
+    })
+  }
+}
+
+/**
+ * Several gated metrics: metric 0 at +`pct`%, the rest at `others`% (a false equivalence of the check needs
+ * metric 0 called equivalent; a false regression, any metric called a regression).
+ */
+export function multiMetric(pct: number, others: number, metrics: number): Generator {
+  return {
+    name: `S4/S8: ${metrics} gated metrics, one at +${pct}%, the rest at +${others}%`,
+    truthPct: pct,
+    metrics,
+    check: rand => (_i, m) => ({
+      native: requests(rand, BASE),
+      container: requests(rand, BASE * (1 + (m === 0 ? pct : others) / 100))
+    })
+  }
+}
+
+/**
+ * Issue 38, duet: the arms run at once on two GPUs and swap every block (crossover); the GPUs differ by
+ * `offsetPct`% and every process also shares its block's host state (two levels 5% apart).
+ */
+export function duet(pct: number, offsetPct: number): Generator {
+  return {
+    name: `duet: GPUs ${offsetPct}% apart, crossover, +${pct}%`,
+    truthPct: pct,
+    check: rand => i => {
+      const state = rand() < 0.3 ? 1.05 : 1
+      const swap = i % 2
+      const gpuOf = (arm: 0 | 1): number => (arm + swap) % 2
+      const speed = (g: number): number => (g === 1 ? 1 + offsetPct / 100 : 1)
+      return {
+        native: requests(rand, BASE * state * speed(gpuOf(0)), { procCv: 0.01 }),
+        container: requests(rand, BASE * state * speed(gpuOf(1)) * (1 + pct / 100), { procCv: 0.01 }),
+        gpu: { native: gpuOf(0), container: gpuOf(1) }
+      }
+    }
+  }
+}
+
+/** An independent stream per check (alea, seeded by the check's number as text). */
+const streamOf = (seed: number): (() => number) => seedrandom.alea(`issue-39-${seed}`)
+
+/** One process's sample rows. */
+function rows(
+  env: string,
+  run: number,
+  metric: string,
+  values: readonly number[],
+  gpu: number | undefined
+): SampleRecord[] {
+  return values.map(
+    (value, k) =>
+      ({
+        check_id: 'sim',
+        workload: 'llm',
+        environment: env,
+        run,
+        iteration: k + 1,
+        metric,
+        value,
+        unit: 'ms',
+        better: 'lower',
+        scope: 'steady',
+        time: '',
+        params: {},
+        ...(gpu === undefined ? {} : { gpu }),
+        fingerprint: {}
+      }) as unknown as SampleRecord
+  )
+}
+
+const metricName = (m: number): string => (m === 0 ? 'tpot_ms' : `tpot${m}_ms`)
+
+/** Block i's rows of every metric. */
+function blockRows(g: Generator, draw: (i: number, m: number) => Block, i: number): SampleRecord[] {
+  const out: SampleRecord[] = []
+  for (let m = 0; m < (g.metrics ?? 1); m++) {
+    const b = draw(i, m)
+    out.push(
+      ...rows('native', i + 1, metricName(m), b.native, b.gpu?.native),
+      ...rows('container', i + 1, metricName(m), b.container, b.gpu?.container)
+    )
+  }
+  return out
+}
+
+/** The rows a check analyses: on several GPUs, pooled as check.ts pools them (multi-gpu.ts). */
+const asCheck = (samples: SampleRecord[]): SampleRecord[] =>
+  samples.some(s => s.gpu !== undefined) ? pooledRows(samples) : samples
+
+const analyzeOpts = (seed: number) => ({
+  baselineEnv: 'native',
+  candidateEnvs: ['container'],
+  maxOverheadPct: MAX,
+  alpha: ALPHA,
+  bootstrap: { resamples: 400, seed: String(seed) }
+})
+
+/** One fixed-count check of `n` blocks, analysed as `analyze` does. */
+export function fixedCheck(g: Generator, n: number, seed: number): Analysis {
+  const draw = g.check(streamOf(seed))
+  const samples: SampleRecord[] = []
+  for (let i = 0; i < n; i++) samples.push(...blockRows(g, draw, i))
+  return analyzeRecords(asCheck(samples), analyzeOpts(seed))
+}
+
+/** One sequential check (3 to `maxRuns` blocks, a look after each), analysed as `run` does. */
+export function sequentialCheck(
+  g: Generator,
+  seed: number,
+  maxRuns = 12
+): { analysis: Analysis; runs: number } {
+  const draw = g.check(streamOf(seed))
+  const ctl = new SequentialController({
+    minRuns: 3,
+    maxRuns,
+    timeBudgetS: null,
+    maxOverheadPct: MAX,
+    alpha: ALPHA,
+    baselineEnv: 'native',
+    candidateEnvs: ['container'],
+    gatedWorkloads: 1
+  })
+  const samples: SampleRecord[] = []
+  let run = 0
+  for (let i = 0; i < maxRuns; i++) {
+    samples.push(...blockRows(g, draw, i))
+    run = i + 1
+    if (ctl.afterBlock({ workload: 'llm', run, samples, elapsedMs: 0, blockMs: 0 }) !== null) break
+  }
+  return { analysis: ctl.applyTo(analyzeRecords(asCheck(samples), analyzeOpts(seed))), runs: run }
+}
+
+/** The printed interval of a comparison (after a sequential stop, the one that holds after the stop). */
+export const printedCi = (c: Comparison): { low: number; high: number } => c.ci95
+
+export interface Rates {
+  regression: number
+  equivalent: number
+  covered: number
+  meanRuns: number
+  sims: number
+}
+
+/** Rates over `sims` checks: `sequential` or a fixed count of blocks. */
+export function rates(g: Generator, how: 'sequential' | number, sims: number, seed0 = 1): Rates {
+  let regression = 0
+  let equivalent = 0
+  let covered = 0
+  let runs = 0
+  for (let s = 0; s < sims; s++) {
+    const seed = seed0 + s
+    const { analysis, runs: n } =
+      how === 'sequential' ? sequentialCheck(g, seed) : { analysis: fixedCheck(g, how, seed), runs: how }
+    runs += n
+    const gated = analysis.comparisons.filter(c => c.scope === 'steady')
+    const first = gated.find(c => c.metric === metricName(0))
+    if (gated.some(c => c.verdict === 'regression')) regression++
+    if (first?.verdict === 'equivalent') equivalent++
+    const ci = first ? printedCi(first) : null
+    if (ci && ci.low <= g.truthPct && ci.high >= g.truthPct) covered++
+  }
+  return {
+    regression: regression / sims,
+    equivalent: equivalent / sims,
+    covered: covered / sims,
+    meanRuns: runs / sims,
+    sims
+  }
+}
