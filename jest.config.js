@@ -17,6 +17,7 @@ export const INTEGRATION_TESTS = [
   'test/integration/',
   'test/tools/hung-engine.test.ts',
   'test/preflight/pull-budget.test.ts',
+  'test/entry/action-defaults.test.ts',
   'test/execute/turns-container.test.ts',
   'test/fleet/fleet.test.ts',
   'test/fleet/image-bump.test.ts',
