@@ -1,13 +1,67 @@
-/** ESM TypeScript tests through ts-jest. */
-export default {
+/**
+ * ESM TypeScript tests through ts-jest, in two lanes (docs/development.md, "Running the tests"):
+ * - `unit`: the tool's logic, with fakes for docker/podman/nvidia-smi and GitHub; no container engine is
+ *   reached (the lane points DOCKER_HOST at a socket that does not exist, so a test that needs the real engine
+ *   fails here and belongs below). `npm run test:unit`.
+ * - `integration`: real containers on the local Docker engine and Podman, the own-workload tools, a second
+ *   engine. `npm run test:integration`; it stops at once with one line when no Docker engine answers.
+ * `npm test` runs both, the unit lane first.
+ */
+
+/**
+ * Test files that start real containers (they build a test image or call the engine) or need the integration
+ * lane's packages (docs/development.md, "Test prerequisites"), and the two that wait out a fake engine that hangs
+ * (a minute of timeouts each, no CPU: they would hold a unit worker that long).
+ */
+export const INTEGRATION_TESTS = [
+  'test/integration/',
+  'test/tools/hung-engine.test.ts',
+  'test/preflight/pull-budget.test.ts',
+  'test/entry/action-defaults.test.ts',
+  'test/execute/turns-container.test.ts',
+  'test/fleet/fleet.test.ts',
+  'test/fleet/image-bump.test.ts',
+  'test/hardening/canary.test.ts',
+  'test/hardening/faults-environment.test.ts',
+  'test/hardening/faults-workload.test.ts',
+  'test/hardening/untrusted-tree.test.ts',
+  'test/preflight/compat-probe.test.ts',
+  'test/preflight/container-init.test.ts',
+  'test/preflight/docker-image-helper.test.ts',
+  'test/preflight/gate-command.test.ts',
+  'test/preflight/gate-requirements.test.ts',
+  'test/preflight/image.test.ts',
+  'test/preflight/mounts.test.ts',
+  'test/preflight/run-preflight.test.ts'
+]
+const integrationGlobs = INTEGRATION_TESTS.map(p => `<rootDir>/${p.endsWith('/') ? `${p}**/*.test.ts` : p}`)
+
+const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
-  testMatch: ['**/test/**/*.test.ts'],
-  // Images the tests build are removed after the run (scripts/test-images/after.mjs).
-  globalSetup: './scripts/test-images/before.mjs',
-  globalTeardown: './scripts/test-images/after.mjs',
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] }
+}
+
+export default {
   testTimeout: 120000,
-  maxWorkers: 2
+  maxWorkers: 2,
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...INTEGRATION_TESTS.map(p => `<rootDir>/${p}`)],
+      setupFiles: ['<rootDir>/test/helpers/unit-lane.ts']
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: integrationGlobs,
+      // No engine: one line saying so and how to start one, before any test. The images the tests build are
+      // removed after the run (scripts/test-images/after.mjs).
+      globalSetup: './scripts/test-images/before.mjs',
+      globalTeardown: './scripts/test-images/after.mjs'
+    }
+  ]
 }

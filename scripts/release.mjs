@@ -3,9 +3,10 @@
 // a scratch clone without GitHub (test/package/release.test.ts does):
 //
 //   node scripts/release.mjs prepare X.Y.Z [--date YYYY-MM-DD]
-//       package.json + lock and src/util/version.ts to X.Y.Z; a CHANGELOG.md entry "## vX.Y.Z — date" with
-//       the commit subjects since the last vA.B.C tag, unless the file already has one (a hand-written
-//       entry wins).
+//       package.json + lock and src/util/version.ts to X.Y.Z; the hand-written "## Unreleased" section of
+//       CHANGELOG.md moved under "## vX.Y.Z — date" (an empty "## Unreleased" stays on top for what comes
+//       next). Refused, before anything is written, when that section is missing or empty: a release entry
+//       says what changed for users, which commit subjects do not. A file that already has the entry keeps it.
 //   node scripts/release.mjs tag X.Y.Z vN [--push REMOTE]
 //       on a clean tree of the default branch whose version is X.Y.Z (package.json and the VERSION constant,
 //       not a comment) and whose CHANGELOG has its entry: the annotated, immutable tag vX.Y.Z on HEAD (refused
@@ -52,15 +53,31 @@ const gitOk = (...args) => {
 const hasEntry = (text, version) =>
   new RegExp(`^## v${version.replaceAll('.', '\\.')}(\\s|$)`, 'm').test(text)
 
-function lastReleaseTag() {
-  try {
-    return git('describe', '--tags', '--abbrev=0', '--match', 'v[0-9]*.[0-9]*.[0-9]*', 'HEAD')
-  } catch {
-    return null
-  }
+const UNRELEASED = /^## Unreleased[ \t]*\n/m
+
+/** The CHANGELOG with its Unreleased section moved under the version, or a refusal saying what to write. */
+function changelogFor(log, version, date) {
+  const head = UNRELEASED.exec(log)
+  if (!head)
+    refuse(
+      `${CHANGELOG} has no "## Unreleased" section: write what changed for users there (one "- " line each), then prepare`
+    )
+  const start = head.index + head[0].length
+  const rest = log.slice(start)
+  const next = rest.search(/^## /m)
+  const body = (next < 0 ? rest : rest.slice(0, next)).trim()
+  if (body === '')
+    refuse(
+      `${CHANGELOG}'s "## Unreleased" section is empty: write what changed for users there (one "- " line each), then prepare`
+    )
+  const after = next < 0 ? '' : rest.slice(next)
+  return `${log.slice(0, head.index)}## Unreleased\n\n## v${version} — ${date}\n\n${body}\n${after ? `\n${after}` : ''}`
 }
 
 function prepare(version, date) {
+  const log = existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : CHANGELOG_HEAD
+  // Judged before anything is written: a refused prepare leaves the tree as it was.
+  const entry = hasEntry(log, version) ? null : changelogFor(log, version, date)
   execFileSync('npm', ['version', version, '--no-git-tag-version', '--allow-same-version'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     timeout: TIMEOUT_MS
@@ -71,27 +88,12 @@ function prepare(version, date) {
     refuse(`${VERSION_FILE} has no VERSION constant`)
   writeFileSync(VERSION_FILE, updated)
 
-  const log = existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : CHANGELOG_HEAD
-  if (hasEntry(log, version)) {
+  if (entry === null) {
     console.log(`${CHANGELOG} already has v${version}: kept as written`)
     return
   }
-  const since = lastReleaseTag()
-  const subjects = git('log', '--no-merges', '--format=%s', since ? `${since}..HEAD` : 'HEAD')
-    .split('\n')
-    .filter(s => s && !/^dist: rebuilt/.test(s))
-  const entry = [
-    `## v${version} — ${date}`,
-    '',
-    ...(subjects.length ? subjects.map(s => `- ${s}`) : ['- No changes since the last release.']),
-    ''
-  ].join('\n')
-  const at = log.search(/^## /m)
-  const next = at < 0 ? `${log.trimEnd()}\n\n${entry}` : `${log.slice(0, at)}${entry}\n${log.slice(at)}`
-  writeFileSync(CHANGELOG, next)
-  console.log(
-    `${CHANGELOG}: entry v${version} written (${subjects.length} changes since ${since ?? 'the start'})`
-  )
+  writeFileSync(CHANGELOG, entry)
+  console.log(`${CHANGELOG}: the Unreleased section is now v${version} — ${date}`)
 }
 
 const parts = version => version.split('.').map(Number)

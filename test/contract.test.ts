@@ -4,7 +4,7 @@ import * as fs from 'node:fs'
 import { parse } from 'yaml'
 import { ACTION_ONLY, INPUT_HELP } from '../src/entry/cli/index.js'
 import { Inputs, Outputs } from '../src/types/inputs.js'
-import { VERSION } from '../src/util/version.js'
+import { PROJECT_URL, VERSION } from '../src/util/version.js'
 
 const action = parse(fs.readFileSync('action.yml', 'utf8')) as {
   inputs: Record<string, unknown>
@@ -35,8 +35,13 @@ describe('contract', () => {
     const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
       version: string
       bin: Record<string, string>
+      homepage: string
+      repository: { url: string }
     }
     expect(VERSION).toBe(pkg.version)
+    // The report links this project's docs by URL (the user's repository has no docs/).
+    expect(PROJECT_URL).toBe(pkg.homepage)
+    expect(pkg.repository.url).toBe(`git+${PROJECT_URL}.git`)
     expect(pkg.bin['gpu-overhead']).toBe('dist/cli.js')
   })
 })

@@ -66,6 +66,19 @@ describe('example workflows', () => {
     }
   )
 
+  it.each(workflows)('%s pins the action to a full commit SHA (no release is tagged yet)', (_f, w) => {
+    const refs = actionSteps(w).map(s => s.uses!.split('@')[1])
+    expect(refs.length).toBeGreaterThan(0)
+    for (const ref of refs) expect(ref).toMatch(/^[0-9a-f]{40}$/)
+  })
+
+  it("the README's first workflow pins a commit SHA too", () => {
+    const readme = fs.readFileSync('README.md', 'utf8')
+    const uses = [...readme.matchAll(/uses: org\/gpu-overhead-action@(\S+)/g)].map(m => m[1])
+    expect(uses.length).toBeGreaterThan(0)
+    for (const ref of uses) expect(ref).toMatch(/^[0-9a-f]{40}$/)
+  })
+
   it('the file store turns the branch off', () => {
     const file = Object.fromEntries(workflows)['pr-gate-file-baseline.yml']!
     expect(actionSteps(file)[0]?.with?.['baseline-branch']).toBe('')

@@ -1,7 +1,19 @@
-// jest globalSetup: note which test images (built locally by the tests) already exist, so globalTeardown
-// removes only the ones this run built. Plain ESM: global setup runs outside the TypeScript transform.
-import { listTestImages } from './images.mjs'
+// jest globalSetup of the integration lane: stop at once, with one line, when no Docker engine answers (every
+// test of the lane needs one); then note which test images (built locally by the tests) already exist, so
+// globalTeardown removes only the ones this run built. Plain ESM: global setup runs outside the TypeScript transform.
+import { engineAnswers, listTestImages } from './images.mjs'
 
 export default async function setup() {
+  const engine = await engineAnswers()
+  if (!engine.ok) {
+    const line =
+      `No Docker engine answers (docker version: ${engine.why}); the integration tests need one. Start it: ` +
+      'scripts/dev-setup.sh (installs Docker and starts its engine, in a container too), or systemctl start docker; ' +
+      'or run the unit lane alone: npm run test:unit.'
+    // Jest prints the thrown error once; its stack is this line alone (no frames to read past).
+    const e = new Error(line)
+    e.stack = line
+    throw e
+  }
   globalThis.__gpuOverheadImagesBefore = new Set(await listTestImages())
 }

@@ -6,6 +6,18 @@ const run = promisify(execFile)
 export const TEST_IMAGE_PREFIXES = ['local/gpu-overhead-test', 'local/ngc-style-', 'local/nvidia-cuda-style']
 const TIMEOUT_MS = 60_000
 
+/** Whether a Docker engine answers `docker version`; when not, the client's first line of complaint. */
+export async function engineAnswers() {
+  try {
+    await run('docker', ['version', '--format', '{{.Server.Version}}'], { timeout: TIMEOUT_MS })
+    return { ok: true, why: '' }
+  } catch (e) {
+    const text = String(e?.stderr || e?.message || e)
+    const line = text.split('\n').find(l => l.trim() !== '') ?? 'no answer'
+    return { ok: false, why: e?.code === 'ENOENT' ? 'docker is not installed' : line.trim().slice(0, 200) }
+  }
+}
+
 /** `repo:tag` of every test image on the Docker engine; none when no engine answers. */
 export async function listTestImages() {
   try {

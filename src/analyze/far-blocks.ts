@@ -2,11 +2,19 @@
  * Blocks far off the others. On 4 x H100 hosts shared with other jobs, the LLM's per-token level changed every
  * few processes (2.85 vs 3.17 ms); a block whose two processes fell in different levels gave a ratio of ±8–12%
  * where the other blocks sat within ±1.5% (docs/evidence/2026-11-27-h100x4-alone.md), and such blocks are what
- * left those checks undecided. A real overhead moves every block alike, and quiet blocks vary by well under 1%,
- * so a block farther than FAR_FROM_MEDIAN × max-overhead from the blocks' median is named. What put it there
- * the blocks alone cannot tell: a host state, or a slow path that only some of one arm's processes take.
+ * left those checks undecided. What put a block there the blocks alone cannot tell: a host state, or a slow path
+ * that only some of one arm's processes take.
+ *
+ * The rule, on the blocks as log-ratios: a block is far when its distance from the blocks' median exceeds
+ * FAR_FROM_MEDIAN × max-overhead (as a ratio, ln(1 + 2.5 × 2%)), and the far blocks are at most half of them. As
+ * ratios, a steady large effect is judged by its relative spread, never in percentage points: blocks at ×6.9–7.1
+ * (+590% … +610%, each within 1.5% of the others) are one level, where the rule in points named 4 of 5. More than
+ * half "far" is no pair of levels, only blocks that spread wider than the limit (the interval and the runs needed
+ * say that). Simulated (10,000 sets of Gaussian log-ratios each): blocks of 1% spread, any effect: never named
+ * (in points: 93–100% of sets at ×7); one block in three 10% off: named in 100%.
  */
 import { median } from 'simple-statistics'
+import { PROJECT_URL } from '../util/version.js'
 import { signedPct } from '../util/text.js'
 
 export const FAR_FROM_MEDIAN = 2.5
@@ -22,22 +30,39 @@ export interface FarBlocks {
 
 /** The blocks (per-block overheads, %) far off the others' median, or null when there are none. */
 export function farBlocks(blockPcts: readonly number[], maxOverheadPct: number): FarBlocks | null {
-  if (blockPcts.length < MIN_BLOCKS || !(maxOverheadPct > 0) || blockPcts.some(b => !Number.isFinite(b)))
+  if (
+    blockPcts.length < MIN_BLOCKS ||
+    !(maxOverheadPct > 0) ||
+    blockPcts.some(b => !Number.isFinite(b) || b <= -100)
+  )
     return null
-  const med = median([...blockPcts])
-  const far = blockPcts.filter(b => Math.abs(b - med) > FAR_FROM_MEDIAN * maxOverheadPct)
-  return far.length > 0 ? { far, blocks: blockPcts.length, medianPct: med } : null
+  const logs = blockPcts.map(b => Math.log1p(b / 100))
+  const mid = median([...logs])
+  const limit = Math.log1p((FAR_FROM_MEDIAN * maxOverheadPct) / 100)
+  const far = blockPcts.filter((_, i) => Math.abs(logs[i]! - mid) > limit)
+  if (far.length === 0 || 2 * far.length > blockPcts.length) return null
+  return { far, blocks: blockPcts.length, medianPct: median([...blockPcts]) }
 }
 
-/** The report's note: which blocks, the two causes that fit, and what removes the first. */
-export function describeFarBlocks(what: string, f: FarBlocks): string {
+/** Where the note sends the reader: this project's evidence page, by URL (the user's repository has no docs/). */
+export const FAR_BLOCKS_DOC = `${PROJECT_URL}/blob/main/docs/evidence/2026-11-27-h100x4-alone.md`
+
+/** One metric's far blocks, as the note lists them. */
+export function describeFarMetric(what: string, f: FarBlocks): string {
   return (
     `${what}: ${f.far.length} of ${f.blocks} blocks lie far off the others (${f.far.map(signedPct).join(', ')}; the ` +
-    `blocks' median is ${signedPct(f.medianPct)}). Either the host changed state between a block's two processes (a ` +
-    `neighbour's job, a clock or power state: on shared 4-GPU hosts the LLM's level changed every few ` +
-    `processes), or some of one arm's processes take a slow path; the notes on levels and modes say which where ` +
-    `they can. Such blocks widen the interval, and more runs rarely help. A host state hits processes that ` +
-    `measure at the same time alike (9 times in 9 on a 4 x H100 host): on a multi-GPU runner give the check two ` +
-    `GPUs (gpus: 0,1), and the arms measure side by side (duet; docs/evidence/2026-11-27-h100x4-alone.md).`
+    `blocks' median is ${signedPct(f.medianPct)})`
+  )
+}
+
+/** The report's one note for every metric with far blocks: which blocks, the two causes that fit, what removes the first. */
+export function describeFarBlocks(items: ReadonlyArray<{ what: string; far: FarBlocks }>): string {
+  return (
+    `${items.map(i => describeFarMetric(i.what, i.far)).join('; ')}. Either the host changed state between a ` +
+    `block's two processes (a neighbour's job, a clock or power state: on shared 4-GPU hosts the LLM's level ` +
+    `changed every few processes), or some of one arm's processes take a slow path; the notes on levels and modes ` +
+    `say which where they can. Such blocks widen the interval, and more runs rarely help. A host state hits ` +
+    `processes that measure at the same time alike (9 times in 9 on a 4 x H100 host): on a multi-GPU runner give ` +
+    `the check two GPUs (gpus: 0,1), and the arms measure side by side (duet; ${FAR_BLOCKS_DOC}).`
   )
 }

@@ -19,6 +19,6 @@ export function trendVerdict(report: TrendReport): TrendVerdict {
   return {
     verdict: 'regression',
     exitCode: exitCodeFor('regression'),
-    reason: `trend: ${n} open change point(s) (a regression or an undeclared-direction change that no later change undid)`
+    reason: `trend: ${n} open change point${n === 1 ? '' : 's'} (a regression or an undeclared-direction change that no later change undid)`
   }
 }

@@ -254,8 +254,15 @@ export function isDatacenterGpu(name: string | null): boolean | null {
  * Read GPU facts for every visible GPU from nvidia-smi. Throws EnvironmentError (exit 2) when
  * nvidia-smi is missing, cannot talk to the driver, or sees no GPU.
  */
-export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promise<GpuReport> {
+export async function readGpuFacts(
+  options: {
+    nvidiaSmi?: string
+    /** What else the caller can do without a GPU; `run`'s --device cpu by default (`gate` gives --driver). */
+    otherwise?: string
+  } = {}
+): Promise<GpuReport> {
   const tool = options.nvidiaSmi ?? NVIDIA_SMI
+  const otherwise = options.otherwise ?? 'run with --device cpu'
   let fields: string[] = [...GPU_QUERY_FIELDS]
   let res = await runNvidiaSmi(tool, queryGpuArgs(fields))
   // Older drivers reject fields they do not know: drop the optional one named and retry.
@@ -267,18 +274,18 @@ export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promis
   }
   if (res.exitCode === 127) {
     throw new EnvironmentError(
-      `${tool} not found: the NVIDIA driver is not installed or not on PATH; install the driver, or run with --device cpu`
+      `${tool} not found: the NVIDIA driver is not installed or not on PATH; install the driver, or ${otherwise}`
     )
   }
   const out = res.stdout + res.stderr
   if (res.exitCode !== 0 || /No devices were found/i.test(out)) {
     if (/No devices were found/i.test(out)) {
       throw new EnvironmentError(
-        'nvidia-smi sees no GPU (No devices were found); check the driver, or run with --device cpu'
+        `nvidia-smi sees no GPU (No devices were found); check the driver, or ${otherwise}`
       )
     }
     throw new EnvironmentError(
-      `nvidia-smi failed (exit ${res.exitCode}): ${firstLine(out) || 'no output'}; check the NVIDIA driver, or run with --device cpu`
+      `nvidia-smi failed (exit ${res.exitCode}): ${firstLine(out) || 'no output'}; check the NVIDIA driver, or ${otherwise}`
     )
   }
   let gpus: GpuFacts[]
@@ -288,7 +295,7 @@ export async function readGpuFacts(options: { nvidiaSmi?: string } = {}): Promis
     throw new EnvironmentError(getErrorMessage(error))
   }
   if (gpus.length === 0) {
-    throw new EnvironmentError('nvidia-smi lists no GPU; check the driver, or run with --device cpu')
+    throw new EnvironmentError(`nvidia-smi lists no GPU; check the driver, or ${otherwise}`)
   }
 
   // The CUDA version the driver supports and each GPU's brand are only in the human-readable outputs;

@@ -70,8 +70,18 @@ const SPECIAL_FS = new Set([
   'debugfs'
 ])
 
+/**
+ * The kind of a covering mount. OverlayFS is the container's own layer only where it is mounted whole (root `/`)
+ * or is the container's root: a folder bound from a host whose own file system is OverlayFS (a runner, or the
+ * tests, inside a container) is a bind mount like any other: nothing is copied up for the files the workload
+ * creates there, and they outlive the container.
+ */
 export function classifyMount(e: MountInfoEntry): MountKind {
-  if (e.fs_type === 'overlay' || e.fs_type === 'fuse-overlayfs' || e.fs_type === 'aufs') return 'overlay'
+  if (
+    (e.fs_type === 'overlay' || e.fs_type === 'fuse-overlayfs' || e.fs_type === 'aufs') &&
+    (e.root === '/' || e.mount_point === '/')
+  )
+    return 'overlay'
   if (e.fs_type === 'tmpfs' || e.fs_type === 'ramfs') return 'tmpfs'
   if (SPECIAL_FS.has(e.fs_type)) return 'other'
   // Named volumes are directories under the engine's volumes dir (docker and podman alike).

@@ -85,14 +85,23 @@ export function estimatorFootnote(comparisons: readonly Comparison[]): string {
 }
 
 /** Markdown: verdict line, table, one reason per comparison, notes, then the baseline comparison. */
+/** The verdict in the words of the check's own report (`run`, `aggregate`): an undecided analysis is UNDECIDED. */
+const VERDICT_WORD: Record<Analysis['verdict'], string> = {
+  equivalent: 'PASS',
+  improvement: 'PASS (improvement)',
+  regression: 'REGRESSION',
+  inconclusive: 'UNDECIDED',
+  incomparable: 'INCOMPARABLE'
+}
+
 export function renderMarkdown(analysis: Analysis): string {
   const base = cell(analysis.baseline_env ?? 'baseline')
   const cand = cell(analysis.candidate_env ?? 'candidate')
   const gating = analysis.comparisons.filter(c => c.scope === 'steady').length
   const out: string[] = [
     analysis.error !== undefined
-      ? `**Verdict: error** — ${cell(analysis.error)}; ${cand} vs ${base}: nothing gated was tested, so nothing passed.`
-      : `**Verdict: ${analysis.verdict}** — ${cand} vs ${base}, max overhead ${analysis.max_overhead_pct}%, ` +
+      ? `**Verdict: ERROR** — ${cell(analysis.error)}; ${cand} vs ${base}: nothing gated was tested, so nothing passed.`
+      : `**Verdict: ${VERDICT_WORD[analysis.verdict]}** — ${cand} vs ${base}, max overhead ${analysis.max_overhead_pct}%, ` +
         `alpha ${analysis.alpha}, Holm across ${gating} gating comparison(s).`,
     ''
   ]

@@ -69,14 +69,16 @@ export function trendChart(s: TrendSeries): string | null {
   const hi = Number((hi0 + pad).toPrecision(6))
   const at = new Set(s.changes.map(c => c.index))
   const bars = values.map((v, i) => (at.has(i) ? v : lo))
+  // No change point, no bar series (and no word of one in the title): the palette's first colour is the bars'.
+  const withBars = at.size > 0
   return [
     '```mermaid',
-    '%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#d0d7de, #0969da, #cf222e"}}}}%%',
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${withBars ? '#d0d7de, ' : ''}#0969da, #cf222e"}}}}%%`,
     'xychart-beta',
-    `    title "${label(`${s.workload} ${s.metric} per check (blue), regime means (red); bars: change points`)}"`,
+    `    title "${label(`${s.workload} ${s.metric} per check (blue), regime means (red)${withBars ? '; bars: change points' : ''}`)}"`,
     `    x-axis "check" [${values.map((_, i) => i + 1).join(', ')}]`,
     `    y-axis "${label(s.unit || s.metric)}" ${chartNum(lo)} --> ${chartNum(hi)}`,
-    `    bar [${bars.map(chartNum).join(', ')}]`,
+    ...(withBars ? [`    bar [${bars.map(chartNum).join(', ')}]`] : []),
     `    line [${values.map(chartNum).join(', ')}]`,
     `    line [${means.map(chartNum).join(', ')}]`,
     '```'
@@ -126,7 +128,7 @@ export function trendMarkdown(report: TrendReport): string {
   const o = report.options
   const headline =
     report.open.length > 0
-      ? `**${report.open.length} open change point(s)** (a regression, or a change of undeclared direction, that no later change undid).`
+      ? `**${report.open.length} open change point${report.open.length === 1 ? '' : 's'}** (a regression, or a change of undeclared direction, that no later change undid).`
       : 'No open change point.'
   const out = [
     '## GPU overhead trend',

@@ -25,7 +25,12 @@ export class InputError extends Error {
     readonly value: unknown,
     readonly allowed: string
   ) {
-    super(`input '${input}': got ${shownValue(value)}; allowed: ${allowed}`)
+    // A missing value is said so, not shown as "got undefined".
+    super(
+      value === undefined
+        ? `input '${input}': none given; allowed: ${allowed}`
+        : `input '${input}': got ${shownValue(value)}; allowed: ${allowed}`
+    )
     this.name = 'InputError'
   }
 }

@@ -2,7 +2,12 @@
  * Blocks far off the others, on per-block TPOT overheads recorded on 4 x H100 hosts (docs/evidence/2026-11-26-*
  * and 2026-11-27-h100x4-alone), and through the analysis on one check's per-process values.
  */
-import { describeFarBlocks, farBlocks, FAR_FROM_MEDIAN } from '../../src/analyze/far-blocks.js'
+import {
+  FAR_BLOCKS_DOC,
+  describeFarBlocks,
+  farBlocks,
+  FAR_FROM_MEDIAN
+} from '../../src/analyze/far-blocks.js'
 import { analyzeSeries } from '../../src/analyze/compare/index.js'
 import { series } from './helpers.js'
 
@@ -40,20 +45,48 @@ describe('farBlocks', () => {
     })
   })
 
+  it('a steady large effect is no disagreement: blocks judged as ratios, by their own spread', () => {
+    // The default CPU check of issue 42: every block about ×7, ±5% of it (4 of 5 named by the old rule).
+    expect(farBlocks([598, 611, 604, 590, 607], 2)).toBeNull()
+    expect(farBlocks([593, 611, 600, 604, 590, 606], 2)).toBeNull()
+    // Blocks spread wider than the limit, most of them "far": no pair of levels.
+    expect(farBlocks([-8.2, 3.1, 9.5, -2.4, 12.0, 0.7, -11.3], 2)).toBeNull()
+    // Two levels at ×7 and ×8 (a state change under a large effect) are named.
+    expect(farBlocks([600, 601, 700, 599, 602, 703], 2)).toEqual({
+      far: [700, 703],
+      blocks: 6,
+      medianPct: 601.5
+    })
+  })
+
   it('needs three finite blocks and a positive threshold', () => {
     expect(farBlocks([0, 12], 2)).toBeNull()
+    expect(farBlocks([0, 0.1, 12], 2)).toEqual({ far: [12], blocks: 3, medianPct: 0.1 })
     expect(farBlocks([0, 0.1, Number.NaN, 12], 2)).toBeNull()
     expect(farBlocks(FLIPPING, 0)).toBeNull()
   })
 
   it('the note gives the blocks, both causes that fit, and the duet as what removes a host state', () => {
-    const note = describeFarBlocks('llm/tpot_ms', farBlocks(FLIPPING, 2)!)
+    const note = describeFarBlocks([{ what: 'llm/tpot_ms', far: farBlocks(FLIPPING, 2)! }])
     expect(note).toMatch(
-      /^llm\/tpot_ms: 3 of 7 blocks lie far off the others \(\+10\.2%, \+11\.1%, \+9\.2%; the blocks' median is \+1\.1%\)/
+      /^llm\/tpot_ms: 3 of 7 blocks lie far off the others \(\+10\.2%, \+11\.1%, \+9\.2%; the blocks' median is \+1\.1%\)\. /
     )
+    // This project's page by URL: the user's repository has no docs/ folder.
+    expect(FAR_BLOCKS_DOC).toMatch(/^https:\/\/github\.com\/[^/]+\/gpu-overhead-action\/blob\/main\/docs\//)
+    expect(note).toContain(`(duet; ${FAR_BLOCKS_DOC})`)
     expect(note).toMatch(/host changed state between a block's two processes/)
     expect(note).toMatch(/slow path/)
     expect(note).toMatch(/gpus: 0,1/)
+  })
+
+  it('one note for several metrics: the blocks of each, the causes once', () => {
+    const f = farBlocks(FLIPPING, 2)!
+    const note = describeFarBlocks([
+      { what: 'llm/tpot_ms', far: f },
+      { what: 'llm/ttft_ms', far: f }
+    ])
+    expect(note.match(/lie far off the others/g)).toHaveLength(2)
+    expect(note.match(/host changed state/g)).toHaveLength(1)
   })
 })
 

@@ -195,7 +195,7 @@ describe('trend report', () => {
   const md = trendMarkdown(report)
 
   it('says what is open, shows a chart per series and a row per change point', () => {
-    expect(md).toContain('**1 open change point(s)**')
+    expect(md).toContain('**1 open change point**')
     expect(md.match(/```mermaid/g)).toHaveLength(2)
     expect(md).toContain('| 31 ')
     expect(md).toContain('2026-10-01')
@@ -211,5 +211,15 @@ describe('trend report', () => {
     const floor = Number(/y-axis "ms" ([\d.]+) -->/.exec(chart)![1])
     expect(bars.filter(b => b !== floor)).toHaveLength(1)
     expect(bars.findIndex(b => b !== floor)).toBe(STEP_AT)
+    expect(chart).toContain('bars: change points')
+  })
+
+  it('draws no bars, nor names them, for a series without change points', () => {
+    const s = report.series.find(x => x.environment === 'container')!
+    const chart = trendChart({ ...s, changes: [] })!
+    expect(chart).not.toMatch(/\bbar \[/)
+    expect(chart).not.toContain('bars: change points')
+    expect(chart).toContain('"plotColorPalette": "#0969da, #cf222e"')
+    expect(chart.match(/ line \[/g)).toHaveLength(2)
   })
 })

@@ -57,3 +57,15 @@ describe('io-check command', () => {
     ).rejects.toThrow(new RegExp(`input '${flag}'`))
   })
 })
+
+describe('io-check without --data or --ckpt', () => {
+  it('says the input is missing, not "got undefined"', async () => {
+    const err = await ioCheckCommand({ image: 'x', format: 'text', runtime: 'docker' }).catch(
+      (e: unknown) => e
+    )
+    expect(err).toBeInstanceOf(InputError)
+    expect((err as Error).message).toBe(
+      "input 'data': none given; allowed: at least one of --data SPEC or --ckpt SPEC"
+    )
+  })
+})

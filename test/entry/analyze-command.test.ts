@@ -95,7 +95,7 @@ test('markdown: verdict line first, then a table; exit 1 on regression', async (
   expect(analysis.verdict).toBe('regression')
   expect(exitCode).toBe(1)
   const lines = text.split('\n')
-  expect(lines[0]).toMatch(/^\*\*Verdict: regression\*\* — container vs native, max overhead 2%/)
+  expect(lines[0]).toMatch(/^\*\*Verdict: REGRESSION\*\* — container vs native, max overhead 2%/)
   expect(text).toMatch(/\| Workload +\| Metric/)
   expect(text).toContain('- matmul/kernel_ms: +9.')
 })

@@ -62,7 +62,7 @@ test('--input repeated, arms of any name chosen with --baseline-env/--candidate-
     'before'
   )
   expect(r.code).toBe(0) // the candidate is faster: no regression
-  expect(r.stdout).toMatch(/\*\*Verdict: [a-z]+\*\* — before vs after/)
+  expect(r.stdout).toMatch(/\*\*Verdict: [A-Z]+( \(improvement\))?\*\* — before vs after/)
   expect(r.stdout).toContain('work')
 })
 

@@ -38,7 +38,7 @@ describe('gpu-overhead trend', () => {
     expect(r.code).toBe(1)
     expect(r.stdout).toContain('## GPU overhead trend')
     expect(r.stdout).toContain('```mermaid')
-    expect(r.stderr).toContain('trend: 1 open change point(s)')
+    expect(r.stderr).toContain('trend: 1 open change point (')
   })
 
   it('exits 0 without one; JSON carries the series and the verdict', async () => {

@@ -27,13 +27,24 @@ import { execCapture } from '../../src/util/exec.js'
 export const PYTHON_IMAGE_TAG = 'local/gpu-overhead-test:py'
 /** The same image with OpenBLAS behind NumPy, whatever BLAS the host's NumPy uses (CI's: the reference BLAS). */
 export const OPENBLAS_IMAGE_TAG = 'local/gpu-overhead-test:py-openblas'
-export type BlasChoice = 'host' | 'openblas'
-/** Debian's OpenBLAS (package libopenblas0-pthread), taken outside the alternatives system. */
-const OPENBLAS_DIR = '/usr/lib/x86_64-linux-gnu/openblas-pthread'
-const OPENBLAS_FILES = ['libblas.so.3', 'liblapack.so.3', 'libopenblas.so.0'] as const
-/** Whether this host has the OpenBLAS files an `openblas` image is built from. */
-export const hasOpenblasFiles = (): boolean =>
-  OPENBLAS_FILES.every(f => existsSync(path.join(OPENBLAS_DIR, f)))
+/** The same image with the reference BLAS behind NumPy, whatever BLAS the host's NumPy uses. */
+export const REFERENCE_BLAS_IMAGE_TAG = 'local/gpu-overhead-test:py-refblas'
+export type BlasChoice = 'host' | 'openblas' | 'reference'
+const LIBDIR = '/usr/lib/x86_64-linux-gnu'
+/**
+ * The files an image's BLAS is taken from, outside the alternatives system (whatever the host's alternatives
+ * say): Debian's OpenBLAS (package libopenblas0-pthread) and its reference BLAS and LAPACK (libblas3, liblapack3).
+ */
+const BLAS_FILES: Record<Exclude<BlasChoice, 'host'>, readonly string[]> = {
+  openblas: ['libblas.so.3', 'liblapack.so.3', 'libopenblas.so.0'].map(
+    f => `${LIBDIR}/openblas-pthread/${f}`
+  ),
+  reference: [`${LIBDIR}/blas/libblas.so.3`, `${LIBDIR}/lapack/liblapack.so.3`]
+}
+/** Whether this host has the files an image with that BLAS is built from. */
+export const hasBlasFiles = (blas: Exclude<BlasChoice, 'host'>): boolean =>
+  BLAS_FILES[blas].every(f => existsSync(f))
+export const hasOpenblasFiles = (): boolean => hasBlasFiles('openblas')
 /** Bump when the image content changes; an image with another marker is rebuilt. */
 const MARKER_ENV = 'GPU_OVERHEAD_TEST_IMAGE'
 const MARKER_BASE = 'py-v2'
@@ -141,11 +152,11 @@ async function buildPythonImage(
 ): Promise<void> {
   const { exe: PYTHON, stdlib: STDLIB, numpy: NUMPY } = await hostPython()
   const MARKER = await marker(blas)
-  const openblas = blas === 'openblas' ? OPENBLAS_FILES.map(f => path.join(OPENBLAS_DIR, f)) : []
-  for (const p of [PYTHON, STDLIB, NUMPY, '/usr/bin/dash', ...openblas]) {
+  const blasFiles = blas === 'host' ? [] : BLAS_FILES[blas]
+  for (const p of [PYTHON, STDLIB, NUMPY, '/usr/bin/dash', ...blasFiles]) {
     if (!existsSync(p))
       throw new Error(
-        `cannot build ${tag}: ${p} is missing on this host (apt-get install python3 python3-numpy dash libopenblas0-pthread)`
+        `cannot build ${tag}: ${p} is missing on this host (apt-get install python3 python3-numpy dash libopenblas0-pthread libblas3 liblapack3)`
       )
   }
   const work = mkdtempSync(path.join(tmpdir(), 'gpu-overhead-image-'))
@@ -177,7 +188,7 @@ async function buildPythonImage(
     symlinkSync(exeName, path.join(root, 'usr/bin/python'))
     symlinkSync('dash', path.join(root, 'usr/bin/sh'))
 
-    const elfs = [...binaries, ...openblas]
+    const elfs = [...binaries, ...blasFiles]
     walkSharedObjects(NUMPY, elfs)
     walkSharedObjects(path.join(STDLIB, 'lib-dynload'), elfs)
     for (const lib of await sharedLibraries(elfs)) {
@@ -185,8 +196,8 @@ async function buildPythonImage(
       mkdirSync(path.dirname(dest), { recursive: true })
       copyFileSync(lib, dest) // follows symlinks (Debian's alternatives for libblas/liblapack)
     }
-    // OpenBLAS takes the names NumPy links against, whatever the host's alternatives say.
-    for (const file of openblas)
+    // The chosen BLAS takes the names NumPy links against, whatever the host's alternatives say.
+    for (const file of blasFiles)
       copyFileSync(file, path.join(root, 'usr/lib/x86_64-linux-gnu', path.basename(file)))
     writeFileSync(
       path.join(root, 'etc/passwd'),

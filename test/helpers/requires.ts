@@ -14,8 +14,13 @@ import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { startRefusal } from '../../src/preflight/container-init.js'
 
-const podmanInstalled = (): boolean =>
-  spawnSync('podman', ['--version'], { encoding: 'utf8', timeout: 30_000 }).status === 0
+/**
+ * Whether `podman` answers on this environment's PATH. The environment is passed explicitly: child_process's default
+ * is the host process's own, not the one a test sets (Jest gives each test file a `process.env` of its own), so a
+ * fake `podman` a test puts on PATH would be missed and the host's podman, or its absence, asked instead.
+ */
+const podmanInstalled = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  spawnSync('podman', ['--version'], { encoding: 'utf8', env, timeout: 30_000 }).status === 0
 export const hasPodman = podmanInstalled()
 
 /** Whether a tool can serve a test here; when not, why, in one line. */
@@ -49,7 +54,8 @@ export function podmanRuns(
   image: string,
   options: { user?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}
 ): Availability {
-  if (!podmanInstalled()) return { ok: false, why: 'podman is not installed', hostLimit: false }
+  if (!podmanInstalled(options.env ?? process.env))
+    return { ok: false, why: 'podman is not installed', hostLimit: false }
   const timeoutMs = options.timeoutMs ?? TRIAL_TIMEOUT_MS
   const name = `gpu-overhead-trial-${randomBytes(6).toString('hex')}`
   const run = [

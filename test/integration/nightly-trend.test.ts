@@ -103,7 +103,7 @@ describe('nightly trend against a local GitHub issues API', () => {
     )
     expect(issue.body).toContain(`image_digest ${nightDigest(1)} → ${nightDigest(2)}`)
     expect(issue.body).toContain('https://github.invalid/org/gpu-bench/actions/runs/4242')
-    expect(first.summary).toContain('**1 open change point(s)**')
+    expect(first.summary).toContain('**1 open change point**')
 
     // Re-run, and a run after a few more nights at the new level (the change point may move a little).
     expect((await nightlyTrend(ws)).stdout).toContain('0 opened, 0 closed, 1 already tracked')

@@ -1,7 +1,7 @@
 /**
  * The release workflow's steps (scripts/release.mjs), tried for real on a scratch clone of this repository
- * with a bare clone as its `origin`: prepare writes the version and a CHANGELOG entry, tag makes the
- * immutable vX.Y.Z and moves the major tag, pushed; a second release moves the major tag on and leaves
+ * with a bare clone as its `origin`: prepare writes the version and moves CHANGELOG's hand-written Unreleased
+ * section under it (refused when empty), tag makes the immutable vX.Y.Z and moves the major tag, pushed; a second release moves the major tag on and leaves
  * the first release's tag where it was. Versions 9.x: far from any real release, so the clone never has them.
  */
 import { spawnSync } from 'node:child_process'
@@ -49,8 +49,26 @@ afterAll(() => fs.rmSync(ws, { recursive: true, force: true }))
 const read = (file: string) => fs.readFileSync(path.join(work, file), 'utf8')
 
 describe('scripts/release.mjs on a scratch clone', () => {
-  it('prepare: version in package.json, lock and src/util/version.ts; a CHANGELOG entry of the commits', () => {
-    git('commit', '--quiet', '--allow-empty', '-m', 'A change a user should read about')
+  it('prepare refuses an empty Unreleased section before writing anything', () => {
+    // What a release says is written by hand as changes land, never the commit subjects.
+    const log = read('CHANGELOG.md').replace(/^## Unreleased\n[\s\S]*?(?=^## )/m, '## Unreleased\n\n')
+    fs.writeFileSync(path.join(work, 'CHANGELOG.md'), log)
+    git('commit', '--quiet', '-am', 'A commit subject is not a release note')
+    const r = release('prepare', '9.8.7', '--date', '2031-02-03')
+    expect(r.status).toBe(1)
+    expect(r.stderr).toMatch(/^release: CHANGELOG\.md's "## Unreleased" section is empty: write what changed/)
+    expect(git('status', '--porcelain')).toBe('')
+    fs.writeFileSync(path.join(work, 'CHANGELOG.md'), log.replace('## Unreleased\n', ''))
+    expect(release('prepare', '9.8.7').stderr).toMatch(/has no "## Unreleased" section/)
+    git('checkout', '--', 'CHANGELOG.md')
+  })
+
+  it('prepare: version in package.json, lock and src/util/version.ts; the Unreleased section under it', () => {
+    const log0 = read('CHANGELOG.md').replace(
+      '## Unreleased\n\n',
+      '## Unreleased\n\n- A change a user should read about\n  (two lines)\n\n'
+    )
+    fs.writeFileSync(path.join(work, 'CHANGELOG.md'), log0)
     const r = release('prepare', '9.8.7', '--date', '2031-02-03')
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)
@@ -58,8 +76,11 @@ describe('scripts/release.mjs on a scratch clone', () => {
     expect(JSON.parse(read('package-lock.json')).version).toBe('9.8.7')
     expect(read('src/util/version.ts')).toContain("export const VERSION = '9.8.7'")
     const log = read('CHANGELOG.md')
-    expect(log).toMatch(/^## v9\.8\.7 — 2031-02-03\n\n- A change a user should read about\n/m)
-    expect(log).not.toMatch(/^- dist: rebuilt/m)
+    expect(log).toMatch(
+      /^## Unreleased\n\n## v9\.8\.7 — 2031-02-03\n\n- A change a user should read about\n {2}\(two lines\)\n\n## v/m
+    )
+    expect(log).not.toContain('A commit subject is not a release note')
+    expect(log.match(/^## Unreleased/gm)).toHaveLength(1)
     // A second prepare keeps the entry as it is (a hand-edited entry wins).
     fs.writeFileSync(path.join(work, 'CHANGELOG.md'), log.replace('A change a user', 'An edited line'))
     expect(release('prepare', '9.8.7').status).toBe(0)
@@ -86,9 +107,15 @@ describe('scripts/release.mjs on a scratch clone', () => {
     const first = git('rev-parse', 'HEAD')
     git('commit', '--quiet', '--allow-empty', '-m', 'Another change')
     expect(release('tag', '9.8.7', 'v9', '--push', 'origin').stderr).toMatch(/tag v9\.8\.7 exists already/)
+    fs.writeFileSync(
+      path.join(work, 'CHANGELOG.md'),
+      read('CHANGELOG.md').replace('## Unreleased\n\n', '## Unreleased\n\n- Another change\n\n')
+    )
     expect(release('prepare', '9.8.8', '--date', '2031-03-04').status).toBe(0)
-    // Only the commits since v9.8.7 make the new entry.
-    expect(read('CHANGELOG.md')).toMatch(/^## v9\.8\.8 — 2031-03-04\n\n- Another change\n\n## v9\.8\.7/m)
+    // Only what was written since v9.8.7 makes the new entry.
+    expect(read('CHANGELOG.md')).toMatch(
+      /^## Unreleased\n\n## v9\.8\.8 — 2031-03-04\n\n- Another change\n\n## v9\.8\.7/m
+    )
     git('add', '--all')
     git('commit', '--quiet', '-m', 'Release v9.8.8')
     expect(release('tag', '9.8.8', 'v9', '--push', 'origin').status).toBe(0)

@@ -1,3 +1,4 @@
+import { gateCommand } from '../../src/entry/cli/gate.js'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { EnvironmentError } from '../../src/util/errors.js'
@@ -197,6 +198,19 @@ describe('readGpuFacts', () => {
     expect(err).toBeInstanceOf(EnvironmentError)
     expect((err as EnvironmentError).exitCode).toBe(2)
     expect((err as Error).message).toMatch(/not found.*--device cpu/)
+  })
+
+  it('gate, which has no --device, says what it takes instead: the driver by hand', async () => {
+    const err = await gateCommand({
+      cuda: '13.0',
+      strict: false,
+      format: 'text',
+      runtime: 'docker',
+      nvidiaSmi: 'nvidia-smi-does-not-exist'
+    }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(EnvironmentError)
+    expect((err as Error).message).toMatch(/not found.*--driver VER/)
+    expect((err as Error).message).not.toMatch(/--device/)
   })
 
   it('throws EnvironmentError when nvidia-smi fails', async () => {

@@ -95,6 +95,25 @@ describe('mountinfo (recorded inside real containers)', () => {
     expect(kinds('/sys/fs/cgroup/cpu')).toEqual(['other', 'cgroup', true])
   })
 
+  it('a folder bound from a host whose own file system is OverlayFS is a bind, not the container layer', () => {
+    // As proc(5) writes it where the tests (or a runner) live in a container: the bind's root is its host path.
+    const m = parseMountinfo(
+      [
+        '54 39 0:29 / / rw,relatime - overlay overlay rw,lowerdir=/l1,upperdir=/u1,workdir=/w1',
+        '60 54 0:40 /tmp/gpu-overhead-x/data /data ro,relatime - overlay overlay rw,lowerdir=/l0,upperdir=/u0,workdir=/w0',
+        '61 54 0:40 /tmp/gpu-overhead-x/ckpt /ckpt rw,relatime - overlay overlay rw,lowerdir=/l0,upperdir=/u0,workdir=/w0',
+        '62 54 0:41 / /scratch rw,relatime - fuse-overlayfs fuse-overlayfs rw'
+      ].join('\n')
+    )
+    const kind = (p: string) => classifyMount(coveringMount(m, p)!)
+    expect([kind('/data/a'), kind('/ckpt'), kind('/workspace'), kind('/scratch')]).toEqual([
+      'bind',
+      'bind',
+      'overlay',
+      'overlay'
+    ])
+  })
+
   it('decodes octal escapes and skips malformed lines', () => {
     const m = parseMountinfo('garbage\n90 72 254:0 /my\\040dir /mnt/with\\040space rw - ext4 /dev/vda rw\n')
     expect(m).toHaveLength(1)

@@ -36,6 +36,9 @@ import type {
   CurrentResults
 } from './store.js'
 
+/** `1 entry`, `3 entries`. */
+const entriesWord = (n: number): string => `${n} ${n === 1 ? 'entry' : 'entries'}`
+
 /** Write `text` to `file` atomically: temp file in the same directory, fsync, rename, fsync the directory. */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
   const dir = dirname(file)
@@ -85,7 +88,7 @@ export class JsonFileBaselineStore implements BaselineStore {
     return {
       status: 'ok',
       location: this.location,
-      message: `Baseline ${this.location}: ${Object.keys(parsed.data.entries).length} entr(ies).`,
+      message: `Baseline ${this.location}: ${entriesWord(Object.keys(parsed.data.entries).length)}.`,
       data: parsed.data
     }
   }
@@ -138,7 +141,7 @@ export class JsonFileBaselineStore implements BaselineStore {
       return {
         saved: true,
         location: this.location,
-        message: `Saved check ${current.check_id} to ${this.location} (${entries} entr(ies); last ${options.keep ?? DEFAULT_KEEP_CHECKS} checks kept).`,
+        message: `Saved check ${current.check_id} to ${this.location} (${entriesWord(entries)}; last ${options.keep ?? DEFAULT_KEEP_CHECKS} checks kept).`,
         entries
       }
     } finally {

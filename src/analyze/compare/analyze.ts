@@ -45,6 +45,7 @@ export function measureSeries(
   )
   const comparisons: Comparison[] = []
   const notes: string[] = []
+  const farMetrics: Array<{ what: string; far: NonNullable<ReturnType<typeof farBlocks>> }> = []
   for (const [k, b] of base) {
     const c = cand.get(k)
     if (c === undefined) {
@@ -79,12 +80,14 @@ export function measureSeries(
       const far = comparison.paired ? farBlocks(comparison.paired.block_pcts, opts.maxOverheadPct) : null
       if (far !== null) {
         comparison.far_blocks = far.far.length
-        notes.push(describeFarBlocks(what, far))
+        farMetrics.push({ what, far })
       }
       if (comparison.screened_disagrees === true) notes.push(describeDisagreement(what, comparison))
     }
     comparisons.push(comparison)
   }
+  // One note for all of them: the causes and the remedy are the same for every metric.
+  if (farMetrics.length > 0) notes.push(describeFarBlocks(farMetrics))
   for (const [k, c] of cand)
     if (!base.has(k))
       notes.push(`${c.workload}/${c.metric} was measured in ${opts.candidateEnv} only; not compared.`)

@@ -122,7 +122,11 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvalua
       gpus: gpu === null ? null : [gpu]
     }
   } else {
-    const report = await readGpuFacts({ nvidiaSmi: opts.nvidiaSmi })
+    const report = await readGpuFacts({
+      nvidiaSmi: opts.nvidiaSmi,
+      // gate has no --device: without a GPU it judges a driver given by hand.
+      otherwise: 'give the host by hand: --driver VER (and --driver-cuda, --brand, --compute-cap)'
+    })
     if (!report.driver)
       throw new EnvironmentError('nvidia-smi reported no driver version; pass --driver VERSION')
     host = { driver: report.driver, driverCuda: report.cuda_version, gpus: report.gpus }

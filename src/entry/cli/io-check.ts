@@ -42,7 +42,7 @@ export async function ioCheckCommand(opts: {
   probeMiB?: number
 }): Promise<{ text: string; exitCode: number }> {
   if (!opts.data && !opts.ckpt) {
-    throw new InputError('data', opts.data, 'at least one of --data SPEC or --ckpt SPEC')
+    throw new InputError('data', undefined, 'at least one of --data SPEC or --ckpt SPEC')
   }
   // Parsed once here; the user's host paths go through the mount policy on the resolved path (docs/security.md).
   const image = validateImageRef(opts.image, 'image')
