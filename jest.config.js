@@ -22,6 +22,8 @@ export const INTEGRATION_TESTS = [
   'test/fleet/fleet.test.ts',
   'test/fleet/image-bump.test.ts',
   'test/hardening/canary.test.ts',
+  'test/hardening/container-reach.test.ts',
+  'test/hardening/turns-and-daemons.test.ts',
   'test/hardening/faults-environment.test.ts',
   'test/hardening/faults-workload.test.ts',
   'test/hardening/untrusted-tree.test.ts',
