@@ -13,6 +13,15 @@ import type { BootstrapOptions } from '../stats/index.js'
 import { decide, overallVerdict, type DecideOptions } from './decide.js'
 import { fingerprintDifferences } from './fingerprints.js'
 import { measureComparison } from './measure.js'
+import { isGatedTail, isTailMetric, type GateMetricSet } from '../../config/index.js'
+
+/** A tail metric's scope under gate-metrics: gated where named, shown otherwise. */
+function withTailScope(s: ArmSeries, gate: GateMetricSet | undefined): ArmSeries {
+  if (gate === undefined || !isTailMetric(s.workload, s.metric)) return s
+  if (s.scope !== 'steady' && s.scope !== 'tail') return s
+  const scope = isGatedTail(s.workload, s.metric, gate) ? 'steady' : 'tail'
+  return scope === s.scope ? s : { ...s, scope }
+}
 
 export interface AnalyzeOptions {
   baselineEnv: string
@@ -24,6 +33,11 @@ export interface AnalyzeOptions {
   /** Bootstrap seed (e.g. the check's seed); the same seed always gives the same intervals. */
   seed?: number | string
   bootstrap?: BootstrapOptions
+  /**
+   * The tail metrics named in gate-metrics (config/tail-metrics.ts). When given, every tail metric's scope
+   * follows it (named: `steady`, gated; else `tail`, shown); when absent, the series keep the scope recorded.
+   */
+  gateMetrics?: GateMetricSet
 }
 
 /** Pair series by (workload, params, metric) and measure each pair; no Holm or verdicts yet. */
@@ -34,7 +48,8 @@ export function measureSeries(
   const key = (s: ArmSeries): string => `${s.workload}\u0000${s.params}\u0000${s.metric}`
   const base = new Map<string, ArmSeries>()
   const cand = new Map<string, ArmSeries>()
-  for (const s of series) {
+  for (const raw of series) {
+    const s = withTailScope(raw, opts.gateMetrics)
     if (s.environment === opts.baselineEnv) base.set(key(s), s)
     else if (s.environment === opts.candidateEnv) cand.set(key(s), s)
   }
@@ -130,6 +145,11 @@ export interface AnalyzeRecordsOptions {
   /** Bootstrap seed (the check's seed), so a report can be reproduced exactly. */
   seed?: number | string
   bootstrap?: BootstrapOptions
+  /**
+   * The tail metrics named in gate-metrics (config/tail-metrics.ts). When given, every tail metric's scope
+   * follows it (named: `steady`, gated; else `tail`, shown); when absent, the series keep the scope recorded.
+   */
+  gateMetrics?: GateMetricSet
 }
 
 /**
