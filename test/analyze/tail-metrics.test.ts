@@ -64,7 +64,9 @@ function record(env: string, run: number, iteration: number, metric: string, val
 /** A check of `blocks` blocks: per-request tpot_ms and one tpot_p99_ms per process, scoped as the runner would. */
 function check(blocks: number, seed: number, gateMetrics: string): SampleRecord[] {
   const rand = seedrandom.alea(`tail-${seed}`)
-  const gate = gateMetricSet((parseGateMetrics(gateMetrics) as { list: [] }).list)
+  const parsed = parseGateMetrics(gateMetrics)
+  if (!parsed.ok) throw new Error(parsed.entry)
+  const gate = gateMetricSet(parsed.list)
   const out: SampleRecord[] = []
   for (let r = 1; r <= blocks; r++) {
     // A host state both processes of the block share.
