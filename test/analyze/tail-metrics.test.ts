@@ -8,6 +8,7 @@ import { logRatioTest } from '../../src/analyze/stats/index.js'
 import { gateMetricSet, isTailMetric, parseGateMetrics } from '../../src/config/index.js'
 import { sampleScope } from '../../src/execute/metrics.js'
 import type { SampleRecord } from '../../src/types/index.js'
+import { estimatorFootnote } from '../../src/report/analysis-text.js'
 
 const REQUESTS = 200
 /** Every 50th request is slow: 2% of requests, so the p99 lies among them. */
@@ -111,6 +112,7 @@ describe('tail metrics: p99 TPOT +10%, request mean unchanged', () => {
     expect(tail.reason).toMatch(/^Tail percentile, shown and not gating \(name it in gate-metrics/)
     expect(find(a, 'tpot_ms').verdict).toBe('equivalent')
     expect(a.verdict).toBe('equivalent')
+    expect(estimatorFootnote(a.comparisons)).toMatch(/Tail rows \(p90\/p99, one value per process\)/)
   })
 
   it('over 20 checks: flagged whenever named, never gating when not', () => {
