@@ -4,6 +4,7 @@
  */
 import seedrandom from 'seedrandom'
 import { analyzeRecords } from '../../src/analyze/compare/index.js'
+import { SequentialController } from '../../src/analyze/sequential-check.js'
 import { logRatioTest } from '../../src/analyze/stats/index.js'
 import { gateMetricSet, isTailMetric, parseGateMetrics } from '../../src/config/index.js'
 import { sampleScope } from '../../src/execute/metrics.js'
@@ -171,5 +172,36 @@ describe('which metrics are tail metrics', () => {
     ['mycmd', 'latency_p99', false]
   ])('%s/%s: %s', (workload, metric, tail) => {
     expect(isTailMetric(workload, metric)).toBe(tail)
+  })
+})
+
+describe('sequential stopping with a named tail metric', () => {
+  it('the looks test the p99 on its log-ratios and stop at a regression', () => {
+    const rows = check(12, 3, 'llm/tpot_p99_ms')
+    const ctl = new SequentialController({
+      minRuns: 3,
+      maxRuns: 12,
+      timeBudgetS: null,
+      maxOverheadPct: 2,
+      alpha: 0.05,
+      baselineEnv: 'native',
+      candidateEnvs: ['container'],
+      gatedWorkloads: 1
+    })
+    let stop: string | null = null
+    let run = 0
+    for (run = 1; run <= 12 && stop === null; run++) {
+      const samples = rows.filter(r => r.run <= run)
+      stop = ctl.afterBlock({ workload: 'llm', run, samples, elapsedMs: 0, blockMs: 0 })
+    }
+    expect(stop).not.toBeNull()
+    const a = ctl.applyTo(
+      analyzeRecords(
+        rows.filter(r => r.run < run),
+        opts
+      )
+    )
+    expect(find(a, 'tpot_p99_ms').verdict).toBe('regression')
+    expect(a.verdict).toBe('regression')
   })
 })
