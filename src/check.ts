@@ -21,7 +21,13 @@ import {
   measuredWorkNote,
   SequentialController
 } from './analyze/index.js'
-import { commandSourceLines, definitionOf, type Config, type WorkloadDefinition } from './config/index.js'
+import {
+  commandSourceLines,
+  definitionOf,
+  gateMetricSet,
+  type Config,
+  type WorkloadDefinition
+} from './config/index.js'
 import { EnvironmentError } from './util/errors.js'
 import {
   killCheckContainers,
@@ -261,6 +267,7 @@ async function measure(
       signal,
       label: cap === null ? undefined : `${cap} W`,
       gateIoThroughput: config.gateIoThroughput,
+      gateMetrics: gateMetricSet(config.gateMetrics),
       gpuCotenants: gpuCotenantProbe(config.device),
       ...(sequential ? { afterBlock: (d: BlockDone) => sequential.afterBlock(d) } : {})
     })

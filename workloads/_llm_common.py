@@ -17,6 +17,8 @@ PRESETS = {
 DIM_ARGS = ("dim", "layers", "heads", "kv_heads", "ffn", "vocab")
 NORM_EPS = 1e-5
 INIT_STD = 0.02  # small, so activations and logits stay finite with random weights
+# Per-process tail percentiles of TTFT, TPOT and ITL (src/config/tail-metrics.ts: LLM_TAIL_METRICS).
+TAIL_PERCENTILES = (90, 99)
 
 
 
@@ -146,7 +148,27 @@ class Recorder:
         )
         if extra:
             row.update(extra)
+        self.tail_samples(len(self.per_config))
         self.per_config.append(row)
+
+    def tail_samples(self, index):
+        """The process's p90 and p99 of TTFT, TPOT and ITL over this configuration's requests: one value per
+        process (`per_process`), its iteration the configuration's index. They are tail metrics: shown, and
+        gated only where gate-metrics names them (src/config/tail-metrics.ts)."""
+        c = self.cur
+        conf = c["conf"]
+        fields = {
+            "config": conf["config"],
+            "batch_size": conf["batch_size"],
+            "prompt_len": conf["prompt_len"],
+            "output_len": conf["output_len"],
+        }
+        for name, values in (("ttft", c["ttft"]), ("tpot", c["tpot"]), ("itl", c["itl"])):
+            for q in TAIL_PERCENTILES:
+                v = S.percentile(values, q)
+                if v is None:
+                    continue
+                self.proto.sample("%s_p%d_ms" % (name, q), v, "ms", index, "lower", per_process=True, **fields)
 
     def summary_facts(self):
         rows = self.per_config

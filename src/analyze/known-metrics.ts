@@ -24,7 +24,14 @@ const KNOWN: Record<string, Record<string, KnownMetric>> = {
     tpot_ms: { better: 'lower' },
     e2e_ms: { better: 'lower', derived_from: 'ttft_ms,tpot_ms' },
     tokens_per_s: { better: 'higher', derived_from: 'e2e_ms' },
-    itl_ms: { better: 'lower', derived_from: 'tpot_ms' }
+    itl_ms: { better: 'lower', derived_from: 'tpot_ms' },
+    // Per-process tail percentiles (config/tail-metrics.ts): shown, gated only when gate-metrics names them.
+    ttft_p90_ms: { better: 'lower' },
+    ttft_p99_ms: { better: 'lower' },
+    tpot_p90_ms: { better: 'lower' },
+    tpot_p99_ms: { better: 'lower' },
+    itl_p90_ms: { better: 'lower' },
+    itl_p99_ms: { better: 'lower' }
   },
   io: {
     data_read_mb_s: { better: 'higher' },

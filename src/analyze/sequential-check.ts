@@ -11,6 +11,7 @@ import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
 import { blockRatios, commonUnit, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
 import { repeatedCi } from './repeated-ci.js'
 import { aggregateRows } from './run-values/index.js'
+import { isTailMetric } from '../config/index.js'
 import {
   describeUndecided,
   sequentialLook,
@@ -124,6 +125,7 @@ export class SequentialController {
           direction,
           baseline: b.values,
           candidate: c.values,
+          ...(isTailMetric(b.workload, b.metric) ? { tail: true } : {}),
           // Blocks decide where the arms ran interleaved (as every check's schedule does).
           ...(blocks.d.length >= MIN_BLOCKS ? { blocks } : {})
         })

@@ -20,7 +20,15 @@ import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
 import type { Direction } from '../types/index.js'
 import { equivalenceBounds, ratioBounds } from './compare/index.js'
-import { holm, pairsToClear, ratioTest, tost, variance, type RatioBlocks } from './stats/index.js'
+import {
+  holm,
+  logRatioTest,
+  pairsToClear,
+  ratioTest,
+  tost,
+  variance,
+  type RatioBlocks
+} from './stats/index.js'
 import { minOf } from '../util/arrays.js'
 
 /**
@@ -102,6 +110,8 @@ export interface SequentialSeries {
    * host state shared by both processes of a block cancels; absent, the arms are compared as two samples.
    */
   blocks?: RatioBlocks
+  /** A per-process percentile (config/tail-metrics.ts): its blocks are tested on their log-ratios. */
+  tail?: boolean
 }
 
 export interface MetricLook {
@@ -215,9 +225,9 @@ function unpairedLook(s: SequentialSeries, opts: SequentialOptions): RawLook {
 }
 
 /** Blocks: the ratio of request means within blocks (compare/pairs.ts, stats/ratio-of-means.ts). */
-function pairedLook(blocks: RatioBlocks, opts: SequentialOptions): RawLook {
+function pairedLook(blocks: RatioBlocks, opts: SequentialOptions, tail = false): RawLook {
   const bounds = ratioBounds(opts.maxOverheadPct)
-  const t = ratioTest(blocks, bounds.low, bounds.high, opts.alphaEquivalence)
+  const t = (tail ? logRatioTest : ratioTest)(blocks, bounds.low, bounds.high, opts.alphaEquivalence)
   if (!t.defined) return UNTESTABLE(blocks.w.length >= 2)
   const need = (alphaReg: number): number | null => {
     // The spread of one block on the ratio scale, as if the blocks were one stratum (strata cost a little more).
@@ -252,7 +262,9 @@ export function sequentialLook(series: readonly SequentialSeries[], opts: Sequen
   )
   const aReg = lookAlpha(opts.spendingRegression, opts.alphaRegression, n, opts.minRuns, opts.maxRuns)
   const aEq = lookAlpha(opts.spendingEquivalence, opts.alphaEquivalence, n, opts.minRuns, opts.maxRuns)
-  const raw = series.map(s => (s.blocks !== undefined ? pairedLook(s.blocks, opts) : unpairedLook(s, opts)))
+  const raw = series.map(s =>
+    s.blocks !== undefined ? pairedLook(s.blocks, opts, s.tail === true) : unpairedLook(s, opts)
+  )
   const pRegAdj = holm(raw.map(r => r.pReg))
   const metrics = series.map((s, i): MetricLook => {
     const r = raw[i]!

@@ -36,8 +36,10 @@ import { resolveWorkloads, type WorkloadDefinition } from './workloads/index.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS, chosen } from './parse.js'
 import { readConfigFile } from './file.js'
+import type { GateMetric } from './tail-metrics.js'
 import {
   bool,
+  gateMetrics,
   branchName,
   checkRunName,
   containerMemory,
@@ -125,6 +127,8 @@ export interface Config {
    * file system through the mount, so the difference is disk noise; io's rule (mounts, copy-up) gates instead.
    */
   gateIoThroughput: boolean
+  /** The tail metrics that gate (gate-metrics; config/tail-metrics.ts); empty: tails are shown, not gated. */
+  gateMetrics: GateMetric[]
   /**
    * Hide start-up: start the next workload process (interpreter, imports; no CUDA) while the current one
    * measures, and release it when the GPU is free. Each run is still its own fresh process.
@@ -334,6 +338,7 @@ export function loadConfig(sources: ConfigSources): Config {
       LLM_PRESETS
     ),
     gateIoThroughput: bool(Inputs.GateIoThroughput, get(Inputs.GateIoThroughput)),
+    gateMetrics: gateMetrics(Inputs.GateMetrics, get(Inputs.GateMetrics)),
     // Only where every workload holds after its imports (a user command does not).
     prestart: bool(Inputs.Prestart, get(Inputs.Prestart)) && definitions.every(d => d.prestart),
     turns: bool(Inputs.Turns, get(Inputs.Turns)),

@@ -43,6 +43,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.LlmPreset]: '1b',
   [Inputs.CheckpointMb]: '256',
   [Inputs.GateIoThroughput]: 'false',
+  [Inputs.GateMetrics]: '',
   [Inputs.Prestart]: 'true',
   [Inputs.Turns]: 'true',
   [Inputs.Python]: 'python3',

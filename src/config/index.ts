@@ -34,5 +34,16 @@ export {
   bindSpecOf,
   type IoMountSpec
 } from './mount-spec.js'
-export { alpha, checkAlpha, checkMaxOverhead, maxOverhead, oneOf, parseArms } from './parse.js'
+export { alpha, checkAlpha, checkMaxOverhead, gateMetrics, maxOverhead, oneOf, parseArms } from './parse.js'
 export { containerLaunchArgs, launchFlagFacts } from './launch-flags.js'
+export {
+  GATE_METRICS_ALLOWED,
+  LLM_TAIL_METRICS,
+  TAIL_WORKLOADS,
+  gateMetricSet,
+  isGatedTail,
+  isTailMetric,
+  parseGateMetrics,
+  type GateMetric,
+  type GateMetricSet
+} from './tail-metrics.js'

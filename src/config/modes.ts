@@ -20,6 +20,7 @@ import {
   branchName,
   checkRunName,
   chosen,
+  gateMetrics,
   given,
   integer,
   list,
@@ -28,6 +29,7 @@ import {
   workspacePath
 } from './parse.js'
 import { appendAll } from '../util/arrays.js'
+import type { GateMetric } from './tail-metrics.js'
 import { validateGithubToken } from './trusted-values.js'
 
 /** Which mode the action runs in (the CLI has a command per mode). */
@@ -153,6 +155,8 @@ export interface AnalyzeConfig {
   alpha: number
   failOnRegression: boolean
   onInconclusive: OnInconclusive
+  /** Tail metrics that gate (gate-metrics; config/tail-metrics.ts); the others are shown. */
+  gateMetrics: GateMetric[]
   /** Published like a check's report (report/github.ts): the PR comment, the Check run, the token for both. */
   githubToken: string | null
   comment: CommentMode
@@ -205,6 +209,7 @@ export function loadAnalyzeConfig(sources: ConfigSources): AnalyzeConfig {
     alpha: alpha(Inputs.Alpha, get(Inputs.Alpha)),
     failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
     onInconclusive: oneOf(Inputs.OnInconclusive, get(Inputs.OnInconclusive), ON_INCONCLUSIVE),
+    gateMetrics: gateMetrics(Inputs.GateMetrics, get(Inputs.GateMetrics)),
     githubToken: given(get(Inputs.GithubToken)) ? validateGithubToken(get(Inputs.GithubToken)) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
     checkRun: checkRunName(get(Inputs.CheckRun)),

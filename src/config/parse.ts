@@ -12,6 +12,7 @@ import { type Arm, type Device, type Mount } from '../types/index.js'
 import { validateImageRef, type ImageRef } from './image-ref.js'
 import { DEFAULTS } from './defaults.js'
 import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
+import { GATE_METRICS_ALLOWED, parseGateMetrics, type GateMetric } from './tail-metrics.js'
 
 // ---- validators (each throws InputError naming the input) ----
 
@@ -82,6 +83,13 @@ export function timeBudget(raw: string): number | null {
   const s = Number(m[1]) * (m[2]?.toLowerCase() === 'm' ? 60 : 1)
   if (s > 7 * 86400) throw new InputError(Inputs.TimeBudget, raw, 'at most 7 days')
   return s === 0 ? null : s
+}
+
+/** gate-metrics: the tail metrics that gate (config/tail-metrics.ts); the first bad entry is quoted. */
+export function gateMetrics(input: string, raw: string): GateMetric[] {
+  const parsed = parseGateMetrics(raw)
+  if (!parsed.ok) throw new InputError(input, parsed.entry, GATE_METRICS_ALLOWED)
+  return parsed.list
 }
 
 export function bool(input: string, raw: string): boolean {

@@ -136,7 +136,7 @@ export function launchOnLane(
       value: event.value,
       unit: event.unit,
       better: event.better,
-      scope: sampleScope(event, ctx.gateIoThroughput),
+      scope: sampleScope(event, ctx.gateIoThroughput, base.workload, ctx.gateMetrics),
       time: new Date(epochMs).toISOString()
     }
     live.push(record)

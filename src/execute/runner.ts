@@ -31,6 +31,7 @@ import { launchOnLane, type Launched } from './launch.js'
 import { takeTurns, type TurnStop } from './turns.js'
 import { maxOf } from '../util/arrays.js'
 import type { LaneOutcome } from './run-record.js'
+import type { GateMetricSet } from '../config/index.js'
 
 export interface ExecuteContext {
   checkId: string
@@ -80,6 +81,8 @@ export interface ExecuteContext {
   afterBlock?: (done: BlockDone) => string | null
   /** io's bind-mount MB/s gate (otherwise informational). */
   gateIoThroughput?: boolean
+  /** The tail metrics gate-metrics names (config/tail-metrics.ts): those gate, the other tails are shown. */
+  gateMetrics?: GateMetricSet
   /** GPU memory metrics gate (scope steady) instead of being informational. */
   gateMemory?: boolean
   /**

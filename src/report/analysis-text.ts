@@ -3,6 +3,7 @@ import { table } from './table.js'
 import type { Analysis, Comparison } from '../types/index.js'
 import { formatOverhead, formatP } from '../analyze/index.js'
 import { SCOPE_WORD, cell, directionArrow } from './format.js'
+import { isTailMetric } from '../config/index.js'
 
 /** 4 significant digits, no exponent for ordinary magnitudes. */
 function num(x: number): string {
@@ -72,6 +73,12 @@ export function estimatorFootnote(comparisons: readonly Comparison[]): string {
         'blocks − strata degrees of freedom (a duet’s GPU pairs are strata), so a state both processes of a ' +
         'block shared cancels; the means beside it are the arms’ means.'
     )
+  if (comparisons.some(c => c.ci_method === 'paired' && isTailMetric(c.workload, c.metric)))
+    parts.push(
+      'Tail rows (p90/p99, one value per process): the geometric mean of the blocks’ ratios of the two ' +
+        'processes’ percentiles, with the paired t interval on their logs; shown, and gated only where ' +
+        'gate-metrics names them.'
+    )
   if (twoSample)
     parts.push(
       `${paired ? 'Other rows: the arms as two samples; ' : ''}CI = wider of percentile bootstrap and Welch t ` +
@@ -79,7 +86,7 @@ export function estimatorFootnote(comparisons: readonly Comparison[]): string {
     )
   parts.push(
     'Gated metrics share one Holm family (with the stored-baseline comparisons); start-up, info and derived ' +
-      'metrics are shown and never gate.'
+      'metrics are shown and never gate, tail metrics only where gate-metrics names them.'
   )
   return parts.join(' ')
 }

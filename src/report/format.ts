@@ -135,7 +135,8 @@ export const SCOPE_WORD: Record<MetricScope, string> = {
   steady: 'gated',
   startup: 'start-up',
   info: 'info',
-  derived: 'derived, shown not tested'
+  derived: 'derived, shown not tested',
+  tail: 'tail, shown (gate-metrics gates it)'
 }
 
 /** ↓ lower is better, ↑ higher is better: shown next to every metric so the direction is never implicit. */

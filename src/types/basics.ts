@@ -109,8 +109,10 @@ export type MetricVerdict = (typeof METRIC_VERDICTS)[number]
 /**
  * `steady` gates; `startup` (process/container start), `info` (writable-layer I/O) and `derived` (a function
  * of a gated metric, e.g. TFLOP/s of kernel time, tokens/s of E2E) are reported only, never tested twice.
+ * `tail` (a p90/p99 of TTFT, TPOT, ITL: config/tail-metrics.ts) is tested and shown, and gates only when
+ * named in gate-metrics (its scope is then `steady`).
  */
-export const METRIC_SCOPES = ['steady', 'startup', 'info', 'derived'] as const
+export const METRIC_SCOPES = ['steady', 'startup', 'info', 'derived', 'tail'] as const
 export type MetricScope = (typeof METRIC_SCOPES)[number]
 
 /** Which way is better for a metric. */

@@ -38,6 +38,7 @@ export enum Inputs {
   LlmPreset = 'llm-preset',
   CheckpointMb = 'checkpoint-mb',
   GateIoThroughput = 'gate-io-throughput',
+  GateMetrics = 'gate-metrics',
   Prestart = 'prestart',
   Turns = 'turns',
   Python = 'python',

@@ -19,7 +19,10 @@ export interface SampleRecord {
   unit: string
   /** Which way is better, as the workload declared it (start-up phases: lower). */
   better?: Direction
-  /** `steady` metrics gate; `startup`, `info` (OverlayFS tax) and `derived` metrics are reported and never gate. */
+  /**
+   * `steady` metrics gate; `startup`, `info` (OverlayFS tax) and `derived` metrics are reported and never gate;
+   * `tail` (a p90/p99 not named in gate-metrics) is tested and shown, not gated.
+   */
   scope: MetricScope
   /** ISO-8601 time the value was recorded. */
   time: string

@@ -153,7 +153,8 @@ function runFile(text: string, jsonl: boolean, lat: number, thr: number): string
 
 async function analyze(
   format: string,
-  inputs: string[]
+  inputs: string[],
+  extra: string[] = []
 ): Promise<{ code: number; json: Record<string, unknown> }> {
   const out: string[] = []
   const o = jest.spyOn(process.stdout, 'write').mockImplementation(s => (out.push(String(s)), true))
@@ -168,7 +169,8 @@ async function analyze(
       '--input',
       inputs.join(','),
       '--format',
-      'json'
+      'json',
+      ...extra
     ])
     return { code, json: JSON.parse(out.join('')) as Record<string, unknown> }
   } finally {
@@ -216,4 +218,85 @@ test.each([
   expect(c!.verdict).toBe('regression')
   expect(c!.overhead_pct).toBeGreaterThan(4.5)
   expect(c!.overhead_pct).toBeLessThan(5.5)
+})
+
+describe('tail percentiles of a result file: shown, gated only when named (issue 39)', () => {
+  /** vLLM runs whose container arm has p99/p99.9 latencies +10% and every mean and median unchanged. */
+  function tailInputs(): string[] {
+    const doc = JSON.parse(readFileSync(join(FIX, 'vllm-bench-serve.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >
+    const inputs: string[] = []
+    NOISE.forEach((n, k) => {
+      for (const [arm, tail] of [
+        ['native', 1],
+        ['container', 1.1]
+      ] as const) {
+        const run = Object.fromEntries(
+          Object.entries(doc).map(([key, v]) =>
+            typeof v !== 'number' || !/_ms$/.test(key)
+              ? [key, v]
+              : [key, v * n * (/^p9/.test(key) ? tail : 1)]
+          )
+        )
+        const file = join(dir, `vllm-tail-${arm}-${k}.json`)
+        writeFileSync(file, JSON.stringify(run))
+        inputs.push(`${arm}=${file}`)
+      }
+    })
+    return inputs
+  }
+  type C = { metric: string; verdict: string; scope: string; overhead_pct: number }
+
+  it('not named: p99_tpot_ms is tested and shown (+10%), the means gate and pass; a note says how to gate it', async () => {
+    const r = await analyze('vllm-bench-serve', tailInputs())
+    const comparisons = r.json['comparisons'] as C[]
+    const p99 = comparisons.find(c => c.metric === 'p99_tpot_ms')!
+    expect(p99.scope).toBe('tail')
+    expect(p99.overhead_pct).toBeCloseTo(10, 0)
+    expect(comparisons.find(c => c.metric === 'mean_tpot_ms')!.scope).toBe('steady')
+    expect(r.json['verdict']).not.toBe('regression')
+    expect(r.code).toBe(0)
+    expect(JSON.stringify(r.json['notes'])).toMatch(
+      /vllm-bench-serve: tail percentiles .*p99_tpot_ms.* not gated; gate-metrics/
+    )
+  })
+
+  it('named in --gate-metrics: p99_tpot_ms gates and the check fails', async () => {
+    const r = await analyze('vllm-bench-serve', tailInputs(), [
+      '--gate-metrics',
+      'vllm-bench-serve/p99_tpot_ms'
+    ])
+    const p99 = (r.json['comparisons'] as C[]).find(c => c.metric === 'p99_tpot_ms')!
+    expect(p99.scope).toBe('steady')
+    expect(p99.verdict).toBe('regression')
+    expect(r.json['verdict']).toBe('regression')
+    expect(r.code).toBe(1)
+  })
+
+  it('refuses a --gate-metrics entry that is not a tail metric, naming the flag (exit 2)', async () => {
+    const err: string[] = []
+    const o = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+    const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
+    try {
+      const code = await main([
+        'node',
+        'gpu-overhead',
+        'analyze',
+        '--format-in',
+        'vllm-bench-serve',
+        '--input',
+        tailInputs().join(','),
+        '--gate-metrics',
+        'vllm-bench-serve/mean_tpot_ms'
+      ])
+      expect(code).toBe(2)
+      expect(err.join('')).toMatch(/--gate-metrics.*mean_tpot_ms/)
+    } finally {
+      o.mockRestore()
+      e.mockRestore()
+      process.exitCode = undefined
+    }
+  })
 })

@@ -309,3 +309,36 @@ describe('results-format as action.yml and the README spell it (issue 40)', () =
     }
   })
 })
+
+describe('gate-metrics', () => {
+  it('defaults to none: tail metrics are shown, not gated', () => {
+    expect(load({ [Inputs.Image]: IMAGE }).gateMetrics).toEqual([])
+  })
+
+  it('reads WORKLOAD/METRIC entries separated by commas or newlines, once each', () => {
+    const cfg = load({
+      [Inputs.Image]: IMAGE,
+      [Inputs.GateMetrics]: 'llm/tpot_p99_ms, llm/ttft_p90_ms\nvllm-bench-serve/p99_ttft_ms,llm/tpot_p99_ms'
+    })
+    expect(cfg.gateMetrics).toEqual([
+      { workload: 'llm', metric: 'tpot_p99_ms' },
+      { workload: 'llm', metric: 'ttft_p90_ms' },
+      { workload: 'vllm-bench-serve', metric: 'p99_ttft_ms' }
+    ])
+  })
+
+  it.each([
+    ['llm/tpot_ms', 'llm/tpot_ms'],
+    ['tpot_p99_ms', 'tpot_p99_ms'],
+    ['llm/tpot_p99_ms,matmul/kernel_ms', 'matmul/kernel_ms'],
+    ['mycmd/latency_p99', 'mycmd/latency_p99'],
+    ['vllm-bench-serve/mean_ttft_ms', 'vllm-bench-serve/mean_ttft_ms'],
+    ['llm/../x', 'llm/../x']
+  ])('refuses %j, quoting the bad entry and the allowed values', (raw, bad) => {
+    const e = inputError(() => load({ [Inputs.Image]: IMAGE, [Inputs.GateMetrics]: raw }))
+    expect(e.message).toContain('gate-metrics')
+    expect(e.message).toContain(bad)
+    expect(e.message).toMatch(/WORKLOAD\/METRIC/)
+    expect(e.message).toMatch(/ttft_p90_ms, ttft_p99_ms, tpot_p90_ms, tpot_p99_ms, itl_p90_ms, itl_p99_ms/)
+  })
+})

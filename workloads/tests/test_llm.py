@@ -36,6 +36,8 @@ class LlmCpuTest(WorkloadTestCase):
         self.assertEqual(sorted({s["token"] for s in run.samples("itl_ms")}), list(range(2, 9)))
         by_it = {}
         for s in run.of("sample"):
+            if s.get("per_process"):
+                continue
             by_it.setdefault(s["iteration"], {}).setdefault(s["metric"], []).append(s["value"])
         for it, m in by_it.items():
             ttft, e2e, tpot, tps = m["ttft_ms"][0], m["e2e_ms"][0], m["tpot_ms"][0], m["tokens_per_s"][0]
@@ -68,6 +70,17 @@ class LlmCpuTest(WorkloadTestCase):
         self.assertEqual([s["config"] for s in tpot[:2]], ["b1_p4_o2"] * 2)
         self.assertEqual(tpot[-1]["batch_size"], 2)
         self.assertNotIn("tpot_ms_median", run.summary)  # flat headline only for one config
+        # Tail metrics: one p90 and one p99 per process and configuration, iteration = the configuration's index.
+        for metric in ("ttft_p90_ms", "ttft_p99_ms", "tpot_p90_ms", "tpot_p99_ms", "itl_p90_ms", "itl_p99_ms"):
+            tail = run.samples(metric)
+            self.assertEqual([s["iteration"] for s in tail], [0, 1, 2, 3], metric)
+            self.assertTrue(all(s["per_process"] is True and s["better"] == "lower" for s in tail), metric)
+            self.assertEqual([s["config"] for s in tail], configs, metric)
+            self.assertNotIn("derived_from", tail[0])
+        for i, c in enumerate(run.summary["configs"]):
+            self.assertAlmostEqual(run.samples("itl_p99_ms")[i]["value"], c["itl_ms"]["p99"], places=9)
+            p90 = run.samples("tpot_p90_ms")[i]["value"]
+            self.assertLessEqual(p90, run.samples("tpot_p99_ms")[i]["value"])
 
     def test_explicit_dims(self):
         run = run_workload(

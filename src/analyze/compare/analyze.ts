@@ -13,6 +13,48 @@ import type { BootstrapOptions } from '../stats/index.js'
 import { decide, overallVerdict, type DecideOptions } from './decide.js'
 import { fingerprintDifferences } from './fingerprints.js'
 import { measureComparison } from './measure.js'
+import { isGatedTail, isTailMetric, type GateMetricSet } from '../../config/index.js'
+
+/**
+ * A tail metric's scope under gate-metrics: gated where named, shown otherwise — except in a workload that
+ * would then gate nothing (a result file with only percentiles): there its tails gate as they did before.
+ */
+function withTailScope(
+  s: ArmSeries,
+  gate: GateMetricSet | undefined,
+  gatesOtherwise: Set<string>
+): ArmSeries {
+  if (gate === undefined || !isTailMetric(s.workload, s.metric)) return s
+  if (s.scope !== 'steady' && s.scope !== 'tail') return s
+  const named = isGatedTail(s.workload, s.metric, gate) || !gatesOtherwise.has(s.workload)
+  const scope = named ? 'steady' : 'tail'
+  return scope === s.scope ? s : { ...s, scope }
+}
+
+/** The workloads with a gated metric other than a tail percentile. */
+function gatedBeyondTails(series: readonly ArmSeries[]): Set<string> {
+  return new Set(
+    series.filter(s => s.scope === 'steady' && !isTailMetric(s.workload, s.metric)).map(s => s.workload)
+  )
+}
+
+/** Tells, once per workload, which tail metrics are shown and not gated, and how to gate them. */
+function shownTailsNote(series: readonly ArmSeries[]): string[] {
+  const byWorkload = new Map<string, Set<string>>()
+  for (const s of series) {
+    if (s.scope !== 'tail') continue
+    let names = byWorkload.get(s.workload)
+    if (names === undefined) byWorkload.set(s.workload, (names = new Set()))
+    names.add(s.metric)
+  }
+  return [...byWorkload].map(([w, names]) => {
+    const list = [...names].sort()
+    return (
+      `${w}: tail percentiles ${list.join(', ')} are tested and shown, not gated; ` +
+      `gate-metrics (--gate-metrics) gates them, e.g. ${w}/${list[list.length - 1]!}.`
+    )
+  })
+}
 
 export interface AnalyzeOptions {
   baselineEnv: string
@@ -24,6 +66,11 @@ export interface AnalyzeOptions {
   /** Bootstrap seed (e.g. the check's seed); the same seed always gives the same intervals. */
   seed?: number | string
   bootstrap?: BootstrapOptions
+  /**
+   * The tail metrics named in gate-metrics (config/tail-metrics.ts). When given, every tail metric's scope
+   * follows it (named: `steady`, gated; else `tail`, shown); when absent, the series keep the scope recorded.
+   */
+  gateMetrics?: GateMetricSet
 }
 
 /** Pair series by (workload, params, metric) and measure each pair; no Holm or verdicts yet. */
@@ -34,7 +81,9 @@ export function measureSeries(
   const key = (s: ArmSeries): string => `${s.workload}\u0000${s.params}\u0000${s.metric}`
   const base = new Map<string, ArmSeries>()
   const cand = new Map<string, ArmSeries>()
-  for (const s of series) {
+  const gatesOtherwise = gatedBeyondTails(series)
+  const scoped = series.map(s => withTailScope(s, opts.gateMetrics, gatesOtherwise))
+  for (const s of scoped) {
     if (s.environment === opts.baselineEnv) base.set(key(s), s)
     else if (s.environment === opts.candidateEnv) cand.set(key(s), s)
   }
@@ -44,7 +93,7 @@ export function measureSeries(
     'arms'
   )
   const comparisons: Comparison[] = []
-  const notes: string[] = []
+  const notes: string[] = shownTailsNote([...base.values()].filter(b => cand.has(key(b))))
   const farMetrics: Array<{ what: string; far: NonNullable<ReturnType<typeof farBlocks>> }> = []
   for (const [k, b] of base) {
     const c = cand.get(k)
@@ -133,6 +182,11 @@ export interface AnalyzeRecordsOptions {
   /** Bootstrap seed (the check's seed), so a report can be reproduced exactly. */
   seed?: number | string
   bootstrap?: BootstrapOptions
+  /**
+   * The tail metrics named in gate-metrics (config/tail-metrics.ts). When given, every tail metric's scope
+   * follows it (named: `steady`, gated; else `tail`, shown); when absent, the series keep the scope recorded.
+   */
+  gateMetrics?: GateMetricSet
 }
 
 /**

@@ -170,7 +170,9 @@ export function decide(comparisons: readonly Comparison[], opts: DecideOptions):
           ? `Reported for information (${/^(data_read_mb_s|ckpt_write_mb_s)$/.test(c.metric) ? 'bind-mounted data path: the same file system in both arms' : 'container writable layer'}), never gating: ${reason}`
           : c.scope === 'derived'
             ? `Derived from a gated metric, shown and not tested again: ${reason}`
-            : reason
+            : c.scope === 'tail'
+              ? `Tail percentile, shown and not gating (name it in gate-metrics to gate it): ${reason}`
+              : reason
   }
   return out
 }

@@ -13,6 +13,7 @@ import {
   minimumDetectableEffect,
   outliers,
   ratioIntervals,
+  logRatioTest,
   ratioTest,
   tInv,
   tost,
@@ -23,6 +24,7 @@ import { commonUnit, metricDirection } from './direction.js'
 import { equivalenceBounds, finiteInterval, ratioToOverhead, widerInterval } from './overhead-interval.js'
 import { screenedView } from './agreement.js'
 import { blockRatios, logToPct, MIN_BLOCKS, ratioBounds, ratioToPct } from './pairs.js'
+import { isTailMetric } from '../../config/index.js'
 
 /** Power of the minimum detectable effect, as stats/detectable-effect.ts uses it. */
 const POWER = 0.8
@@ -59,6 +61,7 @@ function comparisonScope(base: ArmSeries, cand: ArmSeries): MetricScope {
   if (cand.scope === 'startup' || base.scope === 'startup' || isStartupMetric(cand.metric)) return 'startup'
   if (cand.scope === 'info' || base.scope === 'info') return 'info'
   if (cand.scope === 'derived' || base.scope === 'derived') return 'derived'
+  if (cand.scope === 'tail' || base.scope === 'tail') return 'tail'
   return 'steady'
 }
 
@@ -182,9 +185,17 @@ function measureUnscaled(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions)
   // testable blocks (no common runs, a constant ratio) the two-sample figures above stand.
   const blocks = positive ? blockRatios(base, cand, direction) : { runs: [], d: [], w: [], b: [], strata: [] }
   const bounds = ratioBounds(opts.maxOverheadPct)
+  // A per-process percentile (a tail metric) is one value per process, not a mean of requests: the paired
+  // t-test on the blocks' log-ratios (config/tail-metrics.ts says why).
+  const tail = isTailMetric(cand.workload, cand.metric)
   const paired =
     blocks.d.length >= MIN_BLOCKS
-      ? ratioTest({ w: blocks.w, b: blocks.b, strata: blocks.strata }, bounds.low, bounds.high, opts.alpha)
+      ? (tail ? logRatioTest : ratioTest)(
+          { w: blocks.w, b: blocks.b, strata: blocks.strata },
+          bounds.low,
+          bounds.high,
+          opts.alpha
+        )
       : null
   let pGatePaired: number | null = null
   if (paired?.defined) {

@@ -15,6 +15,7 @@
 import { median } from 'simple-statistics'
 import { InputError } from '../../util/errors.js'
 import { knownMetric } from '../known-metrics.js'
+import { isTailMetric } from '../../config/index.js'
 import { FINGERPRINT_FIELDS, type ArmSeries, type Interleave, type PartialFingerprint } from './series.js'
 import { isStartupMetric } from './startup-metrics.js'
 
@@ -343,6 +344,11 @@ export class RunAggregator {
         groups.some(g => g.scope === 'derived') ||
         (groups.every(g => g.scope === '' || g.scope === 'steady') &&
           knownMetric(first.workload, first.metric)?.derived_from !== undefined)
+      // A result file's or CSV's percentile of an LLM-serving workload, with no scope of its own, is a tail
+      // metric: shown, gated only where gate-metrics names it (config/tail-metrics.ts).
+      const tail =
+        groups.some(g => g.scope === 'tail') ||
+        (groups.every(g => g.scope === '') && isTailMetric(first.workload, first.metric))
       if (!derived) {
         refuseDuplicatedRuns(groups)
         refuseRevisitedRuns(groups)
@@ -355,7 +361,7 @@ export class RunAggregator {
         environment: first.environment,
         unit: unit ?? '',
         ...(better === 'lower' || better === 'higher' ? { better } : {}),
-        scope: startup ? 'startup' : info ? 'info' : derived ? 'derived' : 'steady',
+        scope: startup ? 'startup' : info ? 'info' : derived ? 'derived' : tail ? 'tail' : 'steady',
         runs: groups.map(g => g.run),
         values: groups.map(g => meanOf(g.values)),
         iterations: groups.map(g => g.values.length),

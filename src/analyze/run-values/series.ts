@@ -14,7 +14,10 @@ export interface ArmSeries {
   unit: string
   /** Which way is better, as declared on the rows (`better`); undefined when no row declared it. */
   better?: Direction
-  /** `steady` gates; `startup` (start-up phases) and `info` (writable-layer I/O) are reported only. */
+  /**
+   * `steady` gates; `startup` (start-up phases), `info` (writable-layer I/O), `derived` and `tail` (a p90/p99
+   * not named in gate-metrics) are reported only.
+   */
   scope: MetricScope
   /** Run labels in run order (numeric order when all are numbers). */
   runs: string[]

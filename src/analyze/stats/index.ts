@@ -27,3 +27,4 @@ export {
   type PairedTest
 } from './paired.js'
 export { ratioInterval, ratioTest, type RatioBlocks, type RatioTest } from './ratio-of-means.js'
+export { logRatioTest } from './log-ratio.js'

@@ -30,7 +30,8 @@ export async function runAnalyzeAction(cfg: AnalyzeConfig, workspace: string): P
     format: 'md',
     maxOverheadPct: cfg.maxOverheadPct,
     alpha: cfg.alpha,
-    onInconclusive: cfg.onInconclusive
+    onInconclusive: cfg.onInconclusive,
+    gateMetrics: cfg.gateMetrics
   })
   const paths = resultPaths(cfg.out)
   // A check step's results folder keeps its own report: never overwritten by this one.

@@ -2,7 +2,7 @@
  * `gpu-overhead analyze`: statistics only, on any long-format results CSV, optionally also against a
  * stored baseline. The CLI parses flags and calls `analyzeCommand`; this module never exits the process.
  */
-import { checkAlpha, checkMaxOverhead } from '../../config/index.js'
+import { checkAlpha, checkMaxOverhead, gateMetricSet, type GateMetric } from '../../config/index.js'
 import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
 import type { Analysis, OnInconclusive } from '../../types/index.js'
@@ -31,6 +31,8 @@ export interface AnalyzeCommandOptions {
   alpha: number
   /** What an undecided analysis exits with (default neutral: 0, reported undecided). */
   onInconclusive?: OnInconclusive
+  /** Tail metrics that gate (--gate-metrics); absent or empty: tail metrics are shown, not gated. */
+  gateMetrics?: readonly GateMetric[]
 }
 
 export const DEFAULT_BASELINE_ENV = 'native'
@@ -109,7 +111,8 @@ export async function analyzeCommand(
     ...settings,
     baselineEnv: envs.baseline,
     candidateEnv: envs.candidate,
-    fingerprints: csv.fingerprints
+    fingerprints: csv.fingerprints,
+    gateMetrics: gateMetricSet(opts.gateMetrics ?? [])
   })
   const allNotes = [...(envs.note === undefined ? [] : [envs.note]), ...notes, ...csv.notes]
 

@@ -1,7 +1,7 @@
 /** The CLI's small commands: validate flags, call the stage, print, return the exit code. */
 import { aggregateCommand } from '../../fleet/index.js'
 import { analyzeCommand } from './analyze.js'
-import { alpha, DEFAULTS, maxOverhead, oneOf } from '../../config/index.js'
+import { alpha, DEFAULTS, gateMetrics, maxOverhead, oneOf } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
 import { gateCommand } from './gate.js'
 import { ioCheckCommand } from './io-check.js'
@@ -63,6 +63,7 @@ export async function analyzeCli(opts: Record<string, unknown>): Promise<number>
     candidateEnv: optionalString(opts.candidateEnv),
     baselinePath: optionalString(opts.baseline),
     format: opts.format === 'json' ? 'json' : 'md',
+    gateMetrics: gateMetrics('--gate-metrics', optionalString(opts.gateMetrics) ?? ''),
     ...limits(opts)
   })
   return printed(result)

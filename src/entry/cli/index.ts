@@ -85,6 +85,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.Turns]:
     "on one GPU, a block's processes (llm) take turns request by request, so a host state hits both arms alike",
   [Inputs.GateIoThroughput]: 'let io bind-mount MB/s gate (default: informational; io mount rule gates)',
+  [Inputs.GateMetrics]:
+    'tail metrics that gate, WORKLOAD/METRIC comma list, e.g. llm/tpot_p99_ms (default: none; tails are shown)',
   [Inputs.Device]: 'gpu | cpu (cpu runs the same pipeline without a GPU)',
   [Inputs.GpuAccess]: 'how the container gets the GPU: gpus | cdi | devices',
   [Inputs.Gpus]: 'all, or GPU indices/UUIDs; several run one process per GPU at once (per-GPU + pooled)',
@@ -241,6 +243,10 @@ export function buildProgram(): Command {
     .option('--baseline <file>', 'baseline JSON file to compare against as well')
     .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
     .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
+    .option(
+      '--gate-metrics <list>',
+      'tail metrics that gate, WORKLOAD/METRIC comma list (llm/tpot_p99_ms, vllm-bench-serve/p99_ttft_ms); default: tails shown, not gated'
+    )
     .option('--on-inconclusive <mode>', ON_INCONCLUSIVE_HELP)
     .addOption(formatOption())
     .action(async (opts: Record<string, string>) => {

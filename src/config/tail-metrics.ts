@@ -1,0 +1,104 @@
+/**
+ * Tail metrics (issue 39): the p90 and higher percentiles of TTFT, TPOT, ITL (and E2E where a tool reports
+ * it) — what `vllm bench serve`, SGLang, trtllm-bench and AIPerf report, and what the built-in llm emits once
+ * per process and configuration (`ttft_p99_ms`, …, `per_process: true`, docs/protocol.md). They are shown and
+ * gate only where the user names them (`gate-metrics: llm/tpot_p99_ms,vllm-bench-serve/p99_ttft_ms`).
+ *
+ * Which metrics are tail metrics goes with the workload's name and the metric's name, whoever emits it: the
+ * built-in llm and the LLM-serving result-file formats. A user's own workload keeps every metric it emits as
+ * it declared it (a `latency_p99` of a user command is not demoted).
+ *
+ * The test of a tail metric: a per-process percentile is one value per process, not a mean of requests, so
+ * the ratio of request means (stats/ratio-of-means.ts) does not apply. Each block gives the ratio of its two
+ * processes' percentiles, and the paired t-test runs on the log of those ratios (stats/log-ratio.ts): a
+ * percentile of a few hundred requests is right-skewed and its changes are multiplicative, the log makes
+ * the block ratios near-symmetric and weighs every block alike (one block's hiccup does not dominate as it
+ * would in a ratio of means), and the t-test gives the interval, the equivalence test (TOST) and the
+ * one-sided regression test every other metric has. A sign or Wilcoxon signed-rank test was the other
+ * candidate; at the 6–12 blocks of a check neither can give an interval or pass Holm's level with several
+ * gated metrics (the sign test's smallest two-sided p at 6 blocks is 0.031), so they cannot claim
+ * equivalence at all.
+ */
+
+/** The workloads whose percentile metrics are tail metrics: the built-in llm and the LLM-serving formats. */
+export const TAIL_WORKLOADS = [
+  'llm',
+  'vllm-bench-serve',
+  'sglang-bench-serving',
+  'trtllm-bench',
+  'aiperf'
+] as const
+
+/** The built-in llm's per-process tail metrics. */
+export const LLM_TAIL_METRICS = [
+  'ttft_p90_ms',
+  'ttft_p99_ms',
+  'tpot_p90_ms',
+  'tpot_p99_ms',
+  'itl_p90_ms',
+  'itl_p99_ms'
+] as const
+
+/** A percentile p90 … p99.9 as a name part: `p99_ttft_ms`, `ttft_p99_ms`, `ttft_percentiles.p99`, `itl.p99.9`. */
+const TAIL_PART = /(?:^|[_.])p9\d(?:\.\d{1,3})?(?=[_.]|$)/
+
+/** A percentile of p90 or above of an LLM-serving workload: shown, gated only when named. */
+export function isTailMetric(workload: string, metric: string): boolean {
+  if (!(TAIL_WORKLOADS as readonly string[]).includes(workload)) return false
+  const name = metric.split('@')[0] ?? metric
+  if (workload === 'llm') return (LLM_TAIL_METRICS as readonly string[]).includes(name)
+  // trtllm-bench's per-user generation rate (`gen_tps_percentiles.p99`) is a rate, not a latency tail;
+  // still a percentile of requests and tested like one.
+  return TAIL_PART.test(name)
+}
+
+/** One `workload/metric` entry of gate-metrics. */
+export interface GateMetric {
+  workload: string
+  metric: string
+}
+
+/** The named tail metrics as a lookup: `workload\0metric`. */
+export type GateMetricSet = ReadonlySet<string>
+
+export function gateMetricKey(workload: string, metric: string): string {
+  return `${workload}\u0000${metric.split('@')[0] ?? metric}`
+}
+
+export function gateMetricSet(list: readonly GateMetric[]): GateMetricSet {
+  return new Set(list.map(g => gateMetricKey(g.workload, g.metric)))
+}
+
+/** Whether a tail metric is named in gate-metrics. */
+export function isGatedTail(workload: string, metric: string, gate: GateMetricSet | undefined): boolean {
+  return gate !== undefined && gate.has(gateMetricKey(workload, metric))
+}
+
+/** The entry grammar, shown in every error. */
+export const GATE_METRICS_ALLOWED =
+  'a comma- or newline-separated list of WORKLOAD/METRIC tail metrics, e.g. llm/tpot_p99_ms,vllm-bench-serve/p99_ttft_ms; ' +
+  `llm's are ${LLM_TAIL_METRICS.join(', ')}; the result-file formats' (${TAIL_WORKLOADS.filter(w => w !== 'llm').join(', ')}) are their p90–p99.9 metrics as the file names them; empty: the default gated set (tails shown, not gated)`
+
+/**
+ * Parse gate-metrics. Returns null and the offending entry where an entry is malformed, names a workload
+ * with no tail metrics, or a metric that is not a tail metric (the others gate already).
+ */
+export function parseGateMetrics(
+  raw: string
+): { ok: true; list: GateMetric[] } | { ok: false; entry: string } {
+  const entries = raw
+    .split(/[,\n]/)
+    .map(s => s.trim())
+    .filter(s => s !== '')
+  const list: GateMetric[] = []
+  const seen = new Set<string>()
+  for (const entry of entries) {
+    const m = /^([A-Za-z0-9_.-]{1,64})\/([A-Za-z0-9_.-]{1,128})$/.exec(entry)
+    if (m === null || !isTailMetric(m[1]!, m[2]!)) return { ok: false, entry }
+    const key = gateMetricKey(m[1]!, m[2]!)
+    if (seen.has(key)) continue
+    seen.add(key)
+    list.push({ workload: m[1]!, metric: m[2]! })
+  }
+  return { ok: true, list }
+}
