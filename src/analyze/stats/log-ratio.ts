@@ -7,7 +7,7 @@
  * ratio-of-means test's shape so the comparison reads it the same way.
  */
 import { tCdf, tInv } from './distributions.js'
-import type { RatioBlocks, RatioTest } from './ratio-of-means.js'
+import { UNDEFINED, type RatioBlocks, type RatioTest } from './ratio-of-means.js'
 
 export function logRatioTest(blocks: RatioBlocks, low: number, high: number, alpha: number): RatioTest {
   const { w, b } = blocks
@@ -23,20 +23,7 @@ export function logRatioTest(blocks: RatioBlocks, low: number, high: number, alp
   }
   const S = Math.max(1, groups.size)
   const df = n - S
-  const undefinedTest = (ratio: number): RatioTest => ({
-    defined: false,
-    n,
-    strata: S,
-    df: Math.max(0, df),
-    ratio,
-    ci: { low: NaN, high: NaN },
-    p: 1,
-    pAbove: 1,
-    pBelow: 1,
-    pEquivalent: 1,
-    sdRel: NaN,
-    varFactor: NaN
-  })
+  const undefinedTest = (ratio: number): RatioTest => ({ ...UNDEFINED(n, S), ratio })
   if (n !== b.length || df < 1 || d.some(x => !Number.isFinite(x))) return undefinedTest(NaN)
   let mean = 0
   let varFactor = 0

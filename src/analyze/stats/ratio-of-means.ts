@@ -153,7 +153,8 @@ function containing(ci: { low: number; high: number }, r: number): { low: number
   return { low: Math.min(ci.low, r), high: Math.max(ci.high, r) }
 }
 
-const UNDEFINED = (n: number, S: number): RatioTest => ({
+/** The test's result where nothing can be tested (too few blocks, no spread): every claim's p is 1. */
+export const UNDEFINED = (n: number, S: number): RatioTest => ({
   defined: false,
   n,
   strata: S,
