@@ -11,6 +11,7 @@ import type { AggregateReport } from '../../src/fleet/types.js'
 import { DEFAULTS } from '../../src/config/defaults.js'
 import type { CheckSummary } from '../../src/types/index.js'
 import { Inputs } from '../../src/types/inputs.js'
+import { WORKLOADS } from '../../src/types/basics.js'
 import { cpuRunArgs, runCli, type CliResult } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
@@ -60,8 +61,12 @@ function doctorCopy(from: string, to: string): void {
   fs.writeFileSync(path.join(ws, to, 'results.jsonl'), `${lines.join('\n')}\n`)
 }
 
-/** Every workload of a default check (matmul, llm, io): each records its own stack (io imports no NumPy). */
-const DEFAULT_WORKLOADS = DEFAULTS[Inputs.Workloads]
+/**
+ * Every workload of a default check (matmul, llm, io: what `workloads: auto` runs without commands): each records
+ * its own stack (io imports no NumPy).
+ */
+const DEFAULT_WORKLOADS =
+  DEFAULTS[Inputs.Workloads] === 'auto' ? WORKLOADS.join(',') : DEFAULTS[Inputs.Workloads]
 
 beforeAll(async () => {
   image = await ensurePythonImage()
@@ -117,7 +122,7 @@ describe('gpu-overhead aggregate (real checks)', () => {
     const r = cli(['aggregate', 'A', 'B', '--out', 'agg', '--max-overhead', '50%'])
     expect(r.stderr).toContain('aggregate.md')
     const report = readJson<AggregateReport>(path.join(ws, 'agg', 'aggregate.json'))
-    expect(['pass', 'incomparable', 'regression']).toContain(report.verdict)
+    expect(['pass', 'incomparable', 'regression', 'inconclusive']).toContain(report.verdict)
     expect(r.code).toBe(report.verdict === 'regression' ? 1 : 0)
     expect(report.schema).toBe('gpu-overhead/aggregate@1')
     expect(report.groups).toHaveLength(1)
@@ -137,7 +142,9 @@ describe('gpu-overhead aggregate (real checks)', () => {
     expect(md.split('\n')[0]).toMatch(/^\*\*[A-Z]+\*\*.*2 result folders in 1 group/)
     expect(md).toContain('All 2 result folders share one fingerprint and were pooled.')
     expect(md).toMatch(/ 6\/6 \|/)
-    expect(r.stdout).toBe(md)
+    // The same text; stdout passes the log's rules, which drop invisible characters (the zero-width space the
+    // markdown puts into a link it must not make live).
+    expect(r.stdout).toBe(md.replace(/\u200b/g, ''))
   })
 
   it('with the default 2% limit the exit code follows the verdict', () => {
@@ -228,7 +235,8 @@ describe('the action in mode: aggregate (dist/index.js as the runner runs it)', 
     })
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('::warning::aggregate: ' + path.join(ws, 'fleet', 'fleet-dead'))
-    expect(r.out).toMatch(/verdict<<ghadelimiter_[\w-]+\n(pass|incomparable)\n/)
+    // The CPU toy kernel is noisy: a leg may be undecided (its mean pays an outlier iteration), never a failure.
+    expect(r.out).toMatch(/verdict<<ghadelimiter_[\w-]+\n(pass|incomparable|inconclusive)\n/)
     expect(r.out).toContain(path.join(ws, 'fleet-report', 'aggregate.md'))
     expect(r.out).toContain('All 2 result folders share one fingerprint and were pooled.')
     const report = readJson<AggregateReport>(path.join(ws, 'fleet-report', 'aggregate.json'))

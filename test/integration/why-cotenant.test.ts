@@ -73,7 +73,8 @@ test('a busy process beside the workload in the container only is the top reason
   expect(top.relevant).toBe(true)
   expect(top.label).toBe('other process in the container: python3')
   expect(top.baseline).toBe('none')
-  expect(top.candidate).toMatch(/^python3 \(python3 -c exec.*\), CPU \d/)
+  // Its command line, masked where written: the secret's whole word goes (up to the next space or comma).
+  expect(top.candidate).toMatch(/^python3 \(python3 -c exec.*API_TOKEN=\*\*\*.*, CPU \d/)
   expect(top.explains.join()).toMatch(/matmul kernel_ms/)
   expect(e.headline).toMatch(/^most likely: other process in the container: python3/)
 
