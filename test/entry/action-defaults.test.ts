@@ -4,10 +4,10 @@
  * not name" can never be seen. With `commands:` alone, only the commands run (natively and in the image, gated);
  * `workloads: matmul` beside a command fails naming the command instead of dropping it; listing both runs both.
  */
-import { jest } from '@jest/globals'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { runActionHere } from '../hardening/action-env.js'
 import type { CheckSummary } from '../../src/types/index.js'
 import { runnerInputEnv } from '../helpers/action-inputs.js'
 import { HOST_PYTHON } from '../helpers/cli.js'
@@ -68,25 +68,7 @@ async function action(
   delete process.env.GITHUB_REPOSITORY
   delete process.env.GITHUB_EVENT_PATH
   Object.assign(process.env, runnerInputEnv({ ...WITH, ...withInputs }))
-  const written: string[] = []
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    written.push(String(chunk))
-    return true
-  })
-  process.exitCode = undefined
-  try {
-    const { run } = await import('../../src/entry/action/main.js')
-    await run()
-    return {
-      outputs: readFileSync(path.join(runner, 'out'), 'utf8'),
-      log: written.join(''),
-      failed: process.exitCode === 1
-    }
-  } finally {
-    spy.mockRestore()
-    process.env = env
-    process.exitCode = undefined
-  }
+  return runActionHere(runner, env)
 }
 
 const summaryOf = (ws: string): CheckSummary =>

@@ -4,10 +4,10 @@
  * same-repository PR's config command is refused by name; with it, the command runs (natively, A/A) and the
  * summary and report say it came from the checked-out config file.
  */
-import { jest } from '@jest/globals'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { runActionHere } from '../hardening/action-env.js'
 
 let runner: string
 const made: string[] = []
@@ -70,25 +70,7 @@ async function action(
     'baseline-branch': ''
   }
   for (const [k, v] of Object.entries({ ...base, ...inputs })) process.env[`INPUT_${k.toUpperCase()}`] = v
-  const written: string[] = []
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    written.push(String(chunk))
-    return true
-  })
-  process.exitCode = undefined
-  try {
-    const { run } = await import('../../src/entry/action/main.js')
-    await run()
-    return {
-      outputs: readFileSync(path.join(runner, 'out'), 'utf8'),
-      log: written.join(''),
-      failed: process.exitCode === 1
-    }
-  } finally {
-    spy.mockRestore()
-    process.env = env
-    process.exitCode = undefined
-  }
+  return runActionHere(runner, env)
 }
 
 test("a fork's config-file commands never run without allow-fork-prs, even with allow-config-commands", async () => {

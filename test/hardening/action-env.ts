@@ -3,7 +3,7 @@
  * event payload, a workspace. What it printed, its outputs, its job summary and whether it failed come back.
  */
 import { jest } from '@jest/globals'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -59,6 +59,18 @@ export async function runAction(a: ActionRun): Promise<ActionResult> {
     else process.env[k] = v
   for (const [k, v] of Object.entries({ ...BASE_INPUTS, ...a.inputs }))
     process.env[`INPUT_${k.replace(/ /g, '_').toUpperCase()}`] = v
+  try {
+    return await runActionHere(runner, saved)
+  } finally {
+    rmSync(runner, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The action's `run()` in this process, with the environment the caller set up (runner files under `runner`):
+ * stdout captured, then process.env put back to `saved` and the exit code cleared, whatever happened.
+ */
+export async function runActionHere(runner: string, saved: NodeJS.ProcessEnv): Promise<ActionResult> {
   const written: string[] = []
   const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     written.push(String(chunk))
@@ -68,9 +80,10 @@ export async function runAction(a: ActionRun): Promise<ActionResult> {
   try {
     const { run } = await import('../../src/entry/action/main.js')
     await run()
+    const summary = path.join(runner, 'summary')
     return {
       outputs: readFileSync(path.join(runner, 'out'), 'utf8'),
-      summary: readFileSync(path.join(runner, 'summary'), 'utf8'),
+      summary: existsSync(summary) ? readFileSync(summary, 'utf8') : '',
       log: written.join(''),
       failed: process.exitCode === 1
     }
@@ -78,6 +91,5 @@ export async function runAction(a: ActionRun): Promise<ActionResult> {
     spy.mockRestore()
     process.env = saved
     process.exitCode = undefined
-    rmSync(runner, { recursive: true, force: true })
   }
 }
