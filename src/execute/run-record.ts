@@ -73,8 +73,14 @@ export function describeFailure(proc: ProcessResult, resultError: string | null 
   if (err && err.event === 'error') return `${err.type}: ${err.message}`
   const exit = proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.exitCode}`
   if (proc.exitCode === 137) return `${exit} (out of memory or killed)`
-  // The run's log (stdout and stderr): an entrypoint's or interpreter's last words.
-  const tail = proc.log.lastLines(3).join(' | ').slice(-600)
+  // An entrypoint's or interpreter's last words: stderr's where it has any. stdout and stderr are two pipes, so
+  // in the merged log a banner printed on stdout before `exec` can land after the error written on stderr.
+  const errLines = proc.stderrTail
+    .split(/\r?\n/)
+    .map(l => l.trim())
+    .filter(Boolean)
+    .slice(-3)
+  const tail = (errLines.length > 0 ? errLines : proc.log.lastLines(3)).join(' | ').slice(-600)
   const first = proc.badLines[0]
   const bad =
     first !== undefined ? `; not a protocol event: ${first}` : resultError !== null ? `; ${resultError}` : ''
