@@ -18,32 +18,8 @@ SLOW=local/gpu-torch:noisy-3pct
 docker image inspect "$SLOW" >/dev/null 2>&1 || bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20
 R=${OUT:-/tmp}/lay-$PART; mkdir -p "$R"
 nvidia-smi --query-gpu=index,name,driver_version,power.limit,clocks.sm,temperature.gpu --format=csv > "$R/gpu.csv" 2>&1
-action() { # NAME IMAGE GPUS [MORE INPUT_ ASSIGNMENTS]
-  local name=$1 image=$2 gpu=$3; shift 3
-  local ws=/tmp/ws-$name; rm -rf "$ws"; mkdir -p "$ws" /tmp/runner-temp
-  : > "$R/$name-github_output"; : > "$R/$name-step_summary.md"
-  local t0; t0=$(date +%s.%N)
-  ( cd "$ws" && env -i PATH="$PATH" HOME="$HOME" GITHUB_WORKSPACE="$ws" GITHUB_OUTPUT="$R/$name-github_output" \
-      GITHUB_STEP_SUMMARY="$R/$name-step_summary.md" GITHUB_EVENT_NAME=workflow_dispatch RUNNER_TEMP=/tmp/runner-temp \
-      "INPUT_IMAGE=$image" "INPUT_GPUS=$gpu" "INPUT_GPU-ACCESS=devices" "INPUT_COMMENT=never" \
-      "INPUT_CHECK-RUN=" "INPUT_BASELINE-BRANCH=" "$@" \
-      timeout -s INT 280 node "$REPO/dist/index.js" ) > "$R/$name-action.log" 2>&1
-  local rc=$?
-  local v; v=$(python3 - "$ws/gpu-overhead-results/summary.json" <<'PY' 2>/dev/null
-import json, sys
-s = json.load(open(sys.argv[1]))
-out = [str(s.get("verdict"))]
-for c in (s.get("analysis") or {}).get("comparisons", []) or []:
-    if c.get("scope") != "steady":
-        continue
-    out.append("%s/%s=%s%s" % (c.get("workload"), c.get("metric"), c.get("verdict"), "" if c.get("overhead_pct") is None else "(%+.2f%%)" % c["overhead_pct"]))
-print(" ".join(out))
-PY
-)
-  echo "$name: image $image gpus $gpu exit=$rc wall_s=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))") $v" | tee -a "$R/exits.txt"
-  cp -r "$ws/gpu-overhead-results" "$R/$name" 2>/dev/null; rm -rf "$R/$name/io" "$ws"
-  gzip -9 "$R/$name"/results.jsonl "$R/$name"/samples.csv 2>/dev/null
-}
+# shellcheck source=action-lib.sh
+source "$REPO/scripts/gpu-host/action-lib.sh"
 case $PART in
   pairs2)
     for i in $(seq 1 "$ROUNDS"); do
