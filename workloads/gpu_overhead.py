@@ -40,6 +40,16 @@ def _finite(v):
     return v if v is None or isinstance(v, (str, bool, int)) else str(v)
 
 
+def _gist(message, limit=500):
+    """An exception's message in one bounded line: its first line and, for a message that carries a traceback
+    (a DataLoader worker's error re-raised in the main process), its last line, where the real error is."""
+    lines = [l.strip() for l in message.strip().splitlines() if l.strip()]
+    if len(lines) <= 1:
+        return (lines[0] if lines else "")[:limit]
+    head, tail = lines[0][: limit // 2], lines[-1][-(limit // 2) :]
+    return "%s … %s" % (head, tail)
+
+
 def _open_channel():
     path = os.environ.get("GPU_OVERHEAD_EVENTS")
     if not path:
@@ -157,5 +167,5 @@ class Benchmark(object):
         if kind is None:
             self._emit({"event": "summary", "workload": self.name, "measured_s": self.measured_s})
             return False
-        self._emit({"event": "error", "type": "oom" if "out of memory" in str(value).lower() else "runtime", "message": "%s: %s" % (kind.__name__, str(value).strip()[:500])})
+        self._emit({"event": "error", "type": "oom" if "out of memory" in str(value).lower() else "runtime", "message": "%s: %s" % (kind.__name__, _gist(str(value)))})
         return False

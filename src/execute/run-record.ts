@@ -63,6 +63,15 @@ function silent(proc: ProcessResult): boolean {
   return proc.events.length === 0 && proc.badLines.length === 0
 }
 
+/** The last `n` non-empty lines the process wrote on stderr. */
+function lastErrLines(proc: ProcessResult, n: number): string[] {
+  return proc.stderrTail
+    .split(/\r?\n/)
+    .map(l => l.trim())
+    .filter(Boolean)
+    .slice(-n)
+}
+
 /** Why a run failed, in one line; `resultError`: why its command's results could not be read. */
 export function describeFailure(proc: ProcessResult, resultError: string | null = null): string {
   if (proc.spawnError) return `could not start: ${proc.spawnError}`
@@ -70,16 +79,18 @@ export function describeFailure(proc: ProcessResult, resultError: string | null 
   if (proc.timedOut) return 'timed out (killed with its process tree/container)'
   if (proc.cancelled) return 'cancelled'
   const err = proc.events.find(e => e.event === 'error')
-  if (err && err.event === 'error') return `${err.type}: ${err.message}`
+  if (err && err.event === 'error') {
+    // The interpreter's last line on stderr is the real error where the event's message is only its wrapper (a
+    // workload that reports str(exception) of a DataLoader worker's re-raise: the cause is its last line).
+    const last = lastErrLines(proc, 1)[0]
+    const more = last !== undefined && !err.message.includes(last) ? ` | ${last.slice(-300)}` : ''
+    return `${err.type}: ${err.message}${more}`
+  }
   const exit = proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.exitCode}`
   if (proc.exitCode === 137) return `${exit} (out of memory or killed)`
   // An entrypoint's or interpreter's last words: stderr's where it has any. stdout and stderr are two pipes, so
   // in the merged log a banner printed on stdout before `exec` can land after the error written on stderr.
-  const errLines = proc.stderrTail
-    .split(/\r?\n/)
-    .map(l => l.trim())
-    .filter(Boolean)
-    .slice(-3)
+  const errLines = lastErrLines(proc, 3)
   const tail = (errLines.length > 0 ? errLines : proc.log.lastLines(3)).join(' | ').slice(-600)
   const first = proc.badLines[0]
   const bad =

@@ -140,7 +140,7 @@ export class TurnGate {
 
 /**
  * Runs one block's turns: waits until every process is prepared (its first `wait`), then gives the GPU to
- * each in turn, the order reversed every round (A B, B A, …) so neither arm always goes first; before each
+ * each in turn, first in the order they got ready, the order reversed every round (A B, B A, …); before each
  * turn every other container is frozen and the one taking it thawed. A process that is done leaves the
  * rotation. Anything else ends the block at once, every process killed, and names the process that broke it:
  * one that ends without `done` (exited, failed, killed), floods `turn` events, still asks after MAX_TURNS, or
@@ -194,12 +194,25 @@ async function rotate(gates: readonly TurnGate[], timeoutMs: number): Promise<Tu
     }
   }
   const ended = async (g: TurnGate): Promise<TurnStop> => ({ reason: await g.whyEnded(), gate: at(g) })
-  const first = await Promise.all(gates.map(nextOf))
+  // The order in which the processes got ready (their first `wait`, after their warm-up) opens the first round.
+  const ready: TurnGate[] = []
+  const first = await Promise.all(
+    gates.map(async g => {
+      const s = await nextOf(g)
+      ready.push(g)
+      return s
+    })
+  )
   const gone = first.findIndex(s => s === 'ended')
   if (gone >= 0) return ended(gates[gone]!)
   const slow = first.findIndex(s => s === LATE)
   if (slow >= 0) return late(gates[slow]!)
-  let active = gates.filter((_, i) => first[i] === 'wait')
+  // The process that got ready first measures first, right after the other's warm-up: every first request
+  // then follows another process's work on the GPU, the decode state that turns give. The one ready last going
+  // first ran its first request after its own warm-up alone, the other's long over: the slow level (32 of 42
+  // container processes that went first on 2 and 4 x H100, 1 of 76 native ones, whose container partner is
+  // the later to start; docs/evidence/2026-11-27-layouts-10.md).
+  let active = ready.filter(g => first[gates.indexOf(g)] === 'wait')
   // Every container frozen from the start, so the first request of each arm follows a freeze or a thaw alike,
   // whichever arm goes first.
   const frozen = await handOver(gates, active, null)

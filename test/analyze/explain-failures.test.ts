@@ -83,7 +83,14 @@ describe('failed arms explained', () => {
     ],
     ['exit code 0; no protocol events arrived (did the entrypoint exec "$@"?)', /never ran/, /exec "\$@"/],
     ['exit code 127: /opt/nvidia/nvidia_entrypoint.sh: exec: python3: not found', /python3/, /python3/],
-    ['exit code 135: Bus error (core dumped) writing /dev/shm/torch_1', /shm/, /--shm-size|--ipc=host/]
+    ['exit code 135: Bus error (core dumped) writing /dev/shm/torch_1', /shm/, /--shm-size|--ipc=host/],
+    // A DataLoader on Docker's 64 MiB /dev/shm, 4 x H100 (docs/evidence/2026-11-27-dataloader.md): the worker's
+    // error re-raised in the main process, as the protocol helper now reports it (first and last line).
+    [
+      'runtime: RuntimeError: Caught RuntimeError in DataLoader worker process 1. … RuntimeError: unable to write to file </torch_4242_1838461929_0>: No space left on device (28)',
+      /shm/,
+      /--shm-size|--ipc=host/
+    ]
   ])('%s → names the cause and the fix', (error, label, fix) => {
     const top = explainFailed(error).findings[0]!
     expect(top.kind).toBe('failure')

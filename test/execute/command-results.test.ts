@@ -143,3 +143,26 @@ describe('describeFailure with a result error', () => {
     expect(describeFailure(proc({ badLines: ['junk'] }), 'x')).toBe('exit code 0; not a protocol event: junk')
   })
 })
+
+describe('describeFailure with an error event', () => {
+  const wrapped = {
+    event: 'error' as const,
+    type: 'runtime',
+    message:
+      'RuntimeError: Caught RuntimeError in DataLoader worker process 1. Original Traceback (most recent'
+  }
+  it("adds stderr's last line where the event carries only the wrapper of the real error", () => {
+    const stderrTail =
+      'Traceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: unable to write to file </torch_4242_1_0>: No space left on device (28)\n'
+    expect(describeFailure(proc({ exitCode: 1, events: [wrapped], stderrTail }))).toBe(
+      `runtime: ${wrapped.message} | RuntimeError: unable to write to file </torch_4242_1_0>: No space left on device (28)`
+    )
+  })
+  it('says it once where the event already holds that line, or stderr is empty', () => {
+    const whole = { ...wrapped, message: 'ValueError: bad size' }
+    expect(
+      describeFailure(proc({ exitCode: 1, events: [whole], stderrTail: 'ValueError: bad size\n' }))
+    ).toBe('runtime: ValueError: bad size')
+    expect(describeFailure(proc({ exitCode: 1, events: [whole] }))).toBe('runtime: ValueError: bad size')
+  })
+})

@@ -84,8 +84,9 @@ describe('turns', () => {
       const tpot = r.samples.filter(s => s.metric === 'tpot_ms')
       expect(tpot.length).toBe(16)
       expect(tpot.every(s => s.interleave === 'turns')).toBe(true)
-      // Block 1 starts with the schedule's first arm; each round reverses the order.
-      const [a, b] = [r.runs[0]!.environment, r.runs[1]!.environment]
+      // Block 1 starts with the process that got ready first (either arm); each round reverses the order.
+      const firstUp = order(r.samples, 1)[0]!.split(':')[0]!
+      const [a, b] = [firstUp, r.runs.map(x => x.environment).find(e => e !== firstUp)!]
       expect(order(r.samples, 1)).toEqual([
         `${a}:1`,
         `${b}:1`,

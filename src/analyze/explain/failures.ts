@@ -277,7 +277,9 @@ const CAUSES: readonly CauseRule[] = [
     fix: 'raise container-memory, or make the workload smaller (llm-preset, matmul-size)'
   },
   {
-    pattern: /Bus error|\/dev\/shm|shared memory/i,
+    // torch names its shared-memory segments /torch_<pid>_… (aten/src/ATen/MapAllocator.cpp: "unable to write to
+    // file </torch_…>", "unable to mmap … from file </torch_…>"): a DataLoader worker's batch on a full /dev/shm.
+    pattern: /Bus error|\/dev\/shm|shared memory|\(shm\)|<\/torch_\d/i,
     containerOnly: true,
     key: 'failure:shm',
     label: 'shared memory (/dev/shm)',
