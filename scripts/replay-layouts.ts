@@ -1,0 +1,168 @@
+/**
+ * Coverage and error rates of the check's analysis on recorded GPU samples (issue 38): no generator, the blocks
+ * the action measured on 2 and 4 x H100 with an image that differs in nothing from native.
+ *
+ * Each replayed check draws `n` blocks (a native and a container process that took turns on one GPU) with
+ * replacement from one layout's recorded blocks, keeping each block's GPU as its stratum; swaps the two arms'
+ * labels inside each block at random (the image differs in nothing, so the arms are exchangeable: the true
+ * overhead is 0); multiplies the container's values by 1 + δ (the true overhead is then δ); and runs the
+ * analysis the check runs (analyzeRecords: ratio of request means, Fieller, GPU strata). Counts how often the
+ * printed interval covers δ, and the verdicts at δ = 0 and at the threshold.
+ *
+ * The llm's first measured request of each process is left out (--keep-first keeps it): the samples were
+ * recorded before 0261b30, whose first round of turns removed the slow first request of the process that was
+ * ready last (docs/evidence/2026-11-27-layouts-10.md).
+ *
+ * Run: npx tsx scripts/replay-layouts.ts [--replays 400] [--keep-first] [ROOT ...]
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import * as zlib from 'node:zlib'
+import { parse } from 'csv-parse/sync'
+import { analyzeRecords, type RawRow } from '../src/analyze/index.js'
+
+const METRICS = new Set(['matmul/kernel_ms', 'llm/ttft_ms', 'llm/tpot_ms'])
+const args = process.argv.slice(2)
+const flag = (name: string): boolean => args.includes(name)
+const value = (name: string, d: number): number => {
+  const i = args.indexOf(name)
+  return i >= 0 ? Number(args[i + 1]) : d
+}
+const REPLAYS = value('--replays', 400)
+const KEEP_FIRST = flag('--keep-first')
+const roots = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--replays')
+const ROOTS =
+  roots.length > 0 ? roots : ['docs/evidence/2026-11-27-layouts', 'docs/evidence/2026-11-27-layouts-10']
+
+interface Block {
+  gpu: number
+  native: RawRow[]
+  container: RawRow[]
+}
+
+/** Every samples.csv.gz of a same-image check under `root`, with its layout (GPUs in the check). */
+function checks(root: string): { layout: string; file: string }[] {
+  const out: { layout: string; file: string }[] = []
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (e.name === 'samples.csv.gz' && /-same$/.test(path.basename(dir)) && !/noturns/.test(p)) {
+        const gpus = /-g(\d+)-same$/.exec(path.basename(dir))?.[1]?.length ?? 0
+        out.push({ layout: `${gpus} GPUs`, file: p })
+      }
+    }
+  }
+  walk(root)
+  return out
+}
+
+/** One recorded check's blocks: run k of each arm. */
+function blocksOf(file: string): Block[] {
+  const rows = parse(zlib.gunzipSync(fs.readFileSync(file)), { columns: true }) as Record<string, string>[]
+  const byBlock = new Map<string, Block>()
+  for (const r of rows) {
+    if (r['scope'] !== 'steady' || !METRICS.has(`${r['workload']}/${r['metric']}`)) continue
+    const iteration = Number(r['iteration'])
+    if (r['workload'] === 'llm' && iteration === 1 && !KEEP_FIRST) continue
+    const env = r['environment'] as 'native' | 'container'
+    const gpu = Number(r['gpu'])
+    // The llm takes turns: a block's two processes share one GPU. matmul runs as a duet: a block is run k of
+    // each arm, each on its own GPU at the same time.
+    const key = `${r['workload']}\u0000${r['run']}${r['interleave'] === 'turns' ? `\u0000${gpu}` : ''}`
+    const b = byBlock.get(key) ?? { gpu, native: [], container: [] }
+    byBlock.set(key, b)
+    b[env].push({
+      workload: r['workload']!,
+      environment: env,
+      run: 0,
+      metric: r['metric']!,
+      value: Number(r['value']),
+      iteration,
+      unit: r['unit']!,
+      better: r['better']!,
+      scope: 'steady',
+      params: r['params']!,
+      interleave: r['interleave'] ?? '',
+      gpu
+    })
+  }
+  return [...byBlock.values()].filter(b => b.native.length > 0 && b.container.length > 0)
+}
+
+/** A seeded generator (mulberry32): the same replays every time. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+function replay(pool: readonly Block[], n: number, delta: number, rand: () => number): RawRow[] {
+  const rows: RawRow[] = []
+  for (let k = 1; k <= n; k++) {
+    const b = pool[Math.floor(rand() * pool.length)]!
+    const swap = rand() < 0.5
+    for (const [from, to] of [
+      ['native', swap ? 'container' : 'native'],
+      ['container', swap ? 'native' : 'container']
+    ] as const)
+      for (const r of b[from])
+        rows.push({ ...r, environment: to, run: k, value: to === 'container' ? r.value * (1 + delta) : r.value })
+  }
+  return rows
+}
+
+const byLayout = new Map<string, Map<string, Block[]>>()
+for (const root of ROOTS)
+  for (const c of checks(root)) {
+    const pools = byLayout.get(c.layout) ?? new Map<string, Block[]>()
+    byLayout.set(c.layout, pools)
+    for (const b of blocksOf(c.file)) {
+      const w = b.native[0]!.workload
+      pools.set(w, [...(pools.get(w) ?? []), b])
+    }
+  }
+
+console.log(
+  `Replayed checks per row: ${REPLAYS}; threshold 2%, alpha 0.05; llm first requests ${KEEP_FIRST ? 'kept' : 'left out'}.\n`
+)
+console.log(
+  '| layout | workload | recorded blocks | blocks per check | true overhead | metric | covers | equivalent | regression |'
+)
+console.log('| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |')
+for (const [layout, pools] of [...byLayout].sort())
+  for (const [workload, pool] of [...pools].sort())
+    for (const n of [6, 12])
+      for (const delta of [0, 0.02]) {
+        const rand = rng(n * 1000 + Math.round(delta * 1e4))
+        const tally = new Map<string, { covers: number; eq: number; reg: number; all: number }>()
+        for (let i = 0; i < REPLAYS; i++) {
+          const analysis = analyzeRecords(replay(pool, n, delta, rand), {
+            baselineEnv: 'native',
+            candidateEnvs: ['container'],
+            maxOverheadPct: 2,
+            alpha: 0.05,
+            seed: i
+          })
+          for (const c of analysis.comparisons) {
+            if (c.scope !== 'steady' || c.overhead_pct === null || !c.ci95) continue
+            const t = tally.get(c.metric) ?? { covers: 0, eq: 0, reg: 0, all: 0 }
+            tally.set(c.metric, t)
+            const truth = delta * 100
+            t.all++
+            if (c.ci95.low <= truth && truth <= c.ci95.high) t.covers++
+            if (c.verdict === 'equivalent') t.eq++
+            if (c.verdict === 'regression') t.reg++
+          }
+        }
+        const pct = (x: number, all: number): string => `${((100 * x) / Math.max(1, all)).toFixed(1)}%`
+        for (const [metric, t] of [...tally].sort())
+          console.log(
+            `| ${layout} | ${workload} | ${pool.length} | ${n} | +${(delta * 100).toFixed(0)}% | ${metric} | ${pct(t.covers, t.all)} | ${pct(t.eq, t.all)} | ${pct(t.reg, t.all)} |`
+          )
+      }
