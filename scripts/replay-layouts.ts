@@ -112,7 +112,12 @@ function replay(pool: readonly Block[], n: number, delta: number, rand: () => nu
       ['container', swap ? 'native' : 'container']
     ] as const)
       for (const r of b[from])
-        rows.push({ ...r, environment: to, run: k, value: to === 'container' ? r.value * (1 + delta) : r.value })
+        rows.push({
+          ...r,
+          environment: to,
+          run: k,
+          value: to === 'container' ? r.value * (1 + delta) : r.value
+        })
   }
   return rows
 }
