@@ -102,11 +102,34 @@ function rng(seed: number): () => number {
   }
 }
 
+/**
+ * One replayed check of `n` blocks. Turn-taking blocks (both processes on one GPU): the arms' labels swapped at
+ * random. Duet blocks (each arm on its own GPU): oriented as the schedule runs them, the GPU pairs in turn and
+ * the arms' GPUs swapped every round (0>1, 2>3, 1>0, 3>2 on 4 GPUs), so each stratum gets its share as in a check.
+ */
 function replay(pool: readonly Block[], n: number, delta: number, rand: () => number): RawRow[] {
   const rows: RawRow[] = []
+  const gpuOf = (b: Block, arm: 'native' | 'container'): number => b[arm][0]!.gpu ?? -1
+  const pairs = [
+    ...new Set(pool.filter(b => gpuOf(b, 'native') !== gpuOf(b, 'container')).map(pairOf))
+  ].sort()
+  // A 2-GPU check runs on one pair: each replayed check draws its pair.
+  const checkPairs =
+    pairs.length > 0 && pool === twoGpuPool ? [pairs[Math.floor(rand() * pairs.length)]!] : pairs
   for (let k = 1; k <= n; k++) {
-    const b = pool[Math.floor(rand() * pool.length)]!
-    const swap = rand() < 0.5
+    let b: Block
+    let swap: boolean
+    if (checkPairs.length === 0) {
+      b = pool[Math.floor(rand() * pool.length)]!
+      swap = rand() < 0.5
+    } else {
+      const pair = checkPairs[(k - 1) % checkPairs.length]!
+      const round = Math.floor((k - 1) / checkPairs.length)
+      const native = Number(pair.split(',')[round % 2])
+      const same = pool.filter(x => pairOf(x) === pair)
+      b = same[Math.floor(rand() * same.length)]!
+      swap = gpuOf(b, 'native') !== native
+    }
     for (const [from, to] of [
       ['native', swap ? 'container' : 'native'],
       ['container', swap ? 'native' : 'container']
@@ -121,6 +144,13 @@ function replay(pool: readonly Block[], n: number, delta: number, rand: () => nu
   }
   return rows
 }
+
+/** The block's two GPUs, lower first. */
+function pairOf(b: Block): string {
+  const g = [b.native[0]!.gpu ?? -1, b.container[0]!.gpu ?? -1].sort((x, y) => x - y)
+  return g.join(',')
+}
+let twoGpuPool: readonly Block[] = []
 
 const byLayout = new Map<string, Map<string, Block[]>>()
 for (const root of ROOTS)
@@ -142,9 +172,10 @@ console.log(
 console.log('| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |')
 for (const [layout, pools] of [...byLayout].sort())
   for (const [workload, pool] of [...pools].sort())
-    for (const n of [6, 12])
+    for (const n of [3, 6, 12])
       for (const delta of [0, 0.02]) {
         const rand = rng(n * 1000 + Math.round(delta * 1e4))
+        twoGpuPool = layout === '2 GPUs' ? pool : []
         const tally = new Map<string, { covers: number; eq: number; reg: number; all: number }>()
         for (let i = 0; i < REPLAYS; i++) {
           const analysis = analyzeRecords(replay(pool, n, delta, rand), {
