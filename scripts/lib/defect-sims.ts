@@ -197,12 +197,17 @@ const analyzeOpts = (seed: number) => ({
   bootstrap: { resamples: 400, seed: String(seed) }
 })
 
-/** One fixed-count check of `n` blocks, analysed as `analyze` does. */
-export function fixedCheck(g: Generator, n: number, seed: number): Analysis {
+/** The sample rows of a fixed-count check of `n` blocks, as the check records them (before pooling). */
+export function checkSamples(g: Generator, n: number, seed: number): SampleRecord[] {
   const draw = g.check(streamOf(seed))
   const samples: SampleRecord[] = []
   for (let i = 0; i < n; i++) samples.push(...blockRows(g, draw, i))
-  return analyzeRecords(asCheck(samples), analyzeOpts(seed))
+  return samples
+}
+
+/** One fixed-count check of `n` blocks, analysed as `analyze` does. */
+export function fixedCheck(g: Generator, n: number, seed: number): Analysis {
+  return analyzeRecords(asCheck(checkSamples(g, n, seed)), analyzeOpts(seed))
 }
 
 /** One sequential check (3 to `maxRuns` blocks, a look after each), analysed as `run` does. */
