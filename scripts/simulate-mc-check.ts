@@ -2,10 +2,10 @@
  * Monte Carlo check of the rows that read slightly over their bounds at 400 simulated checks (README, "Verdict
  * error rates"): the same generators with many more checks and seeds of their own, so an excess of a few tenths
  * of a point can be told from noise (SE at 2.5% and 10,000 checks: 0.16 points; at 40,000: 0.08).
- *   npx tsx scripts/simulate-mc-check.ts            # S4/S8 and duet rows, 10,000 (duet: +20,000) checks; S1, 40,000
+ *   npx tsx scripts/simulate-mc-check.ts   # S4/S8 and duet rows, 10,000 (duet: +20,000); tail p99 fixed 6, 8,000; S1, 40,000
  * Prints one JSON line per row.
  */
-import { duet, rates, uniform } from './lib/defect-sims.js'
+import { duet, rates, tailScale, uniform } from './lib/defect-sims.js'
 import { generator } from './lib/issue39-sim.js'
 
 const line = (o: object): void => void process.stdout.write(JSON.stringify(o) + '\n')
@@ -19,6 +19,7 @@ for (const [name, g, n] of [
   line({ name, ...rates(g, n, 10_000, 50_000_000) })
 line({ name: 'duet, fixed 6 (more seeds)', ...rates(duet(2, 3), 6, 20_000, 90_000_000) })
 line({ name: 'duet, fixed 12 (more seeds)', ...rates(duet(2, 3), 12, 20_000, 95_000_000) })
+line({ name: 'tail p99, fixed 6', ...rates(tailScale(2, 99), 6, 8_000, 60_000_000) })
 
 // S1: two arms at exactly +2% against their own 5 stored checks, one report: exit 1.
 const g = generator('issue-39-S1-rerun-b')
