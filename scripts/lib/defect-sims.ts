@@ -29,6 +29,12 @@ export interface Generator {
   metrics?: number
   /** A check: block i → per-request values of each arm, for metric m. */
   check: (rand: () => number) => (i: number, m: number) => Block
+  /**
+   * A tail metric gated through gate-metrics: each process also reports the q-th percentile of its requests
+   * (`tpot_p<q>_ms`, one value per process, as the built-in llm does), and the row is judged on it. `truthPct`:
+   * its true overhead where the generator implies one (a scale change of every request), else undefined.
+   */
+  tail?: { q: number; truthPct?: number }
 }
 
 export const MAX = 2
@@ -75,15 +81,51 @@ export function nativeSlowPath(pct: number): Generator {
 }
 
 /** S5: a share of the container's requests is slower by `factor` (a tail the per-process median hides). */
-export function requestTail(share: number, factor: number): Generator {
+export function requestTail(share: number, factor: number, n = REQUESTS): Generator {
   return {
-    name: `S5: ${share * 100}% of container requests ×${factor}`,
+    name: `S5: ${share * 100}% of container requests ×${factor}${n === REQUESTS ? '' : `, ${n} requests per process`}`,
     truthPct: share * (factor - 1) * 100,
     check: rand => () => ({
-      native: requests(rand, BASE),
-      container: requests(rand, BASE, { slowShare: share, slowFactor: factor })
+      native: requests(rand, BASE, { n }),
+      container: requests(rand, BASE, { slowShare: share, slowFactor: factor, n })
     })
   }
+}
+
+/**
+ * S5 through gate-metrics: the same slowdown, with the per-process q-th percentile named in gate-metrics. Its
+ * truth is a percentile of a two-level mixture read from 100 requests, which no one number states: no coverage.
+ */
+export function requestTailGated(share: number, factor: number, q: number): Generator {
+  const g = requestTail(share, factor, 100)
+  return { ...g, name: `${g.name}, p${q} gated`, tail: { q } }
+}
+
+/**
+ * Tail metrics at the threshold: every container request ×(1 + pct), so every percentile of a process is too
+ * (a scale change) and the gated p<q>'s true overhead is `pct`. Requests are log-normal (CV 3%, a right-skewed
+ * latency), 100 per process, around a process level (CV 0.5%).
+ */
+export function tailScale(pct: number, q: number): Generator {
+  const reqs = (rand: () => number, level: number): number[] => {
+    const p = level * (1 + 0.005 * normal(rand))
+    return Array.from({ length: 100 }, () => p * Math.exp(0.03 * normal(rand)))
+  }
+  return {
+    name: `tail: every container request +${pct}%, log-normal CV 3%, p${q} gated`,
+    truthPct: pct,
+    tail: { q, truthPct: pct },
+    check: rand => () => ({ native: reqs(rand, BASE), container: reqs(rand, BASE * (1 + pct / 100)) })
+  }
+}
+
+/** The q-th percentile by linear interpolation, as workloads/_stats.py computes the llm's. */
+export function percentile(values: readonly number[], q: number): number {
+  const s = [...values].sort((a, b) => a - b)
+  const pos = ((s.length - 1) * q) / 100
+  const lo = Math.floor(pos)
+  const hi = Math.min(lo + 1, s.length - 1)
+  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo)
 }
 
 /** S4/S8: every process at +`pct`%, per-process noise normal or Student-t (3 df), CV 0.5%. */
@@ -181,9 +223,21 @@ function blockRows(g: Generator, draw: (i: number, m: number) => Block, i: numbe
       ...rows('native', i + 1, metricName(m), b.native, b.gpu?.native),
       ...rows('container', i + 1, metricName(m), b.container, b.gpu?.container)
     )
+    // A named tail metric: one value per process (iteration 0), scope steady as a check records it when
+    // gate-metrics names it (execute/metrics.ts).
+    if (g.tail !== undefined && m === 0) {
+      const name = tailMetric(g.tail.q)
+      const one = (env: string, v: number[], gpu: number | undefined): SampleRecord => ({
+        ...rows(env, i + 1, name, [percentile(v, g.tail!.q)], gpu)[0]!,
+        iteration: 0
+      })
+      out.push(one('native', b.native, b.gpu?.native), one('container', b.container, b.gpu?.container))
+    }
   }
   return out
 }
+
+const tailMetric = (q: number): string => `tpot_p${q}_ms`
 
 /** The rows a check analyses: on several GPUs, pooled as check.ts pools them (multi-gpu.ts). */
 const asCheck = (samples: SampleRecord[]): SampleRecord[] =>
@@ -197,12 +251,17 @@ const analyzeOpts = (seed: number) => ({
   bootstrap: { resamples: 400, seed: String(seed) }
 })
 
-/** One fixed-count check of `n` blocks, analysed as `analyze` does. */
-export function fixedCheck(g: Generator, n: number, seed: number): Analysis {
+/** The sample rows of a fixed-count check of `n` blocks, as the check records them (before pooling). */
+export function checkSamples(g: Generator, n: number, seed: number): SampleRecord[] {
   const draw = g.check(streamOf(seed))
   const samples: SampleRecord[] = []
   for (let i = 0; i < n; i++) samples.push(...blockRows(g, draw, i))
-  return analyzeRecords(asCheck(samples), analyzeOpts(seed))
+  return samples
+}
+
+/** One fixed-count check of `n` blocks, analysed as `analyze` does. */
+export function fixedCheck(g: Generator, n: number, seed: number): Analysis {
+  return analyzeRecords(asCheck(checkSamples(g, n, seed)), analyzeOpts(seed))
 }
 
 /** One sequential check (3 to `maxRuns` blocks, a look after each), analysed as `run` does. */
@@ -255,16 +314,19 @@ export function rates(g: Generator, how: 'sequential' | number, sims: number, se
       how === 'sequential' ? sequentialCheck(g, seed) : { analysis: fixedCheck(g, how, seed), runs: how }
     runs += n
     const gated = analysis.comparisons.filter(c => c.scope === 'steady')
-    const first = gated.find(c => c.metric === metricName(0))
+    // A tail row is judged on its gated percentile; the request mean is gated beside it, as in a check.
+    const judged = g.tail === undefined ? metricName(0) : tailMetric(g.tail.q)
+    const truth = g.tail === undefined ? g.truthPct : g.tail.truthPct
+    const first = gated.find(c => c.metric === judged)
     if (gated.some(c => c.verdict === 'regression')) regression++
     if (first?.verdict === 'equivalent') equivalent++
     const ci = first ? printedCi(first) : null
-    if (ci && ci.low <= g.truthPct && ci.high >= g.truthPct) covered++
+    if (truth !== undefined && ci && ci.low <= truth && ci.high >= truth) covered++
   }
   return {
     regression: regression / sims,
     equivalent: equivalent / sims,
-    covered: covered / sims,
+    covered: g.tail !== undefined && g.tail.truthPct === undefined ? NaN : covered / sims,
     meanRuns: runs / sims,
     sims
   }

@@ -32,7 +32,7 @@ export interface Issue39Rows {
 }
 
 /** One generator per defect, each with its own seed. */
-function generator(seed: string) {
+export function generator(seed: string) {
   const rng = seedrandom.alea(seed)
   const normal = (): number => {
     let u = 0

@@ -20,35 +20,23 @@ interface BlockRow {
   fingerprint: Fingerprint
 }
 
-export function blockScaled<T extends BlockRow>(rows: readonly T[], blockOf: (row: T) => string | null): T[] {
-  const metricKey = (r: T): string => `${r.workload}\u0000${canonicalParams(r.params)}\u0000${r.metric}`
-  const envs = new Map<string, Set<string>>()
-  // Per metric, per block, per arm: the values. A block's offset is read arm by arm (each arm against
-  // itself in the other blocks), so a block that ran one arm more often than the other — a duet check
-  // stopped after an odd number of blocks, a host that finished fewer runs — does not move the overhead.
-  const blocks = new Map<string, Map<string, Map<string, number[]>>>()
-  for (const r of rows) {
-    const block = blockOf(r)
-    if (block === null) continue
-    const k = metricKey(r)
-    let all = envs.get(k)
-    if (!all) envs.set(k, (all = new Set<string>()))
-    all.add(r.environment)
-    let byBlock = blocks.get(k)
-    if (!byBlock) blocks.set(k, (byBlock = new Map<string, Map<string, number[]>>()))
-    let byEnv = byBlock.get(block)
-    if (!byEnv) byBlock.set(block, (byEnv = new Map<string, number[]>()))
-    let values = byEnv.get(r.environment)
-    if (!values) byEnv.set(r.environment, (values = []))
-    values.push(r.value)
-  }
+/** Per metric key, per block, per arm: the values measured there. */
+export type BlockCells = Map<string, Map<string, Map<string, number[]>>>
+
+/**
+ * Each block's factor per metric key (`key\0block`), from its values arm by arm; shared by the rows of a check
+ * (blockScaled) and the run groups of a results CSV (csv/gpu-pooling.ts), so both pool GPUs alike.
+ */
+export function blockFactors(blocks: BlockCells): Map<string, number> {
   const factors = new Map<string, number>()
   for (const [k, byBlock] of blocks) {
     if (byBlock.size < 2) continue
-    const complete = [...byBlock.entries()].filter(([, byEnv]) => byEnv.size === envs.get(k)!.size)
+    const envs = new Set<string>()
+    for (const byEnv of byBlock.values()) for (const env of byEnv.keys()) envs.add(env)
+    const complete = [...byBlock.entries()].filter(([, byEnv]) => byEnv.size === envs.size)
     if (complete.length < 2) continue
     const grand = new Map<string, number>()
-    for (const env of envs.get(k)!) grand.set(env, median(complete.flatMap(([, byEnv]) => byEnv.get(env)!)))
+    for (const env of envs) grand.set(env, median(complete.flatMap(([, byEnv]) => byEnv.get(env)!)))
     for (const [block, byEnv] of complete) {
       let logSum = 0
       let ok = true
@@ -61,6 +49,28 @@ export function blockScaled<T extends BlockRow>(rows: readonly T[], blockOf: (ro
       if (ok) factors.set(`${k}\u0000${block}`, Math.exp(logSum / byEnv.size))
     }
   }
+  return factors
+}
+
+export function blockScaled<T extends BlockRow>(rows: readonly T[], blockOf: (row: T) => string | null): T[] {
+  const metricKey = (r: T): string => `${r.workload}\u0000${canonicalParams(r.params)}\u0000${r.metric}`
+  // Per metric, per block, per arm: the values. A block's offset is read arm by arm (each arm against
+  // itself in the other blocks), so a block that ran one arm more often than the other — a duet check
+  // stopped after an odd number of blocks, a host that finished fewer runs — does not move the overhead.
+  const blocks: BlockCells = new Map()
+  for (const r of rows) {
+    const block = blockOf(r)
+    if (block === null) continue
+    const k = metricKey(r)
+    let byBlock = blocks.get(k)
+    if (!byBlock) blocks.set(k, (byBlock = new Map<string, Map<string, number[]>>()))
+    let byEnv = byBlock.get(block)
+    if (!byEnv) byBlock.set(block, (byEnv = new Map<string, number[]>()))
+    let values = byEnv.get(r.environment)
+    if (!values) byEnv.set(r.environment, (values = []))
+    values.push(r.value)
+  }
+  const factors = blockFactors(blocks)
   return rows.map(r => {
     const block = blockOf(r)
     if (block === null) return r

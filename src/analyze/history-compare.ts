@@ -111,12 +111,16 @@ function predict(history: readonly CheckMetricSummary[], cur: CheckMetricSummary
   const floor = within / Math.max(1, cur.n)
   const se2 = Math.max(a + b, floor)
   // Satterthwaite: SE² adds the spread of k check means (k − 1 df) and a share of the run variance (its own df).
+  // The floor only widens: where it binds (the stored means agree more closely than their runs' noise would have
+  // them by chance), the df stay those of the spread. Taking the run variance's df there made a chance agreement
+  // a licence for a narrow interval: with day-to-day spread, two arms at exactly +2% gave exit 1 in 2.8% where
+  // 2.5% was due (issue 39, S1).
   const df =
     k < 2
       ? 0
-      : a + b >= floor
-        ? Math.max(1, Math.min(k - 1, se2 ** 2 / (a ** 2 / (k - 1) + (dof > 0 ? b ** 2 / dof : 0))))
-        : Math.max(1, dof)
+      : a + b > 0
+        ? Math.max(1, Math.min(k - 1, (a + b) ** 2 / (a ** 2 / (k - 1) + (dof > 0 ? b ** 2 / dof : 0))))
+        : k - 1
   return { k, mbar, s2, within, se: Math.sqrt(se2), df }
 }
 

@@ -13,7 +13,9 @@ const KNOWN_OPTIONAL = [
   'params',
   'power_cap_w',
   'better',
-  'interleave'
+  'interleave',
+  // The GPU a run's process measured on (samples.csv): several GPUs are pooled as the check pools them.
+  'gpu'
 ] as const
 const KNOWN_COLUMNS = [...REQUIRED_COLUMNS, ...KNOWN_OPTIONAL] as const
 

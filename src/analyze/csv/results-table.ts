@@ -13,12 +13,14 @@ import {
   BadRow,
   SCOPES_ALLOWED,
   checkIteration,
+  gpuOf,
   iterationOf,
   paramsOf,
   parseValue,
   requireText
 } from './row-rules.js'
 import { METRIC_SCOPES } from '../../types/index.js'
+import { poolGpus } from './gpu-pooling.js'
 import { csvText } from '../../util/text.js'
 
 export interface CsvResults {
@@ -60,6 +62,10 @@ export class ResultsTable {
   private prevBuf: Buffer | null = null
   private prevFrom = new Int32Array(0)
   private prevTo = new Int32Array(0)
+  /** GPUs the runs named (the gpu column); a run's first row names it. */
+  private readonly gpus = new Set<number>()
+  /** GPU UUIDs of runs that named their GPU, noted only if the file has one GPU (gpu-pooling.ts says why). */
+  private readonly uuids: [environment: string, uuid: string, workload: string][] = []
 
   constructor(private readonly file: string) {}
 
@@ -198,15 +204,30 @@ export class ResultsTable {
         throw new BadRow(record, line, error.column, error.value, error.allowed)
       throw error
     }
-    if (isNew) this.noteRun(rec, environment, run, workload)
+    if (isNew) this.noteRun(rec, environment, run, workload, line)
   }
 
   /** The per-run context of a new run group: its fingerprint facts and extra columns (first row wins). */
-  private noteRun(rec: string[], environment: string, run: string, workload: string): void {
-    const { fingerprint, extra } = this.header
+  private noteRun(
+    rec: string[],
+    environment: string,
+    run: string,
+    workload: string,
+    line: number | null
+  ): void {
+    const { fingerprint, extra, index: ix } = this.header
+    const gpu = ix.gpu >= 0 ? gpuOf(rec[ix.gpu]!, this.record, line) : undefined
+    if (gpu !== undefined) {
+      this.agg.noteGpu(gpu)
+      this.gpus.add(gpu)
+    }
     if (fingerprint.length > 0) {
       const facts: PartialFingerprint = {}
       for (const { field, index } of fingerprint) facts[field] = rec[index]!
+      if (gpu !== undefined && facts.gpu_uuid) {
+        this.uuids.push([environment, facts.gpu_uuid, workload])
+        delete facts.gpu_uuid
+      }
       this.agg.noteFingerprint(environment, facts, workload)
     }
     if (extra.length > 0) {
@@ -228,6 +249,10 @@ export class ResultsTable {
 
   /** The series read; RowConflictError when runs of one metric disagree (unit, direction). */
   results(): CsvResults {
+    if (this.gpus.size > 1) poolGpus(this.agg)
+    else
+      for (const [environment, gpu_uuid, workload] of this.uuids)
+        this.agg.noteFingerprint(environment, { gpu_uuid }, workload)
     const series = this.agg.series()
     return {
       file: this.file,

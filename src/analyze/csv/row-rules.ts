@@ -47,6 +47,17 @@ export function iterationOf(it: string): number | undefined {
   return it === '' ? undefined : Number(it)
 }
 
+const GPU_ALLOWED = `the index of the GPU the run's process measured on (${describeRule(ITERATION_RULE)}, as samples.csv writes it) or empty`
+
+/** A run's GPU index (samples.csv column gpu): undefined when empty; anything but a whole number is BadRow. */
+export function gpuOf(raw: string, record: number, line: number | null): number | undefined {
+  const text = raw.trim()
+  if (text === '') return undefined
+  const parsed = parseNumber(text, ITERATION_RULE)
+  if (!parsed.ok) throw new BadRow(record, line, 'gpu', raw, GPU_ALLOWED)
+  return parsed.value
+}
+
 /** A required text field is non-empty. */
 export function requireText(
   value: string,

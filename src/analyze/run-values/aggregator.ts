@@ -294,6 +294,38 @@ export class RunAggregator {
     g.values.push(value)
   }
 
+  /**
+   * The values of the run groups that name their GPU, per metric key (workload, params, metric), GPU and
+   * arm: what analyze/blocking.ts reads to pool several GPUs as a check pools them (csv/gpu-pooling.ts).
+   */
+  gpuCells(): Map<string, Map<string, Map<string, number[]>>> {
+    const out = new Map<string, Map<string, Map<string, number[]>>>()
+    for (const g of this.groups.values()) {
+      if (g.gpu === undefined) continue
+      const key = `${g.workload}\u0000${g.params}\u0000${g.metric}`
+      let byGpu = out.get(key)
+      if (byGpu === undefined) out.set(key, (byGpu = new Map<string, Map<string, number[]>>()))
+      let byEnv = byGpu.get(String(g.gpu))
+      if (byEnv === undefined) byGpu.set(String(g.gpu), (byEnv = new Map<string, number[]>()))
+      const values = byEnv.get(g.environment)
+      if (values === undefined) byEnv.set(g.environment, [...g.values])
+      else for (const v of g.values) values.push(v)
+    }
+    return out
+  }
+
+  /** Multiply every value of the run groups on a GPU by `factor(metric key, gpu)` (1 where undefined). */
+  scaleGpus(factor: (key: string, gpu: string) => number | undefined): void {
+    for (const g of this.groups.values()) {
+      if (g.gpu === undefined) continue
+      const f = factor(`${g.workload}\u0000${g.params}\u0000${g.metric}`, String(g.gpu)) ?? 1
+      if (f === 1) continue
+      for (let i = 0; i < g.values.length; i++) g.values[i] = g.values[i]! * f
+      if (g.byIteration !== undefined)
+        for (const vs of g.byIteration.values()) for (let i = 0; i < vs.length; i++) vs[i] = vs[i]! * f
+    }
+  }
+
   /** Record the GPU of the run group of the previous `add` (called once per new group). */
   noteGpu(gpu: number): void {
     if (this.last !== undefined && Number.isInteger(gpu)) this.last.gpu ??= gpu
