@@ -1,6 +1,6 @@
 /** The analysis' notes, each shown in the section it is about. Pure. */
 import { STARTUP_PHASES, type CheckSummary, type MetricScope } from '../types/index.js'
-import { FAR_BLOCKS_DOC } from '../analyze/far-blocks.js'
+import { FAR_BLOCKS_DOC } from '../analyze/index.js'
 import { inline } from './format.js'
 
 /**
