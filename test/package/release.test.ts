@@ -40,7 +40,9 @@ beforeAll(() => {
   spawnSync('git', ['clone', '--quiet', '--bare', path.resolve('.'), origin], { timeout: 120_000 })
   // The default branch is main whatever this checkout has out (a topic branch, a detached CI checkout): the
   // scratch origin's HEAD is this commit as main.
-  const head = spawnSync('git', ['--git-dir', origin, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).stdout.trim()
+  const head = spawnSync('git', ['--git-dir', origin, 'rev-parse', 'HEAD'], {
+    encoding: 'utf8'
+  }).stdout.trim()
   spawnSync('git', ['--git-dir', origin, 'update-ref', 'refs/heads/main', head])
   spawnSync('git', ['--git-dir', origin, 'symbolic-ref', 'HEAD', 'refs/heads/main'])
   spawnSync('git', ['clone', '--quiet', origin, work], { timeout: 120_000 })
