@@ -50,7 +50,7 @@ fi
 "${as_root[@]}" apt-get update -qq
 # Debian 13 ships Docker's client apart from the engine: docker-cli, only recommended by docker.io (and this script
 # installs no recommends). Debian 12's docker.io holds the client and has no such package.
-if [[ " $pkgs " == *" docker.io "* ]] && apt-cache show docker-cli >/dev/null 2>&1; then
+if [ "$lane" = all ] && ! command -v docker >/dev/null && apt-cache show docker-cli >/dev/null 2>&1; then
   pkgs="$pkgs docker-cli"
 fi
 # Installing libopenblas0-pthread makes OpenBLAS the system BLAS (Debian's alternatives). The tests work with
