@@ -4,7 +4,8 @@
  *   reached (the lane points DOCKER_HOST at a socket that does not exist, so a test that needs the real engine
  *   fails here and belongs below). `npm run test:unit`.
  * - `integration`: real containers on the local Docker engine and Podman, the own-workload tools, a second
- *   engine. `npm run test:integration`; it stops at once with one line when no Docker engine answers.
+ *   engine. `npm run test:integration`; where no Docker engine answers it skips the lane with one line (on CI:
+ *   an error, as jest alone does).
  * `npm test` runs both, the unit lane first.
  */
 

@@ -48,6 +48,11 @@ if [ "$lane" = all ]; then
   command -v dockerd >/dev/null || pkgs="$pkgs docker.io"
 fi
 "${as_root[@]}" apt-get update -qq
+# Debian 13 ships Docker's client apart from the engine: docker-cli, only recommended by docker.io (and this script
+# installs no recommends). Debian 12's docker.io holds the client and has no such package.
+if [ "$lane" = all ] && ! command -v docker >/dev/null && apt-cache show docker-cli >/dev/null 2>&1; then
+  pkgs="$pkgs docker-cli"
+fi
 # Installing libopenblas0-pthread makes OpenBLAS the system BLAS (Debian's alternatives). The tests work with
 # either, but this script leaves the choice as it was: the unit lane's packages first (python3-numpy brings the
 # reference BLAS on a fresh machine), the alternatives noted, the rest installed, the alternatives set back.

@@ -1,15 +1,13 @@
 // jest globalSetup of the integration lane: stop at once, with one line, when no Docker engine answers (every
-// test of the lane needs one); then note which test images (built locally by the tests) already exist, so
-// globalTeardown removes only the ones this run built. Plain ESM: global setup runs outside the TypeScript transform.
-import { engineAnswers, listTestImages } from './images.mjs'
+// test of the lane needs one; `npm run test:integration` skips the lane before this, except on CI); then note
+// which test images (built locally by the tests) already exist, so globalTeardown removes only the ones this run
+// built. Plain ESM: global setup runs outside the TypeScript transform.
+import { engineAnswers, listTestImages, noEngineLine } from './images.mjs'
 
 export default async function setup() {
   const engine = await engineAnswers()
   if (!engine.ok) {
-    const line =
-      `No Docker engine answers (docker version: ${engine.why}); the integration tests need one. Start it: ` +
-      'scripts/dev-setup.sh (installs Docker and starts its engine, in a container too), or systemctl start docker; ' +
-      'or run the unit lane alone: npm run test:unit.'
+    const line = noEngineLine(engine.why)
     // Jest prints the thrown error once; its stack is this line alone (no frames to read past).
     const e = new Error(line)
     e.stack = line

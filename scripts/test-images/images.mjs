@@ -18,6 +18,15 @@ export async function engineAnswers() {
   }
 }
 
+/** What the integration lane says when no engine answers: why, and how to start one. */
+export function noEngineLine(why) {
+  return (
+    `No Docker engine answers (docker version: ${why}); the integration tests need one. Start it: ` +
+    'scripts/dev-setup.sh (installs Docker and starts its engine, in a container too), or systemctl start docker; ' +
+    'or run the unit lane alone: npm run test:unit.'
+  )
+}
+
 /** `repo:tag` of every test image on the Docker engine; none when no engine answers. */
 export async function listTestImages() {
   try {

@@ -3,6 +3,7 @@ import { table } from './table.js'
 import type { Analysis, Comparison } from '../types/index.js'
 import { formatOverhead, formatP } from '../analyze/index.js'
 import { SCOPE_WORD, cell, directionArrow } from './format.js'
+import { noteMarkdown } from './notes.js'
 import { isTailMetric } from '../config/index.js'
 
 /** 4 significant digits, no exponent for ordinary magnitudes. */
@@ -121,7 +122,7 @@ export function renderMarkdown(analysis: Analysis): string {
   }
   if (analysis.notes !== undefined && analysis.notes.length > 0) {
     out.push('Notes:', '')
-    for (const n of analysis.notes) out.push(`- ${cell(n)}`)
+    for (const n of analysis.notes) out.push(`- ${noteMarkdown(n)}`)
     out.push('')
   }
   const b = analysis.baseline

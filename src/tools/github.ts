@@ -9,6 +9,7 @@ import { HttpClient } from '@actions/http-client'
 import { Octokit } from '@octokit/core'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
+import Bottleneck from 'bottleneck/light.js'
 import { RequestError } from '@octokit/request-error'
 import { fetch as undiciFetch } from 'undici'
 import { PageGuard, PagingError } from '../util/paging.js'
@@ -57,6 +58,23 @@ export class ApiBudgetError extends Error {
   }
 }
 
+/**
+ * The waits a client adds on purpose, for a test against a fake API: the retry backoff base, and the spacing of
+ * writes, which the throttling plugin otherwise keeps at GitHub's advice (1 s between writes, 3 s between writes
+ * that notify) for the whole process. Unset in production; tests shorten both with `setApiPacing`, so they wait
+ * milliseconds where a real client waits seconds, through the same retry and throttling code.
+ */
+export interface ApiPacing {
+  backoffBaseMs?: number
+  writeSpacingMs?: number
+}
+let pacing: ApiPacing = {}
+
+/** For tests: the pacing of every client created after this (entry points create their own). */
+export function setApiPacing(next: ApiPacing): void {
+  pacing = { ...next }
+}
+
 export interface GitHubApiOptions {
   token: string
   /** Defaults to GITHUB_API_URL, then https://api.github.com (GHES sets GITHUB_API_URL). */
@@ -64,6 +82,8 @@ export interface GitHubApiOptions {
   timeoutMs?: number
   /** Base of the retry and rate-limit waits; tests shorten it. */
   backoffBaseMs?: number
+  /** Least time between two writes (3× that between writes that notify); tests shorten it. */
+  writeSpacingMs?: number
   /** Where retries and rate-limit waits are reported (a warning: they make the job slower). */
   log?: (message: string) => void
   env?: NodeJS.ProcessEnv
@@ -147,7 +167,16 @@ export function createGitHubApi(opts: GitHubApiOptions): GitHubApi {
   const baseUrl = (opts.baseUrl ?? env.GITHUB_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, '')
   const origin = new URL(baseUrl).origin
   const log = opts.log ?? ((): void => undefined)
-  const baseMs = opts.backoffBaseMs ?? BACKOFF_BASE_MS
+  const baseMs = opts.backoffBaseMs ?? pacing.backoffBaseMs ?? BACKOFF_BASE_MS
+  const spacingMs = opts.writeSpacingMs ?? pacing.writeSpacingMs
+  // Unset: the plugin's own process-wide write queues. Set: this client's own, spaced as the plugin's are.
+  const writeQueues =
+    spacingMs === undefined
+      ? {}
+      : {
+          write: new Bottleneck.Group({ maxConcurrent: 1, minTime: spacingMs }),
+          notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: 3 * spacingMs })
+        }
   const onLimit =
     (kind: string) =>
     (retryAfterS: number, options: RequestShape, _octokit: unknown, retryCount: number): boolean => {
@@ -165,6 +194,7 @@ export function createGitHubApi(opts: GitHubApiOptions): GitHubApi {
     retry: { retries: MAX_RETRIES, retryAfterBaseValue: baseMs, doNotRetry: DO_NOT_RETRY },
     throttle: {
       retryAfterBaseValue: baseMs,
+      ...writeQueues,
       onRateLimit: onLimit('primary'),
       onSecondaryRateLimit: onLimit('secondary')
     },

@@ -18,6 +18,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { jest } from '@jest/globals'
 import { startFakeApi, type FakeApi } from '../helpers/fake-github.js'
+import { setApiPacing } from '../../src/tools/github.js'
+
+// The fake API has no quota: the client's retry backoff and write spacing in milliseconds, not seconds.
+beforeAll(() => setApiPacing({ backoffBaseMs: 1, writeSpacingMs: 1 }))
 
 const RUNS = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters', 'hyperfine-runs')
 let ws: string

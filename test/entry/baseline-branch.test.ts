@@ -28,8 +28,11 @@ const saveBaseline = (store: BranchStore, file: string, message: string) =>
     (_stored, local) => local,
     () => Promise.resolve()
   )
-import { createGitHubApi } from '../../src/tools/github.js'
+import { createGitHubApi, setApiPacing } from '../../src/tools/github.js'
 import { startFakeApi, type FakeApi, type Recorded, type Reply } from '../helpers/fake-github.js'
+
+// The fake API has no quota: the client's retry backoff and write spacing in milliseconds, not seconds.
+beforeAll(() => setApiPacing({ backoffBaseMs: 1, writeSpacingMs: 1 }))
 
 const BRANCH = 'gpu-overhead-baseline'
 const FILE = '.github/gpu-overhead/baseline.json'

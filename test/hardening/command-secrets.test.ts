@@ -13,6 +13,10 @@ import * as path from 'node:path'
 import { clearSecrets } from '../../src/util/secrets.js'
 import { startFakeApi, type FakeApi, type Recorded, type Reply } from '../helpers/fake-github.js'
 import { runAction } from './action-env.js'
+import { setApiPacing } from '../../src/tools/github.js'
+
+// The fake API has no quota: the client's retry backoff and write spacing in milliseconds, not seconds.
+beforeAll(() => setApiPacing({ backoffBaseMs: 1, writeSpacingMs: 1 }))
 
 const alnum = (n: number): string =>
   randomBytes(n * 2)

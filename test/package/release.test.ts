@@ -8,11 +8,19 @@ import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { describeWhere } from '../helpers/requires.js'
 
 const SCRIPT = path.resolve('scripts/release.mjs')
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'release-'))
 const origin = path.join(ws, 'origin.git')
 const work = path.join(ws, 'work')
+// The scratch clone is of this checkout: without git, or from an unpacked archive, there is nothing to clone.
+const thisHead = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' })
+const checkout = {
+  ok: thisHead.status === 0,
+  why: thisHead.error ? 'git is not installed' : 'this tree is not a git checkout',
+  hostLimit: false
+}
 const env = {
   ...process.env,
   GIT_AUTHOR_NAME: 'Release Test',
@@ -37,7 +45,15 @@ const remoteTags = (): Record<string, string> =>
   )
 
 beforeAll(() => {
+  if (!checkout.ok) return
   spawnSync('git', ['clone', '--quiet', '--bare', path.resolve('.'), origin], { timeout: 120_000 })
+  // The default branch is main whatever this checkout has out (a topic branch, a detached CI checkout): the
+  // scratch origin's HEAD is this commit as main.
+  const head = spawnSync('git', ['--git-dir', origin, 'rev-parse', 'HEAD'], {
+    encoding: 'utf8'
+  }).stdout.trim()
+  spawnSync('git', ['--git-dir', origin, 'update-ref', 'refs/heads/main', head])
+  spawnSync('git', ['--git-dir', origin, 'symbolic-ref', 'HEAD', 'refs/heads/main'])
   spawnSync('git', ['clone', '--quiet', origin, work], { timeout: 120_000 })
   // The tags a real clone may have are not this test's business.
   for (const t of git('tag', '--list').split('\n').filter(Boolean)) git('tag', '-d', t)
@@ -48,7 +64,11 @@ afterAll(() => fs.rmSync(ws, { recursive: true, force: true }))
 
 const read = (file: string) => fs.readFileSync(path.join(work, file), 'utf8')
 
-describe('scripts/release.mjs on a scratch clone', () => {
+describeWhere(
+  checkout,
+  'test/package/release.test.ts',
+  'git and a git checkout'
+)('scripts/release.mjs on a scratch clone', () => {
   it('prepare refuses an empty Unreleased section before writing anything', () => {
     // What a release says is written by hand as changes land, never the commit subjects.
     const log = read('CHANGELOG.md').replace(/^## Unreleased\n[\s\S]*?(?=^## )/m, '## Unreleased\n\n')

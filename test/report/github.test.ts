@@ -11,7 +11,7 @@ import path from 'node:path'
 import { findComment, pullRequestNumber, upsertComment } from '../../src/report/comment.js'
 import { publish } from '../../src/report/github.js'
 import type { PublishOptions } from '../../src/report/github.js'
-import { createGitHubApi } from '../../src/tools/github.js'
+import { createGitHubApi, setApiPacing } from '../../src/tools/github.js'
 import { REPORT_MARKER, buildReport, reportMarker } from '../../src/report/markdown.js'
 import { pass, regression } from '../__fixtures__/summaries/index.js'
 
@@ -164,6 +164,8 @@ function opts(over: Partial<PublishOptions> = {}): PublishOptions {
 }
 
 beforeAll(async () => {
+  // The real client's retry backoff and write spacing, in milliseconds (the fake API has no quota to respect).
+  setApiPacing({ backoffBaseMs: 1, writeSpacingMs: 1 })
   await gh.start()
 })
 afterAll(async () => {

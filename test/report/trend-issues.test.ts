@@ -9,9 +9,12 @@ import {
   syncTrendIssues,
   TREND_LABEL
 } from '../../src/report/index.js'
-import { createGitHubApi } from '../../src/tools/github.js'
+import { createGitHubApi, setApiPacing } from '../../src/tools/github.js'
 import { startFakeIssues, type FakeIssues } from '../helpers/fake-issues.js'
 import { buildHistory, nightDigest } from '../helpers/trend-history.js'
+
+// The fake API has no quota: the client's retry backoff and write spacing in milliseconds, not seconds.
+beforeAll(() => setApiPacing({ backoffBaseMs: 1, writeSpacingMs: 1 }))
 
 const REPO = { owner: 'org', repo: 'bench' }
 let fake: FakeIssues

@@ -1,6 +1,12 @@
 /** The GitHub client against a local fake API and a local proxy: retry, rate limits, proxy, bounded paging. */
 import { MAX_PAGES } from '../../src/util/paging.js'
-import { createGitHubApi, describeApiError, paginate, type GitHubApi } from '../../src/tools/github.js'
+import {
+  createGitHubApi,
+  describeApiError,
+  paginate,
+  setApiPacing,
+  type GitHubApi
+} from '../../src/tools/github.js'
 import { startFakeApi, startFakeProxy, type FakeApi } from '../helpers/fake-github.js'
 
 const LIST = 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments'
@@ -84,6 +90,40 @@ describe('retry', () => {
       .catch((e: unknown) => e)
     expect(describeApiError(error)).toMatch(/^GET \/repos\/o\/r\/issues\/7\/comments failed: .*ECONNREFUSED/)
     api = await startFakeApi() // afterEach closes it
+  })
+})
+
+describe('write spacing', () => {
+  // Times of the POSTs the fake API received, for three comments written back to back by one client.
+  async function postTimes(c: GitHubApi): Promise<number[]> {
+    const at: number[] = []
+    api.routes.set(`POST ${LIST_PATH}`, () => {
+      at.push(Date.now())
+      return { status: 201, body: { id: at.length } }
+    })
+    for (let i = 0; i < 3; i++)
+      await c.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...params, body: 'hi' })
+    return at
+  }
+
+  it("keeps writes that notify 3 × writeSpacingMs apart (the throttling plugin's queues, shortened)", async () => {
+    const at = await postTimes(
+      createGitHubApi({ token: 't', baseUrl: api.url, backoffBaseMs: 1, writeSpacingMs: 100, env: {} })
+    )
+    expect(at).toHaveLength(3)
+    // Bottleneck may start a job a few ms early; 3 × 100 ms spacing leaves a wide margin over 250.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(250)
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(250)
+  })
+
+  it('setApiPacing sets the spacing of clients created after it', async () => {
+    setApiPacing({ backoffBaseMs: 1, writeSpacingMs: 100 })
+    try {
+      const at = await postTimes(createGitHubApi({ token: 't', baseUrl: api.url, env: {} }))
+      expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(500)
+    } finally {
+      setApiPacing({})
+    }
   })
 })
 
