@@ -6,7 +6,10 @@
  * - `integration`: real containers on the local Docker engine and Podman, the own-workload tools, a second
  *   engine. `npm run test:integration`; where no Docker engine answers it skips the lane with one line (on CI:
  *   an error, as jest alone does).
- * `npm test` runs both, the unit lane first.
+ * - `calibration`: Monte Carlo checks of the statistics' error rates and coverage (thousands of generated checks,
+ *   change-point noise calibration, bootstrap over recorded GPU data): no engine either, but minutes of CPU,
+ *   so they leave the unit lane its quick answer. `npm run test:calibration`.
+ * `npm test` runs all three: unit, calibration, integration.
  */
 
 /**
@@ -37,6 +40,17 @@ export const INTEGRATION_TESTS = [
   'test/preflight/mounts.test.ts',
   'test/preflight/run-preflight.test.ts'
 ]
+/** Files of the calibration lane: statistical properties measured over many generated or resampled checks. */
+export const CALIBRATION_TESTS = [
+  'test/analyze/changepoints.test.ts',
+  'test/analyze/multi-gpu.test.ts',
+  'test/analyze/sequential.test.ts',
+  'test/analyze/stats.test.ts',
+  'test/analyze/audit-cases.test.ts',
+  'test/analyze/issue39-store.test.ts',
+  'test/analyze/issue39-s1-floor.test.ts',
+  'test/analyze/issue39-tail-rows.test.ts'
+]
 const integrationGlobs = INTEGRATION_TESTS.map(p => `<rootDir>/${p.endsWith('/') ? `${p}**/*.test.ts` : p}`)
 
 const common = {
@@ -54,7 +68,16 @@ export default {
       ...common,
       displayName: 'unit',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...INTEGRATION_TESTS.map(p => `<rootDir>/${p}`)],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        ...[...INTEGRATION_TESTS, ...CALIBRATION_TESTS].map(p => `<rootDir>/${p}`)
+      ],
+      setupFiles: ['<rootDir>/test/helpers/unit-lane.ts']
+    },
+    {
+      ...common,
+      displayName: 'calibration',
+      testMatch: CALIBRATION_TESTS.map(p => `<rootDir>/${p}`),
       setupFiles: ['<rootDir>/test/helpers/unit-lane.ts']
     },
     {
