@@ -13,7 +13,7 @@
  * recorded before 0261b30, whose first round of turns removed the slow first request of the process that was
  * ready last (docs/evidence/2026-11-27-layouts-10.md).
  *
- * Run: npx tsx scripts/replay-layouts.ts [--replays 400] [--keep-first] [ROOT ...]
+ * Run: npx tsx scripts/replay-layouts.ts [--replays 400] [--keep-first] [--only WORKLOAD] [ROOT ...]
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -30,7 +30,10 @@ const value = (name: string, d: number): number => {
 }
 const REPLAYS = value('--replays', 400)
 const KEEP_FIRST = flag('--keep-first')
-const roots = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--replays')
+const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined
+const roots = args.filter(
+  (a, i) => !a.startsWith('--') && !['--replays', '--only'].includes(args[i - 1] ?? '')
+)
 const ROOTS =
   roots.length > 0 ? roots : ['docs/evidence/2026-11-27-layouts', 'docs/evidence/2026-11-27-layouts-10']
 
@@ -171,7 +174,7 @@ console.log(
 )
 console.log('| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |')
 for (const [layout, pools] of [...byLayout].sort())
-  for (const [workload, pool] of [...pools].sort())
+  for (const [workload, pool] of [...pools].sort().filter(([w]) => ONLY === undefined || w === ONLY))
     for (const n of [3, 6, 12])
       for (const delta of [0, 0.02]) {
         const rand = rng(n * 1000 + Math.round(delta * 1e4))

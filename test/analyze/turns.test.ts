@@ -59,9 +59,20 @@ describe('blockRatios with turns', () => {
   })
 
   it('a duet block names its GPUs as its stratum; one GPU is one stratum', () => {
-    const base = { runs: ['1', '2', '3'], values: [3, 3, 3], gpus: [0, 1, 2] }
-    const cand = { runs: ['1', '2', '3'], values: [3, 3, 3], gpus: [1, 0, 2] }
-    expect(blockRatios(base, cand, 'lower').strata).toEqual(['0>1', '1>0', ''])
+    const runs = ['1', '2', '3', '4', '5', '6']
+    const base = { runs, values: [3, 3, 3, 3, 3, 3], gpus: [0, 1, 2, 0, 1, 2] }
+    const cand = { runs, values: [3, 3, 3, 3, 3, 3], gpus: [1, 0, 2, 1, 0, 2] }
+    expect(blockRatios(base, cand, 'lower').strata).toEqual(['0>1', '1>0', '', '0>1', '1>0', ''])
+  })
+
+  it('a stratum of one block makes the blocks one stratum: its offset and its noise cannot be told apart', () => {
+    // A 2-GPU duet's first look (3 blocks: 0>1, 1>0, 0>1), and a 4-GPU duet at 6 blocks (two strata of one).
+    const three = { runs: ['1', '2', '3'], values: [3, 3, 3], gpus: [0, 1, 0] }
+    expect(blockRatios(three, { ...three, gpus: [1, 0, 1] }, 'lower').strata).toEqual(['', '', ''])
+    const runs = ['1', '2', '3', '4', '5', '6']
+    const base = { runs, values: [3, 3, 3, 3, 3, 3], gpus: [0, 2, 1, 3, 0, 2] }
+    const cand = { runs, values: [3, 3, 3, 3, 3, 3], gpus: [1, 3, 0, 2, 1, 3] }
+    expect(new Set(blockRatios(base, cand, 'lower').strata)).toEqual(new Set(['']))
   })
 })
 
