@@ -20,6 +20,7 @@ import * as path from 'node:path'
 import * as zlib from 'node:zlib'
 import { parse } from 'csv-parse/sync'
 import { analyzeRecords, type RawRow } from '../src/analyze/index.js'
+import { seededRandom } from '../src/plan/schedule.js'
 
 const METRICS = new Set(['matmul/kernel_ms', 'llm/ttft_ms', 'llm/tpot_ms'])
 const args = process.argv.slice(2)
@@ -91,18 +92,6 @@ function blocksOf(file: string): Block[] {
     })
   }
   return [...byBlock.values()].filter(b => b.native.length > 0 && b.container.length > 0)
-}
-
-/** A seeded generator (mulberry32): the same replays every time. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /**
@@ -177,7 +166,7 @@ for (const [layout, pools] of [...byLayout].sort())
   for (const [workload, pool] of [...pools].sort().filter(([w]) => ONLY === undefined || w === ONLY))
     for (const n of [3, 6, 12])
       for (const delta of [0, 0.02]) {
-        const rand = rng(n * 1000 + Math.round(delta * 1e4))
+        const rand = seededRandom(n * 1000 + Math.round(delta * 1e4))
         twoGpuPool = layout === '2 GPUs' ? pool : []
         const tally = new Map<string, { covers: number; eq: number; reg: number; all: number }>()
         for (let i = 0; i < REPLAYS; i++) {
