@@ -8,7 +8,7 @@ import * as path from 'node:path'
 import { FILE_COMMAND_FORMATS, type CommandFormat, type SampleRecord } from '../types/index.js'
 import { EVENTS_FILE } from './run-folders.js'
 import type { ProcessResult } from './process.js'
-import type { ExecuteContext } from './runner.js'
+import type { ExecuteContext } from './context.js'
 
 /** A sample's fields that come from its run, not from what it measured. */
 export type RunBase = Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>
