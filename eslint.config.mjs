@@ -4,9 +4,11 @@ import tseslint from 'typescript-eslint'
 /**
  * The pipeline's direction (issue 15): a stage imports only stages before it — through their index.ts —
  * plus types/, util/ and tools/. fleet/ merges finished checks (any stage); check.ts wires the stages;
- * entry/ may import anything. Nothing below report/ talks to GitHub or reads action inputs.
+ * entry/ may import anything. Nothing below report/ talks to GitHub or reads action inputs. results/ (the
+ * record writer, and the result formats read into run values) comes before execute/, which reads a user
+ * command's result file as it records the run.
  */
-const STAGES = ['config', 'preflight', 'plan', 'execute', 'results', 'analyze', 'report', 'gate']
+const STAGES = ['config', 'preflight', 'plan', 'results', 'execute', 'analyze', 'report', 'gate']
 const LAYERS = [...STAGES, 'fleet']
 const UP = '^(?:\\.\\./)+'
 const alt = names => `(?:${names.join('|')})`

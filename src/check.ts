@@ -9,7 +9,6 @@
  */
 import * as path from 'node:path'
 import {
-  readResultFile,
   analyzeRecords,
   compareWithBaseline,
   decideFamily,
@@ -253,7 +252,6 @@ async function measure(
           definition(planned.workload),
           turns
         ),
-      readResultFile,
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       paramsFor: w => definition(w).params(config),

@@ -3,24 +3,13 @@
  * and the tests import. Everything else in analyze/ is internal.
  */
 export { compareWithBaseline, JsonFileBaselineStore, mergeCheck, parseBaseline } from './baseline/index.js'
-export { blockScaled } from './blocking.js'
 export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
-export {
-  parseArmSpecs,
-  parseResultInputs,
-  readResultFile,
-  readResults,
-  RESULT_FILE_LIMITS,
-  RESULT_FORMATS,
-  type ResultSet
-} from './adapters/index.js'
-export { readResultsCsv } from './csv/index.js'
 export { explain, explainCheck } from './explain/index.js'
 export { decideFamily } from './family.js'
 export { measuredWork, measuredWorkNote } from './measured-work.js'
 export { multiGpuSummary, multiGpuWarnings, pooledRows } from './multi-gpu.js'
 export { capOf, capOfParams, edpOptimal, powerCapRows } from './power.js'
-export type { RawRow } from './run-values/index.js'
+export type { RawRow } from '../results/index.js'
 export { SequentialController, seriesKey } from './sequential-check.js'
 export { latencyPercentiles, runSeries } from './summary.js'
 export {

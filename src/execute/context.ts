@@ -77,20 +77,6 @@ export interface ExecuteContext {
     ownPid: number | null,
     checkPids?: readonly number[]
   ) => Promise<CotenantList>
-  /**
-   * Reads a tool's result file (hyperfine JSON, …) into sample rows; given by the orchestrator (the adapters
-   * are the analysis stage's), thrown errors name the file and what was expected.
-   */
-  readResultFile?: (format: CommandFormat, file: string) => ResultRow[]
-}
-
-export interface ResultRow {
-  workload: string
-  metric: string
-  value: number
-  unit: string
-  better: 'lower' | 'higher'
-  iteration?: number
 }
 
 export interface BlockDone {

@@ -8,6 +8,7 @@ import type { ExecuteContext, RunSpec } from './context.js'
 import type { ProcessResult } from './process.js'
 import { regionWindows } from './region.js'
 import { appendAll } from '../util/arrays.js'
+import { readResultFile } from '../results/index.js'
 import { readCommandResults, wallTimeSample, type RunBase } from './command-results.js'
 
 const PHASE_UNIT = 's'
@@ -130,7 +131,7 @@ export function recordRun(
     proc,
     spec.runDir ?? null,
     base,
-    ctx.readResultFile,
+    readResultFile,
     planned.warmup
   )
   if (results.samples.length) {
