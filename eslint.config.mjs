@@ -1,12 +1,16 @@
+import * as fs from 'node:fs'
+import * as path from 'node:path'
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 /**
  * The pipeline's direction (issue 15): a stage imports only stages before it — through their index.ts —
  * plus types/, util/ and tools/. fleet/ merges finished checks (any stage); check.ts wires the stages;
- * entry/ may import anything. Nothing below report/ talks to GitHub or reads action inputs.
+ * entry/ may import anything. Nothing below report/ talks to GitHub or reads action inputs. results/ (the
+ * record writer, and the result formats read into run values) comes before execute/, which reads a user
+ * command's result file as it records the run.
  */
-const STAGES = ['config', 'preflight', 'plan', 'execute', 'results', 'analyze', 'report', 'gate']
+const STAGES = ['config', 'preflight', 'plan', 'results', 'execute', 'analyze', 'report', 'gate']
 const LAYERS = [...STAGES, 'fleet']
 const UP = '^(?:\\.\\./)+'
 const alt = names => `(?:${names.join('|')})`
@@ -80,6 +84,92 @@ export const DIRECTION_RULES = [
   }
 ]
 
+/**
+ * No import cycle in src/ (issue 44), type-only imports included: each file's relative imports, read from
+ * the files on disk once per run, and its strongly connected components (Tarjan); an import whose target is
+ * in its own file's component is reported with the cycle it closes.
+ */
+const SRC = path.join(import.meta.dirname, 'src')
+const IMPORT_FROM = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g
+
+function resolveImport(from, spec) {
+  const target = path.resolve(path.dirname(from), spec)
+  for (const candidate of [target.replace(/\.js$/, '.ts'), target, path.join(target, 'index.ts')])
+    if (candidate.endsWith('.ts') && fs.existsSync(candidate)) return candidate
+  return null
+}
+
+function sourceFiles(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap(d => {
+    const full = path.join(dir, d.name)
+    return d.isDirectory() ? sourceFiles(full) : d.name.endsWith('.ts') ? [full] : []
+  })
+}
+
+let components = null
+function componentOf() {
+  if (components) return components
+  const edges = new Map(
+    sourceFiles(SRC).map(file => {
+      const text = fs.readFileSync(file, 'utf8')
+      const targets = [...text.matchAll(IMPORT_FROM)].map(m => resolveImport(file, m[1])).filter(Boolean)
+      return [file, [...new Set(targets)]]
+    })
+  )
+  components = new Map()
+  const index = new Map()
+  const low = new Map()
+  const stack = []
+  const onStack = new Set()
+  const visit = file => {
+    index.set(file, index.size)
+    low.set(file, index.get(file))
+    stack.push(file)
+    onStack.add(file)
+    for (const next of edges.get(file) ?? []) {
+      if (!edges.has(next)) continue
+      if (!index.has(next)) {
+        visit(next)
+        low.set(file, Math.min(low.get(file), low.get(next)))
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file), index.get(next)))
+    }
+    if (low.get(file) !== index.get(file)) return
+    const members = new Set()
+    let member
+    do {
+      member = stack.pop()
+      onStack.delete(member)
+      members.add(member)
+    } while (member !== file)
+    if (members.size > 1) for (const m of members) components.set(m, members)
+  }
+  for (const file of edges.keys()) if (!index.has(file)) visit(file)
+  return components
+}
+
+const NO_IMPORT_CYCLE = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { cycle: 'Import cycle: {{files}}. Move what both need into one of them, or below both.' }
+  },
+  create(context) {
+    const file = context.filename
+    const members = componentOf().get(file)
+    if (!members) return {}
+    const check = node => {
+      const target = node.source ? resolveImport(file, String(node.source.value)) : null
+      if (target && members.has(target))
+        context.report({
+          node,
+          messageId: 'cycle',
+          data: { files: [...members].map(m => path.relative(SRC, m)).join(', ') }
+        })
+    }
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check }
+  }
+}
+
 const NO_SPREAD = {
   selector: 'CallExpression > SpreadElement, NewExpression > SpreadElement',
   message:
@@ -135,6 +225,11 @@ export default tseslint.config(
     }
   },
   ...DIRECTION_RULES,
+  {
+    files: ['src/**/*.ts'],
+    plugins: { house: { rules: { 'no-import-cycle': NO_IMPORT_CYCLE } } },
+    rules: { 'house/no-import-cycle': 'error' }
+  },
   {
     // Spreading an array into a call passes each element as an argument: at ~10^5 elements (a long
     // workload's samples) it overflows the stack. util/arrays.ts has appendAll, maxOf, minOf.

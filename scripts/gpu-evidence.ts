@@ -7,7 +7,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import * as zlib from 'node:zlib'
 import { analyzeRecords } from '../src/analyze/compare/index.js'
-import type { RawRow } from '../src/analyze/run-values/index.js'
+import type { RawRow } from '../src/results/run-values/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
 
 const dir = process.argv[2] ?? 'docs/evidence/2026-11-22-h200'

@@ -19,7 +19,8 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import * as zlib from 'node:zlib'
 import { parse } from 'csv-parse/sync'
-import { analyzeRecords, type RawRow } from '../src/analyze/index.js'
+import { analyzeRecords } from '../src/analyze/index.js'
+import type { RawRow } from '../src/results/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
 
 const METRICS = new Set(['matmul/kernel_ms', 'llm/ttft_ms', 'llm/tpot_ms'])

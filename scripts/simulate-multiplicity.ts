@@ -6,7 +6,7 @@
  * claim. Not a timed test. Run: npx tsx scripts/simulate-multiplicity.ts [sims=1000] (KS=1,2,4,8 picks the rows)
  */
 import { decide, measureComparison } from '../src/analyze/compare/index.js'
-import type { ArmSeries } from '../src/analyze/run-values/index.js'
+import type { ArmSeries } from '../src/results/run-values/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
 
 const SIMS = Number(process.argv[2] ?? 1000)

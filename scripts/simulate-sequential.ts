@@ -31,7 +31,7 @@ import {
 } from '../src/analyze/sequential.js'
 import { sequentialOptions } from '../src/analyze/sequential-check.js'
 import { blockRatios, MIN_BLOCKS, type BlockRatios } from '../src/analyze/compare/index.js'
-import { aggregateRows, type RawRow } from '../src/analyze/run-values/index.js'
+import { aggregateRows, type RawRow } from '../src/results/run-values/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
 
 const TRIALS = Number(process.argv[2] ?? 4000)

@@ -9,7 +9,6 @@
  */
 import * as path from 'node:path'
 import {
-  readResultFile,
   analyzeRecords,
   compareWithBaseline,
   decideFamily,
@@ -39,9 +38,8 @@ import {
   restoreFromFile,
   validateCaps,
   sweepPowerCaps,
-  executePlan,
+  executeSteps,
   gpuCotenantProbe,
-  launchFacts,
   RunFolders,
   type BlockDone,
   type ExecuteResult,
@@ -50,7 +48,14 @@ import {
   withTelemetry,
   regionTelemetry
 } from './execute/index.js'
-import { describePlan, resolveLanes, resolveLayout, buildPlan } from './plan/index.js'
+import {
+  buildPlan,
+  describePlan,
+  planExecution,
+  resolveLanes,
+  resolveLayout,
+  takesTurns
+} from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
 import { fingerprintCache, logPreflight, powerRanges, preflightStage } from './preflight/index.js'
 import { buildReport } from './report/index.js'
@@ -229,17 +234,10 @@ async function measure(
   // Each workload's definition (how it starts, its args and params, how its results are read), by name.
   const definition = (name: string): WorkloadDefinition => definitionOf(config.definitions, name)
   // Turns on every GPU, in every layout (plan/steps.ts): the decode state is the same in each.
-  const takesTurns = (w: string): boolean => config.turns && definition(w).turns
-  // Turns are part of how it was measured: a baseline without them is not matched.
-  const paramsOf = (w: string): Record<string, unknown> => ({
-    ...definition(w).params(config),
-    ...(takesTurns(w) ? { interleave: 'turns' } : {})
-  })
+  const steps = planExecution(plan, lanes ?? [null], layout, w => takesTurns(config, w))
   const runPlan = (cap: number | null): Promise<ExecuteResult> =>
-    executePlan(plan, {
+    executeSteps(steps, {
       checkId,
-      lanes: lanes ?? [null],
-      layout,
       specFor: (planned, lane, hold, turns) =>
         processSpec(
           planned,
@@ -254,20 +252,14 @@ async function measure(
           definition(planned.workload),
           turns
         ),
-      turns: takesTurns,
-      launchFacts: arm => launchFacts(arm, config, pre),
-      commandFormat: w => definition(w).resultFormat,
-      readResultFile,
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
-      // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
-      paramsFor: w => (cap === null ? paramsOf(w) : { ...paramsOf(w), power_cap_w: cap }),
+      paramsFor: w => definition(w).params(config),
+      ...(cap === null ? {} : { powerCapW: cap }),
       writer,
       logger,
       signal,
-      label: cap === null ? undefined : `${cap} W`,
-      gateIoThroughput: config.gateIoThroughput,
-      gateMetrics: gateMetricSet(config.gateMetrics),
+      scoring: { gateIoThroughput: config.gateIoThroughput, gateMetrics: gateMetricSet(config.gateMetrics) },
       gpuCotenants: gpuCotenantProbe(config.device),
       ...(sequential ? { afterBlock: (d: BlockDone) => sequential.afterBlock(d) } : {})
     })

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { Direction } from '../types/index.js'
 import { METRIC_SCOPES } from '../types/index.js'
-import type { ArmSeries, PartialFingerprint } from './run-values/index.js'
+import type { ArmSeries, PartialFingerprint } from '../results/index.js'
 
 /** Points kept per series (oldest dropped first): four windows of 50 at the default window. */
 export const DEFAULT_HISTORY_KEEP = 200

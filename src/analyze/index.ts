@@ -2,25 +2,25 @@
  * The analyze stage's public face: what the check, the fleet merge, the later stages, the entry points
  * and the tests import. Everything else in analyze/ is internal.
  */
-export { compareWithBaseline, JsonFileBaselineStore, mergeCheck, parseBaseline } from './baseline/index.js'
-export { blockScaled } from './blocking.js'
-export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
 export {
-  parseArmSpecs,
-  parseResultInputs,
-  readResultFile,
-  readResults,
-  RESULT_FILE_LIMITS,
-  RESULT_FORMATS,
-  type ResultSet
-} from './adapters/index.js'
-export { readResultsCsv } from './csv/index.js'
+  compareWithBaseline,
+  defaultBranch,
+  discardTreeBaseline,
+  fetchBaseline,
+  JsonFileBaselineStore,
+  mergeCheck,
+  parseBaseline,
+  saveBaseline,
+  storePath,
+  whyNotWrite,
+  type BranchStore
+} from './baseline/index.js'
+export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
 export { explain, explainCheck } from './explain/index.js'
 export { decideFamily } from './family.js'
 export { measuredWork, measuredWorkNote } from './measured-work.js'
 export { multiGpuSummary, multiGpuWarnings, pooledRows } from './multi-gpu.js'
 export { capOf, capOfParams, edpOptimal, powerCapRows } from './power.js'
-export type { RawRow } from './run-values/index.js'
 export { SequentialController, seriesKey } from './sequential-check.js'
 export { latencyPercentiles, runSeries } from './summary.js'
 export {

@@ -12,7 +12,7 @@ import type {
   PerGpuAnalysis,
   SampleRecord
 } from '../types/index.js'
-import { blockScaled } from './blocking.js'
+import { blockScaled } from '../results/index.js'
 import { analyzeRecords, type AnalyzeRecordsOptions } from './compare/index.js'
 import { holm } from './stats/index.js'
 

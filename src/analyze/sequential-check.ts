@@ -10,7 +10,7 @@ import { pooledRows } from './multi-gpu.js'
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
 import { blockRatios, commonUnit, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
 import { repeatedCi } from './repeated-ci.js'
-import { aggregateRows } from './run-values/index.js'
+import { aggregateRows } from '../results/index.js'
 import { isTailMetric } from '../config/index.js'
 import {
   describeUndecided,

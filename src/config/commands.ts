@@ -17,10 +17,16 @@ import {
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 import { redactCommand } from '../util/secrets.js'
-import type { FileCommand } from './file.js'
 
 const NAME = /^[a-z][a-z0-9_-]{0,39}$/
 /** Most commands one source (the input, the config file) may name, and the longest command. */
+/** A `commands:` entry of the config file as written: its words are judged by config/commands.ts. */
+export interface FileCommand {
+  name: string
+  run: string
+  format: string | null
+}
+
 export const COMMAND_LIMITS = { commands: 32, chars: 4096 } as const
 /** Longest command text shown back in an error about a config-file command (the tree is untrusted). */
 const FILE_SHOWN_CHARS = 80

@@ -33,6 +33,7 @@ import { CHECKPOINT_CONTAINER_PATH, DATA_CONTAINER_PATH } from './mount-spec.js'
 import { containerLaunchArgs } from './launch-flags.js'
 import { commandWorkloads, fileCommandWorkloads, mergeCommands } from './commands.js'
 import { resolveWorkloads, type WorkloadDefinition } from './workloads/index.js'
+import { LLM_PRESETS, MATMUL_DTYPES, type LlmPreset, type MatmulDtype } from './workloads/definition.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS, chosen } from './parse.js'
 import { readConfigFile } from './file.js'
@@ -60,11 +61,6 @@ import {
   workspacePath
 } from './parse.js'
 import { checkBaselinePath, validateGithubToken } from './trusted-values.js'
-
-export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
-export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
-export const LLM_PRESETS = ['tiny', '1b', '8b'] as const
-export type LlmPreset = (typeof LLM_PRESETS)[number]
 
 export interface Config {
   /** The `image` input as given (validated); `images` holds the parsed references. */

@@ -15,7 +15,7 @@ import { Inputs } from '../types/inputs.js'
 import type { RawInputs } from './defaults.js'
 import { InputError } from '../util/errors.js'
 import { READ_LIMITS, UnsafePathError, readUntrusted } from '../util/safe-fs.js'
-import { COMMAND_LIMITS } from './commands.js'
+import { COMMAND_LIMITS, type FileCommand } from './commands.js'
 
 /** Keys a config file may set: how much and what to measure, never where, with what, or how it is judged. */
 export const FILE_KNOBS: readonly Inputs[] = [
@@ -68,13 +68,6 @@ function checkLocation(file: string, workspace: string): void {
       file,
       `a file inside the workspace ${workspace} (its folder resolves to ${real})`
     )
-}
-
-/** A `commands:` entry of the config file as written: its words are judged by config/commands.ts. */
-export interface FileCommand {
-  name: string
-  run: string
-  format: string | null
 }
 
 /** What a config file holds: knob values keyed by input name, and its commands (when allowed). */

@@ -1,8 +1,9 @@
 /** The config stage's public face: what other stages and the entry points use of it. */
-export { loadConfig, type Config, type ConfigSources, type LlmPreset } from './config.js'
+export { loadConfig, type Config, type ConfigSources } from './config.js'
+export type { LlmPreset } from './workloads/definition.js'
 export { DEFAULTS, type RawInputs } from './defaults.js'
-export { FILE_KNOBS, readConfigFile, type ConfigFileContents, type FileCommand } from './file.js'
-export { commandSourceLines } from './commands.js'
+export { FILE_KNOBS, readConfigFile, type ConfigFileContents } from './file.js'
+export { commandSourceLines, type FileCommand } from './commands.js'
 export {
   BUILTIN_DEFINITIONS,
   builtinDefinition,

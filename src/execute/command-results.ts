@@ -8,10 +8,13 @@ import * as path from 'node:path'
 import { FILE_COMMAND_FORMATS, type CommandFormat, type SampleRecord } from '../types/index.js'
 import { EVENTS_FILE } from './run-folders.js'
 import type { ProcessResult } from './process.js'
-import type { ExecuteContext } from './runner.js'
+import type { SampleRow } from '../results/index.js'
 
 /** A sample's fields that come from its run, not from what it measured. */
 export type RunBase = Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>
+
+/** Reads a tool's result file into rows (results/ readResultFile); errors name the file and what was expected. */
+export type ResultReader = (format: CommandFormat, file: string) => SampleRow[]
 
 /** How one process of a command is read. */
 export interface CommandResults {
@@ -49,7 +52,7 @@ function fileSamples(
   format: CommandFormat,
   runDir: string | null,
   base: RunBase,
-  read: ExecuteContext['readResultFile'],
+  read: ResultReader | undefined,
   proc: ProcessResult
 ): SampleRecord[] {
   if (runDir === null || !read) throw new Error('no result reader for command results')
@@ -84,7 +87,7 @@ export function readCommandResults(
   proc: ProcessResult,
   runDir: string | null,
   base: RunBase,
-  read: ExecuteContext['readResultFile'],
+  read: ResultReader | undefined,
   warmup: boolean
 ): CommandResults {
   if (format === null) return NO_RESULTS

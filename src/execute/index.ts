@@ -3,8 +3,9 @@
  * tests use. Everything else in execute/ is internal.
  */
 // Running the plan, and cleaning up after it.
-export { executePlan } from './runner.js'
-export type { BlockDone, ExecuteResult } from './runner.js'
+export { executePlan, executeSteps } from './runner.js'
+export type { ExecuteResult } from './runner.js'
+export type { BlockDone, ExecuteContext, RunSpec } from './context.js'
 export { processSpec, workloadsDir } from './specs.js'
 export { launchFacts } from './launch-facts.js'
 export { RunFolders } from './run-folders.js'

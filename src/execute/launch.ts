@@ -6,10 +6,12 @@ import { memoryRecords } from './memory.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
 import { startProcess, type ProcessHandle } from './process.js'
 import { recordRun, type LaneOutcome } from './run-record.js'
-import type { ExecuteContext } from './runner.js'
+import type { ExecuteContext } from './context.js'
 import { stackDigest } from './stack/digest.js'
 import { TurnGate } from './turns.js'
 import { appendAll } from '../util/arrays.js'
+
+const time = (epochMs: number): string => new Date(epochMs).toISOString()
 
 /** Lists kept per process: one per measured region (a workload marks a few) plus the GPU's. */
 const MAX_COTENANT_LISTS = 64
@@ -47,7 +49,12 @@ export function launchOnLane(
   turns = false
 ): Launched {
   const { arm, workload } = planned
-  const params = ctx.paramsFor(workload)
+  // Iteration k of every arm's process of the block ran back to back: the analysis pairs them, and a
+  // baseline without turns is not matched (the tag is in the params too).
+  const interleave = turns ? { interleave: 'turns' as const } : {}
+  // The cap is part of the configuration: each cap is its own series, baseline entry and comparison.
+  const cap = ctx.powerCapW === undefined ? {} : { power_cap_w: ctx.powerCapW }
+  const params = { ...ctx.paramsFor(workload), ...interleave, ...cap }
   const gpu = lane === null ? {} : { gpu: lane.index }
   const base = {
     check_id: ctx.checkId,
@@ -56,8 +63,7 @@ export function launchOnLane(
     run,
     ...gpu,
     params,
-    // Iteration k of every arm's process of the block ran back to back: the analysis pairs them.
-    ...(turns ? { interleave: 'turns' as const } : {}),
+    ...interleave,
     fingerprint: ctx.fingerprintFor(arm, lane)
   }
   const live: SampleRecord[] = []
@@ -98,7 +104,7 @@ export function launchOnLane(
         ...recorded,
         launch: {
           ...(typeof inside === 'object' && inside !== null ? inside : {}),
-          ...(ctx.launchFacts?.(arm) ?? {})
+          ...(spec.launchFacts?.() ?? {})
         }
       }
       stack = { environment: arm.label, workload, run, facts, cotenants }
@@ -123,7 +129,7 @@ export function launchOnLane(
       return
     }
     if (event.event === 'memory') {
-      const records = memoryRecords(event, base, new Date(epochMs).toISOString(), ctx.gateMemory === true)
+      const records = memoryRecords(event, base, time(epochMs), ctx.scoring?.gateMemory === true)
       appendAll(live, records)
       ctx.writer.appendSamples(records)
       return
@@ -136,8 +142,8 @@ export function launchOnLane(
       value: event.value,
       unit: event.unit,
       better: event.better,
-      scope: sampleScope(event, ctx.gateIoThroughput, base.workload, ctx.gateMetrics),
-      time: new Date(epochMs).toISOString()
+      scope: sampleScope(event, ctx.scoring?.gateIoThroughput, base.workload, ctx.scoring?.gateMetrics),
+      time: time(epochMs)
     }
     live.push(record)
     ctx.writer.appendSamples([record])
@@ -153,7 +159,7 @@ export function launchOnLane(
     const done = await handle.done
     await gpuProbe
     try {
-      return recordRun(planned, done, base, live, ctx, samples, spec.runDir ?? null, turnFailure)
+      return recordRun(planned, done, base, live, ctx, samples, spec, turnFailure)
     } finally {
       spec.cleanup?.()
     }

@@ -4,10 +4,11 @@
  */
 import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
 import type { PlannedRun } from '../plan/index.js'
-import type { ExecuteContext } from './runner.js'
+import type { ExecuteContext, RunSpec } from './context.js'
 import type { ProcessResult } from './process.js'
 import { regionWindows } from './region.js'
 import { appendAll } from '../util/arrays.js'
+import { readResultFile } from '../results/index.js'
 import { readCommandResults, wallTimeSample, type RunBase } from './command-results.js'
 
 const PHASE_UNIT = 's'
@@ -118,7 +119,7 @@ export function recordRun(
   live: SampleRecord[],
   ctx: ExecuteContext,
   samples: SampleRecord[],
-  runDir: string | null = null,
+  spec: Pick<RunSpec, 'resultFormat' | 'runDir'> = {},
   turnFailure: string | null = null
 ): LaneOutcome {
   const { arm, workload } = planned
@@ -126,11 +127,11 @@ export function recordRun(
   const gpu = base.gpu === undefined ? {} : { gpu: base.gpu }
   // A user command: its result file, or its wall time (src/execute/command-results.ts).
   const results = readCommandResults(
-    ctx.commandFormat?.(workload) ?? null,
+    spec.resultFormat ?? null,
     proc,
-    runDir,
+    spec.runDir ?? null,
     base,
-    ctx.readResultFile,
+    readResultFile,
     planned.warmup
   )
   if (results.samples.length) {

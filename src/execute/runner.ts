@@ -3,117 +3,26 @@
  * the moment they arrive, start-up split out, progress with ETA. A failing workload stops that workload
  * (the rest of the check continues); a cancel stops everything. Nothing measured is ever dropped.
  */
-import type {
-  Arm,
-  CommandFormat,
-  CotenantList,
-  Fingerprint,
-  RecordSink,
-  RunRecord,
-  SampleRecord,
-  StackRecord,
-  Workload
-} from '../types/index.js'
-import type { Logger } from '../util/log.js'
+import type { RunRecord, SampleRecord, StackRecord, Workload } from '../types/index.js'
 import {
   endsBlock,
   laneLabel,
   nextCandidates,
+  planExecution,
   planSteps,
   runsPerBlock,
   type Lane,
-  type Layout
+  type Layout,
+  type PlannedRun,
+  type StepPlan
 } from '../plan/index.js'
-import type { PlannedRun } from '../plan/index.js'
-import type { ProcessResult, ProcessSpec } from './process.js'
+import type { ProcessResult } from './process.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'
 import { takeTurns, type TurnStop } from './turns.js'
 import { maxOf } from '../util/arrays.js'
 import type { LaneOutcome } from './run-record.js'
-import type { GateMetricSet } from '../config/index.js'
-
-export interface ExecuteContext {
-  checkId: string
-  /**
-   * GPUs a planned run starts on at once, one process each (default: one unpinned process). With L lanes,
-   * the r-th repetition on lane k is run (r − 1)·L + k + 1: every process stays its own run, in time order.
-   */
-  lanes?: readonly (Lane | null)[]
-  /** How the arms use the lanes (plan/steps.ts); default lockstep. Duet needs two arms on an even lane count. */
-  layout?: Layout
-  /**
-   * Builds the process for a planned run (native or container) on a lane; `hold`: started early, held;
-   * `turns`: it takes turns with its block's other processes (execute/turns.ts).
-   */
-  specFor(run: PlannedRun, lane: Lane | null, hold: boolean, turns: boolean): ProcessSpec
-  /**
-   * Which workloads take turns (their definition says they can, and the check asked for it): on one lane,
-   * a block's processes are prepared at once and measure iteration by iteration in turns. Absent: none.
-   */
-  turns?: (workload: Workload) => boolean
-  /**
-   * Hide start-up: while one process measures, the next ones (fresh processes, as always; plan/blocks.ts says
-   * which) are started and held after their imports — CPU only, before any CUDA call — and each is released
-   * when the GPU is free for it. One lane only.
-   */
-  prestart?: boolean
-  fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
-  /** How a user command's results are read (null: a built-in, which speaks the protocol). */
-  commandFormat?: (workload: Workload) => CommandFormat | null
-  /**
-   * Reads a tool's result file (hyperfine JSON, …) into sample rows; given by the orchestrator (the adapters
-   * are the analysis stage's), thrown errors name the file and what was expected.
-   */
-  readResultFile?: (format: CommandFormat, file: string) => ResultRow[]
-  /** How an arm's processes are launched (entrypoint, launch flags): merged into its stack facts as `launch.*`. */
-  launchFacts?: (arm: Arm) => Record<string, string>
-  paramsFor(workload: Workload): Record<string, unknown>
-  writer: RecordSink
-  logger: Logger
-  signal?: AbortSignal
-  /** Prefix of progress lines, e.g. `cap 500 W`. */
-  label?: string
-  /**
-   * Asked after each completed block of a workload (every arm ran once more): a reason stops that workload
-   * (sequential stopping: decided, max-runs, time budget); null goes on. Absent: the whole plan runs.
-   */
-  afterBlock?: (done: BlockDone) => string | null
-  /** io's bind-mount MB/s gate (otherwise informational). */
-  gateIoThroughput?: boolean
-  /** The tail metrics gate-metrics names (config/tail-metrics.ts): those gate, the other tails are shown. */
-  gateMetrics?: GateMetricSet
-  /** GPU memory metrics gate (scope steady) instead of being informational. */
-  gateMemory?: boolean
-  /**
-   * Reads the other compute processes on a measured process's GPU, once, at the start of its measured
-   * region (cotenants.ts; absent: not read). `ownPid`: the PID the workload saw for itself.
-   */
-  gpuCotenants?: (
-    fingerprint: Fingerprint,
-    ownPid: number | null,
-    checkPids?: readonly number[]
-  ) => Promise<CotenantList>
-}
-
-export interface ResultRow {
-  workload: string
-  metric: string
-  value: number
-  unit: string
-  better: 'lower' | 'higher'
-  iteration?: number
-}
-
-export interface BlockDone {
-  workload: Workload
-  /** Runs per arm of this workload so far (blocks × lanes). */
-  run: number
-  /** Every measured (non-warm-up) sample of the check so far. */
-  samples: readonly SampleRecord[]
-  elapsedMs: number
-  blockMs: number
-}
+import type { ExecuteContext } from './context.js'
 
 export interface ExecuteResult {
   samples: SampleRecord[]
@@ -124,6 +33,19 @@ export interface ExecuteResult {
   incompleteReason: string | null
 }
 
+/** How a bare schedule is laid out when executePlan plans its steps itself (plan/steps.ts planExecution). */
+export interface StepsOptions {
+  /**
+   * GPUs a planned run starts on at once, one process each (default: one unpinned process). With L lanes,
+   * the r-th repetition on lane k is run (r − 1)·L + k + 1: every process stays its own run, in time order.
+   */
+  lanes?: readonly (Lane | null)[]
+  /** How the arms use the lanes (plan/steps.ts); default lockstep. Duet needs two arms on an even lane count. */
+  layout?: Layout
+  /** Which workloads take turns (plan/turns.ts takesTurns). Absent: none. */
+  turns?: (workload: Workload) => boolean
+}
+
 function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000)
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`
@@ -131,25 +53,33 @@ function formatDuration(ms: number): string {
 
 export { startupRecords } from './run-record.js'
 
-export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Promise<ExecuteResult> {
+/** A schedule planned here into steps (`opts`), then executed: for a caller that has no steps of its own. */
+export function executePlan(
+  plan: readonly PlannedRun[],
+  ctx: ExecuteContext & StepsOptions
+): Promise<ExecuteResult> {
+  return executeSteps(planExecution(plan, ctx.lanes, ctx.layout, ctx.turns), ctx)
+}
+
+/** Executes the finished steps of a plan (plan/steps.ts planExecution), step by step. */
+export async function executeSteps(planned: StepPlan, ctx: ExecuteContext): Promise<ExecuteResult> {
+  const { runs: plan, lanes, layout, steps } = planned
   const samples: SampleRecord[] = []
   const runs: RunRecord[] = []
   const stacks: StackRecord[] = []
-  const lanes = ctx.lanes?.length ? ctx.lanes : [null]
   const failedWorkloads = new Map<Workload, string>()
   let cancelled = false
   let writeStop: string | null = null
   const stoppedWorkloads = new Set<Workload>()
   const t0 = Date.now()
   let done = 0
-  const prefix = ctx.label ? `${ctx.label} ` : ''
+  const prefix = ctx.powerCapW === undefined ? '' : `${ctx.powerCapW} W `
   const eta = new PlanEta()
   let blockStart = t0
   // Prestart (one lane): the next slots' processes (PRESTART_DEPTH), started and held while this one measures.
   // Where a block ends that the sequential rule may stop on, the next workload's first process is held too
   // (imports only, CPU), so a stop does not leave the next workload to start cold; unused ones are dropped.
   const prestart = ctx.prestart === true && lanes.length === 1
-  const layout = ctx.layout ?? 'lockstep'
   let pending: Launched[][] = []
   const abandoned: Promise<ProcessResult>[] = []
   const abandon = (ls: Launched[]): void => {
@@ -162,7 +92,6 @@ export async function executePlan(plan: PlannedRun[], ctx: ExecuteContext): Prom
   // A slot still to run: its workload neither failed nor was stopped by the sequential rule.
   const runnable = (p: PlannedRun): boolean =>
     !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload)
-  const steps = planSteps(plan, lanes, layout, p => ctx.turns?.(p.workload) === true)
   // The slots whose processes take turns: a held one must be started that way already.
   const inTurns = new Set(steps.filter(s => s.turns).flatMap(s => s.slots))
   const start = (sp: { planned: PlannedRun; lane: Lane | null; run: number }): Launched =>

@@ -13,6 +13,8 @@ import type { IoFolders } from './io-data.js'
 import { EVENTS_ENV, EVENTS_FILE, RUN_CONTAINER_DIR, RUN_ID_ENV, type RunFolders } from './run-folders.js'
 import { CHECKPOINT_CONTAINER_PATH } from '../config/index.js'
 import { containerCommandParts, nativeCommandSpec } from './command-spec.js'
+import type { RunSpec } from './context.js'
+import { launchFacts } from './launch-facts.js'
 
 /** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
 export function workloadsDir(): string {
@@ -37,7 +39,7 @@ export function processSpec(
   folders: RunFolders,
   definition: WorkloadDefinition,
   turns = false
-): ReturnType<typeof nativeSpec> {
+): RunSpec {
   const timeoutMs = config.runTimeoutS * 1000
   const inContainer = planned.arm.kind !== 'native'
   const writesCheckpoints = definition.usesIoFolders && io !== null
@@ -55,7 +57,10 @@ export function processSpec(
     eventsPath: run.eventsFile,
     runDir: run.dir,
     runId: run.runId,
-    cleanup: () => run.remove()
+    cleanup: () => run.remove(),
+    resultFormat: definition.resultFormat,
+    // Read when the process reports its stack (a config without container facts never needs them).
+    launchFacts: () => launchFacts(planned.arm, config, pre)
   }
   const gpuInput = {
     device: config.device,

@@ -3,7 +3,8 @@
  * Groups are never pooled with each other: a fleet of H100s and H200s gives two answers side by side,
  * not one average that belongs to neither.
  */
-import { blockScaled, analyzeRecords } from '../analyze/index.js'
+import { analyzeRecords } from '../analyze/index.js'
+import { blockScaled } from '../results/index.js'
 import { checkVerdict } from '../gate/index.js'
 import type { CheckVerdict, PreflightResult, SampleRecord } from '../types/index.js'
 import { VERSION } from '../util/version.js'

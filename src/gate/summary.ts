@@ -11,9 +11,9 @@ import {
   measuredWork,
   powerCapRows,
   runSeries,
-  type ResultSet,
   type SequentialController
 } from '../analyze/index.js'
+import type { ResultSet } from '../results/index.js'
 import type { Config } from '../config/index.js'
 import {
   armStackDigest,

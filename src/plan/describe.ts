@@ -2,6 +2,7 @@
 import type { Config } from '../config/index.js'
 import { laneLabel, type Lane } from './lanes.js'
 import type { Layout } from './steps.js'
+import { turningWorkloads } from './turns.js'
 
 const pairsText = (lanes: readonly Lane[]): string =>
   lanes
@@ -24,9 +25,7 @@ export function describePlan(
       ? `${(slots * multi.length) / 2} processes (duet: both arms at once on GPU pairs ${pairsText(multi)}, swapping GPUs every block)`
       : `${slots * multi.length} processes (${slots} slots × ${multi.length} GPUs at once: ${gpus})`
   // A workload that takes turns runs both arms on every GPU, whatever the layout (steps.ts).
-  const turning = config.turns
-    ? config.definitions.filter(d => d.turns && config.workloads.includes(d.name)).map(d => d.name)
-    : []
+  const turning = turningWorkloads(config)
   const turnsText =
     multi && turning.length
       ? `; ${turning.join(', ')}: both arms on every GPU, taking turns request by request`

@@ -134,3 +134,26 @@ export function planSteps(
   }
   return steps
 }
+
+/** The finished steps a check executes: its schedule, the lanes and layout, and what starts at once. */
+export interface StepPlan {
+  /** The schedule, slot by slot (PlannedRun.order indexes it). */
+  runs: readonly PlannedRun[]
+  lanes: readonly (Lane | null)[]
+  layout: Layout
+  steps: Step[]
+}
+
+/**
+ * Plans the steps of a schedule (no lanes: one unpinned process; default layout lockstep); `turns`: which
+ * workloads take turns (plan/turns.ts), whose blocks become one step each.
+ */
+export function planExecution(
+  runs: readonly PlannedRun[],
+  lanes: readonly (Lane | null)[] = [],
+  layout: Layout = 'lockstep',
+  turns: (workload: PlannedRun['workload']) => boolean = () => false
+): StepPlan {
+  const used = lanes.length ? lanes : [null]
+  return { runs, lanes: used, layout, steps: planSteps(runs, used, layout, p => turns(p.workload)) }
+}

@@ -1,6 +1,5 @@
 /** What the analyze stage produces: per-metric comparisons and the analysis of a check. */
 import type { MetricVerdict, MetricScope, Direction } from './basics.js'
-import type { BaselineResult } from './summary.js'
 
 // ---- Analysis ----
 
@@ -129,6 +128,17 @@ export interface Comparison {
   levels_gap_pct?: number
   /** Blocks far off the others' median (analyze/far-blocks.ts): named in the notes. */
   far_blocks?: number
+}
+
+/** The comparison against the stored baseline (a check's, or `analyze --baseline`). */
+export interface BaselineResult {
+  status: 'compared' | 'no-baseline' | 'no-match' | 'corrupt' | 'disabled'
+  path: string
+  message: string
+  /** Current (candidate) vs stored (baseline) per workload/metric/environment. */
+  comparisons: Comparison[]
+  /** True when this run's samples were appended to the baseline file. */
+  saved: boolean
 }
 
 export interface Analysis {

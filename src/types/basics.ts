@@ -17,7 +17,7 @@ export const WORKLOADS = ['matmul', 'llm', 'io'] as const
 export type Workload = string
 export type BuiltinWorkload = (typeof WORKLOADS)[number]
 
-/** Formats of result files `analyze` reads (src/analyze/adapters): `csv` is the long CSV. */
+/** Formats of result files `analyze` reads (src/results/adapters): `csv` is the long CSV. */
 export const RESULT_FORMATS = [
   'csv',
   'hyperfine',
@@ -44,7 +44,7 @@ const JSON_RESULT_FORMATS = RESULT_FORMATS.filter((f): f is JsonResultFormat => 
 export const COMMAND_FORMATS = ['auto', 'protocol', 'wall', ...JSON_RESULT_FORMATS] as const
 export type CommandFormat = (typeof COMMAND_FORMATS)[number]
 /**
- * The command formats read from a result file (src/analyze/adapters), not from the protocol channel: the JSON
+ * The command formats read from a result file (src/results/adapters), not from the protocol channel: the JSON
  * result formats (a command's run folder holds one `.json` result file, never the long CSV).
  */
 export const FILE_COMMAND_FORMATS: readonly CommandFormat[] = JSON_RESULT_FORMATS

@@ -58,12 +58,11 @@ export type {
   StartupPhase
 } from './events.js'
 export type { SampleRecord, TelemetrySample, RunRecord, RecordSink } from './results.js'
-export type { Descriptive, Comparison, Analysis, HistoryFacts } from './analysis.js'
+export type { Descriptive, Comparison, Analysis, BaselineResult, HistoryFacts } from './analysis.js'
 export type { PreflightStatus, PreflightResult } from './preflight.js'
 export type {
   LatencyPercentiles,
   TelemetrySummary,
-  BaselineResult,
   RunSeries,
   GpuLaneInfo,
   PerGpuAnalysis,

@@ -11,7 +11,7 @@ import type {
   CommandSource
 } from './basics.js'
 import type { RunRecord } from './results.js'
-import type { Comparison, Analysis } from './analysis.js'
+import type { Analysis, BaselineResult } from './analysis.js'
 import type { PreflightResult } from './preflight.js'
 import type { ArmStack, Explanation } from './explain.js'
 
@@ -58,16 +58,6 @@ export interface TelemetrySummary {
     throttled_samples: number
     reasons: string[]
   } | null
-}
-
-export interface BaselineResult {
-  status: 'compared' | 'no-baseline' | 'no-match' | 'corrupt' | 'disabled'
-  path: string
-  message: string
-  /** Current (candidate) vs stored (baseline) per workload/metric/environment. */
-  comparisons: Comparison[]
-  /** True when this run's samples were appended to the baseline file. */
-  saved: boolean
 }
 
 export interface RunSeries {

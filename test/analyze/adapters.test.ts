@@ -11,7 +11,7 @@ import {
   readResultFile,
   readResults,
   RESULT_FILE_LIMITS
-} from '../../src/analyze/adapters/index.js'
+} from '../../src/results/adapters/index.js'
 import { InputError } from '../../src/util/errors.js'
 
 const FIX = join(import.meta.dirname, '..', '__fixtures__', 'adapters')

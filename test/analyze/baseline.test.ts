@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { ArmSeries } from '../../src/analyze/run-values/index.js'
+import type { ArmSeries } from '../../src/results/run-values/index.js'
 import type { CurrentResults } from '../../src/analyze/baseline/index.js'
 import {
   BASELINE_SCHEMA,

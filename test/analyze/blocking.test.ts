@@ -3,7 +3,7 @@
  * blocks leaves one GPU with three native runs and two container runs and the other GPU the other way round.
  */
 import { median } from 'simple-statistics'
-import { blockScaled } from '../../src/analyze/blocking.js'
+import { blockScaled } from '../../src/results/blocking.js'
 import type { Fingerprint } from '../../src/types/index.js'
 
 interface Row {

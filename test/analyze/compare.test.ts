@@ -1,6 +1,6 @@
 import fc from 'fast-check'
-import type { ArmSeries } from '../../src/analyze/run-values/index.js'
-import { aggregateRows, isStartupMetric } from '../../src/analyze/run-values/index.js'
+import type { ArmSeries } from '../../src/results/run-values/index.js'
+import { aggregateRows, isStartupMetric } from '../../src/results/run-values/index.js'
 import {
   analyzeRecords,
   analyzeRows,

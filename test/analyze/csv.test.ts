@@ -2,7 +2,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { readResultsCsv } from '../../src/analyze/csv/index.js'
+import { readResultsCsv } from '../../src/results/csv/index.js'
 import { InputError } from '../../src/util/errors.js'
 import { SAMPLE_CSV_COLUMNS, sampleCsvRow } from '../../src/results/store.js'
 import type { SampleRecord } from '../../src/types/index.js'

@@ -1,3 +1,3 @@
 /** Types the explainer tests share. */
 export type { Analysis, ArmStack, Comparison } from '../../src/types/index.js'
-export type { RawRow as RawRowLike } from '../../src/analyze/index.js'
+export type { RawRow as RawRowLike } from '../../src/results/index.js'

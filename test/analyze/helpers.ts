@@ -1,4 +1,4 @@
-import type { ArmSeries } from '../../src/analyze/run-values/index.js'
+import type { ArmSeries } from '../../src/results/run-values/index.js'
 
 export function series(
   environment: string,

@@ -4,7 +4,7 @@
  * deviation test and the "one GPU regresses under a passing pool" warning fire where they must.
  */
 import * as fs from 'node:fs'
-import { knownMetric } from '../../src/analyze/known-metrics.js'
+import { knownMetric } from '../../src/results/known-metrics.js'
 import { gunzipSync } from 'node:zlib'
 import { analyzeRecords } from '../../src/analyze/compare/index.js'
 import { gpuDeviations, multiGpuSummary, multiGpuWarnings, pooledRows } from '../../src/analyze/multi-gpu.js'

@@ -7,7 +7,7 @@
 import { measureComparison, decide } from '../../src/analyze/compare/index.js'
 import { sequentialLook } from '../../src/analyze/sequential.js'
 import { SequentialController, stopNote } from '../../src/analyze/sequential-check.js'
-import type { ArmSeries } from '../../src/analyze/run-values/index.js'
+import type { ArmSeries } from '../../src/results/run-values/index.js'
 import { keptBlocks, pairedTest, blockMean } from '../../src/analyze/stats/index.js'
 import type { Comparison, SampleRecord } from '../../src/types/index.js'
 import { series } from './helpers.js'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { analyzeCommand, resolveEnvironments } from '../../src/entry/cli/analyze.js'
 import { JsonFileBaselineStore } from '../../src/analyze/baseline/index.js'
-import { readResultsCsv } from '../../src/analyze/csv/index.js'
+import { readResultsCsv } from '../../src/results/csv/index.js'
 import { InputError } from '../../src/util/errors.js'
 import { noise, nonFiniteNumbers } from '../analyze/helpers.js'
 

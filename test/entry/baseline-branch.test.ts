@@ -14,7 +14,7 @@ import {
   storePath,
   whyNotWrite,
   type BranchStore
-} from '../../src/entry/action/baseline-branch.js'
+} from '../../src/analyze/baseline/baseline-branch.js'
 import { mergeCheck, parseBaseline } from '../../src/analyze/index.js'
 import { loadConfig, loadTrendConfig } from '../../src/config/index.js'
 import { Inputs } from '../../src/types/inputs.js'

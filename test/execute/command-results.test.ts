@@ -5,7 +5,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { readResultFile } from '../../src/analyze/index.js'
+import { readResultFile } from '../../src/results/index.js'
 import { readCommandResults, wallTimeSample, type RunBase } from '../../src/execute/command-results.js'
 import type { ProcessResult } from '../../src/execute/process.js'
 import { RunLog } from '../../src/execute/run-log.js'

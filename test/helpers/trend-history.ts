@@ -9,7 +9,7 @@ import {
   type BaselineFile,
   type CurrentResults
 } from '../../src/analyze/baseline/index.js'
-import type { ArmSeries, PartialFingerprint } from '../../src/analyze/run-values/index.js'
+import type { ArmSeries, PartialFingerprint } from '../../src/results/run-values/index.js'
 
 export interface Night {
   /** 0-based night. */

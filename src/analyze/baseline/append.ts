@@ -1,7 +1,7 @@
 /** Add an accepted check to a baseline file in memory: its entries and its point of the trend history. */
 import { appendHistory } from '../history.js'
 import { summarizeCheck } from '../history-compare.js'
-import { FINGERPRINT_FIELDS, type PartialFingerprint } from '../run-values/index.js'
+import { FINGERPRINT_FIELDS, type PartialFingerprint } from '../../results/index.js'
 import { BASELINE_SCHEMA, DEFAULT_KEEP_CHECKS, type BaselineFile, type StoredMetric } from './format.js'
 import { baselineKey, factsFor, groupSeries, paramsHash } from './match.js'
 import type { AppendOptions, CurrentResults } from './store.js'

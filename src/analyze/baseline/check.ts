@@ -1,6 +1,6 @@
 /** The pipeline's entry to the baseline: compare this check with the stored one, then maybe store it. */
 import type { BaselineResult } from '../../types/index.js'
-import { aggregateRows, type RawRow } from '../run-values/index.js'
+import { aggregateRows, type RawRow } from '../../results/index.js'
 import { JsonFileBaselineStore } from './json-file-store.js'
 import type { BaselineStore, CurrentResults } from './store.js'
 

@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { METRIC_SCOPES } from '../../types/index.js'
 import { HistorySchema, SeriesIdentitySchema, factsSchema } from '../history.js'
 import { summarizeCheck } from '../history-compare.js'
-import { FINGERPRINT_FIELDS } from '../run-values/index.js'
+import { FINGERPRINT_FIELDS } from '../../results/index.js'
 
 export const BASELINE_SCHEMA = 'gpu-overhead/baseline@2'
 /** The previous format (per-run values only), still read. */

@@ -5,6 +5,16 @@
  * different days into one sample.
  */
 export { appendToBaseline } from './append.js'
+// The store's home on the repository's baseline branch (the action's check and trend).
+export {
+  defaultBranch,
+  discardTreeBaseline,
+  fetchBaseline,
+  saveBaseline,
+  storePath,
+  whyNotWrite,
+  type BranchStore
+} from './baseline-branch.js'
 export { compareWithBaseline } from './check.js'
 export { BASELINE_SCHEMA, DEFAULT_BASELINE_PATH, parseBaseline, type BaselineFile } from './format.js'
 export { JsonFileBaselineStore } from './json-file-store.js'

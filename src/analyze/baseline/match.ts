@@ -4,7 +4,7 @@
  * incomparable, naming what changed), never a silent skip.
  */
 import { createHash } from 'node:crypto'
-import type { ArmSeries, PartialFingerprint } from '../run-values/index.js'
+import type { ArmSeries, PartialFingerprint } from '../../results/index.js'
 import type { BaselineEntry, BaselineFile } from './format.js'
 import type { CurrentResults } from './store.js'
 

@@ -4,7 +4,7 @@
  * run) implements the same three methods.
  */
 import type { BaselineResult } from '../../types/index.js'
-import type { ArmSeries, PartialFingerprint } from '../run-values/index.js'
+import type { ArmSeries, PartialFingerprint } from '../../results/index.js'
 import type { BootstrapOptions } from '../stats/index.js'
 import type { BaselineFile } from './format.js'
 

@@ -4,8 +4,8 @@
  */
 import type { Direction } from '../../types/index.js'
 import { InputError } from '../../util/errors.js'
-import { knownMetric } from '../known-metrics.js'
-import type { ArmSeries } from '../run-values/index.js'
+import { knownMetric } from '../../results/index.js'
+import type { ArmSeries } from '../../results/index.js'
 
 /** Time units: a duration is lower-is-better, the one direction a unit states by itself. */
 const TIME_UNITS = new Set(['ns', 'us', 'µs', 'ms', 's', 'sec', 'seconds', 'min'])

@@ -1,5 +1,5 @@
 /** Which fingerprint facts make two sets of runs incomparable. */
-import type { PartialFingerprint } from '../run-values/index.js'
+import type { PartialFingerprint } from '../../results/index.js'
 
 /** `arms`: native vs container of one check. `baseline`: this run vs the stored baseline of the same arm. */
 export type FingerprintMode = 'arms' | 'baseline'

@@ -4,8 +4,8 @@
  * ones, so a positive overhead always means the candidate is worse.
  */
 import type { Comparison, MetricScope } from '../../types/index.js'
-import type { ArmSeries } from '../run-values/index.js'
-import { isStartupMetric } from '../run-values/index.js'
+import type { ArmSeries } from '../../results/index.js'
+import { isStartupMetric } from '../../results/index.js'
 import type { BootstrapOptions, Interval } from '../stats/index.js'
 import {
   describe,

@@ -17,7 +17,7 @@
  * offsets are paid for with a degree of freedom each (issue 38).
  */
 import type { Direction } from '../../types/index.js'
-import type { ArmSeries } from '../run-values/index.js'
+import type { ArmSeries } from '../../results/index.js'
 
 /**
  * Fewest blocks the paired analysis runs on: with 2, its variance has one degree of freedom and two blocks

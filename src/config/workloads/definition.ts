@@ -4,7 +4,12 @@
  * built-ins and the user's commands go through one path and no stage compares workload names.
  */
 import type { CommandFormat, CommandWorkload, Device } from '../../types/index.js'
-import type { LlmPreset, MatmulDtype } from '../config.js'
+
+/** The built-ins' knobs a definition reads (inputs matmul-dtype and llm-preset). */
+export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
+export type MatmulDtype = (typeof MATMUL_DTYPES)[number]
+export const LLM_PRESETS = ['tiny', '1b', '8b'] as const
+export type LlmPreset = (typeof LLM_PRESETS)[number]
 
 /** The settings a workload's arguments and params depend on (a subset of Config). */
 export interface WorkloadSettings {

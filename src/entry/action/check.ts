@@ -11,12 +11,12 @@ import {
   defaultBranch,
   discardTreeBaseline,
   fetchBaseline,
+  mergeCheck,
   saveBaseline,
   storePath,
   whyNotWrite,
   type BranchStore
-} from './baseline-branch.js'
-import { mergeCheck } from '../../analyze/index.js'
+} from '../../analyze/index.js'
 import { actionsLogger } from '../../util/log.js'
 
 /** The branch store for this run, or null (with the reason logged) when it cannot be used. */

@@ -17,7 +17,7 @@ import { Outputs } from '../../types/inputs.js'
 import { safeReplace } from '../../util/safe-fs.js'
 import { CheckFailedError, EnvironmentError } from '../../util/errors.js'
 import { trendCommand } from '../cli/trend.js'
-import { discardTreeBaseline, fetchBaseline, storePath } from './baseline-branch.js'
+import { discardTreeBaseline, fetchBaseline, storePath } from '../../analyze/index.js'
 
 /** Runs whose checked-out tree is the repository's own history (their baseline file may be used as is). */
 const WRITING_RUN = new Set(['push', 'schedule', 'workflow_dispatch'])

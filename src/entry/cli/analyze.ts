@@ -6,20 +6,14 @@ import { checkAlpha, checkMaxOverhead, gateMetricSet, type GateMetric } from '..
 import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
 import { InputError } from '../../util/errors.js'
 import type { Analysis, OnInconclusive } from '../../types/index.js'
-import {
-  JsonFileBaselineStore,
-  decideFamily,
-  measureSeries,
-  parseArmSpecs,
-  readResults,
-  type ResultSet
-} from '../../analyze/index.js'
+import { JsonFileBaselineStore, decideFamily, measureSeries } from '../../analyze/index.js'
+import { parseArmSpecs, readResultSet, type ResultSet } from '../../results/index.js'
 import { renderJson, renderMarkdown } from '../../report/index.js'
 
 export interface AnalyzeCommandOptions {
   /** A long-format CSV, or (with a JSON `formatIn`) ENV=FILE pairs: each file one run of that arm. */
   input: string | readonly string[]
-  /** Format of the input files (analyze/adapters): csv (default), hyperfine, pytest-benchmark, … */
+  /** Format of the input files (results/adapters): csv (default), hyperfine, pytest-benchmark, … */
   formatIn?: string
   /** `--arm ENV=INDEX|ENV=COMMAND`: a hyperfine export's commands as the arms (plain FILE inputs then). */
   arms?: readonly string[]
@@ -100,7 +94,7 @@ export async function analyzeCommand(
   opts: AnalyzeCommandOptions
 ): Promise<{ analysis: Analysis; text: string; exitCode: number; results: ResultSet }> {
   validate(opts)
-  const csv = await readResults(
+  const csv = await readResultSet(
     opts.formatIn ?? 'csv',
     typeof opts.input === 'string' ? [opts.input] : opts.input,
     opts.arms && opts.arms.length > 0 ? parseArmSpecs(opts.arms) : []

@@ -8,7 +8,7 @@
 import { blockFactors } from '../blocking.js'
 import type { RunAggregator } from '../run-values/index.js'
 
-/** Scale the run groups of each GPU by its block factor; the factors are blockScaled's (analyze/blocking.ts). */
+/** Scale the run groups of each GPU by its block factor; the factors are blockScaled's (results/blocking.ts). */
 export function poolGpus(agg: RunAggregator): void {
   const factors = blockFactors(agg.gpuCells())
   if (factors.size > 0) agg.scaleGpus((key, gpu) => factors.get(`${key}\u0000${gpu}`))
