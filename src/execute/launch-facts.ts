@@ -23,9 +23,11 @@ function rawLaunchFacts(arm: Arm, config: Config, pre: PreflightOutcome): Record
     return { how: 'host process', entrypoint: NONE, ipc: 'host', container_args: NONE }
   const image = pre.images.get(arm.image ?? '')
   const flags = launchFlagFacts(config.containerArgs)
+  // An image known by its ID alone (inspected without its config) has no entrypoint to name.
+  const entrypoint = image?.entrypoint ?? []
   return {
     how: `${config.containerRuntime} run`,
-    entrypoint: image?.entrypoint.length ? image.entrypoint.join(' ') : NONE,
+    entrypoint: entrypoint.length ? entrypoint.join(' ') : NONE,
     image_user: image?.user ?? NONE,
     workdir: image?.workdir ?? NONE,
     // Docker's default IPC namespace is private, with a 64 MiB /dev/shm.
