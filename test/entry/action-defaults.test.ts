@@ -82,7 +82,9 @@ test('every action.yml default is set: the helper sets workloads to its default,
 test('commands: alone runs only the command, natively and in the image, and gates it', async () => {
   const ws = workspace()
   const r = await action(ws, { image, commands: 'mine: /usr/bin/python3 bench.py' })
-  expect(r.outputs).toMatch(/verdict<<\S+\n(pass|inconclusive)\n/)
+  // A verdict, whichever: a 0.3 ms CPU loop's arms differ by what else a shared 2-core runner does at the time (CI
+  // read +125% once, beside the other lane's containers); what is tested here is that the command ran and gated.
+  expect(r.outputs).toMatch(/verdict<<\S+\n(pass|inconclusive|regression)\n/)
   const s = summaryOf(ws)
   expect(s.config.workloads).toEqual(['mine'])
   expect(new Set(s.runs.map(x => x.workload))).toEqual(new Set(['mine']))
