@@ -176,6 +176,13 @@ const NO_SPREAD = {
     'No spread into a call (stack overflow on large arrays): use appendAll/maxOf/minOf from util/arrays.ts.'
 }
 
+// Node's JS realpath lstat()s and then readlink()s each component: a tree swapped between the two throws a raw
+// EINVAL instead of an answer. libc's realpath (.native) reads each link once.
+const NATIVE_REALPATH = {
+  selector: "CallExpression[callee.object.name='fs'][callee.property.name='realpathSync']",
+  message: 'Use fs.realpathSync.native: the JS realpath races with a tree swapped under it (raw EINVAL).'
+}
+
 // Log lines and terminal output carry untrusted text: only util/log.ts (through util/text.ts logText)
 // writes them, so no line can start a workflow command or carry a control character.
 const ONE_LOG_PATH = [
@@ -235,18 +242,18 @@ export default tseslint.config(
     // workload's samples) it overflows the stack. util/arrays.ts has appendAll, maxOf, minOf.
     files: ['src/**/*.ts'],
     rules: {
-      'no-restricted-syntax': ['error', NO_SPREAD, ...ONE_LOG_PATH, ONE_TABLE_BUILDER]
+      'no-restricted-syntax': ['error', NO_SPREAD, NATIVE_REALPATH, ...ONE_LOG_PATH, ONE_TABLE_BUILDER]
     }
   },
   {
     // util/log.ts is the one path to the log and the terminal (it sanitises every line).
     files: ['src/util/log.ts'],
-    rules: { 'no-restricted-syntax': ['error', NO_SPREAD, ONE_TABLE_BUILDER] }
+    rules: { 'no-restricted-syntax': ['error', NO_SPREAD, NATIVE_REALPATH, ONE_TABLE_BUILDER] }
   },
   {
     // The one table builder.
     files: ['src/report/table.ts'],
-    rules: { 'no-restricted-syntax': ['error', NO_SPREAD, ...ONE_LOG_PATH] }
+    rules: { 'no-restricted-syntax': ['error', NO_SPREAD, NATIVE_REALPATH, ...ONE_LOG_PATH] }
   },
   {
     files: ['test/**/*.ts'],

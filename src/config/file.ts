@@ -57,11 +57,11 @@ function scalarText(node: Node, key: string): string {
 function checkLocation(file: string, workspace: string): void {
   let real: string
   try {
-    real = fs.realpathSync(path.dirname(file))
+    real = fs.realpathSync.native(path.dirname(file))
   } catch {
     return // missing folder: readUntrusted says ENOENT
   }
-  const rel = path.relative(fs.realpathSync(workspace), real)
+  const rel = path.relative(fs.realpathSync.native(workspace), real)
   if (rel.startsWith('..') || path.isAbsolute(rel))
     throw new InputError(
       Inputs.Config,

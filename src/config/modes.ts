@@ -197,7 +197,7 @@ export function loadAnalyzeConfig(sources: ConfigSources): AnalyzeConfig {
         `${form}; it is ${st === undefined ? 'missing' : 'not a regular file (a link or a folder)'}`
       )
     // A linked folder on the way could still lead out of the workspace: compare the resolved paths.
-    const rel = path.relative(fs.realpathSync(sources.workspace), fs.realpathSync(file))
+    const rel = path.relative(fs.realpathSync.native(sources.workspace), fs.realpathSync.native(file))
     if (rel.startsWith('..') || path.isAbsolute(rel))
       throw new InputError(Inputs.Results, item, `${form}; it resolves outside the workspace`)
     return eq < 0 ? file : `${item.slice(0, eq).trim()}=${file}`

@@ -133,7 +133,7 @@ export function judgeMount(req: MountRequest): MountDecision {
   if (req.path === '' || /[\0\n\r]/.test(req.path)) return refuse(null, 'not a file system path')
   let resolved: string
   try {
-    resolved = fs.realpathSync(path.resolve(req.path))
+    resolved = fs.realpathSync.native(path.resolve(req.path))
   } catch {
     return refuse(null, `does not exist on the runner`)
   }

@@ -169,7 +169,7 @@ function isUnder(p: string, root: string): boolean {
 /** The realpath of `p`, or of its longest existing parent with the rest appended (a path not made yet). */
 function resolvedPath(p: string): string {
   try {
-    return fs.realpathSync(p)
+    return fs.realpathSync.native(p)
   } catch {
     const parent = path.dirname(p)
     return parent === p ? p : path.join(resolvedPath(parent), path.basename(p))

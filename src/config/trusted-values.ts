@@ -67,7 +67,7 @@ export function checkBaselinePath(file: string, raw: string, workspace: string |
   if (workspace === null) return file
   let dir = path.dirname(file)
   while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir)
-  const rel = path.relative(fs.realpathSync(workspace), fs.realpathSync(dir))
+  const rel = path.relative(fs.realpathSync.native(workspace), fs.realpathSync.native(dir))
   if (rel.startsWith('..') || path.isAbsolute(rel))
     throw new InputError(
       Inputs.BaselinePath,

@@ -31,7 +31,7 @@ function nearestExisting(p: string): string {
 }
 
 function realInside(p: string, root: string): boolean {
-  const rel = path.relative(fs.realpathSync(nearestExisting(root)), p)
+  const rel = path.relative(fs.realpathSync.native(nearestExisting(root)), p)
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
 
@@ -68,14 +68,14 @@ export function claimFolder(dir: string, policy: OwnedFolderPolicy): void {
   const st = fs.lstatSync(existing)
   if (existing === abs && st.isSymbolicLink())
     throw new UnsafePathError(abs, 'is a symbolic link; the results folder must be a real folder', 'link')
-  if (!realInside(fs.realpathSync(existing), policy.root))
+  if (!realInside(fs.realpathSync.native(existing), policy.root))
     throw new UnsafePathError(abs, `resolves outside ${policy.root} (a linked parent folder)`, 'outside')
   if (existing !== abs) {
     // One level at a time: a read-only or unwritable parent surfaces as EROFS/EACCES, not ENOENT.
     const missing: string[] = []
     for (let d = abs; d !== existing; d = path.dirname(d)) missing.unshift(d)
     for (const d of missing) fs.mkdirSync(d)
-    if (!realInside(fs.realpathSync(abs), policy.root))
+    if (!realInside(fs.realpathSync.native(abs), policy.root))
       throw new UnsafePathError(abs, `resolves outside ${policy.root}`, 'outside')
     return
   }

@@ -205,8 +205,8 @@ function checkOpened(file: string, fd: number, st: fs.Stats, opts: ReadOptions):
       'link'
     )
   if (opts.within === undefined) return
-  const opened = fdPath(fd) ?? fs.realpathSync(file)
-  const root = fs.realpathSync(opts.within)
+  const opened = fdPath(fd) ?? fs.realpathSync.native(file)
+  const root = fs.realpathSync.native(opts.within)
   const rel = path.relative(root, opened)
   if (rel.startsWith('..') || path.isAbsolute(rel))
     throw new UnsafePathError(file, `resolves outside ${opts.within} (to ${opened})`, 'outside')
