@@ -3,7 +3,7 @@
  * `stack` event as matmul.py printed it, and the real analysis of its kernel_ms samples.
  */
 import { analyzeRecords, explain, explainCheck } from '../../src/analyze/index.js'
-import { ENV_KNOWLEDGE, armStacks, stackDigest } from '../../src/execute/index.js'
+import { ENV_KNOWLEDGE, armStacks, envKnowledge, stackDigest } from '../../src/execute/index.js'
 import { whyMarkdown } from '../../src/report/why.js'
 import type { Analysis, ArmStack, Comparison, RawRowLike } from './explain-helpers.js'
 import { recordedEvents } from '../helpers/recorded.js'
@@ -307,4 +307,13 @@ describe('an undecided TPOT on a host whose level changes over time (4 x H100 ho
     )
     expect(whyMarkdown(e)).toMatch(/\*\*No relevant difference found\*\* among the recorded facts/)
   })
+})
+
+test('an unknown NVIDIA_ variable ranks below an unknown CUDA_ one; NVIDIA_TF32_OVERRIDE still acts strongly', () => {
+  // Images set NVIDIA_* labels and container-toolkit settings; a fixture's NVIDIA_ENTRYPOINT_FIXTURE once led
+  // "why the arms differ" for an undecided DataLoader check (docs/evidence/2026-11-27-dataloader.md).
+  expect(envKnowledge('NVIDIA_ENTRYPOINT_FIXTURE').impact).toBe(1)
+  expect(envKnowledge('CUDA_SOMETHING_NEW').impact).toBe(2)
+  expect(envKnowledge('NVIDIA_TF32_OVERRIDE').impact).toBeGreaterThanOrEqual(2)
+  expect(envKnowledge('NVIDIA_ENTRYPOINT_FIXTURE').impact).toBeLessThan(envKnowledge('NVTE_X').impact)
 })
