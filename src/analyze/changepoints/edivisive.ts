@@ -57,10 +57,12 @@ interface Context {
 
 /** Segments between sorted change points (empty ones dropped), as Otava's get_intervals. */
 function intervalsOf(indexes: readonly number[], length: number): Interval[] {
-  const bounds = [0, ...indexes, length]
   const out: Interval[] = []
-  for (let i = 0; i + 1 < bounds.length; i++)
-    if (bounds[i] !== bounds[i + 1]) out.push({ start: bounds[i]!, end: bounds[i + 1]! })
+  let start = 0
+  for (const end of [...indexes, length]) {
+    if (start !== end) out.push({ start, end })
+    start = end
+  }
   return out
 }
 
@@ -77,10 +79,9 @@ function test(ctx: Context, index: number, qhat: number, start: number, end: num
  * two halves of the interval that contains it (a new candidate).
  */
 function testAt(ctx: Context, index: number, qhat: number, intervals: readonly Interval[]): ChangePoint {
-  for (let i = 0; i < intervals.length; i++) {
-    const iv = intervals[i]!
-    if (iv.end === index && i + 1 < intervals.length)
-      return test(ctx, index, qhat, iv.start, intervals[i + 1]!.end)
+  for (const [i, iv] of intervals.entries()) {
+    const next = intervals[i + 1]
+    if (iv.end === index && next !== undefined) return test(ctx, index, qhat, iv.start, next.end)
     if (iv.start < index && index < iv.end) return test(ctx, index, qhat, iv.start, iv.end)
   }
   throw new RangeError(`index ${index} is in no interval`)
@@ -172,8 +173,10 @@ function merge(
       ctx.series.length
     )
     const neighbours = retest === 'otava' ? [weakest, weakest + 1] : [weakest - 1, weakest]
-    for (const i of neighbours)
-      if (i >= 0 && i < cps.length) cps[i] = testAt(ctx, cps[i]!.index, cps[i]!.qhat, intervals)
+    for (const i of neighbours) {
+      const cp = cps[i]
+      if (cp !== undefined) cps[i] = testAt(ctx, cp.index, cp.qhat, intervals)
+    }
   }
   return cps
 }
@@ -181,9 +184,9 @@ function merge(
 /** Positions (in `cps`) of the points next to a segment shorter than `minSegment`. */
 function shortSegmentPoints(cps: readonly ChangePoint[], length: number, minSegment: number): number[] {
   const out: number[] = []
-  for (let i = 0; i < cps.length; i++) {
-    const before = cps[i]!.index - (i > 0 ? cps[i - 1]!.index : 0)
-    const after = (i + 1 < cps.length ? cps[i + 1]!.index : length) - cps[i]!.index
+  for (const [i, cp] of cps.entries()) {
+    const before = cp.index - (cps[i - 1]?.index ?? 0)
+    const after = (cps[i + 1]?.index ?? length) - cp.index
     if (before < minSegment || after < minSegment) out.push(i)
   }
   return out
@@ -218,10 +221,9 @@ export function changePoints(series: readonly number[], options: ChangePointOpti
     return { ...detect(series, window, maxP, minMagnitude, minSegment, options), outliers }
   // Left out of every test; indexes mapped back to the series given.
   const left = new Set(outliers)
-  const kept: number[] = []
-  for (let i = 0; i < series.length; i++) if (!left.has(i)) kept.push(i)
+  const kept = [...series.keys()].filter(i => !left.has(i))
   const found = detect(
-    kept.map(i => series[i]!),
+    series.filter((_, i) => !left.has(i)),
     window,
     maxP,
     minMagnitude,
@@ -279,10 +281,10 @@ function settle(
     if (seen.has(key)) break
     seen.add(key)
     const indexes = current.map(c => c.index)
-    for (let k = 0; k < indexes.length; k++) {
-      const lo = k > 0 ? indexes[k - 1]! : 0
-      const hi = k + 1 < indexes.length ? indexes[k + 1]! : series.length
-      const here = indexes[k]!
+    // Each point between its neighbours as moved so far (the series' ends at the ends).
+    for (const [k, here] of indexes.entries()) {
+      const lo = indexes[k - 1] ?? 0
+      const hi = indexes[k + 1] ?? series.length
       indexes[k] = bestTSplit(series, lo, hi, minSegment, here) ?? here
     }
     let added: ChangePoint | null = null

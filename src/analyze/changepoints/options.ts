@@ -79,5 +79,6 @@ export function validateResume({ newPoints, weak }: Resume, length: number): voi
   for (const i of weak)
     if (!Number.isInteger(i) || i < 1 || i >= length - newPoints)
       throw new RangeError(`resume.weak holds ${i}, not an index inside the old series`)
-  if (weak.some((v, k) => k > 0 && v <= weak[k - 1]!)) throw new RangeError('resume.weak must be ascending')
+  if (weak.some((v, k) => k > 0 && v <= (weak[k - 1] ?? -Infinity)))
+    throw new RangeError('resume.weak must be ascending')
 }

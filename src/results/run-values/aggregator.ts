@@ -161,9 +161,9 @@ export class RunAggregator {
       if (g.gpu === undefined) continue
       const f = factor(`${g.workload}\u0000${g.params}\u0000${g.metric}`, String(g.gpu)) ?? 1
       if (f === 1) continue
-      for (let i = 0; i < g.values.length; i++) g.values[i] = g.values[i]! * f
+      for (const [i, v] of g.values.entries()) g.values[i] = v * f
       if (g.byIteration !== undefined)
-        for (const vs of g.byIteration.values()) for (let i = 0; i < vs.length; i++) vs[i] = vs[i]! * f
+        for (const vs of g.byIteration.values()) for (const [i, v] of vs.entries()) vs[i] = v * f
     }
   }
 

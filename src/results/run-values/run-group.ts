@@ -134,7 +134,8 @@ export function turnValues(g: Group): number[] | null {
 
 /** The mean of a run's values (summed in order; one value is itself). */
 export function meanOf(values: readonly number[]): number {
-  if (values.length === 1) return values[0]!
+  const [only] = values
+  if (values.length === 1 && only !== undefined) return only
   let s = 0
   for (const v of values) s += v
   return s / values.length
