@@ -1,7 +1,7 @@
 /**
  * The check, one direction: config → preflight → plan → execute (+ telemetry) → analyze (+ baseline)
  * → report → gate. Only this file and the entry points wire stages together. What a fault must keep (what
- * was measured so far) is the CheckState (gate/summary.ts) that the steps below fill; the summary is
+ * was measured so far) is the CheckState (gate/summary-json.ts) that the steps below fill; the summary is
  * assembled from it at the start (an INCOMPLETE placeholder), on a fault and at the end. Over 300 lines:
  * runCheck and measure read as the stage order; below them, steps that act on one check's state across
  * stages (its analysis with the baseline, the sequential controller, telemetry start and attachment,
@@ -239,19 +239,19 @@ async function measure(
     executeSteps(steps, {
       checkId,
       specFor: (planned, lane, hold, turns) =>
-        processSpec(
+        processSpec({
           planned,
           config,
           checkId,
-          dir,
+          workloadsDir: dir,
           io,
           pre,
           lane,
           hold,
           folders,
-          definition(planned.workload),
+          definition: definition(planned.workload),
           turns
-        ),
+        }),
       prestart: config.prestart,
       fingerprintFor: fingerprintOf,
       paramsFor: w => definition(w).params(config),

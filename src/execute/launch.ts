@@ -1,12 +1,13 @@
 /** One process of a planned run on one lane: started (held for prestart), its events turned into records. */
-import type { CotenantList, SampleRecord, StackRecord, WorkloadEvent } from '../types/index.js'
+import type { CotenantList, SampleRecord, StackEvent, StackRecord, WorkloadEvent } from '../types/index.js'
 import type { Lane, PlannedRun } from '../plan/index.js'
 import { peersList, unavailable } from './cotenants.js'
 import { memoryRecords } from './memory.js'
 import { sampleMetricName, sampleScope } from './metrics.js'
 import { startProcess, type ProcessHandle } from './process.js'
 import { recordRun, type LaneOutcome } from './run-record.js'
-import type { ExecuteContext } from './context.js'
+import type { ExecuteContext, RunSpec } from './context.js'
+import type { RunBase } from './command-results.js'
 import { stackDigest } from './stack/digest.js'
 import { TurnGate } from './turns.js'
 import { appendAll } from '../util/arrays.js'
@@ -48,6 +49,23 @@ export function launchOnLane(
   hold: boolean,
   turns = false
 ): Launched {
+  return new LaneProcess({ planned, lane, run, ctx, samples, stacks, hold, turns })
+}
+
+interface LaneStart {
+  planned: PlannedRun
+  lane: Lane | null
+  run: number
+  ctx: ExecuteContext
+  /** The check's samples and stacks: a finished process's are added to them. */
+  samples: SampleRecord[]
+  stacks: StackRecord[]
+  hold: boolean
+  turns: boolean
+}
+
+/** The base of every record of one process: its check, workload, arm, run, GPU, params and fingerprint. */
+function recordBase({ planned, lane, run, ctx, turns }: LaneStart): RunBase {
   const { arm, workload } = planned
   // Iteration k of every arm's process of the block ran back to back: the analysis pairs them, and a
   // baseline without turns is not matched (the tag is in the params too).
@@ -56,7 +74,7 @@ export function launchOnLane(
   const cap = ctx.powerCapW === undefined ? {} : { power_cap_w: ctx.powerCapW }
   const params = { ...ctx.paramsFor(workload), ...interleave, ...cap }
   const gpu = lane === null ? {} : { gpu: lane.index }
-  const base = {
+  return {
     check_id: ctx.checkId,
     workload,
     environment: arm.label,
@@ -66,71 +84,142 @@ export function launchOnLane(
     ...interleave,
     fingerprint: ctx.fingerprintFor(arm, lane)
   }
-  const live: SampleRecord[] = []
-  let stack: StackRecord | null = null
+}
+
+/** One started process of a planned run: its events turned into records as they arrive, then its run. */
+class LaneProcess implements Launched {
+  readonly planned: PlannedRun
+  readonly handle: ProcessHandle
+  readonly turns: TurnGate | null
+  readonly timeoutMs: number
+  private readonly spec: RunSpec
+  private readonly base: RunBase
+  private readonly live: SampleRecord[] = []
+  private stack: StackRecord | null = null
   // Filled as the process runs (peers events, the GPU probe); the stack record shares the array.
-  const cotenants: CotenantList[] = []
-  let ownPid: number | null = null
-  let gpuProbe: Promise<void> | null = null
-  let gate: TurnGate | null = null
+  private readonly cotenants: CotenantList[] = []
+  private pid: number | null = null
+  private gpuProbe: Promise<void> | null = null
+  // Prestart in a container: frozen from its first event until its release, so what its image runs beside
+  // the workload (a co-tenant its entrypoint starts) does not run while another process measures. The
+  // window before the first event is the container's start and the interpreter's (well under a second).
+  private heldFreeze: Promise<boolean> | null = null
+  private releasing = false
+
+  constructor(private readonly start: LaneStart) {
+    const { planned, lane, ctx, hold, turns } = start
+    this.planned = planned
+    this.base = recordBase(start)
+    this.spec = ctx.specFor(planned, lane, hold, turns)
+    const { spec } = this
+    this.timeoutMs = spec.timeoutMs
+    this.handle = startProcess(spec, (event, epochMs) => this.onEvent(event, epochMs), ctx.signal)
+    this.turns = turns ? new TurnGate(this.handle, spec.freeze, planned.arm.label) : null
+    // A held process that is never needed is not finished: the check's folder removal takes its folders.
+    void this.handle.done.then(done => {
+      if (done.abandoned) spec.cleanup?.()
+    })
+  }
+
+  /** The PID the workload reported for itself (`env` event), once it has. */
+  ownPid(): number | null {
+    return this.pid
+  }
+
+  async release(): Promise<void> {
+    await this.thawHeld()
+    this.handle.release()
+  }
+
+  abandon(): void {
+    void this.thawHeld().then(() => this.handle.abandon())
+  }
+
+  async finish(turnFailure: string | null = null): Promise<LaneOutcome> {
+    const { planned, ctx, samples } = this.start
+    const done = await this.handle.done
+    await this.gpuProbe
+    try {
+      return recordRun(planned, done, this.base, this.live, ctx, samples, this.spec, turnFailure)
+    } finally {
+      this.spec.cleanup?.()
+    }
+  }
+
+  private freezeHeld(): void {
+    const { freeze } = this.spec
+    if (!this.start.hold || this.releasing || this.heldFreeze !== null || !freeze) return
+    this.heldFreeze = freeze(true).then(failed => failed === null)
+  }
+
+  private async thawHeld(): Promise<void> {
+    this.releasing = true
+    if (this.heldFreeze !== null && (await this.heldFreeze)) await this.spec.freeze?.(false)
+  }
+
   // The GPU's other processes, read once when measuring starts. Taking turns, the block's other processes hold
   // the GPU too: the probe waits for this process's first turn, when all of them have reported their PIDs.
-  const probeGpu = (): void => {
-    if (gpuProbe !== null || !ctx.gpuCotenants) return
-    gpuProbe = ctx.gpuCotenants(base.fingerprint, ownPid, gate?.partners() ?? []).then(
+  private probeGpu(): void {
+    const { gpuCotenants } = this.start.ctx
+    if (this.gpuProbe !== null || !gpuCotenants) return
+    const { cotenants } = this
+    this.gpuProbe = gpuCotenants(this.base.fingerprint, this.pid, this.turns?.partners() ?? []).then(
       l => void cotenants.push(l),
       (error: unknown) => void cotenants.push(unavailable('gpu', `GPU probe failed: ${String(error)}`))
     )
   }
-  // Prestart in a container: frozen from its first event until its release, so what its image runs beside
-  // the workload (a co-tenant its entrypoint starts) does not run while another process measures. The
-  // window before the first event is the container's start and the interpreter's (well under a second).
-  let heldFreeze: Promise<boolean> | null = null
-  let releasing = false
-  const freezeHeld = (): void => {
-    if (!hold || releasing || heldFreeze !== null || !spec.freeze) return
-    heldFreeze = spec.freeze(true).then(failed => failed === null)
-  }
-  const thawHeld = async (): Promise<void> => {
-    releasing = true
-    if (heldFreeze !== null && (await heldFreeze)) await spec.freeze?.(false)
-  }
-  const onEvent = (event: WorkloadEvent, epochMs: number): void => {
-    if (event.event === 'start') freezeHeld()
-    if (event.event === 'stack' && stack === null) {
-      const { event: _kind, ...recorded } = event
-      const inside = recorded['launch']
-      const facts = {
-        ...recorded,
-        launch: {
-          ...(typeof inside === 'object' && inside !== null ? inside : {}),
-          ...(spec.launchFacts?.() ?? {})
-        }
-      }
-      stack = { environment: arm.label, workload, run, facts, cotenants }
-      // Every record after this carries the stack it was measured on.
-      base.fingerprint = { ...base.fingerprint, stack: stackDigest(facts) }
-      if (!planned.warmup) stacks.push(stack)
-      return
-    }
-    if (event.event === 'env' && typeof event['pid'] === 'number') ownPid = event['pid']
+
+  private onEvent(event: WorkloadEvent, epochMs: number): void {
+    if (event.event === 'start') this.freezeHeld()
+    if (event.event === 'stack' && this.stack === null) return this.onStack(event)
+    if (event.event === 'env' && typeof event['pid'] === 'number') this.pid = event['pid']
     if (event.event === 'turn') {
-      gate?.deliver(event.edge === 'done' ? 'done' : 'wait')
+      this.turns?.deliver(event.edge === 'done' ? 'done' : 'wait')
       return
     }
-    if (planned.warmup) return
+    if (!this.start.planned.warmup) this.onMeasured(event, epochMs)
+  }
+
+  /** The process's stack: recorded once, and every record after it carries its digest. */
+  private onStack(event: StackEvent): void {
+    const { planned, run, stacks } = this.start
+    const { event: _kind, ...recorded } = event
+    const inside = recorded['launch']
+    const facts = {
+      ...recorded,
+      launch: {
+        ...(typeof inside === 'object' && inside !== null ? inside : {}),
+        ...(this.spec.launchFacts?.() ?? {})
+      }
+    }
+    this.stack = {
+      environment: planned.arm.label,
+      workload: planned.workload,
+      run,
+      facts,
+      cotenants: this.cotenants
+    }
+    // Every record after this carries the stack it was measured on.
+    this.base.fingerprint = { ...this.base.fingerprint, stack: stackDigest(facts) }
+    if (!planned.warmup) stacks.push(this.stack)
+  }
+
+  /** A measured process's events: co-tenants, the measured region's start, memory and samples. */
+  private onMeasured(event: WorkloadEvent, epochMs: number): void {
+    const { ctx } = this.start
+    const { base } = this
     if (event.event === 'peers') {
-      if (cotenants.length < MAX_COTENANT_LISTS) cotenants.push(peersList(event))
+      if (this.cotenants.length < MAX_COTENANT_LISTS) this.cotenants.push(peersList(event))
       return
     }
     if (event.event === 'region' && event.edge === 'start') {
-      if (gate === null) probeGpu()
-      else gate.onFirstTurn ??= probeGpu
+      if (this.turns === null) this.probeGpu()
+      else this.turns.onFirstTurn ??= () => this.probeGpu()
       return
     }
     if (event.event === 'memory') {
       const records = memoryRecords(event, base, time(epochMs), ctx.scoring?.gateMemory === true)
-      appendAll(live, records)
+      appendAll(this.live, records)
       ctx.writer.appendSamples(records)
       return
     }
@@ -145,36 +234,7 @@ export function launchOnLane(
       scope: sampleScope(event, ctx.scoring?.gateIoThroughput, base.workload, ctx.scoring?.gateMetrics),
       time: time(epochMs)
     }
-    live.push(record)
+    this.live.push(record)
     ctx.writer.appendSamples([record])
-  }
-  const spec = ctx.specFor(planned, lane, hold, turns)
-  const handle = startProcess(spec, onEvent, ctx.signal)
-  if (turns) gate = new TurnGate(handle, spec.freeze, arm.label)
-  // A held process that is never needed is not finished: the check's folder removal takes its folders.
-  void handle.done.then(done => {
-    if (done.abandoned) spec.cleanup?.()
-  })
-  const finish = async (turnFailure: string | null = null): Promise<LaneOutcome> => {
-    const done = await handle.done
-    await gpuProbe
-    try {
-      return recordRun(planned, done, base, live, ctx, samples, spec, turnFailure)
-    } finally {
-      spec.cleanup?.()
-    }
-  }
-  return {
-    planned,
-    handle,
-    turns: gate,
-    ownPid: () => ownPid,
-    finish,
-    timeoutMs: spec.timeoutMs,
-    release: async () => {
-      await thawHeld()
-      handle.release()
-    },
-    abandon: () => void thawHeld().then(() => handle.abandon())
   }
 }

@@ -123,8 +123,7 @@ export function recordRun(
   turnFailure: string | null = null
 ): LaneOutcome {
   const { arm, workload } = planned
-  const { run, params } = base
-  const gpu = base.gpu === undefined ? {} : { gpu: base.gpu }
+  const { run } = base
   // A user command: its result file, or its wall time (src/execute/command-results.ts).
   const results = readCommandResults(
     spec.resultFormat ?? null,
@@ -139,47 +138,14 @@ export function recordRun(
     ctx.writer.appendSamples(results.samples)
   }
   // turnFailure: this process broke its block's turns (execute/turns.ts), whatever its exit code says.
-  const ok =
-    turnFailure === null &&
-    proc.exitCode === 0 &&
-    !proc.timedOut &&
-    !proc.cancelled &&
-    proc.spawnError === null &&
-    proc.channelError === null &&
-    proc.badLines.length === 0 &&
-    results.error === null &&
-    (results.byWallTime || results.fromFile || !silent(proc))
+  const ok = turnFailure === null && ranOk(proc, results)
   if (ok && results.byWallTime && !planned.warmup) {
     const wall = wallTimeSample(base, proc)
     live.push(wall)
     ctx.writer.appendSamples([wall])
   }
-  const summary = proc.events.find(e => e.event === 'summary')
-  const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
-  const record: RunRecord = {
-    workload,
-    environment: arm.label,
-    run,
-    warmup: planned.warmup,
-    // From the release: a held process did no work before it (and telemetry windows must not overlap).
-    start_ms: proc.releaseEpochMs,
-    end_ms: proc.endEpochMs,
-    exit_code: proc.exitCode,
-    status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
-    error: ok ? null : (turnFailure ?? describeFailure(proc, results.error)),
-    energy_j: energy,
-    energy_source: energy === null ? null : 'nvml',
-    measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,
-    mean_util_pct: null,
-    mean_sm_clock_mhz: null,
-    mean_power_w: null,
-    throttled_samples: 0,
-    telemetry_samples: 0,
-    ...gpu,
-    params,
-    regions: regionWindows(proc.events),
-    stack: base.fingerprint.stack ?? null
-  }
+  const error = ok ? null : (turnFailure ?? describeFailure(proc, results.error))
+  const record = runRecordOf(planned, proc, base, ok, error)
   if (!planned.warmup) {
     // A failed process's start-up is not a start-up to compare: one that died on a missing file ends in a
     // fraction of a working one's time, and its "faster" start-up would read as a container gain.
@@ -195,4 +161,57 @@ export function recordRun(
       proc.log.text()
     )
   return { proc, run: record, ok, samples: live.length, resultError: results.error }
+}
+
+/** Whether a process ran as it should: exit 0, in time, a clean channel, and results it read or sent. */
+function ranOk(proc: ProcessResult, results: ReturnType<typeof readCommandResults>): boolean {
+  return (
+    proc.exitCode === 0 &&
+    !proc.timedOut &&
+    !proc.cancelled &&
+    proc.spawnError === null &&
+    proc.channelError === null &&
+    proc.badLines.length === 0 &&
+    results.error === null &&
+    (results.byWallTime || results.fromFile || !silent(proc))
+  )
+}
+
+/** The run record of a finished process; `error`: why it failed (null when ok). */
+function runRecordOf(
+  planned: PlannedRun,
+  proc: ProcessResult,
+  base: RunBase,
+  ok: boolean,
+  error: string | null
+): RunRecord {
+  const { arm, workload } = planned
+  const { run, params } = base
+  const gpu = base.gpu === undefined ? {} : { gpu: base.gpu }
+  const summary = proc.events.find(e => e.event === 'summary')
+  const energy = summary && typeof summary.energy_j === 'number' ? summary.energy_j : null
+  return {
+    workload,
+    environment: arm.label,
+    run,
+    warmup: planned.warmup,
+    // From the release: a held process did no work before it (and telemetry windows must not overlap).
+    start_ms: proc.releaseEpochMs,
+    end_ms: proc.endEpochMs,
+    exit_code: proc.exitCode,
+    status: ok ? 'ok' : proc.cancelled ? 'cancelled' : proc.timedOut ? 'timeout' : 'failed',
+    error,
+    energy_j: energy,
+    energy_source: energy === null ? null : 'nvml',
+    measured_s: summary && typeof summary.measured_s === 'number' ? summary.measured_s : null,
+    mean_util_pct: null,
+    mean_sm_clock_mhz: null,
+    mean_power_w: null,
+    throttled_samples: 0,
+    telemetry_samples: 0,
+    ...gpu,
+    params,
+    regions: regionWindows(proc.events),
+    stack: base.fingerprint.stack ?? null
+  }
 }

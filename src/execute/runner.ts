@@ -14,6 +14,7 @@ import {
   type Lane,
   type Layout,
   type PlannedRun,
+  type Step,
   type StepPlan
 } from '../plan/index.js'
 import type { ProcessResult } from './process.js'
@@ -63,179 +64,262 @@ export function executePlan(
 
 /** Executes the finished steps of a plan (plan/steps.ts planExecution), step by step. */
 export async function executeSteps(planned: StepPlan, ctx: ExecuteContext): Promise<ExecuteResult> {
-  const { runs: plan, lanes, layout, steps } = planned
-  const samples: SampleRecord[] = []
-  const runs: RunRecord[] = []
-  const stacks: StackRecord[] = []
-  const failedWorkloads = new Map<Workload, string>()
-  let cancelled = false
-  let writeStop: string | null = null
-  const stoppedWorkloads = new Set<Workload>()
-  const t0 = Date.now()
-  let done = 0
-  const prefix = ctx.powerCapW === undefined ? '' : `${ctx.powerCapW} W `
-  const eta = new PlanEta()
-  let blockStart = t0
+  return new StepRunner(planned, ctx).run()
+}
+
+/** How a block's turns ended: why the runner stopped them, and the process that broke them (or -1). */
+interface TurnsEnd {
+  stop: TurnStop | null
+  culprit: number
+}
+
+/** One execution of a plan's steps: what it measured, the workloads that failed or stopped, the held processes. */
+class StepRunner {
+  private readonly samples: SampleRecord[] = []
+  private readonly runs: RunRecord[] = []
+  private readonly stacks: StackRecord[] = []
+  private readonly failedWorkloads = new Map<Workload, string>()
+  private readonly stoppedWorkloads = new Set<Workload>()
+  private cancelled = false
+  private writeStop: string | null = null
+  private readonly t0 = Date.now()
+  private done = 0
+  private readonly eta = new PlanEta()
+  private blockStart = this.t0
+  private readonly prefix: string
   // Prestart (one lane): the next slots' processes (PRESTART_DEPTH), started and held while this one measures.
   // Where a block ends that the sequential rule may stop on, the next workload's first process is held too
   // (imports only, CPU), so a stop does not leave the next workload to start cold; unused ones are dropped.
-  const prestart = ctx.prestart === true && lanes.length === 1
-  let pending: Launched[][] = []
-  const abandoned: Promise<ProcessResult>[] = []
-  const abandon = (ls: Launched[]): void => {
-    for (const l of ls) {
-      l.abandon()
-      abandoned.push(l.handle.done)
+  private readonly prestart: boolean
+  private pending: Launched[][] = []
+  private readonly abandoned: Promise<ProcessResult>[] = []
+  // The slots whose processes take turns: a held one must be started that way already.
+  private readonly inTurns: Set<PlannedRun>
+
+  constructor(
+    private readonly planned: StepPlan,
+    private readonly ctx: ExecuteContext
+  ) {
+    this.prefix = ctx.powerCapW === undefined ? '' : `${ctx.powerCapW} W `
+    this.prestart = ctx.prestart === true && planned.lanes.length === 1
+    this.inTurns = new Set(planned.steps.filter(s => s.turns).flatMap(s => s.slots))
+  }
+
+  async run(): Promise<ExecuteResult> {
+    for (const step of this.planned.steps) {
+      if (this.ctx.signal?.aborted) {
+        this.cancelled = true
+        break
+      }
+      if (!step.slots.some(this.runnable)) continue
+      if ((await this.runStep(step)) === 'stop') break
+    }
+    for (const ls of this.pending) this.abandon(ls)
+    await Promise.all(this.abandoned)
+    const reasons = [...this.failedWorkloads.values()]
+    if (this.writeStop) reasons.unshift(this.writeStop)
+    if (this.cancelled) reasons.unshift('the check was cancelled')
+    return {
+      samples: this.samples,
+      runs: this.runs,
+      stacks: this.stacks,
+      complete: reasons.length === 0,
+      incompleteReason: reasons.length ? reasons.join('; ') : null
     }
   }
 
   // A slot still to run: its workload neither failed nor was stopped by the sequential rule.
-  const runnable = (p: PlannedRun): boolean =>
-    !failedWorkloads.has(p.workload) && !stoppedWorkloads.has(p.workload)
-  // The slots whose processes take turns: a held one must be started that way already.
-  const inTurns = new Set(steps.filter(s => s.turns).flatMap(s => s.slots))
-  const start = (sp: { planned: PlannedRun; lane: Lane | null; run: number }): Launched =>
-    launchOnLane(sp.planned, sp.lane, sp.run, ctx, samples, stacks, prestart, inTurns.has(sp.planned))
+  private readonly runnable = (p: PlannedRun): boolean =>
+    !this.failedWorkloads.has(p.workload) && !this.stoppedWorkloads.has(p.workload)
 
-  for (const step of steps) {
-    if (ctx.signal?.aborted) {
-      cancelled = true
-      break
+  private start(sp: { planned: PlannedRun; lane: Lane | null; run: number }): Launched {
+    const { ctx } = this
+    return launchOnLane(
+      sp.planned,
+      sp.lane,
+      sp.run,
+      ctx,
+      this.samples,
+      this.stacks,
+      this.prestart,
+      this.inTurns.has(sp.planned)
+    )
+  }
+
+  private abandon(ls: Launched[]): void {
+    for (const l of ls) {
+      l.abandon()
+      this.abandoned.push(l.handle.done)
     }
-    if (!step.slots.some(runnable)) continue
+  }
+
+  /** Runs one step (its processes at once) and records it: 'stop' ends the check. */
+  private async runStep(step: Step): Promise<'stop' | 'go'> {
     // A step is one slot (lockstep) or one whole block (duet); either way one workload.
-    const planned = step.slots[0]!
-    const last = step.slots[step.slots.length - 1]!
-    const index = last.order
-    const { workload } = planned
+    const planned = step.slots[0]
+    const last = step.slots[step.slots.length - 1]
+    if (planned === undefined || last === undefined) return 'go' // never: a runnable step has a slot
     const slotStart = Date.now()
-    const previous = plan[planned.order - 1]
+    const previous = this.planned.runs[planned.order - 1]
     if (
       previous === undefined ||
-      previous.workload !== workload ||
+      previous.workload !== planned.workload ||
       previous.run !== planned.run ||
       previous.warmup
     )
-      blockStart = slotStart
-    // A slot held for prestart (one lane): its processes and run labels as its own lockstep step.
-    const launch = (p: PlannedRun): Launched[] => planSteps([p], lanes, 'lockstep')[0]!.processes.map(start)
+      this.blockStart = slotStart
     // Each slot's processes: held since an earlier slot (prestart, one lane: one process a slot), else
     // started now; in the step's order, which names them in the progress line.
-    const held = step.slots.map(slot => (prestart ? pending.find(ls => ls[0]!.planned === slot) : undefined))
-    const launched = step.processes.map(sp => held[step.slots.indexOf(sp.planned)]?.[0] ?? start(sp))
+    const held = step.slots.map(slot =>
+      this.prestart ? this.pending.find(ls => ls[0]?.planned === slot) : undefined
+    )
+    const launched = step.processes.map(sp => held[step.slots.indexOf(sp.planned)]?.[0] ?? this.start(sp))
     // Every process of the step at once: both arms meet the same neighbours on a shared host.
     await Promise.all(launched.map(l => l.release()))
-    if (prestart) {
-      // Keep what is still wanted (held slots ahead), drop the rest, start what is missing.
-      const wanted = nextCandidates(plan, index, runnable, ctx.afterBlock !== undefined)
-      const used = (ls: Launched[]): boolean => held.includes(ls)
-      const kept = (p: PlannedRun): Launched[] | undefined =>
-        pending.find(ls => !used(ls) && ls[0]!.planned === p)
-      for (const ls of pending) if (!used(ls) && !wanted.includes(ls[0]!.planned)) abandon(ls)
-      pending = wanted.map(p => kept(p) ?? launch(p))
-    } else pending = []
-    // Why the runner stopped this block's turns (a container it could not freeze): the block's failure reason.
-    let turnsStopped: TurnStop | null = null
-    // The process whose turns broke the block (an index into launched), or -1.
-    let culprit = -1
-    if (step.turns) {
-      // Each GPU's processes take turns among themselves, every GPU at once; run-timeout bounds each lane's
-      // turns too. The first lane that stopped names the block's culprit.
-      const byLane = new Map<Lane | null, Launched[]>()
-      step.processes.forEach((sp, k) => byLane.set(sp.lane, [...(byLane.get(sp.lane) ?? []), launched[k]!]))
-      const stops = await Promise.all(
-        [...byLane.values()].map(async group => {
-          const gates = group.flatMap(l => (l.turns ? [l.turns] : []))
-          for (const g of gates)
-            g.partners = () =>
-              group.flatMap(l => (l.turns === g ? [] : [l.ownPid()])).filter((p): p is number => p !== null)
-          const stop = await takeTurns(gates, maxOf(group.map(l => l.timeoutMs)))
-          const at = stop?.gate
-          return {
-            stop,
-            culprit:
-              at === null || at === undefined ? -1 : launched.indexOf(group.find(l => l.turns === gates[at])!)
-          }
-        })
-      )
-      const first = stops.find(s => s.stop !== null)
-      turnsStopped = first?.stop ?? null
-      if (first && first.culprit >= 0) culprit = first.culprit
-    }
+    this.holdAhead(held, last.order)
+    const turns = step.turns ? await takeStepTurns(step, launched) : { stop: null, culprit: -1 }
     // The process that broke the turns fails, whatever its exit code says (an image that exits 0 mid-turn).
-    if (turnsStopped !== null && culprit < 0) culprit = 0
+    const culprit = turns.stop !== null && turns.culprit < 0 ? 0 : turns.culprit
     const outcomes = await Promise.all(
-      launched.map((l, k) => l.finish(k === culprit ? (turnsStopped?.reason ?? null) : null))
+      launched.map((l, k) => l.finish(k === culprit ? (turns.stop?.reason ?? null) : null))
     )
-    for (const o of outcomes) runs.push(o.run)
+    for (const o of outcomes) this.runs.push(o.run)
+    return this.afterStep(step, outcomes, culprit, slotStart)
+  }
 
-    done += step.slots.length
-    for (const slot of step.slots) eta.record(slot, (Date.now() - slotStart) / step.slots.length)
-    const left = plan.slice(index + 1).filter(runnable)
-    const armsText = step.slots.map(p => p.arm.label).join(' + ')
-    const what = `${workload} ${armsText} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}${step.turns ? ' (in turns)' : ''}`
-    // From its release: a prestarted process's wait for the GPU is not its run.
-    const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.releaseEpochMs) / 1000).toFixed(1)
-    const who = (k: number): string => {
-      const sp = step.processes[k]
-      const where = laneLabel(sp?.lane ?? null)
-      return step.slots.length > 1 ? `${where} ${sp?.planned.arm.label ?? ''}` : where
+  /** Prestart: keeps the held slots still wanted after `index`, drops the rest, starts what is missing. */
+  private holdAhead(held: (Launched[] | undefined)[], index: number): void {
+    if (!this.prestart) {
+      this.pending = []
+      return
     }
-    const how =
-      outcomes.length === 1
-        ? `${outcomes[0]!.run.status} in ${secs(outcomes[0]!)} s${outcomes[0]!.samples ? `, ${outcomes[0]!.samples} samples` : ''}`
-        : outcomes.map((o, k) => `${who(k)} ${o.run.status} ${secs(o)} s`).join(', ')
-    const bound = ctx.afterBlock ? '≤' : ''
-    ctx.logger.info(
-      `${prefix}[${done}/${done + left.length}] ${what}: ${how} — ETA ${bound}${formatDuration(eta.remainingMs(left))}`
-    )
+    const { runs: plan, lanes } = this.planned
+    const wanted = nextCandidates(plan, index, this.runnable, this.ctx.afterBlock !== undefined)
+    const used = (ls: Launched[]): boolean => held.includes(ls)
+    const kept = (p: PlannedRun): Launched[] | undefined =>
+      this.pending.find(ls => !used(ls) && ls[0]?.planned === p)
+    // A slot held for prestart (one lane): its processes and run labels as its own lockstep step.
+    const launch = (p: PlannedRun): Launched[] =>
+      planSteps([p], lanes, 'lockstep')[0]?.processes.map(sp => this.start(sp)) ?? []
+    for (const ls of this.pending) {
+      const first = ls[0]
+      if (!used(ls) && !(first && wanted.includes(first.planned))) this.abandon(ls)
+    }
+    this.pending = wanted.map(p => kept(p) ?? launch(p))
+  }
+
+  /** Logs the step's progress, then ends the check, the workload or its block where it must. */
+  private afterStep(step: Step, outcomes: LaneOutcome[], culprit: number, slotStart: number): 'stop' | 'go' {
+    const { ctx } = this
+    const what = this.logProgress(step, outcomes, slotStart)
     if (outcomes.some(o => o.proc.cancelled)) {
-      cancelled = true
-      break
+      this.cancelled = true
+      return 'stop'
     }
     // A results folder that stopped taking writes (full disk) ends the check: measuring on without
     // keeping the samples would only burn time. What was written before stays.
     if (ctx.writer.writeError) {
-      writeStop = `${ctx.writer.writeError} after ${done} of ${plan.length} processes; the samples before it are kept in ${ctx.writer.paths.results}`
-      ctx.logger.warn(`stopping the check: ${writeStop}`)
-      break
+      this.writeStop = `${ctx.writer.writeError} after ${this.done} of ${this.planned.runs.length} processes; the samples before it are kept in ${ctx.writer.paths.results}`
+      ctx.logger.warn(`stopping the check: ${this.writeStop}`)
+      return 'stop'
     }
     const bad = culprit >= 0 ? culprit : outcomes.findIndex(o => !o.ok)
+    const workload = step.slots[0]?.workload
+    if (workload === undefined) return 'go'
     if (bad >= 0) {
-      const where = outcomes.length === 1 ? '' : ` on ${who(bad)}`
-      const error = outcomes[bad]!.run.error ?? 'unknown'
-      failedWorkloads.set(workload, `${prefix}${what}${where} failed: ${error}`)
+      const where = outcomes.length === 1 ? '' : ` on ${processLabel(step, bad)}`
+      const error = outcomes[bad]?.run.error ?? 'unknown'
+      this.failedWorkloads.set(workload, `${this.prefix}${what}${where} failed: ${error}`)
       ctx.logger.warn(`${workload}: ${what}${where} failed (${error}); skipping the rest of ${workload}`)
-      continue
+      return 'go'
     }
-    if (ctx.afterBlock && endsBlock(plan, index)) {
-      const perBlock = runsPerBlock(layout, lanes.length, step.turns === true)
-      const now = Date.now()
-      const stop = ctx.afterBlock({
-        workload,
-        run: planned.run * perBlock,
-        samples,
-        elapsedMs: now - t0,
-        blockMs: now - blockStart
-      })
-      if (stop !== null) {
-        stoppedWorkloads.add(workload)
-        ctx.logger.info(
-          `${prefix}${workload}: stopping after ${planned.run * perBlock} run(s) per arm (${stop})`
-        )
-      }
+    this.endBlock(step)
+    return 'go'
+  }
+
+  /** One progress line for the step (with the ETA of what is left); returns what the step ran. */
+  private logProgress(step: Step, outcomes: LaneOutcome[], slotStart: number): string {
+    const index = step.slots[step.slots.length - 1]?.order ?? 0
+    this.done += step.slots.length
+    for (const slot of step.slots) this.eta.record(slot, (Date.now() - slotStart) / step.slots.length)
+    const left = this.planned.runs.slice(index + 1).filter(this.runnable)
+    const what = stepLabel(step)
+    // From its release: a prestarted process's wait for the GPU is not its run.
+    const secs = (o: LaneOutcome): string => ((o.proc.endEpochMs - o.proc.releaseEpochMs) / 1000).toFixed(1)
+    const only = outcomes.length === 1 ? outcomes[0] : undefined
+    const how = only
+      ? `${only.run.status} in ${secs(only)} s${only.samples ? `, ${only.samples} samples` : ''}`
+      : outcomes.map((o, k) => `${processLabel(step, k)} ${o.run.status} ${secs(o)} s`).join(', ')
+    const bound = this.ctx.afterBlock ? '≤' : ''
+    this.ctx.logger.info(
+      `${this.prefix}[${this.done}/${this.done + left.length}] ${what}: ${how} — ETA ${bound}${formatDuration(this.eta.remainingMs(left))}`
+    )
+    return what
+  }
+
+  /** Where the step ends a block, asks the sequential rule (afterBlock) whether its workload may stop. */
+  private endBlock(step: Step): void {
+    const { ctx } = this
+    const planned = step.slots[0]
+    const index = step.slots[step.slots.length - 1]?.order
+    if (!ctx.afterBlock || planned === undefined || index === undefined) return
+    if (!endsBlock(this.planned.runs, index)) return
+    const { workload } = planned
+    const perBlock = runsPerBlock(this.planned.layout, this.planned.lanes.length, step.turns === true)
+    const now = Date.now()
+    const stop = ctx.afterBlock({
+      workload,
+      run: planned.run * perBlock,
+      samples: this.samples,
+      elapsedMs: now - this.t0,
+      blockMs: now - this.blockStart
+    })
+    if (stop !== null) {
+      this.stoppedWorkloads.add(workload)
+      ctx.logger.info(
+        `${this.prefix}${workload}: stopping after ${planned.run * perBlock} run(s) per arm (${stop})`
+      )
     }
   }
-  for (const ls of pending) abandon(ls)
-  await Promise.all(abandoned)
-  const reasons = [...failedWorkloads.values()]
-  if (writeStop) reasons.unshift(writeStop)
-  if (cancelled) reasons.unshift('the check was cancelled')
-  return {
-    samples,
-    runs,
-    stacks,
-    complete: reasons.length === 0,
-    incompleteReason: reasons.length ? reasons.join('; ') : null
-  }
+}
+
+/** What a step ran, for its progress line and its failure: workload, arms, run, turns. */
+function stepLabel(step: Step): string {
+  const planned = step.slots[0]
+  if (planned === undefined) return ''
+  const armsText = step.slots.map(p => p.arm.label).join(' + ')
+  return `${planned.workload} ${armsText} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}${step.turns ? ' (in turns)' : ''}`
+}
+
+/** The k-th process of a step: its lane, and its arm where the step holds several slots. */
+function processLabel(step: Step, k: number): string {
+  const sp = step.processes[k]
+  const where = laneLabel(sp?.lane ?? null)
+  return step.slots.length > 1 ? `${where} ${sp?.planned.arm.label ?? ''}` : where
+}
+
+/**
+ * A step in turns: each GPU's processes take turns among themselves, every GPU at once; run-timeout bounds
+ * each lane's turns too. The first lane that stopped names the block's culprit (an index into `launched`).
+ */
+async function takeStepTurns(step: Step, launched: Launched[]): Promise<TurnsEnd> {
+  const byLane = new Map<Lane | null, Launched[]>()
+  step.processes.forEach((sp, k) => {
+    const l = launched[k]
+    byLane.set(sp.lane, [...(byLane.get(sp.lane) ?? []), ...(l ? [l] : [])])
+  })
+  const stops = await Promise.all(
+    [...byLane.values()].map(async group => {
+      const gates = group.flatMap(l => (l.turns ? [l.turns] : []))
+      for (const g of gates)
+        g.partners = () =>
+          group.flatMap(l => (l.turns === g ? [] : [l.ownPid()])).filter((p): p is number => p !== null)
+      const stop = await takeTurns(gates, maxOf(group.map(l => l.timeoutMs)))
+      const at = stop?.gate
+      const culprit = at === null || at === undefined ? undefined : group.find(l => l.turns === gates[at])
+      return { stop, culprit: culprit === undefined ? -1 : launched.indexOf(culprit) }
+    })
+  )
+  const first = stops.find(s => s.stop !== null)
+  return { stop: first?.stop ?? null, culprit: first && first.culprit >= 0 ? first.culprit : -1 }
 }

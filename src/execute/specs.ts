@@ -7,13 +7,21 @@ import { EnvironmentError } from '../util/errors.js'
 import { nativeSpec } from './native.js'
 import type { Lane, PlannedRun } from '../plan/index.js'
 import type { PreflightOutcome } from '../preflight/index.js'
-import { containerGpuArgs, nativeGpuEnv } from '../tools/gpu-access.js'
+import { containerGpuArgs, nativeGpuEnv, type GpuArgsInput } from '../tools/gpu-access.js'
 import { containerSpec } from './container.js'
 import type { IoFolders } from './io-data.js'
-import { EVENTS_ENV, EVENTS_FILE, RUN_CONTAINER_DIR, RUN_ID_ENV, type RunFolders } from './run-folders.js'
+import {
+  EVENTS_ENV,
+  EVENTS_FILE,
+  RUN_CONTAINER_DIR,
+  RUN_ID_ENV,
+  type RunFolder,
+  type RunFolders
+} from './run-folders.js'
 import { CHECKPOINT_CONTAINER_PATH } from '../config/index.js'
-import { containerCommandParts, nativeCommandSpec } from './command-spec.js'
+import { containerCommandParts, nativeCommandSpec, type CommandRunInput } from './command-spec.js'
 import type { RunSpec } from './context.js'
+import type { ProcessSpec } from './process.js'
 import { launchFacts } from './launch-facts.js'
 
 /** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
@@ -26,20 +34,39 @@ export function workloadsDir(): string {
   throw new EnvironmentError(`cannot find the workloads folder next to ${here}; set GPU_OVERHEAD_WORKLOADS`)
 }
 
-/** `definition`: the definition of this run's workload (config.definitions), which says how it starts. */
-export function processSpec(
-  planned: PlannedRun,
-  config: Config,
-  checkId: string,
-  dir: string,
-  io: IoFolders | null,
-  pre: PreflightOutcome,
-  lane: Lane | null,
-  hold: boolean,
-  folders: RunFolders,
-  definition: WorkloadDefinition,
-  turns = false
-): RunSpec {
+/** What processSpec needs to start one planned run. */
+export interface ProcessSpecInput {
+  planned: PlannedRun
+  config: Config
+  checkId: string
+  /** The workloads folder (workloadsDir). */
+  workloadsDir: string
+  io: IoFolders | null
+  pre: PreflightOutcome
+  lane: Lane | null
+  hold: boolean
+  folders: RunFolders
+  /** The definition of this run's workload (config.definitions), which says how it starts. */
+  definition: WorkloadDefinition
+  turns?: boolean
+}
+
+/** A user command's start, before the channel and private folder are placed (native or container paths). */
+type CommandStart = Omit<CommandRunInput, 'eventsFile' | 'runDir'>
+
+/** What the native and the container spec of one run share: its folders, its GPU selection, its start. */
+interface RunStart {
+  input: ProcessSpecInput
+  run: RunFolder
+  gpuInput: GpuArgsInput
+  script: string
+  timeoutMs: number
+  /** A user command's start; null for a built-in (its script under Python). */
+  cmdInput: CommandStart | null
+}
+
+export function processSpec(input: ProcessSpecInput): RunSpec {
+  const { planned, config, io, lane, folders, definition } = input
   const timeoutMs = config.runTimeoutS * 1000
   const inContainer = planned.arm.kind !== 'native'
   const writesCheckpoints = definition.usesIoFolders && io !== null
@@ -48,20 +75,7 @@ export function processSpec(
   const label = `${planned.workload}-${planned.arm.label}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`
   // Its own folders: the event channel, and io's checkpoint writes (docs/security.md, "Shared folders").
   const run = folders.create(label, inContainer, writesCheckpoints ? io.checkpoint.host : null)
-  const channel = {
-    // A command that speaks the protocol may print it (format auto or protocol); a built-in only writes the channel.
-    ...(start.kind === 'command' &&
-    (definition.resultFormat === 'auto' || definition.resultFormat === 'protocol')
-      ? { stdoutEvents: true }
-      : {}),
-    eventsPath: run.eventsFile,
-    runDir: run.dir,
-    runId: run.runId,
-    cleanup: () => run.remove(),
-    resultFormat: definition.resultFormat,
-    // Read when the process reports its stack (a config without container facts never needs them).
-    launchFacts: () => launchFacts(planned.arm, config, pre)
-  }
+  const channel = runChannel(input, run)
   const gpuInput = {
     device: config.device,
     gpuAccess: config.gpuAccess,
@@ -74,35 +88,53 @@ export function processSpec(
       ? {
           command: start.command,
           workspace: config.workspace ?? process.cwd(),
-          workloadsDir: dir,
+          workloadsDir: input.workloadsDir,
           runId: run.runId,
           env: inContainer ? {} : nativeGpuEnv(gpuInput, lane),
           timeoutMs
         }
       : null
-  if (!inContainer) {
-    if (cmdInput)
-      return {
-        ...nativeCommandSpec({ ...cmdInput, eventsFile: run.eventsFile, runDir: run.dir }),
-        ...channel
-      }
-    const ioPaths = io
-      ? { data: io.data.host, checkpoint: run.checkpoint ?? '' }
-      : { data: '', checkpoint: '' }
-    return {
-      ...nativeSpec({
-        python: config.python,
-        workloadsDir: dir,
-        script,
-        args: definition.args(config, ioPaths),
-        env: { ...nativeGpuEnv(gpuInput, lane), [EVENTS_ENV]: run.eventsFile, [RUN_ID_ENV]: run.runId },
-        timeoutMs,
-        hold,
-        turns
-      }),
-      ...channel
-    }
+  const runStart = { input, run, gpuInput, script, timeoutMs, cmdInput }
+  return { ...(inContainer ? containerRunSpec(runStart) : nativeRunSpec(runStart)), ...channel }
+}
+
+/** The run's event channel, private folder and result reading: the same for a native and a container run. */
+function runChannel(input: ProcessSpecInput, run: RunFolder): Partial<RunSpec> {
+  const { planned, config, pre, definition } = input
+  return {
+    // A command that speaks the protocol may print it (format auto or protocol); a built-in only writes the channel.
+    ...(definition.start.kind === 'command' &&
+    (definition.resultFormat === 'auto' || definition.resultFormat === 'protocol')
+      ? { stdoutEvents: true }
+      : {}),
+    eventsPath: run.eventsFile,
+    runDir: run.dir,
+    runId: run.runId,
+    cleanup: () => run.remove(),
+    resultFormat: definition.resultFormat,
+    // Read when the process reports its stack (a config without container facts never needs them).
+    launchFacts: () => launchFacts(planned.arm, config, pre)
   }
+}
+
+function nativeRunSpec({ input, run, gpuInput, script, timeoutMs, cmdInput }: RunStart): ProcessSpec {
+  const { config, io, lane, definition, hold, turns = false } = input
+  if (cmdInput) return nativeCommandSpec({ ...cmdInput, eventsFile: run.eventsFile, runDir: run.dir })
+  const ioPaths = io ? { data: io.data.host, checkpoint: run.checkpoint ?? '' } : { data: '', checkpoint: '' }
+  return nativeSpec({
+    python: config.python,
+    workloadsDir: input.workloadsDir,
+    script,
+    args: definition.args(config, ioPaths),
+    env: { ...nativeGpuEnv(gpuInput, lane), [EVENTS_ENV]: run.eventsFile, [RUN_ID_ENV]: run.runId },
+    timeoutMs,
+    hold,
+    turns
+  })
+}
+
+function containerRunSpec({ input, run, gpuInput, script, timeoutMs, cmdInput }: RunStart): ProcessSpec {
+  const { planned, config, checkId, io, pre, lane, definition, hold, turns = false } = input
   const image = planned.arm.image ?? ''
   const imageId = pre.images.get(image)?.id
   // Run exactly what was inspected: the ID, never a tag that could move during the check.
@@ -125,16 +157,16 @@ export function processSpec(
   const mounts = [
     { host: run.dir, container: RUN_CONTAINER_DIR, readOnly: false },
     ...(parts?.mounts ?? []),
-    ...(writesCheckpoints && run.checkpoint !== null
+    ...(definition.usesIoFolders && io !== null && run.checkpoint !== null
       ? [io.data, { host: run.checkpoint, container: CHECKPOINT_CONTAINER_PATH, readOnly: false }]
       : [])
   ]
-  const spec = containerSpec({
+  return containerSpec({
     runtime: config.containerRuntime,
     imageRef: imageId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,
-    workloadsDir: dir,
+    workloadsDir: input.workloadsDir,
     script,
     args: definition.args(config, ioPaths),
     mounts,
@@ -147,5 +179,4 @@ export function processSpec(
     hold,
     turns
   })
-  return { ...spec, ...channel }
 }

@@ -55,99 +55,110 @@ export function evaluateMounts(
   copyUp: CopyUpReport | null,
   probeMiB: number
 ): PreflightResult[] {
-  const results: PreflightResult[] = []
-  for (const m of mounts) {
+  return mounts.map(m => {
     const name = `mounts:${m.role}`
     const details: Record<string, unknown> = { ...m }
-    const what = m.role === 'data' ? 'dataset' : 'checkpoint'
-    if (m.role === 'writable-layer') {
-      results.push({
-        name,
-        status: m.probe_error ? 'warn' : 'pass',
-        message: m.probe_error
-          ? `could not probe the container's writable layer at ${m.container_path}: ${m.probe_error}`
-          : `container writable layer (${m.fs_type ?? '?'} at ${m.container_path}): ${probeMiB} MiB write+fsync ` +
-            `${m.write_mb_s ?? '?'} MB/s, read ${m.read_mb_s ?? '?'} MB/s${copyUpNote(copyUp)}`,
-        fix: m.probe_error ? 'check that the image has a writable /tmp' : null,
-        details: { ...details, copy_up: copyUp }
-      })
-      continue
-    }
-    const bindFix =
+    if (m.role === 'writable-layer')
+      return { name, ...writableLayer(m, copyUp, probeMiB), details: { ...details, copy_up: copyUp } }
+    return { name, ...judgeMount(m, copyUp), details }
+  })
+}
+
+/** A rule's judgement of one path: the result without its name and details. */
+type Judged = Pick<PreflightResult, 'status' | 'message' | 'fix'>
+
+/** What one rule needs beside the report: how the path is named, its speed, and the bind-mount fix. */
+interface MountWords {
+  what: string
+  speed: string
+  bindFix: string
+}
+
+function writableLayer(m: MountReport, copyUp: CopyUpReport | null, probeMiB: number): Judged {
+  return {
+    status: m.probe_error ? 'warn' : 'pass',
+    message: m.probe_error
+      ? `could not probe the container's writable layer at ${m.container_path}: ${m.probe_error}`
+      : `container writable layer (${m.fs_type ?? '?'} at ${m.container_path}): ${probeMiB} MiB write+fsync ` +
+        `${m.write_mb_s ?? '?'} MB/s, read ${m.read_mb_s ?? '?'} MB/s${copyUpNote(copyUp)}`,
+    fix: m.probe_error ? 'check that the image has a writable /tmp' : null
+  }
+}
+
+/** A dataset or checkpoint path: the first rule it breaks (failures before warnings), else a pass. */
+function judgeMount(m: MountReport, copyUp: CopyUpReport | null): Judged {
+  const words: MountWords = {
+    what: m.role === 'data' ? 'dataset' : 'checkpoint',
+    bindFix:
       m.role === 'data'
         ? `bind-mount the dataset from the host: --data /host/dataset:${m.container_path}:ro`
-        : `bind-mount a host directory for checkpoints: --ckpt /host/checkpoints:${m.container_path}`
-    const speed =
-      m.write_mb_s !== null ? `; write+fsync ${m.write_mb_s} MB/s, read ${m.read_mb_s ?? '?'} MB/s` : ''
-    if (m.kind === 'overlay') {
-      results.push({
-        name,
-        status: 'fail',
-        message:
-          `${what} path ${m.container_path} lands on the container's OverlayFS layer, not a mount: every write into an ` +
-          `image file copies the whole file up first${copyUpNote(copyUp)}, and data is lost with the container${speed}`,
-        fix: bindFix,
-        details
-      })
-    } else if (m.role === 'data' && m.requested_read_only === true && m.read_only === false) {
-      results.push({
-        name,
-        status: 'fail',
-        message: `dataset mount ${m.container_path} is writable although :ro was asked`,
-        fix: 'check that no extra runtime argument mounts the same path read-write, and that the runtime honours readonly',
-        details
-      })
-    } else if (m.role === 'ckpt' && m.read_only === true) {
-      results.push({
-        name,
-        status: 'fail',
-        message: `checkpoint path ${m.container_path} is read-only: checkpoint writes will fail`,
-        fix: `mount it read-write: --ckpt /host/checkpoints:${m.container_path}`,
-        details
-      })
-    } else if (m.role === 'ckpt' && m.kind === 'tmpfs') {
-      results.push({
-        name,
-        status: 'warn',
-        message: `checkpoint path ${m.container_path} is on tmpfs: it uses RAM and is gone when the container exits${speed}`,
-        fix: bindFix,
-        details
-      })
-    } else if (m.role === 'data' && m.read_only === false && m.kind !== 'tmpfs') {
-      results.push({
-        name,
-        status: 'warn',
-        message: `dataset mount ${m.container_path} (${m.kind}, ${m.fs_type}) is writable${speed}`,
-        fix: `mount the dataset read-only: --data /host/dataset:${m.container_path}:ro`,
-        details
-      })
-    } else if (m.kind === 'other' || m.kind === null) {
-      results.push({
-        name,
-        status: 'warn',
-        message: `${what} path ${m.container_path} is on ${m.fs_type ?? 'an unknown filesystem'}, not a bind mount or volume`,
-        fix: bindFix,
-        details
-      })
-    } else if (m.role === 'ckpt' && m.probe_error) {
-      results.push({
-        name,
-        status: 'warn',
-        message: `checkpoint path ${m.container_path} (${m.kind}, ${m.fs_type}) could not be written: ${m.probe_error}`,
-        fix: 'make the host directory writable for the container user',
-        details
-      })
-    } else {
-      results.push({
-        name,
-        status: 'pass',
-        message: `${what} path ${m.container_path}: ${m.kind} (${m.fs_type}${m.read_only ? ', read-only' : ''})${speed}`,
-        fix: null,
-        details
-      })
-    }
+        : `bind-mount a host directory for checkpoints: --ckpt /host/checkpoints:${m.container_path}`,
+    speed: m.write_mb_s !== null ? `; write+fsync ${m.write_mb_s} MB/s, read ${m.read_mb_s ?? '?'} MB/s` : ''
   }
-  return results
+  return (
+    mountFailure(m, copyUp, words) ??
+    mountWarning(m, words) ?? {
+      status: 'pass',
+      message: `${words.what} path ${m.container_path}: ${m.kind} (${m.fs_type}${m.read_only ? ', read-only' : ''})${words.speed}`,
+      fix: null
+    }
+  )
+}
+
+function mountFailure(
+  m: MountReport,
+  copyUp: CopyUpReport | null,
+  { what, speed, bindFix }: MountWords
+): Judged | null {
+  if (m.kind === 'overlay')
+    return {
+      status: 'fail',
+      message:
+        `${what} path ${m.container_path} lands on the container's OverlayFS layer, not a mount: every write into an ` +
+        `image file copies the whole file up first${copyUpNote(copyUp)}, and data is lost with the container${speed}`,
+      fix: bindFix
+    }
+  if (m.role === 'data' && m.requested_read_only === true && m.read_only === false)
+    return {
+      status: 'fail',
+      message: `dataset mount ${m.container_path} is writable although :ro was asked`,
+      fix: 'check that no extra runtime argument mounts the same path read-write, and that the runtime honours readonly'
+    }
+  if (m.role === 'ckpt' && m.read_only === true)
+    return {
+      status: 'fail',
+      message: `checkpoint path ${m.container_path} is read-only: checkpoint writes will fail`,
+      fix: `mount it read-write: --ckpt /host/checkpoints:${m.container_path}`
+    }
+  return null
+}
+
+function mountWarning(m: MountReport, { what, speed, bindFix }: MountWords): Judged | null {
+  if (m.role === 'ckpt' && m.kind === 'tmpfs')
+    return {
+      status: 'warn',
+      message: `checkpoint path ${m.container_path} is on tmpfs: it uses RAM and is gone when the container exits${speed}`,
+      fix: bindFix
+    }
+  if (m.role === 'data' && m.read_only === false && m.kind !== 'tmpfs')
+    return {
+      status: 'warn',
+      message: `dataset mount ${m.container_path} (${m.kind}, ${m.fs_type}) is writable${speed}`,
+      fix: `mount the dataset read-only: --data /host/dataset:${m.container_path}:ro`
+    }
+  if (m.kind === 'other' || m.kind === null)
+    return {
+      status: 'warn',
+      message: `${what} path ${m.container_path} is on ${m.fs_type ?? 'an unknown filesystem'}, not a bind mount or volume`,
+      fix: bindFix
+    }
+  if (m.role === 'ckpt' && m.probe_error)
+    return {
+      status: 'warn',
+      message: `checkpoint path ${m.container_path} (${m.kind}, ${m.fs_type}) could not be written: ${m.probe_error}`,
+      fix: 'make the host directory writable for the container user'
+    }
+  return null
 }
 
 /** io-check's verdict: the worst of its results. */

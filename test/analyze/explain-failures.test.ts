@@ -159,7 +159,7 @@ describe('failed arms explained', () => {
 
 /**
  * Every cause, in both arms, and which one wins when an error matches several (the order of the rules): the cause
- * table of src/analyze/explain/failures.ts, pinned by key here and by its full text (label, meaning, fix, the
+ * table of src/analyze/explain/failure-causes.ts, pinned by key here and by its full text (label, meaning, fix, the
  * arms' columns) in the snapshot.
  */
 describe('every cause and its precedence', () => {

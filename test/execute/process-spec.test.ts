@@ -45,7 +45,18 @@ afterAll(() => {
 function spec(workload: string, armIndex: number) {
   const planned = { order: 0, workload, arm: config.arms[armIndex]!, run: 1, warmup: false }
   const definition = definitionOf(config.definitions, workload)
-  return processSpec(planned, config, 'c1', '/w', io, pre, null, false, folders, definition)
+  return processSpec({
+    planned,
+    config,
+    checkId: 'c1',
+    workloadsDir: '/w',
+    io,
+    pre,
+    lane: null,
+    hold: false,
+    folders,
+    definition
+  })
 }
 const after = (argv: readonly string[], word: string): string[] => argv.slice(argv.indexOf(word) + 1)
 const mountsOf = (argv: readonly string[]): string[] =>

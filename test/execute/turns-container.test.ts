@@ -79,19 +79,19 @@ describe('turns with a container', () => {
       const r = await executePlan(plan, {
         checkId,
         specFor: (p, lane, hold, turns) =>
-          processSpec(
-            p,
+          processSpec({
+            planned: p,
             config,
             checkId,
-            path.resolve('workloads'),
-            null,
+            workloadsDir: path.resolve('workloads'),
+            io: null,
             pre,
             lane,
             hold,
             folders,
-            definitionOf(config.definitions, p.workload),
+            definition: definitionOf(config.definitions, p.workload),
             turns
-          ),
+          }),
         turns: () => true,
         fingerprintFor: () => ({}) as Fingerprint,
         paramsFor: () => ({}),

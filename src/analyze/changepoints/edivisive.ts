@@ -23,65 +23,31 @@
  */
 import { nextCandidate, type Interval } from './qhat.js'
 import { isolatedOutliers } from './outliers.js'
-import { magnitude, splitTest, type SplitStats } from './ttest.js'
+import { magnitude, splitTest } from './ttest.js'
+import { bestTSplit } from './best-t-split.js'
+import {
+  DEFAULT_MAX_P,
+  DEFAULT_MIN_MAGNITUDE,
+  DEFAULT_MIN_SEGMENT,
+  DEFAULT_WINDOW,
+  validate,
+  validateResume,
+  type ChangePoint,
+  type ChangePointOptions,
+  type ChangePointResult,
+  type Resume
+} from './options.js'
 
-export const DEFAULT_WINDOW = 50
-export const DEFAULT_MAX_P = 0.001
-/** Relative change (0.02 = 2%) below which a significant change point is still dropped. */
-export const DEFAULT_MIN_MAGNITUDE = 0.02
-export const DEFAULT_MIN_SEGMENT = 3
-
-export interface ChangePointOptions {
-  window?: number
-  maxP?: number
-  minMagnitude?: number
-  /**
-   * Reproduce apache/otava exactly: no correction of p for the search, and stop after Otava's merge
-   * step (see changePoints). For comparison with Otava; not calibrated.
-   */
-  otavaExact?: boolean
-  /**
-   * Fewest points a regime needs on each side of a reported change point (default 3; ignored under
-   * otavaExact). Without it one outlying night splits off as a one-point segment with two change points.
-   */
-  minSegment?: number
-  /**
-   * Otava's incremental append (compute_change_points' new_data / old_weak_cp, used by
-   * AnalyzedSeries.append): the last `newPoints` points are new and `weak` are the change points Otava
-   * returned as weak for the series before them (its merge deletes from that list in place, so they are
-   * the final points of that run). They are kept, and the windows restart near the end. Its result can
-   * differ from a fresh run (Otava's own test_incremental_otava keeps a point a fresh run drops).
-   */
-  resume?: Resume
-  /**
-   * Leave isolated outlying points out of every test (default true; always off under otavaExact and
-   * resume): see outliers.ts. The result names them.
-   */
-  outliers?: boolean
-}
-
-export interface Resume {
-  newPoints: number
-  weak: readonly number[]
-}
-
-export interface ChangePoint extends SplitStats {
-  index: number
-  /** Q̂ of the split when it was found. */
-  qhat: number
-  /** max(|after/before − 1|, |before/after − 1|). */
-  magnitude: number
-  /** The t-test's p before the correction for the search (equals pValue under otavaExact). */
-  pRaw: number
-}
-
-export interface ChangePointResult {
-  changePoints: ChangePoint[]
-  /** Candidates of the split step, before merging (for diagnostics). */
-  weak: ChangePoint[]
-  /** Indexes of isolated outlying points left out of every test (see `isolatedOutliers`); [] under otavaExact. */
-  outliers: number[]
-}
+export {
+  DEFAULT_MAX_P,
+  DEFAULT_MIN_MAGNITUDE,
+  DEFAULT_MIN_SEGMENT,
+  DEFAULT_WINDOW,
+  type ChangePoint,
+  type ChangePointOptions,
+  type ChangePointResult,
+  type Resume
+} from './options.js'
 
 interface Context {
   series: readonly number[]
@@ -91,10 +57,12 @@ interface Context {
 
 /** Segments between sorted change points (empty ones dropped), as Otava's get_intervals. */
 function intervalsOf(indexes: readonly number[], length: number): Interval[] {
-  const bounds = [0, ...indexes, length]
   const out: Interval[] = []
-  for (let i = 0; i + 1 < bounds.length; i++)
-    if (bounds[i] !== bounds[i + 1]) out.push({ start: bounds[i]!, end: bounds[i + 1]! })
+  let start = 0
+  for (const end of [...indexes, length]) {
+    if (start !== end) out.push({ start, end })
+    start = end
+  }
   return out
 }
 
@@ -111,10 +79,9 @@ function test(ctx: Context, index: number, qhat: number, start: number, end: num
  * two halves of the interval that contains it (a new candidate).
  */
 function testAt(ctx: Context, index: number, qhat: number, intervals: readonly Interval[]): ChangePoint {
-  for (let i = 0; i < intervals.length; i++) {
-    const iv = intervals[i]!
-    if (iv.end === index && i + 1 < intervals.length)
-      return test(ctx, index, qhat, iv.start, intervals[i + 1]!.end)
+  for (const [i, iv] of intervals.entries()) {
+    const next = intervals[i + 1]
+    if (iv.end === index && next !== undefined) return test(ctx, index, qhat, iv.start, next.end)
     if (iv.start < index && index < iv.end) return test(ctx, index, qhat, iv.start, iv.end)
   }
   throw new RangeError(`index ${index} is in no interval`)
@@ -206,8 +173,10 @@ function merge(
       ctx.series.length
     )
     const neighbours = retest === 'otava' ? [weakest, weakest + 1] : [weakest - 1, weakest]
-    for (const i of neighbours)
-      if (i >= 0 && i < cps.length) cps[i] = testAt(ctx, cps[i]!.index, cps[i]!.qhat, intervals)
+    for (const i of neighbours) {
+      const cp = cps[i]
+      if (cp !== undefined) cps[i] = testAt(ctx, cp.index, cp.qhat, intervals)
+    }
   }
   return cps
 }
@@ -215,9 +184,9 @@ function merge(
 /** Positions (in `cps`) of the points next to a segment shorter than `minSegment`. */
 function shortSegmentPoints(cps: readonly ChangePoint[], length: number, minSegment: number): number[] {
   const out: number[] = []
-  for (let i = 0; i < cps.length; i++) {
-    const before = cps[i]!.index - (i > 0 ? cps[i - 1]!.index : 0)
-    const after = (i + 1 < cps.length ? cps[i + 1]!.index : length) - cps[i]!.index
+  for (const [i, cp] of cps.entries()) {
+    const before = cp.index - (cps[i - 1]?.index ?? 0)
+    const after = (cps[i + 1]?.index ?? length) - cp.index
     if (before < minSegment || after < minSegment) out.push(i)
   }
   return out
@@ -226,24 +195,6 @@ function shortSegmentPoints(cps: readonly ChangePoint[], length: number, minSegm
 /** First-pass threshold of the split step, as Otava: 10× below 0.05, 2× below 0.5. */
 export function firstPassP(maxP: number): number {
   return maxP < 0.05 ? maxP * 10 : maxP < 0.5 ? maxP * 2 : maxP
-}
-
-function validate(series: readonly number[], window: number, maxP: number, minMagnitude: number): void {
-  if (!Number.isInteger(window) || window < 2)
-    throw new RangeError(`window must be an integer ≥ 2, got ${window}`)
-  if (!(maxP > 0 && maxP <= 1)) throw new RangeError(`max p must be in (0, 1], got ${maxP}`)
-  if (!(minMagnitude >= 0)) throw new RangeError(`min magnitude must be ≥ 0, got ${minMagnitude}`)
-  for (const [i, v] of series.entries())
-    if (!Number.isFinite(v)) throw new RangeError(`series value ${i} is not a finite number (${v})`)
-}
-
-function validateResume({ newPoints, weak }: Resume, length: number): void {
-  if (!Number.isInteger(newPoints) || newPoints < 1 || newPoints > length)
-    throw new RangeError(`resume.newPoints must be an integer in [1, ${length}], got ${newPoints}`)
-  for (const i of weak)
-    if (!Number.isInteger(i) || i < 1 || i >= length - newPoints)
-      throw new RangeError(`resume.weak holds ${i}, not an index inside the old series`)
-  if (weak.some((v, k) => k > 0 && v <= weak[k - 1]!)) throw new RangeError('resume.weak must be ascending')
 }
 
 /**
@@ -270,10 +221,9 @@ export function changePoints(series: readonly number[], options: ChangePointOpti
     return { ...detect(series, window, maxP, minMagnitude, minSegment, options), outliers }
   // Left out of every test; indexes mapped back to the series given.
   const left = new Set(outliers)
-  const kept: number[] = []
-  for (let i = 0; i < series.length; i++) if (!left.has(i)) kept.push(i)
+  const kept = [...series.keys()].filter(i => !left.has(i))
   const found = detect(
-    kept.map(i => series[i]!),
+    series.filter((_, i) => !left.has(i)),
     window,
     maxP,
     minMagnitude,
@@ -306,61 +256,6 @@ function detect(
   return { changePoints: settle(ctx, reconciled, maxP, minMagnitude, minSegment), weak }
 }
 
-/** Running mean and sum of squared deviations (Welford) of series[from], series[from + step], … for k points. */
-function running(
-  series: readonly number[],
-  from: number,
-  count: number,
-  step: 1 | -1
-): [Float64Array, Float64Array] {
-  const means = new Float64Array(count + 1)
-  const m2 = new Float64Array(count + 1)
-  for (let k = 1; k <= count; k++) {
-    const x = series[from + step * (k - 1)]!
-    const delta = x - means[k - 1]!
-    means[k] = means[k - 1]! + delta / k
-    m2[k] = m2[k - 1]! + delta * (x - means[k]!)
-  }
-  return [means, m2]
-}
-
-/**
- * The split of series[start, end) with the largest |t| of splitTest (the least-squares place of one step)
- * and `minSegment` points each side; `keep` wins ties (and is returned when no split fits). Null: none fits.
- */
-function bestTSplit(
-  series: readonly number[],
-  start: number,
-  end: number,
-  minSegment: number,
-  keep: number | null = null
-): number | null {
-  const len = end - start
-  const [fm, f2] = running(series, start, len, 1)
-  const [bm, b2] = running(series, end - 1, len, -1)
-  const absT = (index: number): number => {
-    const n1 = index - start
-    const n2 = end - index
-    const df = n1 + n2 - 2
-    if (df <= 0) return 0
-    // splitTest's pooled variance: (n − 1)·(population sd)² per side.
-    const pooled = (((n1 - 1) * f2[n1]!) / n1 + ((n2 - 1) * b2[n2]!) / n2) / df
-    const diff = Math.abs(fm[n1]! - bm[n2]!)
-    const se = Math.sqrt(pooled * (1 / n1 + 1 / n2))
-    return se === 0 ? (diff === 0 ? 0 : Infinity) : diff / se
-  }
-  let best = keep
-  let bestT = keep === null ? -1 : absT(keep)
-  for (let i = start + minSegment; i <= end - minSegment; i++) {
-    const t = absT(i)
-    if (t > bestT * (1 + 1e-12)) {
-      best = i
-      bestT = t
-    }
-  }
-  return best
-}
-
 /**
  * Settle the merged points so the result does not hang on the order in which split and merge met them:
  * every point moves to the best split between its neighbours, and a segment that still holds a step
@@ -386,10 +281,10 @@ function settle(
     if (seen.has(key)) break
     seen.add(key)
     const indexes = current.map(c => c.index)
-    for (let k = 0; k < indexes.length; k++) {
-      const lo = k > 0 ? indexes[k - 1]! : 0
-      const hi = k + 1 < indexes.length ? indexes[k + 1]! : series.length
-      const here = indexes[k]!
+    // Each point between its neighbours as moved so far (the series' ends at the ends).
+    for (const [k, here] of indexes.entries()) {
+      const lo = indexes[k - 1] ?? 0
+      const hi = indexes[k + 1] ?? series.length
       indexes[k] = bestTSplit(series, lo, hi, minSegment, here) ?? here
     }
     let added: ChangePoint | null = null

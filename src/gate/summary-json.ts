@@ -94,12 +94,7 @@ export function assembleSummary(
     delaySeconds: r =>
       r.energy_source === 'nvml' && r.measured_s ? r.measured_s : (r.end_ms - r.start_ms) / 1000
   })
-  const imageEnv = Object.fromEntries(
-    config.arms.flatMap(a => {
-      const facts = a.kind === 'container' && a.image ? pre.images.get(a.image) : undefined
-      return facts ? [[a.label, facts.env]] : []
-    })
-  )
+  const imageEnv = armImageEnv(config, pre)
   // Nothing measured is never a pass: say why first, so the verdict line names it.
   const sampleGated = workloadsGatedBySamples(config.definitions, config.gateIoThroughput)
   // A check of rule-gated workloads only (io by its mount rule) has no gated samples by design.
@@ -116,33 +111,9 @@ export function assembleSummary(
     incomplete_reason: exec.incompleteReason,
     verdict: checkVerdict(analysis, pre.results, exec.complete, sampleGated, requireGated),
     ...headline(analysis),
-    config: {
-      image: config.image,
-      workloads: config.workloads,
-      runs: config.runs,
-      max_runs: config.maxRuns,
-      device: config.device,
-      gpu_access: config.gpuAccess,
-      arms: config.arms.map(a => a.label),
-      max_overhead_pct: config.maxOverheadPct,
-      alpha: config.alpha,
-      on_inconclusive: config.onInconclusive,
-      ...(state.layout && state.lanes && state.lanes.length > 1 ? { gpu_layout: state.layout } : {}),
-      ...(config.commands.length
-        ? { commands: config.commands.map(c => ({ name: c.name, source: c.source, format: c.format })) }
-        : {})
-    },
+    config: summaryConfig(config, state),
     arms: config.arms,
-    // The GPU the check ran on (its first, when several): not simply the host's first GPU.
-    fingerprints: Object.fromEntries(
-      config.arms.map(a => [
-        a.label,
-        {
-          ...fingerprintFor(a, config, pre, state.lanes?.[0] ?? null),
-          stack: armStackDigest(exec.runs, a.label)
-        }
-      ])
-    ),
+    fingerprints: armFingerprints(config, state),
     preflight: pre.results,
     analysis,
     latency: latencyPercentiles(exec.samples),
@@ -170,6 +141,50 @@ export function assembleSummary(
     warnings: nothing === null ? state.warnings : [nothing, ...state.warnings],
     paths: { ...paths }
   }
+}
+
+/** The check's settings as summary.json records them. */
+function summaryConfig(config: Config, state: CheckState): CheckSummary['config'] {
+  return {
+    image: config.image,
+    workloads: config.workloads,
+    runs: config.runs,
+    max_runs: config.maxRuns,
+    device: config.device,
+    gpu_access: config.gpuAccess,
+    arms: config.arms.map(a => a.label),
+    max_overhead_pct: config.maxOverheadPct,
+    alpha: config.alpha,
+    on_inconclusive: config.onInconclusive,
+    ...(state.layout && state.lanes && state.lanes.length > 1 ? { gpu_layout: state.layout } : {}),
+    ...(config.commands.length
+      ? { commands: config.commands.map(c => ({ name: c.name, source: c.source, format: c.format })) }
+      : {})
+  }
+}
+
+// The GPU the check ran on (its first, when several): not simply the host's first GPU.
+function armFingerprints(config: Config, state: CheckState): CheckSummary['fingerprints'] {
+  const { pre, exec } = state
+  return Object.fromEntries(
+    config.arms.map(a => [
+      a.label,
+      {
+        ...fingerprintFor(a, config, pre, state.lanes?.[0] ?? null),
+        stack: armStackDigest(exec.runs, a.label)
+      }
+    ])
+  )
+}
+
+/** Each container arm's image ENV, from preflight's inspection. */
+function armImageEnv(config: Config, pre: CheckState['pre']): Record<string, Record<string, string>> {
+  return Object.fromEntries(
+    config.arms.flatMap(a => {
+      const facts = a.kind === 'container' && a.image ? pre.images.get(a.image) : undefined
+      return facts ? [[a.label, facts.env]] : []
+    })
+  )
 }
 
 function powerSummary(sweep: SweepOutcome, runs: ExecuteResult['runs']): PowerCapSummary {
