@@ -49,11 +49,10 @@ export function vllmBenchServeRows(src: JsonSource, doc: unknown): SampleRow[] {
       })
     }
   }
-  if (!rows.some(r => r.better === 'lower'))
-    throw src.error(
-      '',
-      'no latency summary',
-      'keys such as mean_ttft_ms, median_tpot_ms, p99_itl_ms (vllm bench serve --save-result)'
-    )
-  return rows
+  return src.withLatency(
+    rows,
+    '',
+    'no latency summary',
+    'keys such as mean_ttft_ms, median_tpot_ms, p99_itl_ms (vllm bench serve --save-result)'
+  )
 }
