@@ -7,7 +7,7 @@
  * screen, not a proof; the note says so by giving the numbers.
  */
 import { median as ssMedian } from 'simple-statistics'
-import { at } from '../util/must.js'
+import { numAt } from '../util/must.js'
 import { variance } from './stats/index.js'
 
 export const MODALITY_MIN_RUNS = 4
@@ -33,9 +33,9 @@ export function findModes(values: readonly number[]): Modes | null {
   if (!(med > 0)) return null
   // The widest gap between neighbours (the first of equal ones): sorted[split] to sorted[split + 1].
   let split = 0
-  let gap = at(sorted, 1) - at(sorted, 0)
+  let gap = numAt(sorted, 1) - numAt(sorted, 0)
   for (let i = 1; i < sorted.length; i++) {
-    const step = at(sorted, i) - at(sorted, i - 1)
+    const step = numAt(sorted, i) - numAt(sorted, i - 1)
     if (step > gap) {
       split = i - 1
       gap = step
@@ -50,7 +50,7 @@ export function findModes(values: readonly number[]): Modes | null {
   const gapRel = gap / med
   const gapToSpread = sd === 0 ? Infinity : gap / sd
   if (gapRel < MIN_GAP_REL || gapToSpread < GAP_TO_SPREAD) return null
-  const cut = at(sorted, split)
+  const cut = numAt(sorted, split)
   return { low: values.filter(v => v <= cut), high: values.filter(v => v > cut), gapRel, gapToSpread }
 }
 

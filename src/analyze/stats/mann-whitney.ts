@@ -12,7 +12,7 @@
  */
 import erfc from '@stdlib/math-base-special-erfc'
 import normalLogCdf from '@stdlib/stats-base-dists-normal-logcdf'
-import { at } from '../../util/must.js'
+import { at, f64At, numAt } from '../../util/must.js'
 
 /** Enumerate the permutation distribution up to this many arrangements. */
 export const EXACT_PERMUTATION_LIMIT = 100_000
@@ -34,15 +34,15 @@ export interface MannWhitneyResult {
 /** Average ranks (1-based) of `values`, ties sharing the mean of their ranks; plus the tie-group sizes. */
 export function rankWithTies(values: readonly number[]): { ranks: Float64Array; ties: number[] } {
   const n = values.length
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => at(values, i) - at(values, j))
+  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => numAt(values, i) - numAt(values, j))
   const ranks = new Float64Array(n)
   const ties: number[] = []
   let i = 0
   while (i < n) {
     let j = i
-    while (j + 1 < n && values[at(order, j + 1)] === values[at(order, i)]) j++
+    while (j + 1 < n && values[numAt(order, j + 1)] === values[numAt(order, i)]) j++
     const avg = (i + j) / 2 + 1
-    for (let k = i; k <= j; k++) ranks[at(order, k)] = avg
+    for (let k = i; k <= j; k++) ranks[numAt(order, k)] = avg
     if (j > i) ties.push(j - i + 1)
     i = j + 1
   }
@@ -71,7 +71,7 @@ function tieFreeCounts(m: number, n: number): Float64Array {
       const poly = new Float64Array(i * j + 1)
       poly.set(at(prev, j), j)
       const fromY = at(cur, j - 1)
-      for (let k = 0; k < fromY.length; k++) poly[k] = at(poly, k) + at(fromY, k)
+      for (let k = 0; k < fromY.length; k++) poly[k] = f64At(poly, k) + f64At(fromY, k)
       cur[j] = poly
     }
     prev = cur
@@ -93,8 +93,8 @@ function subsetSumCounts(doubledRanks: readonly number[], k: number): Float64Arr
       const from = at(dp, size - 1)
       const to = at(dp, size)
       for (let s = total - r; s >= 0; s--) {
-        const c = at(from, s)
-        if (c !== 0) to[s + r] = at(to, s + r) + c
+        const c = f64At(from, s)
+        if (c !== 0) to[s + r] = f64At(to, s + r) + c
       }
     }
   return at(dp, k)

@@ -4,7 +4,7 @@
  */
 import seedrandom from 'seedrandom'
 import { mean, median } from 'simple-statistics'
-import { at } from '../../util/must.js'
+import { numAt } from '../../util/must.js'
 import { medianSorted, percentileSorted, variance } from './descriptive.js'
 import { tInv, welchDf } from './distributions.js'
 
@@ -54,7 +54,7 @@ export function bootstrapRatios(
   const draw = (src: readonly number[], buf: Float64Array): number => {
     let sum = 0
     for (let i = 0; i < buf.length; i++) {
-      const v = at(src, Math.floor(rng() * src.length))
+      const v = numAt(src, Math.floor(rng() * src.length))
       buf[i] = v
       sum += v
     }

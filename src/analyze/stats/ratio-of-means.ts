@@ -17,7 +17,7 @@
  * turned a native-only slow path into a false regression). The robust view of the same blocks is a diagnostic
  * (compare/agreement.ts).
  */
-import { at } from '../../util/must.js'
+import { numAt } from '../../util/must.js'
 import { tCdf as jstatTCdf, tInv } from './distributions.js'
 
 /** Student's t cdf that also takes ±∞ (a θ so far off that its variance rounds to zero). */
@@ -102,8 +102,8 @@ function moments(blocks: RatioBlocks): Moments | null {
     let mw = 0
     let mb = 0
     for (const i of idx) {
-      mw += at(w, i)
-      mb += at(b, i)
+      mw += numAt(w, i)
+      mb += numAt(b, i)
     }
     mw /= idx.length
     mb /= idx.length
@@ -120,8 +120,8 @@ function moments(blocks: RatioBlocks): Moments | null {
   let sbb = 0
   for (const { idx, mw, mb } of means)
     for (const i of idx) {
-      const db = at(b, i) - mb
-      const de = at(w, i) - mw - R * db
+      const db = numAt(b, i) - mb
+      const de = numAt(w, i) - mw - R * db
       see += de * de
       seb += de * db
       sbb += db * db

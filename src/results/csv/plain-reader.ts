@@ -6,7 +6,7 @@
  * anywhere hands the file back to csv-parse (NeedsCsvParse).
  */
 import { createReadStream } from 'node:fs'
-import { at } from '../../util/must.js'
+import { numAt } from '../../util/must.js'
 
 /** Chunk size of the stream: large, so a million-row file is a few dozen chunks. */
 const CHUNK_BYTES = 1 << 20
@@ -125,7 +125,7 @@ export function plainDecimalAt(buf: Uint8Array, start: number, end: number): num
   }
   if (digits === 0 || digits > 15) return Number.NaN
   // digits ≤ 15 bounds frac, so POW10 holds it.
-  return frac <= 0 ? m : m / at(POW10, frac)
+  return frac <= 0 ? m : m / numAt(POW10, frac)
 }
 
 /** buf[start, end) as a whole number when it is 1–15 ASCII digits (the usual iteration), else −1. */
