@@ -36,10 +36,10 @@ export function farBlocks(blockPcts: readonly number[], maxOverheadPct: number):
     blockPcts.some(b => !Number.isFinite(b) || b <= -100)
   )
     return null
-  const logs = blockPcts.map(b => Math.log1p(b / 100))
-  const mid = median([...logs])
+  const logOf = (b: number): number => Math.log1p(b / 100)
+  const mid = median(blockPcts.map(logOf))
   const limit = Math.log1p((FAR_FROM_MEDIAN * maxOverheadPct) / 100)
-  const far = blockPcts.filter((_, i) => Math.abs(logs[i]! - mid) > limit)
+  const far = blockPcts.filter(b => Math.abs(logOf(b) - mid) > limit)
   if (far.length === 0 || 2 * far.length > blockPcts.length) return null
   return { far, blocks: blockPcts.length, medianPct: median([...blockPcts]) }
 }

@@ -22,7 +22,8 @@
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
 import type { Comparison, Direction, MetricScope } from '../types/index.js'
-import { variance } from './stats/index.js'
+import { at } from '../util/must.js'
+import { medianSorted, variance } from './stats/index.js'
 
 /** What one stored check keeps of one metric: its summary (and, bounded by its runs, the values). */
 export interface CheckMetricSummary {
@@ -40,12 +41,11 @@ export function summarizeCheck(values: readonly number[]): CheckMetricSummary {
   const finite = values.filter(Number.isFinite)
   const sorted = [...finite].sort((a, b) => a - b)
   const n = finite.length
-  const mid = n >> 1
   return {
     n,
     mean: n === 0 ? 0 : ssMean(finite),
     sd: Math.sqrt(variance(finite)),
-    median: n === 0 ? 0 : n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2,
+    median: n === 0 ? 0 : medianSorted(sorted),
     values: finite
   }
 }
@@ -147,9 +147,8 @@ export function screenHistory(
   const all = history.map((_, i) => i)
   if (history.length < MIN_CHECKS_TO_SCREEN) return { kept: all, leftOut: [] }
   const flagged: { index: number; overhead_pct: number; t: number; clear: boolean }[] = []
-  for (const j of all) {
+  for (const [j, cur] of history.entries()) {
     const others = history.filter((_, i) => i !== j)
-    const cur = history[j]!
     const pr = predict(others, cur)
     if (!(pr.mbar > 0 && cur.mean > 0 && pr.se > 0)) continue
     const h = tInv(0.975, pr.df) * pr.se
@@ -189,7 +188,7 @@ export function screenHistory(
 export function compareWithHistory(input: HistoryCompareInput): Comparison {
   const cur = summarizeCheck(input.current)
   const screen = screenHistory(input.history, input.maxOverheadPct, input.direction)
-  const reference = screen.kept.map(i => input.history[i]!)
+  const reference = screen.kept.map(i => at(input.history, i))
   const means = reference.map(h => h.mean)
   const { k, mbar, s2, within, se, df: dfKept } = predict(reference, cur)
   // A stored check left out at the 95% level only (not clearly, at 99%) costs a degree of freedom: the others'
@@ -230,7 +229,7 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
   } else undefinedStats.push('welch', 'ci95', 'tost', 'mde_pct')
   if (!(mbar > 0 && cur.mean > 0)) undefinedStats.push('overhead_pct')
   const storedRuns = reference.reduce((a, h) => a + h.n, 0)
-  const name = (i: number): string => input.history[i]!.check_id ?? `stored check ${i + 1}`
+  const name = (i: number): string => at(input.history, i).check_id ?? `stored check ${i + 1}`
   const history: HistoryFacts = {
     checks: k,
     runs: storedRuns,

@@ -15,6 +15,8 @@ import { z } from 'zod'
 import type { Direction } from '../types/index.js'
 import { METRIC_SCOPES } from '../types/index.js'
 import type { ArmSeries, PartialFingerprint } from '../results/index.js'
+import { at } from '../util/must.js'
+import { medianSorted } from './stats/index.js'
 
 /** Points kept per series (oldest dropped first): four windows of 50 at the default window. */
 export const DEFAULT_HISTORY_KEEP = 200
@@ -127,7 +129,7 @@ export function summarize(s: ArmSeries & { better?: Direction }): PointSummary |
   if (n === 0) return null
   const mean = xs.reduce((a, b) => a + b, 0) / n
   const sorted = [...xs].sort((a, b) => a - b)
-  const median = n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2
+  const median = medianSorted(sorted)
   const sd = n < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1))
   return {
     unit: s.unit,
@@ -137,8 +139,8 @@ export function summarize(s: ArmSeries & { better?: Direction }): PointSummary |
     mean,
     median,
     sd,
-    min: sorted[0]!,
-    max: sorted[n - 1]!
+    min: at(sorted, 0),
+    max: at(sorted, n - 1)
   }
 }
 

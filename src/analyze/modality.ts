@@ -7,6 +7,7 @@
  * screen, not a proof; the note says so by giving the numbers.
  */
 import { median as ssMedian } from 'simple-statistics'
+import { numAt } from '../util/must.js'
 import { variance } from './stats/index.js'
 
 export const MODALITY_MIN_RUNS = 4
@@ -30,12 +31,18 @@ export function findModes(values: readonly number[]): Modes | null {
   const sorted = [...values].sort((a, b) => a - b)
   const med = ssMedian(sorted)
   if (!(med > 0)) return null
-  let at = 0
-  for (let i = 1; i < sorted.length; i++)
-    if (sorted[i]! - sorted[i - 1]! > sorted[at + 1]! - sorted[at]!) at = i - 1
-  const gap = sorted[at + 1]! - sorted[at]!
-  const low = sorted.slice(0, at + 1)
-  const high = sorted.slice(at + 1)
+  // The widest gap between neighbours (the first of equal ones): sorted[split] to sorted[split + 1].
+  let split = 0
+  let gap = numAt(sorted, 1) - numAt(sorted, 0)
+  for (let i = 1; i < sorted.length; i++) {
+    const step = numAt(sorted, i) - numAt(sorted, i - 1)
+    if (step > gap) {
+      split = i - 1
+      gap = step
+    }
+  }
+  const low = sorted.slice(0, split + 1)
+  const high = sorted.slice(split + 1)
   const ss = (g: number[]): number => (g.length < 2 ? 0 : variance(g) * (g.length - 1))
   const df = Math.max(0, low.length - 1) + Math.max(0, high.length - 1)
   if (df === 0) return null
@@ -43,7 +50,7 @@ export function findModes(values: readonly number[]): Modes | null {
   const gapRel = gap / med
   const gapToSpread = sd === 0 ? Infinity : gap / sd
   if (gapRel < MIN_GAP_REL || gapToSpread < GAP_TO_SPREAD) return null
-  const cut = sorted[at]!
+  const cut = numAt(sorted, split)
   return { low: values.filter(v => v <= cut), high: values.filter(v => v > cut), gapRel, gapToSpread }
 }
 

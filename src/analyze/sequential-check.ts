@@ -7,6 +7,7 @@
  * the corrected levels did not allow. The executor receives `afterBlock` as an injected callback.
  */
 import { pooledRows } from './multi-gpu.js'
+import { must } from '../util/must.js'
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
 import { blockRatios, commonUnit, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
 import { repeatedCi } from './repeated-ci.js'
@@ -207,7 +208,10 @@ export class SequentialController {
    * nominal. Unchanged where no repeated interval exists (no spread, a look outside the plan).
    */
   private afterStop(c: Comparison): Comparison {
-    const stop = this.stops.get(c.workload)!
+    const stop = must(
+      this.stops.get(c.workload),
+      `afterStop runs only for a workload that stopped (${c.workload})`
+    )
     const n = c.paired?.blocks ?? Math.min(c.n_baseline, c.n_candidate, stop.runs_per_arm)
     const r = repeatedCi(c, n, this.cfg.alpha, this.opts)
     if (r === null) return c

@@ -30,6 +30,7 @@ import {
   type RatioBlocks
 } from './stats/index.js'
 import { minOf } from '../util/arrays.js'
+import { at } from '../util/must.js'
 
 /**
  * Pocock-type spends much of α early (decides easy metrics at the first looks); O'Brien–Fleming-type little;
@@ -267,8 +268,8 @@ export function sequentialLook(series: readonly SequentialSeries[], opts: Sequen
   )
   const pRegAdj = holm(raw.map(r => r.pReg))
   const metrics = series.map((s, i): MetricLook => {
-    const r = raw[i]!
-    const pReg = pRegAdj[i]!
+    const r = at(raw, i)
+    const pReg = at(pRegAdj, i)
     const state: SequentialState =
       n >= opts.minRuns && aReg > 0 && pReg < aReg
         ? 'regression'

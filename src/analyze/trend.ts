@@ -14,7 +14,14 @@ import {
   DEFAULT_WINDOW,
   magnitude
 } from './changepoints/index.js'
-import { STACK_FIELDS, type History, type HistoryPoint, type HistorySeries } from './history.js'
+import { at } from '../util/must.js'
+import {
+  STACK_FIELDS,
+  type History,
+  type HistoryPoint,
+  type HistorySeries,
+  type PointSummary
+} from './history.js'
 
 export interface TrendOptions {
   /** Metric names to analyse (default: every steady-state metric). */
@@ -154,45 +161,48 @@ function linkReverts(changes: TrendChange[], minMagnitude: number): void {
 }
 
 function analyzeMetric(series: HistorySeries, metric: string, opts: TrendReport['options']): TrendSeries {
-  const withMetric = series.points.filter(p => p.metrics[metric] !== undefined)
-  const points: TrendPoint[] = withMetric.map(p => ({
+  // The points that have this metric, each with its summary of it.
+  const withMetric: { point: HistoryPoint; summary: PointSummary }[] = []
+  for (const point of series.points) {
+    const summary = point.metrics[metric]
+    if (summary !== undefined) withMetric.push({ point, summary })
+  }
+  const points: TrendPoint[] = withMetric.map(({ point: p, summary }) => ({
     check_id: p.check_id,
     time: p.time,
     commit: p.commit ?? null,
     image: p.stack.image ?? null,
     image_digest: p.stack.image_digest ?? null,
-    value: p.metrics[metric]!.mean,
-    runs: p.metrics[metric]!.n
+    value: summary.mean,
+    runs: summary.n
   }))
-  const last = withMetric.findLast(p => p.metrics[metric]!.better !== undefined)
-  const better = last?.metrics[metric]!.better ?? null
-  const unit = withMetric.at(-1)?.metrics[metric]!.unit ?? ''
+  const last = withMetric.findLast(r => r.summary.better !== undefined)
+  const better = last?.summary.better ?? null
+  const unit = withMetric.at(-1)?.summary.unit ?? ''
   const id = shortHash(series.key)
   const result = changePoints(
     points.map(p => p.value),
     opts
   )
   const found = result.changePoints
-  const outliers: TrendOutlier[] = result.outliers.map(i => ({
-    index: i,
-    check_id: points[i]!.check_id,
-    time: points[i]!.time,
-    value: points[i]!.value
-  }))
+  const outliers: TrendOutlier[] = result.outliers.map(i => {
+    const p = at(points, i)
+    return { index: i, check_id: p.check_id, time: p.time, value: p.value }
+  })
   const changes: TrendChange[] = found.map(c => {
-    const at = withMetric[c.index]!
-    const prev = withMetric[c.index - 1]!
+    const point = at(withMetric, c.index).point
+    const prev = at(withMetric, c.index - 1).point
     const changePct = (c.meanAfter / c.meanBefore - 1) * 100
     return {
-      id: `${id}/${metric}/${at.check_id}`,
+      id: `${id}/${metric}/${point.check_id}`,
       index: c.index,
-      check_id: at.check_id,
-      time: at.time,
-      commit: at.commit ?? null,
-      image: at.stack.image ?? null,
-      image_digest: at.stack.image_digest ?? null,
+      check_id: point.check_id,
+      time: point.time,
+      commit: point.commit ?? null,
+      image: point.stack.image ?? null,
+      image_digest: point.stack.image_digest ?? null,
       previous: { check_id: prev.check_id, time: prev.time, commit: prev.commit ?? null },
-      stack_changes: stackChanges(prev, at),
+      stack_changes: stackChanges(prev, point),
       before: c.meanBefore,
       after: c.meanAfter,
       change_pct: changePct,

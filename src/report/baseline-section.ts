@@ -1,5 +1,5 @@
 /** The comparison against the stored baseline (the check is the unit: a prediction interval). Pure. */
-import type { CheckSummary, Comparison } from '../types/index.js'
+import type { CheckSummary, Comparison, HistoryFacts } from '../types/index.js'
 import {
   SCOPE_WORD,
   VERDICT_WORDS,
@@ -22,21 +22,21 @@ import { table } from './table.js'
  * group of comparisons that share them.
  */
 function referenceLines(comparisons: readonly Comparison[]): string[] {
-  const groups = new Map<string, { names: string[]; c: Comparison }>()
+  const groups = new Map<string, { names: string[]; h: HistoryFacts; reference: string[] }>()
   for (const c of comparisons) {
     const h = c.history
-    if (h?.reference === undefined) continue
+    const reference = h?.reference
+    if (h === undefined || reference === undefined) continue
     const key = JSON.stringify([h.reference, h.left_out ?? []])
     const name = `${code(`${c.workload} ${c.metric}`)} (${inline(c.candidate_env)})`
     const g = groups.get(key)
     if (g) g.names.push(name)
-    else groups.set(key, { names: [name], c })
+    else groups.set(key, { names: [name], h, reference })
   }
   const lines: string[] = []
-  for (const { names, c } of groups.values()) {
-    const h = c.history!
+  for (const { names, h, reference } of groups.values()) {
     const who = groups.size === 1 ? 'Every comparison' : names.join(', ')
-    let line = `- ${who}: the reference is the stored check${h.reference!.length === 1 ? '' : 's'} ${h.reference!.map(code).join(', ')}`
+    let line = `- ${who}: the reference is the stored check${reference.length === 1 ? '' : 's'} ${reference.map(code).join(', ')}`
     const out = h.left_out ?? []
     if (out.length > 0)
       line +=

@@ -4,6 +4,7 @@ import { chartNum } from './format.js'
 import type { Section } from './section.js'
 import { gatingComparisons } from './verdict.js'
 import { maxOf, minOf } from '../util/arrays.js'
+import { at } from '../util/must.js'
 
 // xychart-beta has no legend: fixed colours, named in the title.
 const PALETTE: { hex: string; name: string }[] = [
@@ -50,16 +51,20 @@ function axisRange(values: number[]): [number, number] {
 /** One fenced mermaid block, or null when the per-run series are missing. */
 export function runChart(summary: CheckSummary, c: Comparison): string | null {
   const envs = [c.baseline_env, c.candidate_env]
-  const series = envs.map(env => findSeries(summary, c, env))
-  if (series.some(s => !s || s.values.length === 0)) return null
-  const values = series.map(s => s!.values.filter(Number.isFinite))
+  const values: number[][] = []
+  for (const env of envs) {
+    const s = findSeries(summary, c, env)
+    if (!s || s.values.length === 0) return null
+    values.push(s.values.filter(Number.isFinite))
+  }
   // Lines share one x axis: show the runs both arms have.
   const n = minOf(values.map(v => v.length))
   if (n === 0) return null
   const shown = values.map(v => v.slice(0, n))
   const [lo, hi] = axisRange(shown.flat())
-  const key = envs.map((env, i) => `${PALETTE[i % PALETTE.length]!.name} = ${env}`).join(', ')
-  const palette = envs.map((_, i) => PALETTE[i % PALETTE.length]!.hex).join(', ')
+  const colour = (i: number): (typeof PALETTE)[number] => at(PALETTE, i % PALETTE.length)
+  const key = envs.map((env, i) => `${colour(i).name} = ${env}`).join(', ')
+  const palette = envs.map((_, i) => colour(i).hex).join(', ')
   const truncated = values.some(v => v.length > n) ? ` (first ${n} runs)` : ''
   const lines = [
     '```mermaid',

@@ -61,7 +61,9 @@ export function repository(
   value: string | undefined = process.env.GITHUB_REPOSITORY
 ): { owner: string; repo: string } | null {
   const m = /^([^/\s]+)\/([^/\s]+)$/.exec(value ?? '')
-  return m ? { owner: m[1]!, repo: m[2]! } : null
+  const owner = m?.[1]
+  const repo = m?.[2]
+  return owner !== undefined && repo !== undefined ? { owner, repo } : null
 }
 
 /** What a created or updated comment must look like; anything else (a proxy's HTML page) is named, not trusted. */

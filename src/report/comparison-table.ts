@@ -4,6 +4,7 @@ import { cell, fmtOverheadCi, fmtP, fmtValue, metricLabel } from './format.js'
 import type { Table } from './table.js'
 import { table } from './table.js'
 import { workloadName } from './verdict.js'
+import { at } from '../util/must.js'
 
 export interface ComparisonTableOptions {
   /** Sort key of an arm label (declared order). */
@@ -32,11 +33,12 @@ const RANK: Record<Comparison['verdict'], number> = {
 export function comparisonTable(list: Comparison[], o: ComparisonTableOptions): string {
   const baselines = [...new Set(list.map(c => c.baseline_env))]
   const candidates = [...new Set(list.map(c => c.candidate_env))]
-  const pair = baselines.length === 1 && candidates.length === 1
-  const oneBase = baselines.length === 1 ? baselines[0]! : null
+  const oneBase = baselines.length === 1 ? at(baselines, 0) : null
+  const oneCand = candidates.length === 1 ? at(candidates, 0) : null
+  const pair = oneBase !== null && oneCand !== null
   const armHead = pair ? [] : [oneBase ? 'Arm' : 'Arms']
   const medians = pair
-    ? [`${cell(oneBase!)} (mean)`, `${cell(candidates[0]!)} (mean)`]
+    ? [`${cell(oneBase)} (mean)`, `${cell(oneCand)} (mean)`]
     : oneBase
       ? [`${cell(oneBase)} (mean)`, 'Arm (mean)']
       : ['Baseline (mean)', 'Candidate (mean)']

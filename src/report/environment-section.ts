@@ -83,7 +83,8 @@ export function environmentSection(summary: CheckSummary): Section {
       if (values.every(v => v === null)) continue
       // With many arms, a value repeated in every column hides the ones that differ: say it once.
       if (envs.length > 2 && distinct === 1) {
-        if (values[0] !== null) same.push(`${label} ${show(values[0]!)}`)
+        const [shared] = values
+        if (shared !== null && shared !== undefined) same.push(`${label} ${show(shared)}`)
         continue
       }
       rows.push([mismatch ? `**${label}** (differs)` : label, ...values.map(show)])

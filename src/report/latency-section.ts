@@ -5,6 +5,7 @@ import { cell, fmtNum } from './format.js'
 import type { Section } from './section.js'
 import type { Table } from './table.js'
 import { table } from './table.js'
+import { first } from '../util/must.js'
 
 const LATENCY_ORDER = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'tokens_per_s']
 const LATENCY_LABELS: Record<string, string> = {
@@ -61,7 +62,7 @@ export function latencySection(summary: CheckSummary): Section | null {
           String(l.n)
         ])
       }
-    const align = rows[0]!.map((_, i) => (i < (several ? 3 : 2) ? 'l' : 'r'))
+    const align = first(rows).map((_, i) => (i < (several ? 3 : 2) ? 'l' : 'r'))
     return {
       id: 'latency',
       kind: 'core',

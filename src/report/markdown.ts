@@ -19,6 +19,7 @@ import { powerSection } from './power.js'
 import { startupSection } from './startup.js'
 import { writableLayerSection } from './writable-layer.js'
 import { publishMarkdown } from '../util/text.js'
+import { at } from '../util/must.js'
 
 /** GitHub rejects issue comments over 65,536 characters; leave room for the marker. */
 export const DEFAULT_MAX_CHARS = 65000
@@ -144,7 +145,7 @@ export function buildReport(summary: CheckSummary, opts: ReportOptions = {}): st
 
   // 3. Tails of core sections, from the bottom up; the verdict is never touched.
   for (let i = sections.length - 1; i >= 0 && !fits(); i--) {
-    const s = sections[i]!
+    const s = at(sections, i)
     if (s.kind === 'verdict') continue
     const overflow =
       render(sections, trimNote([...trimmed, `the end of "${s.title}"`], maxChars)).length - maxChars

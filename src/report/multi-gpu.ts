@@ -7,6 +7,7 @@ import type { Section } from './section.js'
 import type { Table } from './table.js'
 import { table } from './table.js'
 import { workloadName } from './verdict.js'
+import { at } from '../util/must.js'
 
 const WORDS = {
   regression: '**regression**',
@@ -81,7 +82,7 @@ export function multiGpuSection(summary: CheckSummary): Section | null {
       (flagged.length
         ? `**${flagged.length} deviation${flagged.length === 1 ? '' : 's'}**: `
         : 'No GPU deviates from its siblings: ') +
-        `within each arm, each GPU's runs against the pooled runs of the others (medians shown)${n === 2 ? ' (with two GPUs, GPU ' + m.gpus[1]!.index + ' against GPU ' + m.gpus[0]!.index + ')' : ''}. ` +
+        `within each arm, each GPU's runs against the pooled runs of the others (medians shown)${n === 2 ? ' (with two GPUs, GPU ' + at(m.gpus, 1).index + ' against GPU ' + at(m.gpus, 0).index + ')' : ''}. ` +
         `A GPU deviates when the difference is significant (Holm across all rows) and its whole 95% CI lies beyond ±${fmtPlain(m.threshold_pct)}%. ` +
         'Slower in every arm points at the GPU or its host slot (clocks, cooling, PCIe/NUMA); slower in the container arm only points at how the container reaches it.'
     )

@@ -7,6 +7,7 @@ import { analysisNotes } from './notes.js'
 import { ownWorkloadAdvice, runsNeeded } from './runs.js'
 import type { Section } from './section.js'
 import { armPair, gatingComparisons } from './verdict.js'
+import { first } from '../util/must.js'
 
 function sentence(text: string): string {
   const t = inline(text).trim()
@@ -60,7 +61,7 @@ function comparisonNotes(
   for (const c of list.filter(x => x.verdict === 'incomparable'))
     groups.set(c.reason, [...(groups.get(c.reason) ?? []), c])
   for (const group of groups.values())
-    lines.push(`- ${group.map(name).join(', ')} incomparable: ${sentence(group[0]!.reason)}`)
+    lines.push(`- ${group.map(name).join(', ')} incomparable: ${sentence(first(group).reason)}`)
   return lines
 }
 

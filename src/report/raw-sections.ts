@@ -5,6 +5,7 @@ import type { Section } from './section.js'
 import type { Table } from './table.js'
 import { dropEmptyColumns, rawTable } from './table.js'
 import { maxOf } from '../util/arrays.js'
+import { first } from '../util/must.js'
 
 const RAW_GROUP = '## Raw data'
 
@@ -19,8 +20,10 @@ export function rawSections(summary: CheckSummary): Section[] {
   for (const w of [...new Set(summary.series.map(s => s.workload))]) {
     const series = summary.series.filter(s => s.workload === w)
     const n = maxOf(series.map(s => s.values.length))
-    const value = (s: (typeof series)[number], i: number): string =>
-      i < s.values.length ? chartNum(s.values[i]!) : ''
+    const value = (s: (typeof series)[number], i: number): string => {
+      const v = s.values[i]
+      return v === undefined ? '' : chartNum(v)
+    }
     const runs = Array.from({ length: n }, (_, i) => i)
     const rows: Table =
       series.length > n
@@ -37,7 +40,7 @@ export function rawSections(summary: CheckSummary): Section[] {
             ['Run', ...series.map(s => `${cell(s.metric)} ${cell(s.environment)} (${cell(s.unit)})`)],
             ...runs.map(i => [String(i + 1), ...series.map(s => value(s, i))])
           ]
-    const align = rows[0]!.map((_, i) => (series.length > n && i < 3 ? 'l' : 'r'))
+    const align = first(rows).map((_, i) => (series.length > n && i < 3 ? 'l' : 'r'))
     const metrics = [...new Set(series.map(s => s.metric))].join(', ')
     out.push({
       id: `raw:${w}`,

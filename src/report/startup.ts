@@ -12,6 +12,7 @@ import type { Table } from './table.js'
 import { table } from './table.js'
 import { gatingComparisons } from './verdict.js'
 import { appendAll } from '../util/arrays.js'
+import { first } from '../util/must.js'
 
 /** Phase names as the runner records them (`launch_s`…), also accepted without `_s`. */
 const PHASE_LABELS: Record<StartupPhase, string> = {
@@ -106,8 +107,8 @@ function groups(summary: CheckSummary, startup: Comparison[]): Group[] {
       keys.set(pairKey(c), [...(keys.get(pairKey(c)) ?? []), c])
     const list = [...keys.values()].map(rows => ({
       workload,
-      baseline: rows[0]!.baseline_env,
-      candidate: rows[0]!.candidate_env,
+      baseline: first(rows).baseline_env,
+      candidate: first(rows).candidate_env,
       rows: [...rows].sort((a, b) => phaseRank(a.metric) - phaseRank(b.metric))
     }))
     list.sort((a, b) => rank(a.candidate) - rank(b.candidate) || rank(a.baseline) - rank(b.baseline))
@@ -135,7 +136,7 @@ function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: numbe
     const gap = missing.length ? ` (${missing.join(', ')} not compared)` : ''
     parts.push(`start-up phases ${fmtDelta(added, 's')}${gap}`)
   }
-  const steady = steadyOf(summary, g.workload, pairKey(g.rows[0]!))
+  const steady = steadyOf(summary, g.workload, pairKey(first(g.rows)))
   if (steady)
     parts.push(`steady state (${inline(steady.metric)}) ${fmtPctCi(steady.overhead_pct, steady.ci95)}`)
   const who = `**${inline(g.workload)}**, ${code(g.candidate)} vs ${code(g.baseline)}`

@@ -5,6 +5,7 @@
  */
 import { markdownTable } from 'markdown-table'
 import { mdTableCell } from '../util/text.js'
+import { at } from '../util/must.js'
 
 export type Table = string[][]
 
@@ -16,7 +17,7 @@ const EMPTY = new Set(['', '–'])
  */
 export function dropEmptyColumns(rows: Table, align?: string[]): { rows: Table; align?: string[] } {
   if (rows.length < 2) return { rows, align }
-  const width = rows[0]!.length
+  const width = at(rows, 0).length
   const keep = Array.from({ length: width }, (_, i) => rows.slice(1).some(r => !EMPTY.has(r[i] ?? '')))
   return {
     rows: rows.map(r => r.filter((_, i) => keep[i])),

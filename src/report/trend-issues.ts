@@ -67,10 +67,10 @@ export function markerText(m: Marker): string {
 }
 
 export function parseMarker(body: string | null | undefined): Marker | null {
-  const m = MARKER_RE.exec(body ?? '')
-  if (!m) return null
+  const json = MARKER_RE.exec(body ?? '')?.[1]
+  if (json === undefined) return null
   try {
-    const parsed = Marker.safeParse(JSON.parse(m[1]!))
+    const parsed = Marker.safeParse(JSON.parse(json))
     return parsed.success ? parsed.data : null
   } catch {
     return null

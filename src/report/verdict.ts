@@ -5,6 +5,7 @@ import type { CheckSummary, Comparison, PreflightResult } from '../types/index.j
 import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
 import { ownWorkloadAdvice, runsNeeded, runsToDecide } from './runs.js'
 import { plainText } from '../util/text.js'
+import { at } from '../util/must.js'
 
 /** How recorded names are written into a line: `inline` for markdown, `plainText` for logs and annotations. */
 type Escape = (text: string) => string
@@ -94,7 +95,7 @@ function outcomeClause(summary: CheckSummary, esc: Escape = inline): string {
   const who = pair
     ? `${esc(pair.candidate)} overhead vs ${esc(pair.baseline)}`
     : baselines.size === 1
-      ? `overhead vs ${esc([...baselines][0]!)}`
+      ? `overhead vs ${esc(at([...baselines], 0))}`
       : 'overhead'
   const candidates = new Set(gating.map(c => c.candidate_env)).size
   const metrics = `${plural(gating.length, 'gated metric')}${pair ? '' : ` of ${candidates} arms`}`

@@ -9,6 +9,7 @@
  */
 import { median } from 'simple-statistics'
 import type { Fingerprint } from '../types/index.js'
+import { must } from '../util/must.js'
 import { canonicalParams } from '../util/params.js'
 
 interface BlockRow {
@@ -23,6 +24,11 @@ interface BlockRow {
 /** Per metric key, per block, per arm: the values measured there. */
 export type BlockCells = Map<string, Map<string, Map<string, number[]>>>
 
+/** One arm's values in a block that has every arm. */
+function armValues(byEnv: Map<string, number[]>, env: string): number[] {
+  return must(byEnv.get(env), 'a complete block has every arm')
+}
+
 /**
  * Each block's factor per metric key (`key\0block`), from its values arm by arm; shared by the rows of a check
  * (blockScaled) and the run groups of a results CSV (csv/gpu-pooling.ts), so both pool GPUs alike.
@@ -36,13 +42,13 @@ export function blockFactors(blocks: BlockCells): Map<string, number> {
     const complete = [...byBlock.entries()].filter(([, byEnv]) => byEnv.size === envs.size)
     if (complete.length < 2) continue
     const grand = new Map<string, number>()
-    for (const env of envs) grand.set(env, median(complete.flatMap(([, byEnv]) => byEnv.get(env)!)))
+    for (const env of envs) grand.set(env, median(complete.flatMap(([, byEnv]) => armValues(byEnv, env))))
     for (const [block, byEnv] of complete) {
       let logSum = 0
       let ok = true
       for (const [env, values] of byEnv) {
         const own = median(values)
-        const g = grand.get(env)!
+        const g = must(grand.get(env), 'grand holds every arm of a complete block')
         if (!(own > 0 && g > 0)) ok = false
         else logSum += Math.log(g / own)
       }

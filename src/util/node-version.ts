@@ -10,9 +10,9 @@ const parts = (v: string): number[] => v.split('.').map(p => Number.parseInt(p, 
 /** The refusal for `version` (default: this process's Node), or null when it is new enough. */
 export function unsupportedNode(version: string = process.versions.node): string | null {
   const [have, need] = [parts(version), parts(MIN_NODE)]
-  for (let i = 0; i < need.length; i++) {
-    if ((have[i] ?? 0) > need[i]!) return null
-    if ((have[i] ?? 0) < need[i]!)
+  for (const [i, part] of need.entries()) {
+    if ((have[i] ?? 0) > part) return null
+    if ((have[i] ?? 0) < part)
       return `gpu-overhead needs Node ${MIN_NODE} or newer (package.json engines), this is Node ${version}; install Node 20.19+, 22 or 24 (README, "Prerequisites")`
   }
   return null

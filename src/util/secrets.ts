@@ -150,7 +150,8 @@ export function redactCommand(argv: readonly string[]): string {
       }
     }
     const option = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(?:([=:])([\s\S]*))?$/.exec(word)
-    if (option && isSecretName(option[2]!)) {
+    const name = option?.[2]
+    if (option && name !== undefined && isSecretName(name)) {
       if (option[3] === undefined) {
         out.push(word)
         maskNext = true

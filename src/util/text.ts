@@ -71,7 +71,7 @@ const MD_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&g
  */
 export function mdText(text: unknown, max = MAX_TEXT_CHARS): string {
   const escaped = plainText(text, max)
-    .replace(/[&<>]/g, c => MD_ESCAPES[c]!)
+    .replace(/[&<>]/g, c => MD_ESCAPES[c] ?? c)
     .replace(/[\\`*[\]|~]/g, '\\$&')
     // `_` emphasises only at a word's edge: snake_case names stay readable in the source.
     .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_')

@@ -1,6 +1,7 @@
 /** The pipeline's entry to the baseline: compare this check with the stored one, then maybe store it. */
 import type { BaselineResult } from '../../types/index.js'
 import { aggregateRows, type RawRow } from '../../results/index.js'
+import { must } from '../../util/must.js'
 import { JsonFileBaselineStore } from './json-file-store.js'
 import type { BaselineStore, CurrentResults } from './store.js'
 
@@ -55,7 +56,9 @@ export async function compareWithBaseline(
     fingerprints: agg.fingerprints,
     stacks: agg.stacks
   }
-  const store = opts.store ?? new JsonFileBaselineStore(opts.path!)
+  const store =
+    opts.store ??
+    new JsonFileBaselineStore(must(opts.path, 'with no store given, the check above leaves a path'))
   const result = await store.compare(current, {
     maxOverheadPct: opts.maxOverheadPct,
     alpha: opts.alpha,

@@ -13,22 +13,26 @@
  * inflates it. A run of up to `half` points off their surroundings is caught; a level that lasts longer is
  * a regime (the median of a window across a step is a point of the side the point is on).
  */
+import { at } from '../../util/must.js'
+import { medianSorted } from '../stats/descriptive.js'
 
 export const OUTLIER_HALF_WINDOW = 3
 /** Robust standard deviations from the local median (normal noise: 2 in 10⁶ points; Laplace: ~1 in 1,000). */
 export const OUTLIER_Z = 6
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+  return medianSorted([...xs].sort((a, b) => a - b))
 }
 
 /** Robust sd of the noise: the median absolute first difference, scaled to σ for normal noise. */
 export function differenceSd(series: readonly number[]): number {
   if (series.length < 2) return 0
   const diffs: number[] = []
-  for (let i = 1; i < series.length; i++) diffs.push(Math.abs(series[i]! - series[i - 1]!))
+  let prev = at(series, 0)
+  for (const x of series.slice(1)) {
+    diffs.push(Math.abs(x - prev))
+    prev = x
+  }
   return (1.4826 * median(diffs)) / Math.SQRT2
 }
 
@@ -45,9 +49,9 @@ export function isolatedOutliers(
   if (series.length < 2 * half + 1) return []
   const sd = differenceSd(series)
   const out: number[] = []
-  for (let i = 0; i < series.length; i++) {
+  for (const [i, x] of series.entries()) {
     const local = median(series.slice(Math.max(0, i - half), Math.min(series.length, i + half + 1)))
-    const dev = Math.abs(series[i]! - local)
+    const dev = Math.abs(x - local)
     if (dev === 0 || !(dev > z * sd)) continue
     const relative = local === 0 ? Infinity : dev / Math.abs(local)
     if (relative > minMagnitude) out.push(i)

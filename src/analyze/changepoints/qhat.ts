@@ -8,6 +8,7 @@
  * start < τ < κ ≤ end, the first one in (τ, κ) order on ties, as Apache Otava's calculator does.
  * O(L²) per interval with column prefix sums instead of Otava's matrices.
  */
+import { at, f64At } from '../../util/must.js'
 
 export interface Candidate {
   /** Index (into the series given) of the first point after the split. */
@@ -29,26 +30,33 @@ export function bestSplit(series: readonly number[], { start, end }: Interval): 
   const len = end - start
   if (len < 2) throw new RangeError(`interval [${start}, ${end}) has fewer than 2 points`)
   // prefix[a][b]: a = rows u in [start, start+a), b = column index start+b.
-  const prefix: Float64Array[] = [new Float64Array(len)]
+  const seg = Float64Array.from(series.slice(start, end))
+  let prev = new Float64Array(len)
+  const prefix: Float64Array[] = [prev]
+  // diag[j] = prefix[j][j]: the distances of s[start + j] to the points before it.
+  const diag = new Float64Array(len)
   for (let a = 1; a <= len; a++) {
-    const prev = prefix[a - 1]!
     const row = new Float64Array(len)
-    const u = series[start + a - 1]!
-    for (let b = 0; b < len; b++) row[b] = prev[b]! + Math.abs(u - series[start + b]!)
+    const u = f64At(seg, a - 1)
+    for (let b = 0; b < len; b++) row[b] = f64At(prev, b) + Math.abs(u - f64At(seg, b))
     prefix.push(row)
+    if (a < len) diag[a] = f64At(row, a)
+    prev = row
   }
   let best: Candidate = { index: start + 1, qhat: Number.NEGATIVE_INFINITY }
   let withinX = 0 // Σ pairs inside X = s[start, τ)
   for (let t = 1; t < len; t++) {
     // X grows by s[start + t − 1]: add its distances to the earlier points of X.
-    withinX += prefix[t - 1]![t - 1]!
+    withinX += f64At(diag, t - 1)
+    const rowT = at(prefix, t)
     const n = t
     let cross = 0 // Σ |Xi − Yj|
     let withinY = 0 // Σ pairs inside Y = s[τ, κ)
     for (let k = t + 1; k <= len; k++) {
       const j = k - 1 // the point Y just gained
-      cross += prefix[t]![j]!
-      withinY += prefix[j]![j]! - prefix[t]![j]!
+      const tj = f64At(rowT, j)
+      cross += tj
+      withinY += f64At(diag, j) - tj
       const m = k - t
       const total = m + n
       const a = (2 / total) * cross

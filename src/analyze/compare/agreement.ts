@@ -9,6 +9,7 @@
  */
 import { mean } from 'simple-statistics'
 import { keptBlocks } from '../stats/index.js'
+import { must } from '../../util/must.js'
 import { signedPct } from '../../util/text.js'
 import { logToPct } from './pairs.js'
 
@@ -33,7 +34,7 @@ export function describeDisagreement(
   what: string,
   c: { overhead_pct: number; paired?: { blocks: number; left_out: number; screened_pct: number } }
 ): string {
-  const p = c.paired!
+  const p = must(c.paired, 'views disagree only for a paired comparison')
   return (
     `${what}: the overhead over every block is ${signedPct(c.overhead_pct)}, but leaving out the ${p.left_out} of ` +
     `${p.blocks} blocks that lie far off the others gives ${signedPct(p.screened_pct)}, outside its interval. The ` +

@@ -4,6 +4,7 @@
  */
 import type { Analysis, Comparison } from '../../types/index.js'
 import { appendAll } from '../../util/arrays.js'
+import { at, last } from '../../util/must.js'
 import { describeModes, describeSharedLevels, findModes, sharedLevels } from '../modality.js'
 import { describeFarBlocks, farBlocks } from '../far-blocks.js'
 import { describeDisagreement } from './agreement.js'
@@ -51,7 +52,7 @@ function shownTailsNote(series: readonly ArmSeries[]): string[] {
     const list = [...names].sort()
     return (
       `${w}: tail percentiles ${list.join(', ')} are tested and shown, not gated; ` +
-      `gate-metrics (--gate-metrics) gates them, e.g. ${w}/${list[list.length - 1]!}.`
+      `gate-metrics (--gate-metrics) gates them, e.g. ${w}/${last(list)}.`
     )
   })
 }
@@ -207,7 +208,7 @@ export function analyzeRecords(rows: Iterable<RawRow>, opts: AnalyzeRecordsOptio
   }
   steadyFirst(comparisons)
   const analysis = decidedAnalysis(comparisons, opts)
-  if (opts.candidateEnvs.length === 1) analysis.candidate_env = opts.candidateEnvs[0]!
+  if (opts.candidateEnvs.length === 1) analysis.candidate_env = at(opts.candidateEnvs, 0)
   appendAll(notes, agg.fingerprintConflicts)
   if (agg.skippedNonFinite > 0)
     notes.push(`${agg.skippedNonFinite} row(s) with a negative or non-finite value were skipped.`)

@@ -4,6 +4,7 @@
  */
 import type { Comparison, MetricVerdict } from '../../types/index.js'
 import { holm, pairsToDetect, runsNeeded, variance } from '../stats/index.js'
+import { at } from '../../util/must.js'
 import { formatOverhead, formatP, formatPct } from './format.js'
 import { equivalenceBounds } from './overhead-interval.js'
 
@@ -98,16 +99,18 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       reason: `${effect}: the processes of ${c.multimodal_arms?.join(' and ') ?? 'an arm'} sat at two levels ${fmtPct(gap)} apart, which explains a difference this size, so neither a regression nor an improvement is claimed: inconclusive (make both arms meet one state: turns: true for the llm, or remove what the report names under "Why the arms differ").`
     }
   // Without the Holm-adjusted one-sided claim (stored-baseline comparisons), the CI's lower end alone.
-  const aboveAfterHolm = c.p_regression_adjusted === undefined || c.p_regression_adjusted < opts.alpha / 2
+  const pClaim = c.p_regression_adjusted
+  const aboveAfterHolm = pClaim === undefined || pClaim < opts.alpha / 2
   if (significant && c.ci95.low > max && aboveAfterHolm)
     return {
       verdict: 'regression',
       reason: `${effect} exceeds +${max}% even at the CI's favourable end and is significant (${pText}${c.p_regression_adjusted === undefined ? '' : `; above +${max}% with Holm-adjusted one-sided p=${formatP(c.p_regression_adjusted)}`}): regression.`
     }
-  if (significant && c.ci95.low > max)
+  // Here the claim was not above after Holm: its adjusted p exists and is ≥ α/2.
+  if (significant && c.ci95.low > max && pClaim !== undefined)
     return {
       verdict: 'inconclusive',
-      reason: `${effect} lies above +${max}% at the unadjusted 95% CI, but not once the ${max}% claim is Holm-adjusted across the gated metrics (one-sided p=${formatP(c.p_regression_adjusted!)} ≥ ${opts.alpha / 2}): inconclusive.`
+      reason: `${effect} lies above +${max}% at the unadjusted 95% CI, but not once the ${max}% claim is Holm-adjusted across the gated metrics (one-sided p=${formatP(pClaim)} ≥ ${opts.alpha / 2}): inconclusive.`
     }
   if (c.tost.equivalent)
     return {
@@ -143,12 +146,12 @@ export function decide(comparisons: readonly Comparison[], opts: DecideOptions):
   const out = comparisons.map(c => ({ ...c, p_adjusted: c.p_gate ?? c.welch.p }))
   const family = out.filter(c => c.scope === 'steady')
   const adjusted = holm(family.map(c => c.p_adjusted))
-  family.forEach((c, i) => (c.p_adjusted = adjusted[i]!))
+  for (const [i, c] of family.entries()) c.p_adjusted = at(adjusted, i)
   // The regression claim is "above the threshold", one-sided: Holm across the gated metrics that carry it,
   // so k metrics each truly at the threshold do not give k chances of a false regression.
-  const claims = family.filter(c => c.p_regression !== undefined)
-  const adjustedClaims = holm(claims.map(c => c.p_regression!))
-  claims.forEach((c, i) => (c.p_regression_adjusted = adjustedClaims[i]!))
+  const claims = family.flatMap(c => (c.p_regression === undefined ? [] : [{ c, p: c.p_regression }]))
+  const adjustedClaims = holm(claims.map(claim => claim.p))
+  for (const [i, { c }] of claims.entries()) c.p_regression_adjusted = at(adjustedClaims, i)
   for (const c of out) {
     const enough = c.n_baseline >= 2 && c.n_candidate >= 2
     c.runs_needed = null

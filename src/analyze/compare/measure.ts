@@ -20,6 +20,7 @@ import {
   welchTTest
 } from '../stats/index.js'
 import { maxOf, minOf } from '../../util/arrays.js'
+import { at } from '../../util/must.js'
 import { commonUnit, metricDirection } from './direction.js'
 import { equivalenceBounds, finiteInterval, ratioToOverhead, widerInterval } from './overhead-interval.js'
 import { screenedView } from './agreement.js'
@@ -51,8 +52,9 @@ export function resamplesFor(n: number): number {
 /** Label of each run for outlier reports: its number, or its 1-based position. */
 function runNumbers(series: ArmSeries, indices: number[]): number[] {
   return indices.map(i => {
-    const n = Number(series.runs[i])
-    return Number.isFinite(n) && series.runs[i]!.trim() !== '' ? n : i + 1
+    const run = series.runs[i]
+    const n = Number(run)
+    return run !== undefined && Number.isFinite(n) && run.trim() !== '' ? n : i + 1
   })
 }
 
@@ -108,7 +110,7 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
 
 function medianOf(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b)
-  return s[s.length >> 1]!
+  return at(s, s.length >> 1)
 }
 
 function measureUnscaled(base: ArmSeries, cand: ArmSeries, opts: MeasureOptions): Comparison {

@@ -54,8 +54,9 @@ export function blockRatios(base: Arm, cand: Arm, direction: Direction): BlockRa
   base.runs.forEach((r, i) => {
     const j = byRun.get(r)
     if (j === undefined) return
-    const vb = base.values[i]!
-    const vc = cand.values[j]!
+    const vb = base.values[i]
+    const vc = cand.values[j]
+    if (vb === undefined || vc === undefined) return
     if (!(vb > 0 && vc > 0) || !Number.isFinite(vb) || !Number.isFinite(vc)) return
     const [w, b] = direction === 'lower' ? [vc, vb] : [vb, vc]
     out.runs.push(r)

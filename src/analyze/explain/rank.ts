@@ -83,7 +83,8 @@ export function rank(findings: Finding[]): Finding[] {
 
 export function headline(findings: readonly Finding[], measured: readonly MeasuredDifference[]): string {
   const relevant = findings.filter(f => f.relevant)
-  if (relevant.length === 0) {
+  const top = relevant[0]
+  if (top === undefined) {
     if (measured.length === 0) return 'no relevant difference found: the arms measured alike'
     // A metric whose arms sat at the same two levels has a cause the stack does not record: say which.
     const shared = measured.filter(m => m.shared_levels)
@@ -99,7 +100,6 @@ export function headline(findings: readonly Finding[], measured: readonly Measur
         : '')
     )
   }
-  const top = relevant[0]!
   if (top.kind === 'failure') {
     const others = relevant.length > 1 ? ` (+${relevant.length - 1} more)` : ''
     return `${top.label}${top.from_image_env ? ` — ${top.candidate ?? ''} set by the image` : ''}; fix: ${top.fix}${others}`

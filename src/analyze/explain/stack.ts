@@ -17,6 +17,7 @@ import {
 } from '../../execute/index.js'
 import { GPU_SELECTION_ENV } from '../../tools/gpu-access.js'
 import { maxOf } from '../../util/arrays.js'
+import { must } from '../../util/must.js'
 
 function ruleFor(
   key: string,
@@ -64,15 +65,16 @@ export function stackFindings(base: ArmStack, cand: ArmStack, image: Map<string,
     groups.set(label, g)
   }
   for (const [label, { rule, diffs }] of groups) {
-    const [main, ...rest] = [...diffs].sort(
+    const [first, ...rest] = [...diffs].sort(
       (a, b) => a.key.length - b.key.length || a.key.localeCompare(b.key)
     )
+    const main = must(first, 'a group is made with its first difference')
     out.push({
       kind: 'stack',
-      key: main!.key,
-      label: label === main!.key ? label : `${label} (${main!.key})`,
-      baseline: main!.baseline,
-      candidate: main!.candidate,
+      key: main.key,
+      label: label === main.key ? label : `${label} (${main.key})`,
+      baseline: main.baseline,
+      candidate: main.candidate,
       impact: maxOf(diffs.map(d => ruleFor(d.key, bf, cf).knowledge.impact)) as Finding['impact'],
       domains: [...rule.knowledge.domains],
       explains: [],

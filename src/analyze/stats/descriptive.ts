@@ -9,6 +9,7 @@ import {
   sampleVariance
 } from 'simple-statistics'
 import type { Descriptive } from '../../types/index.js'
+import { at } from '../../util/must.js'
 
 /** Variance with n−1 in the denominator; 0 for fewer than two values (no spread is measurable). */
 export function variance(xs: readonly number[]): number {
@@ -20,7 +21,16 @@ export function percentileSorted(sorted: readonly number[], p: number): number {
   return quantileSorted(sorted, p)
 }
 
-/** Descriptive statistics. An empty array gives zeros (n = 0) rather than NaN, so JSON stays valid. */
+/** Median of values already sorted ascending (the mean of the middle two for an even count); NaN when empty. */
+export function medianSorted(sorted: ArrayLike<number>): number {
+  const n = sorted.length
+  if (n === 0) return NaN
+  const h = n >> 1
+  return n % 2 === 1 ? at(sorted, h) : (at(sorted, h - 1) + at(sorted, h)) / 2
+}
+
+/** Descriptive statistics. An empty array
+ gives zeros (n = 0) rather than NaN, so JSON stays valid. */
 export function describe(xs: readonly number[]): Descriptive {
   const n = xs.length
   if (n === 0)

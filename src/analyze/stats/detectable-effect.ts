@@ -39,9 +39,16 @@ export function runsNeeded(
   const mde = (n: number): number => minimumDetectableEffect(sd1, n, sd2, n, alpha, power)
   if (!(target > 0)) return null
   if (mde(maxRuns) > target) return null
-  // MDE falls monotonically with n (smaller SE, smaller t quantiles): binary search.
+  return smallestDetecting(mde, target, maxRuns)
+}
+
+/**
+ * The smallest n in [2, max] with mde(n) ≤ target, by binary search: the MDE falls monotonically with n
+ * (smaller SE, smaller t quantiles). The caller has checked mde(max) ≤ target.
+ */
+export function smallestDetecting(mde: (n: number) => number, target: number, max: number): number {
   let lo = 2
-  let hi = maxRuns
+  let hi = max
   while (lo < hi) {
     const mid = (lo + hi) >> 1
     if (mde(mid) <= target) hi = mid

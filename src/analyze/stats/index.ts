@@ -3,7 +3,7 @@
  * and t-delta intervals of ratios, TOST equivalence, Holm correction, minimum detectable effect and
  * outlier flags. Pure functions over plain number arrays; no I/O.
  */
-export { describe, outliers, variance } from './descriptive.js'
+export { describe, medianSorted, outliers, variance } from './descriptive.js'
 export { tInv } from './distributions.js'
 export { minimumDetectableEffect, runsNeeded } from './detectable-effect.js'
 export { mannWhitneyU } from './mann-whitney.js'

@@ -6,6 +6,7 @@
  * equal weights, the variance pooled within strata with n − S degrees of freedom. The result has the
  * ratio-of-means test's shape so the comparison reads it the same way.
  */
+import { numAt } from '../../util/must.js'
 import { tCdf, tInv } from './distributions.js'
 import { UNDEFINED, type RatioBlocks, type RatioTest } from './ratio-of-means.js'
 
@@ -13,9 +14,7 @@ export function logRatioTest(blocks: RatioBlocks, low: number, high: number, alp
   const { w, b } = blocks
   const n = w.length
   const groups = new Map<string, number[]>()
-  const d: number[] = []
   for (let i = 0; i < n; i++) {
-    d.push(Math.log(w[i]! / b[i]!))
     const s = blocks.strata?.[i] ?? ''
     let g = groups.get(s)
     if (g === undefined) groups.set(s, (g = []))
@@ -24,15 +23,17 @@ export function logRatioTest(blocks: RatioBlocks, low: number, high: number, alp
   const S = Math.max(1, groups.size)
   const df = n - S
   const undefinedTest = (ratio: number): RatioTest => ({ ...UNDEFINED(n, S), ratio })
-  if (n !== b.length || df < 1 || d.some(x => !Number.isFinite(x))) return undefinedTest(NaN)
+  if (n !== b.length || df < 1) return undefinedTest(NaN)
+  const d = w.map((wi, i) => Math.log(wi / numAt(b, i)))
+  if (d.some(x => !Number.isFinite(x))) return undefinedTest(NaN)
   let mean = 0
   let varFactor = 0
   let ss = 0
   for (const idx of groups.values()) {
-    const m = idx.reduce((acc, i) => acc + d[i]!, 0) / idx.length
+    const m = idx.reduce((acc, i) => acc + numAt(d, i), 0) / idx.length
     mean += m
     varFactor += 1 / idx.length
-    for (const i of idx) ss += (d[i]! - m) ** 2
+    for (const i of idx) ss += (numAt(d, i) - m) ** 2
   }
   mean /= S
   varFactor /= S * S

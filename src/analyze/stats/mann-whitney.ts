@@ -12,6 +12,7 @@
  */
 import erfc from '@stdlib/math-base-special-erfc'
 import normalLogCdf from '@stdlib/stats-base-dists-normal-logcdf'
+import { at, f64At, numAt } from '../../util/must.js'
 
 /** Enumerate the permutation distribution up to this many arrangements. */
 export const EXACT_PERMUTATION_LIMIT = 100_000
@@ -33,15 +34,15 @@ export interface MannWhitneyResult {
 /** Average ranks (1-based) of `values`, ties sharing the mean of their ranks; plus the tie-group sizes. */
 export function rankWithTies(values: readonly number[]): { ranks: Float64Array; ties: number[] } {
   const n = values.length
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => values[i]! - values[j]!)
+  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => numAt(values, i) - numAt(values, j))
   const ranks = new Float64Array(n)
   const ties: number[] = []
   let i = 0
   while (i < n) {
     let j = i
-    while (j + 1 < n && values[order[j + 1]!] === values[order[i]!]) j++
+    while (j + 1 < n && values[numAt(order, j + 1)] === values[numAt(order, i)]) j++
     const avg = (i + j) / 2 + 1
-    for (let k = i; k <= j; k++) ranks[order[k]!] = avg
+    for (let k = i; k <= j; k++) ranks[numAt(order, k)] = avg
     if (j > i) ties.push(j - i + 1)
     i = j + 1
   }
@@ -66,16 +67,16 @@ function tieFreeCounts(m: number, n: number): Float64Array {
     const cur: Float64Array[] = new Array<Float64Array>(n + 1)
     cur[0] = Float64Array.of(1)
     for (let j = 1; j <= n; j++) {
+      // f(m−1, n, u−n): prev[j] (length (i−1)·j + 1) shifted by j fills poly's tail exactly.
       const poly = new Float64Array(i * j + 1)
-      const fromX = prev[j]!
-      for (let k = 0; k < fromX.length; k++) poly[k + j] = poly[k + j]! + fromX[k]!
-      const fromY = cur[j - 1]!
-      for (let k = 0; k < fromY.length; k++) poly[k] = poly[k]! + fromY[k]!
+      poly.set(at(prev, j), j)
+      const fromY = at(cur, j - 1)
+      for (let k = 0; k < fromY.length; k++) poly[k] = f64At(poly, k) + f64At(fromY, k)
       cur[j] = poly
     }
     prev = cur
   }
-  return prev[n]!
+  return at(prev, n)
 }
 
 /**
@@ -86,14 +87,17 @@ function tieFreeCounts(m: number, n: number): Float64Array {
 function subsetSumCounts(doubledRanks: readonly number[], k: number): Float64Array {
   const total = doubledRanks.reduce((a, b) => a + b, 0)
   const dp: Float64Array[] = Array.from({ length: k + 1 }, () => new Float64Array(total + 1))
-  dp[0]![0] = 1
+  at(dp, 0)[0] = 1
   for (const r of doubledRanks)
     for (let size = k; size >= 1; size--) {
-      const from = dp[size - 1]!
-      const to = dp[size]!
-      for (let s = total - r; s >= 0; s--) if (from[s] !== 0) to[s + r] = to[s + r]! + from[s]!
+      const from = at(dp, size - 1)
+      const to = at(dp, size)
+      for (let s = total - r; s >= 0; s--) {
+        const c = f64At(from, s)
+        if (c !== 0) to[s + r] = f64At(to, s + r) + c
+      }
     }
-  return dp[k]!
+  return at(dp, k)
 }
 
 /** 2·min(P(S ≤ obs), P(S ≥ obs)) over a count distribution, capped at 1. */
@@ -101,11 +105,12 @@ function twoSidedFromCounts(counts: Float64Array, obs: number): number {
   let below = 0
   let above = 0
   let total = 0
-  for (let s = 0; s < counts.length; s++) {
-    const c = counts[s]!
+  let s = 0
+  for (const c of counts) {
     total += c
     if (s <= obs) below += c
     if (s >= obs) above += c
+    s++
   }
   return Math.min(1, (2 * Math.min(below, above)) / total)
 }
@@ -126,7 +131,7 @@ export function mannWhitneyU(
   if (n1 === 0 || n2 === 0) return { u: 0, p: 1, log10_p: 0, method: 'normal' }
   const { ranks, ties } = rankWithTies([...x, ...y])
   let r1 = 0
-  for (let i = 0; i < n1; i++) r1 += ranks[i]!
+  for (const r of ranks.subarray(0, n1)) r1 += r
   const u1 = r1 - (n1 * (n1 + 1)) / 2
   const feasible = binomial(n1 + n2, n1) <= EXACT_PERMUTATION_LIMIT
   const tieFreeExact = ties.length === 0 && (n1 <= SCIPY_EXACT_MAX_N || n2 <= SCIPY_EXACT_MAX_N)

@@ -10,6 +10,7 @@
  */
 import { mean, median } from 'simple-statistics'
 import { variance } from './descriptive.js'
+import { smallestDetecting } from './detectable-effect.js'
 import { tCdf, tInv, twoSidedT } from './distributions.js'
 
 /** Scaled MADs from the median beyond which a block is left out. */
@@ -64,15 +65,9 @@ export function blockMean(xs: readonly number[]): BlockMean | null {
   }
 }
 
-export interface PairedTest {
+export interface PairedTest extends BlockMean {
   /** False when fewer than 2 pairs or no spread: nothing can be tested (a timer too coarse, constant arms). */
   defined: boolean
-  n: number
-  leftOut: number
-  estimate: number
-  mean: number
-  se: number
-  df: number
   /** Two-sided interval of the estimate at 1 − alpha. */
   ci: { low: number; high: number }
   /** Two-sided p of "no difference". */
@@ -165,15 +160,7 @@ export function winsorizedSd(xs: readonly number[]): number {
 export function pairsToDetect(sdW: number, target: number, alpha: number, max = 100_000): number | null {
   if (!(target > 0) || !Number.isFinite(sdW)) return null
   if (sdW === 0) return 2
-  // MDE falls monotonically with n (smaller SE, smaller t quantiles): binary search.
   const mde = (n: number): number => (tInv(1 - alpha / 2, n - 1) + tInv(0.8, n - 1)) * (sdW / Math.sqrt(n))
   if (mde(max) > target) return null
-  let lo = 2
-  let hi = max
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (mde(mid) <= target) hi = mid
-    else lo = mid + 1
-  }
-  return lo
+  return smallestDetecting(mde, target, max)
 }

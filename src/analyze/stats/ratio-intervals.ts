@@ -4,7 +4,8 @@
  */
 import seedrandom from 'seedrandom'
 import { mean, median } from 'simple-statistics'
-import { percentileSorted, variance } from './descriptive.js'
+import { numAt } from '../../util/must.js'
+import { medianSorted, percentileSorted, variance } from './descriptive.js'
 import { tInv, welchDf } from './distributions.js'
 
 export interface Interval {
@@ -53,17 +54,13 @@ export function bootstrapRatios(
   const draw = (src: readonly number[], buf: Float64Array): number => {
     let sum = 0
     for (let i = 0; i < buf.length; i++) {
-      const v = src[Math.floor(rng() * src.length)]!
+      const v = numAt(src, Math.floor(rng() * src.length))
       buf[i] = v
       sum += v
     }
     return sum / buf.length
   }
-  const medianOf = (buf: Float64Array): number => {
-    buf.sort()
-    const h = buf.length >> 1
-    return buf.length % 2 === 1 ? buf[h]! : (buf[h - 1]! + buf[h]!) / 2
-  }
+  const medianOf = (buf: Float64Array): number => medianSorted(buf.sort())
   for (let r = 0; r < resamples; r++) {
     const mb = draw(base, bufB)
     const mc = draw(cand, bufC)

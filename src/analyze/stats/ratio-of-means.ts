@@ -17,6 +17,7 @@
  * turned a native-only slow path into a false regression). The robust view of the same blocks is a diagnostic
  * (compare/agreement.ts).
  */
+import { numAt } from '../../util/must.js'
 import { tCdf as jstatTCdf, tInv } from './distributions.js'
 
 /** Student's t cdf that also takes ±∞ (a θ so far off that its variance rounds to zero). */
@@ -85,7 +86,7 @@ function moments(blocks: RatioBlocks): Moments | null {
   if (n !== b.length || n < 2) return null
   const groups = new Map<string, number[]>()
   for (let i = 0; i < n; i++) {
-    if (!Number.isFinite(w[i]!) || !Number.isFinite(b[i]!)) return null
+    if (!Number.isFinite(w[i]) || !Number.isFinite(b[i])) return null
     const s = blocks.strata?.[i] ?? ''
     let g = groups.get(s)
     if (g === undefined) groups.set(s, (g = []))
@@ -101,8 +102,8 @@ function moments(blocks: RatioBlocks): Moments | null {
     let mw = 0
     let mb = 0
     for (const i of idx) {
-      mw += w[i]!
-      mb += b[i]!
+      mw += numAt(w, i)
+      mb += numAt(b, i)
     }
     mw /= idx.length
     mb /= idx.length
@@ -119,8 +120,8 @@ function moments(blocks: RatioBlocks): Moments | null {
   let sbb = 0
   for (const { idx, mw, mb } of means)
     for (const i of idx) {
-      const db = b[i]! - mb
-      const de = w[i]! - mw - R * db
+      const db = numAt(b, i) - mb
+      const de = numAt(w, i) - mw - R * db
       see += de * de
       seb += de * db
       sbb += db * db

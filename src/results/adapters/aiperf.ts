@@ -68,11 +68,10 @@ export function aiperfRows(src: JsonSource, doc: unknown): SampleRow[] {
         better
       })
   }
-  if (!rows.some(r => r.better === 'lower'))
-    throw src.error(
-      '',
-      'no latency metric',
-      'request_latency, time_to_first_token or inter_token_latency objects (aiperf profile / genai-perf profile)'
-    )
-  return rows
+  return src.withLatency(
+    rows,
+    '',
+    'no latency metric',
+    'request_latency, time_to_first_token or inter_token_latency objects (aiperf profile / genai-perf profile)'
+  )
 }

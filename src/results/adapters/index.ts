@@ -137,13 +137,14 @@ export async function readResults(
     return { ...aggregated(rows, format), notes }
   }
   if (checkFormat(format) === 'csv') {
-    if (specs.length !== 1 || specs[0]!.includes('='))
+    const [spec] = specs
+    if (specs.length !== 1 || spec === undefined || spec.includes('='))
       throw new InputError(
         '--input',
         specs.join(','),
         'one long-format CSV file (the ENV=FILE form is for the JSON formats of --format-in)'
       )
-    return readResultsCsv(specs[0]!)
+    return readResultsCsv(spec)
   }
   const files = parseResultInputs(specs)
   const rows: RawRow[] = []

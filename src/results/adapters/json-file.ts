@@ -145,6 +145,12 @@ export class JsonSource {
         `at most ${RESULT_FILE_LIMITS.values} values in one file`
       )
   }
+
+  /** `rows` when one of them is a latency (better: lower); else the error naming what was found and expected. */
+  withLatency(rows: SampleRow[], path: string, got: string, expected: string): SampleRow[] {
+    if (!rows.some(r => r.better === 'lower')) throw this.error(path, got, expected)
+    return rows
+  }
 }
 
 /** What a JSON value is, for messages (never its contents: it may be large). */

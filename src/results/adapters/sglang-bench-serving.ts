@@ -9,6 +9,7 @@
  * and is not read. Lines of one file are repeats of one benchmark (iterations of the run): lines with other
  * arguments are refused, since their summaries are not the same measurement.
  */
+import { must } from '../../util/must.js'
 import type { JsonSource, SampleRow } from './json-file.js'
 
 export const SGLANG_WORKLOAD = 'sglang-bench-serving'
@@ -70,15 +71,17 @@ export function sglangBenchServingRows(src: JsonSource, doc: unknown): SampleRow
           better: 'lower',
           iteration: i
         })
-      } else if (key in THROUGHPUT_UNITS)
+      } else if (key in THROUGHPUT_UNITS) {
+        const unit = must(THROUGHPUT_UNITS[key], `${key} is in THROUGHPUT_UNITS`)
         rows.push({
           workload: SGLANG_WORKLOAD,
           metric: key,
-          value: src.number(value, `${at}.${key}`, THROUGHPUT_UNITS[key]!),
-          unit: THROUGHPUT_UNITS[key]!,
+          value: src.number(value, `${at}.${key}`, unit),
+          unit,
           better: 'higher',
           iteration: i
         })
+      }
     }
     if (latencies === 0)
       throw src.error(

@@ -92,11 +92,10 @@ export function trtllmBenchRows(src: JsonSource, doc: unknown): SampleRow[] {
     src.count(Object.keys(streaming).length, 'streaming_metrics')
     section(src, streaming, 'streaming_metrics', STREAMING, STREAMING_PERCENTILES, rows)
   }
-  if (!rows.some(r => r.better === 'lower'))
-    throw src.error(
-      'performance',
-      'no latency',
-      'avg_request_latency_ms or request_latency_percentiles_ms (trtllm-bench --report_json)'
-    )
-  return rows
+  return src.withLatency(
+    rows,
+    'performance',
+    'no latency',
+    'avg_request_latency_ms or request_latency_percentiles_ms (trtllm-bench --report_json)'
+  )
 }

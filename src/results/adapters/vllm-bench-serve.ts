@@ -7,6 +7,7 @@
  * spread, not a level, and is not read. A run with failed requests is refused: its latencies leave out the
  * requests that failed.
  */
+import { must } from '../../util/must.js'
 import type { JsonSource, SampleRow } from './json-file.js'
 
 export const VLLM_WORKLOAD = 'vllm-bench-serve'
@@ -37,20 +38,21 @@ export function vllmBenchServeRows(src: JsonSource, doc: unknown): SampleRow[] {
         unit: 'ms',
         better: 'lower'
       })
-    else if (key in THROUGHPUT_UNITS && value !== null)
+    else if (key in THROUGHPUT_UNITS && value !== null) {
+      const unit = must(THROUGHPUT_UNITS[key], `${key} is in THROUGHPUT_UNITS`)
       rows.push({
         workload: VLLM_WORKLOAD,
         metric: key,
-        value: src.number(value, key, THROUGHPUT_UNITS[key]!),
-        unit: THROUGHPUT_UNITS[key]!,
+        value: src.number(value, key, unit),
+        unit,
         better: 'higher'
       })
+    }
   }
-  if (!rows.some(r => r.better === 'lower'))
-    throw src.error(
-      '',
-      'no latency summary',
-      'keys such as mean_ttft_ms, median_tpot_ms, p99_itl_ms (vllm bench serve --save-result)'
-    )
-  return rows
+  return src.withLatency(
+    rows,
+    '',
+    'no latency summary',
+    'keys such as mean_ttft_ms, median_tpot_ms, p99_itl_ms (vllm bench serve --save-result)'
+  )
 }

@@ -6,6 +6,7 @@
  * anywhere hands the file back to csv-parse (NeedsCsvParse).
  */
 import { createReadStream } from 'node:fs'
+import { numAt } from '../../util/must.js'
 
 /** Chunk size of the stream: large, so a million-row file is a few dozen chunks. */
 const CHUNK_BYTES = 1 << 20
@@ -113,7 +114,8 @@ export function plainDecimalAt(buf: Uint8Array, start: number, end: number): num
   let digits = 0
   let frac = -1
   for (let i = start; i < end; i++) {
-    const c = buf[i]!
+    const c = buf[i]
+    if (c === undefined) return Number.NaN
     if (c >= DIGIT_0 && c <= DIGIT_9) {
       m = m * 10 + (c - DIGIT_0)
       digits++
@@ -122,7 +124,8 @@ export function plainDecimalAt(buf: Uint8Array, start: number, end: number): num
     else return Number.NaN
   }
   if (digits === 0 || digits > 15) return Number.NaN
-  return frac <= 0 ? m : m / POW10[frac]!
+  // digits ≤ 15 bounds frac, so POW10 holds it.
+  return frac <= 0 ? m : m / numAt(POW10, frac)
 }
 
 /** buf[start, end) as a whole number when it is 1–15 ASCII digits (the usual iteration), else −1. */
@@ -130,8 +133,8 @@ export function digitsAt(buf: Uint8Array, start: number, end: number): number {
   if (end <= start || end - start > 15) return -1
   let n = 0
   for (let i = start; i < end; i++) {
-    const c = buf[i]!
-    if (c < DIGIT_0 || c > DIGIT_9) return -1
+    const c = buf[i]
+    if (c === undefined || c < DIGIT_0 || c > DIGIT_9) return -1
     n = n * 10 + (c - DIGIT_0)
   }
   return n

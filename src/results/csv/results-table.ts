@@ -22,6 +22,7 @@ import {
 import { METRIC_SCOPES } from '../../types/index.js'
 import { poolGpus } from './gpu-pooling.js'
 import { csvText } from '../../util/text.js'
+import { at } from '../../util/must.js'
 
 export interface CsvResults {
   file: string
@@ -43,10 +44,18 @@ export interface CsvResults {
 
 /** Where field k of a plain row starts and ends (plain-reader.ts gives the commas). */
 function startOf(k: number, start: number, commas: Int32Array): number {
-  return k === 0 ? start : commas[k - 1]! + 1
+  return k === 0 ? start : at(commas, k - 1) + 1
 }
 function endOf(k: number, end: number, commas: Int32Array, n: number): number {
-  return k === n - 1 ? end : commas[k]!
+  return k === n - 1 ? end : at(commas, k)
+}
+/** Field i of a record whose field count was checked against the header. */
+function field(rec: readonly string[], i: number): string {
+  return at(rec, i)
+}
+/** Field i of such a record, or '' for an optional column the header lacks (i < 0). */
+function optionalField(rec: readonly string[], i: number): string {
+  return i >= 0 ? at(rec, i) : ''
 }
 
 export class ResultsTable {
@@ -110,14 +119,14 @@ export class ResultsTable {
     const { keySpans, prevFrom, prevTo } = this
     const prev = this.prevBuf
     let same = prev !== null
-    for (let j = 0; same && j < keySpans.length; j += 2) {
-      const from = startOf(keySpans[j]!, start, commas)
-      const to = endOf(keySpans[j + 1]!, end, commas, n)
-      const pFrom = prevFrom[j >> 1]!
-      if (to - from !== prevTo[j >> 1]! - pFrom) same = false
+    for (let j = 0; prev !== null && same && j < keySpans.length; j += 2) {
+      const from = startOf(at(keySpans, j), start, commas)
+      const to = endOf(at(keySpans, j + 1), end, commas, n)
+      const pFrom = at(prevFrom, j >> 1)
+      if (to - from !== at(prevTo, j >> 1) - pFrom) same = false
       else
         for (let i = 0; i < to - from; i++)
-          if (buf[from + i] !== prev![pFrom + i]) {
+          if (buf[from + i] !== prev[pFrom + i]) {
             same = false
             break
           }
@@ -126,8 +135,8 @@ export class ResultsTable {
       this.onRow(buf.toString('utf8', start, end).split(',').map(csvText), line)
       this.prevBuf = buf
       for (let j = 0; j < keySpans.length; j += 2) {
-        prevFrom[j >> 1] = startOf(keySpans[j]!, start, commas)
-        prevTo[j >> 1] = endOf(keySpans[j + 1]!, end, commas, n)
+        prevFrom[j >> 1] = startOf(at(keySpans, j), start, commas)
+        prevTo[j >> 1] = endOf(at(keySpans, j + 1), end, commas, n)
       }
       return
     }
@@ -162,23 +171,23 @@ export class ResultsTable {
   private onRow(rec: string[], line: number | null): void {
     const { record } = this
     const ix = this.header.index
-    const value = parseValue(rec[ix.value]!, record, line)
-    const run = rec[ix.run]!
+    const value = parseValue(field(rec, ix.value), record, line)
+    const run = field(rec, ix.run)
     requireText(run, 'run', 'a run number (each process run of an arm)', record, line)
-    const workload = rec[ix.workload]!
-    const environment = rec[ix.environment]!
-    const metric = rec[ix.metric]!
+    const workload = field(rec, ix.workload)
+    const environment = field(rec, ix.environment)
+    const metric = field(rec, ix.metric)
     requireText(workload, 'workload', 'a workload name', record, line)
     requireText(environment, 'environment', 'an environment label', record, line)
     requireText(metric, 'metric', 'a metric name', record, line)
-    if (ix.iteration >= 0) checkIteration(rec[ix.iteration]!, record, line)
-    const scope = ix.scope >= 0 ? rec[ix.scope]! : ''
+    if (ix.iteration >= 0) checkIteration(field(rec, ix.iteration), record, line)
+    const scope = optionalField(rec, ix.scope)
     if (scope !== '' && !(METRIC_SCOPES as readonly string[]).includes(scope))
       throw new BadRow(record, line, 'scope', scope, SCOPES_ALLOWED)
-    const better = ix.better >= 0 ? rec[ix.better]!.trim() : ''
+    const better = optionalField(rec, ix.better).trim()
     if (better !== '' && better !== 'lower' && better !== 'higher')
       throw new BadRow(record, line, 'better', better, BETTER_ALLOWED)
-    const interleave = ix.interleave >= 0 ? rec[ix.interleave]!.trim() : ''
+    const interleave = optionalField(rec, ix.interleave).trim()
     if (!isInterleave(interleave))
       throw new BadRow(record, line, 'interleave', interleave, INTERLEAVE_ALLOWED)
     let isNew: boolean
@@ -189,14 +198,11 @@ export class ResultsTable {
         run,
         metric,
         value,
-        ix.unit >= 0 ? rec[ix.unit]! : '',
+        optionalField(rec, ix.unit),
         scope,
-        paramsOf(
-          ix.params >= 0 ? rec[ix.params]!.trim() : '',
-          ix.power_cap_w >= 0 ? rec[ix.power_cap_w]!.trim() : ''
-        ),
+        paramsOf(optionalField(rec, ix.params).trim(), optionalField(rec, ix.power_cap_w).trim()),
         better,
-        ix.iteration >= 0 ? iterationOf(rec[ix.iteration]!) : undefined,
+        ix.iteration >= 0 ? iterationOf(field(rec, ix.iteration)) : undefined,
         interleave
       )
     } catch (error) {
@@ -216,14 +222,14 @@ export class ResultsTable {
     line: number | null
   ): void {
     const { fingerprint, extra, index: ix } = this.header
-    const gpu = ix.gpu >= 0 ? gpuOf(rec[ix.gpu]!, this.record, line) : undefined
+    const gpu = ix.gpu >= 0 ? gpuOf(field(rec, ix.gpu), this.record, line) : undefined
     if (gpu !== undefined) {
       this.agg.noteGpu(gpu)
       this.gpus.add(gpu)
     }
     if (fingerprint.length > 0) {
       const facts: PartialFingerprint = {}
-      for (const { field, index } of fingerprint) facts[field] = rec[index]!
+      for (const { field: name, index } of fingerprint) facts[name] = field(rec, index)
       if (gpu !== undefined && facts.gpu_uuid) {
         this.uuids.push([environment, facts.gpu_uuid, workload])
         delete facts.gpu_uuid
@@ -233,7 +239,7 @@ export class ResultsTable {
     if (extra.length > 0) {
       const runs = (this.extras[environment] ??= {})
       const kept = (runs[run] ??= {})
-      for (const { name, index } of extra) if (!(name in kept)) kept[name] = rec[index]!
+      for (const { name, index } of extra) if (!(name in kept)) kept[name] = field(rec, index)
     }
   }
 
