@@ -14,18 +14,8 @@ import {
   type DriverTableRow
 } from './cuda-driver-table.js'
 
-export {
-  MINOR_VERSION_FLOORS,
-  CUDA_10_MINIMUM_DRIVERS,
-  DRIVER_TABLE_AS_OF,
-  DRIVER_TABLE,
-  TOOLKIT_RELEASE_DRIVERS,
-  BRANCH_ONLY_ROWS,
-  type TableSource,
-  type ReleaseRow,
-  type BranchRow,
-  type DriverTableRow
-} from './cuda-driver-table.js'
+// The table's data is read through here too (its importers predate the split into cuda-driver-table.ts).
+export * from './cuda-driver-table.js'
 
 /** Strict dotted numeric version: 1 to 4 parts of digits (`580`, `12.4`, `12.4.1.004`). */
 const VERSION_RE = /^\d{1,6}(?:\.\d{1,6}){0,3}$/

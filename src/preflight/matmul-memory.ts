@@ -17,6 +17,16 @@ export function matmulBytes(size: number, dtype: string): number {
   return size * size * (3 * item + (item < 4 ? 4 : 0))
 }
 
+/** The GPUs of the report that the check's `gpus` input selects (all, or by index or UUID). */
+export function gpusInUse(config: Pick<Config, 'gpus'>, gpus: GpuReport | null): GpuReport['gpus'] {
+  return (gpus?.gpus ?? []).filter(
+    g =>
+      config.gpus === 'all' ||
+      config.gpus.includes(String(g.index)) ||
+      (g.uuid !== null && config.gpus.includes(g.uuid))
+  )
+}
+
 const gib = (b: number): string => `${(b / 2 ** 30).toFixed(1)} GiB`
 
 export function matmulMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult {
@@ -24,13 +34,7 @@ export function matmulMemoryCheck(config: Config, gpus: GpuReport | null): Prefl
   let available: number | null
   let source: string
   if (config.device === 'gpu') {
-    const used = (gpus?.gpus ?? []).filter(
-      g =>
-        config.gpus === 'all' ||
-        config.gpus.includes(String(g.index)) ||
-        (g.uuid !== null && config.gpus.includes(g.uuid))
-    )
-    available = gpuFreeBytes(used)
+    available = gpuFreeBytes(gpusInUse(config, gpus))
     source = 'free memory of the GPU(s) used'
   } else {
     const host = readMemAvailable()

@@ -13,7 +13,7 @@ import { NVIDIA_REQUIRE_CHECK } from './driver-checks.js'
 import { DRIVER_GATE } from './driver-gate.js'
 import { checkContainerInit } from './container-init.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
-import { matmulMemoryCheck } from './matmul-memory.js'
+import { gpusInUse, matmulMemoryCheck } from './matmul-memory.js'
 import type { Mount, PreflightResult } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
@@ -95,12 +95,7 @@ async function mountPolicyRows(config: Config): Promise<PreflightResult[]> {
 /** The llm preset against the memory one workload process can get (refused before start when it cannot fit). */
 function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult {
   if (config.device === 'gpu') {
-    const used = (gpus?.gpus ?? []).filter(
-      g =>
-        config.gpus === 'all' ||
-        config.gpus.includes(String(g.index)) ||
-        (g.uuid !== null && config.gpus.includes(g.uuid))
-    )
+    const used = gpusInUse(config, gpus)
     return checkLlmMemory({
       preset: config.llmPreset,
       device: 'gpu',
