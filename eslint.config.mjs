@@ -6,20 +6,24 @@ import tseslint from 'typescript-eslint'
 /**
  * The pipeline's direction (issue 15): a stage imports only stages before it — through their index.ts —
  * plus types/, util/ and tools/. fleet/ merges finished checks (any stage); check.ts wires the stages;
- * entry/ may import anything. Nothing below report/ talks to GitHub or reads action inputs. results/ (the
+ * commands/ holds one module per mode (check, analyze, trend, aggregate, gate, io-check) over the stages,
+ * fleet/ and check.ts, and talks to no GitHub API; entry/ only adapts them (argv or INPUT_*, outputs, exit)
+ * and may import anything. Nothing below report/ talks to GitHub or reads action inputs. results/ (the
  * record writer, and the result formats read into run values) comes before execute/, which reads a user
  * command's result file as it records the run.
  */
 const STAGES = ['config', 'preflight', 'plan', 'results', 'execute', 'analyze', 'report', 'gate']
-const LAYERS = [...STAGES, 'fleet']
+const LAYERS = [...STAGES, 'fleet', 'commands']
 const UP = '^(?:\\.\\./)+'
 const alt = names => `(?:${names.join('|')})`
 const ORDER_HINT = `${STAGES.join(' → ')}; a stage may import only earlier stages, types/, util/ and tools/`
 
 function stageRules(name, earlier, later) {
+  // The commands run the whole check through check.ts; every stage below it must not.
+  const above = name === 'commands' ? ['entry'] : ['entry', 'check\\.js$']
   const patterns = [
     {
-      regex: `${UP}${alt([...later, 'entry', 'check\\.js$'])}(?:/|$)`,
+      regex: `${UP}${alt([...later, ...above])}(?:/|$)`,
       message: `${name}/ may not import a later stage or an entry point (${ORDER_HINT}).`
     }
   ]
@@ -72,7 +76,10 @@ export const DIRECTION_RULES = [
         'error',
         {
           patterns: [
-            { regex: '^\\./(?:entry|fleet)(?:/|$)', message: 'check.ts wires stages; entry points call it.' },
+            {
+              regex: '^\\./(?:entry|fleet|commands)(?:/|$)',
+              message: 'check.ts wires stages; the check command (commands/check.ts) calls it.'
+            },
             {
               regex: `^\\./${alt(STAGES)}/(?!index\\.js$)`,
               message: 'Import a stage only through its index.ts.'
