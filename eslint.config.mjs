@@ -15,12 +15,14 @@ import tseslint from 'typescript-eslint'
 const STAGES = ['config', 'preflight', 'plan', 'results', 'execute', 'analyze', 'report', 'gate']
 const LAYERS = [...STAGES, 'fleet', 'commands']
 const UP = '^(?:\\.\\./)+'
+// check.ts and the files it is split into (check-runs.ts, check-steps.ts).
+const CHECK_FILES = 'check(?:-[a-z]+)?\\.js$'
 const alt = names => `(?:${names.join('|')})`
 const ORDER_HINT = `${STAGES.join(' → ')}; a stage may import only earlier stages, types/, util/ and tools/`
 
 function stageRules(name, earlier, later) {
   // The commands run the whole check through check.ts; every stage below it must not.
-  const above = name === 'commands' ? ['entry'] : ['entry', 'check\\.js$']
+  const above = name === 'commands' ? ['entry'] : ['entry', CHECK_FILES]
   const patterns = [
     {
       regex: `${UP}${alt([...later, ...above])}(?:/|$)`,
@@ -56,7 +58,7 @@ const BASE_RULES = [
       {
         patterns: [
           {
-            regex: `${UP}${alt([...LAYERS, 'entry', 'types', 'util', 'tools', 'check\\.js$'].filter(d => d !== dir && !may.includes(d)))}(?:/|$)`,
+            regex: `${UP}${alt([...LAYERS, 'entry', 'types', 'util', 'tools', CHECK_FILES].filter(d => d !== dir && !may.includes(d)))}(?:/|$)`,
             message: `${dir}/ is below every stage: it may import only ${may.length ? may.join(', ') : 'libraries'}.`
           }
         ],
@@ -70,7 +72,7 @@ export const DIRECTION_RULES = [
   ...LAYERS.map((name, i) => stageRules(name, LAYERS.slice(0, i), LAYERS.slice(i + 1))),
   ...BASE_RULES,
   {
-    files: ['src/check.ts'],
+    files: ['src/check.ts', 'src/check-*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -20,7 +20,6 @@ import { LLM_PRESETS, MATMUL_DTYPES } from './workloads/definition.js'
 import type { WorkloadDefinition } from './workloads/index.js'
 import type { ConfigSources, InputReader } from './reader.js'
 import {
-  allowedHostFolder,
   alpha,
   bool,
   branchName,
@@ -28,16 +27,15 @@ import {
   containerMemory,
   gateMetrics,
   given,
-  hostMount,
   integer,
   maxOverhead,
   maxRunsOf,
   oneOf,
   powerCaps,
   timeBudget,
-  validatePython,
-  workspacePath
+  validatePython
 } from './parse.js'
+import { allowedHostFolder, hostMount, workspacePath } from './paths.js'
 import { checkBaselinePath, validateGithubToken } from './trusted-values.js'
 
 /** What every group reads: the merged sources and what loadConfig has already decided. */

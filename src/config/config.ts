@@ -15,19 +15,8 @@ import { commandWorkloads, fileCommandWorkloads, mergeCommands } from './command
 import { resolveWorkloads, type WorkloadDefinition } from './workloads/index.js'
 import { DEFAULTS } from './defaults.js'
 import { readConfigFile, type ConfigFileContents } from './file.js'
-import {
-  MOUNT_SPLITTERS,
-  NO_SPLITTERS,
-  bool,
-  chosen,
-  given,
-  integer,
-  list,
-  oneOf,
-  parseArmsWithImages,
-  safePath,
-  validatePython
-} from './parse.js'
+import { bool, chosen, given, integer, list, oneOf, parseArmsWithImages, validatePython } from './parse.js'
+import { MOUNT_SPLITTERS, NO_SPLITTERS, safePath } from './paths.js'
 import { inputReader, type ConfigSources, type InputReader } from './reader.js'
 import { selectWorkloads } from './workload-select.js'
 import {

@@ -2,7 +2,8 @@
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 import { describeRule, parseNumber, type NumberRule } from '../util/number.js'
-import { bool, branchName, given, list, maxOverhead, workspacePath } from './parse.js'
+import { bool, branchName, given, list, maxOverhead } from './parse.js'
+import { workspacePath } from './paths.js'
 import { sourcesReader, type ConfigSources } from './reader.js'
 
 export interface TrendConfig {
