@@ -13,11 +13,10 @@ import type { Config } from './check-config.js'
 import { validateImageRef, type ImageRef } from './image-ref.js'
 import { commandWorkloads, fileCommandWorkloads, mergeCommands } from './commands.js'
 import { resolveWorkloads, type WorkloadDefinition } from './workloads/index.js'
-import { DEFAULTS } from './defaults.js'
 import { readConfigFile, type ConfigFileContents } from './file.js'
-import { bool, chosen, given, integer, list, oneOf, parseArmsWithImages, validatePython } from './parse.js'
+import { bool, given, integer, list, oneOf, parseArmsWithImages, validatePython } from './parse.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS, safePath } from './paths.js'
-import { inputReader, type ConfigSources, type InputReader } from './reader.js'
+import { inputReader, sourcesReader, type ConfigSources, type InputReader } from './reader.js'
 import { selectWorkloads } from './workload-select.js'
 import {
   baselineAndMounts,
@@ -53,12 +52,9 @@ function configFileOf(sources: ConfigSources): ConfigFileChoice {
   else if (fs.existsSync(path.join(workspace, DEFAULT_CONFIG_FILE)))
     configFile = path.join(workspace, DEFAULT_CONFIG_FILE)
   // A trust setting: from the workflow or the CLI only (the file cannot name it: not a knob).
-  const allowRaw = [flags, inputs]
-    .map(src => chosen(src, Inputs.AllowConfigCommands))
-    .find(v => v !== undefined)
   const allowConfigCommands = bool(
     Inputs.AllowConfigCommands,
-    allowRaw ?? DEFAULTS[Inputs.AllowConfigCommands]
+    sourcesReader(sources).get(Inputs.AllowConfigCommands)
   )
   // The tree's file must stay in the tree; a file the CLI user names may live anywhere.
   const contents = configFile
