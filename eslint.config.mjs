@@ -6,20 +6,26 @@ import tseslint from 'typescript-eslint'
 /**
  * The pipeline's direction (issue 15): a stage imports only stages before it — through their index.ts —
  * plus types/, util/ and tools/. fleet/ merges finished checks (any stage); check.ts wires the stages;
- * entry/ may import anything. Nothing below report/ talks to GitHub or reads action inputs. results/ (the
+ * commands/ holds one module per mode (check, analyze, trend, aggregate, gate, io-check) over the stages,
+ * fleet/ and check.ts, and talks to no GitHub API; entry/ only adapts them (argv or INPUT_*, outputs, exit)
+ * and may import anything. Nothing below report/ talks to GitHub or reads action inputs. results/ (the
  * record writer, and the result formats read into run values) comes before execute/, which reads a user
  * command's result file as it records the run.
  */
 const STAGES = ['config', 'preflight', 'plan', 'results', 'execute', 'analyze', 'report', 'gate']
-const LAYERS = [...STAGES, 'fleet']
+const LAYERS = [...STAGES, 'fleet', 'commands']
 const UP = '^(?:\\.\\./)+'
+// check.ts and the files it is split into (check-runs.ts, check-steps.ts).
+const CHECK_FILES = 'check(?:-[a-z]+)?\\.js$'
 const alt = names => `(?:${names.join('|')})`
 const ORDER_HINT = `${STAGES.join(' → ')}; a stage may import only earlier stages, types/, util/ and tools/`
 
 function stageRules(name, earlier, later) {
+  // The commands run the whole check through check.ts; every stage below it must not.
+  const above = name === 'commands' ? ['entry'] : ['entry', CHECK_FILES]
   const patterns = [
     {
-      regex: `${UP}${alt([...later, 'entry', 'check\\.js$'])}(?:/|$)`,
+      regex: `${UP}${alt([...later, ...above])}(?:/|$)`,
       message: `${name}/ may not import a later stage or an entry point (${ORDER_HINT}).`
     }
   ]
@@ -52,7 +58,7 @@ const BASE_RULES = [
       {
         patterns: [
           {
-            regex: `${UP}${alt([...LAYERS, 'entry', 'types', 'util', 'tools', 'check\\.js$'].filter(d => d !== dir && !may.includes(d)))}(?:/|$)`,
+            regex: `${UP}${alt([...LAYERS, 'entry', 'types', 'util', 'tools', CHECK_FILES].filter(d => d !== dir && !may.includes(d)))}(?:/|$)`,
             message: `${dir}/ is below every stage: it may import only ${may.length ? may.join(', ') : 'libraries'}.`
           }
         ],
@@ -66,13 +72,16 @@ export const DIRECTION_RULES = [
   ...LAYERS.map((name, i) => stageRules(name, LAYERS.slice(0, i), LAYERS.slice(i + 1))),
   ...BASE_RULES,
   {
-    files: ['src/check.ts'],
+    files: ['src/check.ts', 'src/check-*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { regex: '^\\./(?:entry|fleet)(?:/|$)', message: 'check.ts wires stages; entry points call it.' },
+            {
+              regex: '^\\./(?:entry|fleet|commands)(?:/|$)',
+              message: 'check.ts wires stages; the check command (commands/check.ts) calls it.'
+            },
             {
               regex: `^\\./${alt(STAGES)}/(?!index\\.js$)`,
               message: 'Import a stage only through its index.ts.'

@@ -24,7 +24,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 // ---- child mode: time analyzeCommand in this process ----
 if (process.argv[2] === '--child') {
   const input = process.argv[3]
-  const { analyzeCommand } = await import(pathToFileURL(join(root, 'src/entry/cli/analyze.ts')).href)
+  const { analyzeCommand } = await import(pathToFileURL(join(root, 'src/commands/analyze.ts')).href)
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
   const result = await analyzeCommand({ input, format: 'json', maxOverheadPct: 2, alpha: 0.05 })

@@ -16,7 +16,7 @@ import seedrandom from 'seedrandom'
 import { compareWithBaseline } from '../../src/analyze/baseline/index.js'
 import type { BaselineStore } from '../../src/analyze/baseline/store.js'
 import type { ArmSeries } from '../../src/results/run-values/index.js'
-import { analyzeCommand } from '../../src/entry/cli/analyze.js'
+import { analyzeCommand } from '../../src/commands/analyze.js'
 import { InputError } from '../../src/util/errors.js'
 import { memoryStore } from './baseline-sim.js'
 

@@ -1,5 +1,6 @@
 /** The config stage's public face: what other stages and the entry points use of it. */
-export { loadConfig, type Config, type ConfigSources } from './config.js'
+export { loadConfig, type Config } from './config.js'
+export { flagKey, type ConfigSources } from './reader.js'
 export type { LlmPreset } from './workloads/definition.js'
 export { DEFAULTS, type RawInputs } from './defaults.js'
 export { FILE_KNOBS, readConfigFile, type ConfigFileContents } from './file.js'
@@ -17,15 +18,11 @@ export {
   type WorkloadSettings
 } from './workloads/index.js'
 export { imageRefOf, imageRefOrNull, pickRepoDigest, validateImageRef, type ImageRef } from './image-ref.js'
-export {
-  loadAggregateConfig,
-  loadAnalyzeConfig,
-  loadTrendConfig,
-  modeOf,
-  type AggregateConfig,
-  type AnalyzeConfig,
-  type TrendConfig
-} from './modes.js'
+export { modeOf } from './modes.js'
+export { aggregateFlags, loadAggregateConfig, type AggregateConfig } from './mode-aggregate.js'
+export { analyzeFlags, loadAnalyzeConfig, type AnalyzeConfig } from './mode-analyze.js'
+export { loadTrendConfig, trendFlags, type TrendConfig } from './mode-trend.js'
+export { gateFlags, ioCheckFlags } from './mode-probes.js'
 export { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
 export {
   CHECKPOINT_CONTAINER_PATH,

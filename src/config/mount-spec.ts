@@ -10,7 +10,7 @@ import { bindMountArgs } from '../tools/docker.js'
 import type { Mount } from '../types/index.js'
 import { InputError } from '../util/errors.js'
 import { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
-import { safePath } from './parse.js'
+import { safePath } from './paths.js'
 
 /** Where the workloads see the dataset and the checkpoint folder inside the container. */
 export const DATA_CONTAINER_PATH = '/data'

@@ -1,2 +1,5 @@
-/** The fleet's public face: the aggregate command (merge many runners' checks) and its exit code. */
-export { aggregateCommand, aggregateExitCode } from './command.js'
+/** The fleet's public face: merge many runners' checks into one report (the aggregate command runs it). */
+export { renderAggregateMarkdown } from './markdown.js'
+export { aggregate } from './pool.js'
+export { readSources } from './sources.js'
+export type { AggregateReport } from './types.js'

@@ -17,7 +17,7 @@ import { baselineSection } from '../../src/report/baseline-section.js'
 import type { CheckSummary } from '../../src/types/index.js'
 import { memoryStore } from '../../scripts/lib/baseline-sim.js'
 import { aggregateRows } from '../../src/results/run-values/index.js'
-import { analyzeCommand } from '../../src/entry/cli/analyze.js'
+import { analyzeCommand } from '../../src/commands/analyze.js'
 import { InputError } from '../../src/util/errors.js'
 
 let dir: string

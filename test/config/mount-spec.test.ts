@@ -6,7 +6,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { allowedMountSpec, bindSpecOf } from '../../src/config/index.js'
-import { ioCheckCommand } from '../../src/entry/cli/io-check.js'
+import { ioCheckCommand } from '../../src/commands/io-check.js'
 import { InputError } from '../../src/util/errors.js'
 
 const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mount-spec-')))

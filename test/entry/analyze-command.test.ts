@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { analyzeCommand, resolveEnvironments } from '../../src/entry/cli/analyze.js'
+import { analyzeCommand, resolveEnvironments } from '../../src/commands/analyze.js'
 import { JsonFileBaselineStore } from '../../src/analyze/baseline/index.js'
 import { readResultsCsv } from '../../src/results/csv/index.js'
 import { InputError } from '../../src/util/errors.js'

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { analyzeCommand } from '../../src/entry/cli/analyze.js'
+import { analyzeCommand } from '../../src/commands/analyze.js'
 import { SAMPLE_CSV_COLUMNS, sampleCsvRow } from '../../src/results/store.js'
 import { flippingCheck } from '../analyze/turns-data.js'
 

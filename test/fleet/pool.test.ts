@@ -3,7 +3,7 @@
  * ones stay apart, and a regression in one group alone decides the fleet's verdict. The per-run values
  * are synthetic and deterministic; the real-CLI path is in fleet.test.ts.
  */
-import { aggregateExitCode } from '../../src/fleet/command.js'
+import { aggregateExitCode } from '../../src/commands/aggregate.js'
 import { renderAggregateMarkdown } from '../../src/fleet/markdown.js'
 import { aggregate, aggregateVerdict, poolRecords } from '../../src/fleet/pool.js'
 import type { ResultSource } from '../../src/fleet/types.js'

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { EnvironmentError, exitCodeOf, InputError } from '../../src/util/errors.js'
-import { gateCommand, type GateCommandOptions } from '../../src/entry/cli/gate.js'
+import { gateCommand, type GateCommandOptions } from '../../src/commands/gate.js'
 import { allDatacenter } from '../../src/preflight/gpu.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { gateCommand, type GateCommandOptions } from '../../src/entry/cli/gate.js'
+import { gateCommand, type GateCommandOptions } from '../../src/commands/gate.js'
 import { exitCodeFor } from '../../src/gate/index.js'
 import { readFileSync } from 'node:fs'
 import { visibleGpus } from '../../src/preflight/driver-checks.js'

@@ -1,4 +1,4 @@
-import { gateCommand } from '../../src/entry/cli/gate.js'
+import { gateCommand } from '../../src/commands/gate.js'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { EnvironmentError } from '../../src/util/errors.js'

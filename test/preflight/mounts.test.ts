@@ -6,7 +6,7 @@ import { mountArgs, parseMountSpec } from '../../src/config/mount-spec.js'
 import { checkMounts } from '../../src/preflight/io-check.js'
 import { evaluateMounts, type MountReport } from '../../src/preflight/mount-rules.js'
 import { classifyMount, coveringMount, isReadOnly, parseMountinfo } from '../../src/preflight/mountinfo.js'
-import { ioCheckCommand } from '../../src/entry/cli/io-check.js'
+import { ioCheckCommand } from '../../src/commands/io-check.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 

@@ -8,7 +8,7 @@ import { Outputs } from '../../types/inputs.js'
 import { CheckFailedError, EnvironmentError, ExitCode } from '../../util/errors.js'
 import { uploadArtifact, redact, numberOutput, writeJobSummary } from '../../report/index.js'
 import { headlineOf } from '../../gate/index.js'
-import { aggregateCommand, aggregateExitCode } from '../../fleet/index.js'
+import { aggregateCommand, aggregateExitCode } from '../../commands/aggregate.js'
 import { setOutput } from '../../util/runner-files.js'
 import { actionsLogger } from '../../util/log.js'
 

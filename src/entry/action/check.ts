@@ -2,8 +2,7 @@
 import * as fs from 'node:fs'
 import type { Config } from '../../config/index.js'
 import { CheckFailedError } from '../../util/errors.js'
-import { runCheck } from '../../check.js'
-import { checkGate } from '../../gate/index.js'
+import { checkCommand } from '../../commands/check.js'
 import { publish, repository } from '../../report/index.js'
 import { createGitHubApi, describeApiError } from '../../tools/github.js'
 import type { Logger } from '../../util/log.js'
@@ -53,7 +52,7 @@ export async function runCheckAction(config: Config, logger: Logger, workspace: 
       logger.warn(`baseline not fetched from branch ${store.branch}: ${describeApiError(error)}`)
     }
   }
-  const { summary, markdown } = await runCheck(config, logger)
+  const { summary, markdown, gate } = await checkCommand(config, logger)
   const files = [
     summary.paths.results,
     summary.paths.samples,
@@ -94,6 +93,5 @@ export async function runCheckAction(config: Config, logger: Logger, workspace: 
     }
   }
   // The same gate as `gpu-overhead run`: an error verdict fails the step too.
-  const gate = checkGate(summary, config.failOnRegression)
   if (gate.failure) throw new CheckFailedError(gate.failure)
 }

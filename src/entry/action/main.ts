@@ -1,6 +1,7 @@
 /**
- * The action: read inputs once into a validated Config, refuse untrusted fork PRs on self-hosted
- * runners, run the check, publish (summary, outputs, comment, artifacts) and fail the step when asked.
+ * The action: read the INPUT_* variables once, let config/ parse the mode's inputs, refuse untrusted fork PRs
+ * on self-hosted runners, and hand the mode to its adapter (check.ts, analyze.ts, trend.ts, aggregate.ts),
+ * which runs the command and publishes (summary, outputs, comment, artifacts); fail the step when asked.
  */
 import * as core from '@actions/core'
 import {
@@ -63,6 +64,53 @@ function fail(message: string, verdict: boolean): void {
   failStep(message)
 }
 
+interface TrustAsk {
+  allowForkPrs: boolean
+  /** The config file's commands, named in the refusal (a fork's own programs). */
+  configCommands?: readonly string[]
+  /** Trend reads a file and runs nothing: its refusal is logged without the event's warnings. */
+  quiet?: boolean
+}
+
+/** The fork refusal (trust.ts judges the event): logs its warnings, fails the step when refused; true then. */
+function refusedByTrust(ask: TrustAsk): boolean {
+  const trust = checkEventTrust(process.env, ask.allowForkPrs, ask.configCommands)
+  if (!ask.quiet) for (const w of trust.warnings) actionsLogger.warn(w)
+  if (trust.refuse) fail(trust.refuse, true)
+  return trust.refuse !== null
+}
+
+/** Reads the mode's inputs once (config/), applies the trust rules, and hands them to the mode's adapter. */
+async function runMode(inputs: RawInputs, workspace: string): Promise<void> {
+  const mode = modeOf(inputs)
+  if (mode === 'aggregate') {
+    // Reads only uploaded result files and runs no workload: no GPU, fork or token concerns.
+    const { runAggregateAction } = await import('./aggregate.js')
+    return runAggregateAction(loadAggregateConfig({ inputs, workspace }))
+  }
+  if (mode === 'analyze') {
+    // Runs no workload, but publishes like a check (comment, Check run, token): the check's trust rules.
+    const cfg = loadAnalyzeConfig({ inputs, workspace })
+    if (refusedByTrust({ allowForkPrs: cfg.allowForkPrs })) return
+    const { runAnalyzeAction } = await import('./analyze.js')
+    return runAnalyzeAction(cfg, workspace)
+  }
+  if (mode === 'trend') {
+    // Reads the baseline file's history and runs no workload; the fork rule still applies (it may open issues).
+    const cfg = loadTrendConfig({ inputs, workspace })
+    if (refusedByTrust({ allowForkPrs: false, quiet: true })) return
+    const { runTrendAction } = await import('./trend.js')
+    return runTrendAction(cfg, workspace)
+  }
+  const config = loadConfig({ inputs, workspace })
+  if (config.powerCaps.length) saveState(State.PowerRestoreFile, 'true')
+  // A fork's config-file commands run only where its code may run at all (allow-fork-prs).
+  const configCommands = config.commands.filter(c => c.source === 'config-file').map(c => c.name)
+  if (refusedByTrust({ allowForkPrs: config.allowForkPrs, configCommands })) return
+  const { runCheckAction } = await import('./check.js')
+  return runCheckAction(config, actionsLogger, workspace)
+}
+
 export async function run(): Promise<void> {
   if (core.getState(State.IsPost) === 'true') return post()
   try {
@@ -73,48 +121,7 @@ export async function run(): Promise<void> {
     registerEnvSecrets(process.env, part => core.setSecret(part))
     checkRunnerFiles()
     saveState(State.IsPost, 'true')
-    const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd()
-    if (modeOf(inputs) === 'aggregate') {
-      // Reads only uploaded result files and runs no workload: no GPU, fork or token concerns.
-      const { runAggregateAction } = await import('./aggregate.js')
-      await runAggregateAction(loadAggregateConfig({ inputs, workspace }))
-      return
-    }
-    if (modeOf(inputs) === 'analyze') {
-      // Runs no workload, but publishes like a check (comment, Check run, token): the check's trust rules.
-      const cfg = loadAnalyzeConfig({ inputs, workspace })
-      const trust = checkEventTrust(process.env, cfg.allowForkPrs)
-      for (const w of trust.warnings) actionsLogger.warn(w)
-      if (trust.refuse) return fail(trust.refuse, true)
-      const { runAnalyzeAction } = await import('./analyze.js')
-      await runAnalyzeAction(cfg, workspace)
-      return
-    }
-    if (modeOf(inputs) === 'trend') {
-      // Reads the baseline file's history and runs no workload; the fork rule still applies (it may open issues).
-      const cfg = loadTrendConfig({ inputs, workspace })
-      const trust = checkEventTrust(process.env, false)
-      if (trust.refuse) {
-        core.setOutput(Outputs.Verdict, 'error')
-        failStep(trust.refuse)
-        return
-      }
-      const { runTrendAction } = await import('./trend.js')
-      await runTrendAction(cfg, workspace)
-      return
-    }
-    const config = loadConfig({ inputs, workspace })
-    if (config.powerCaps.length) saveState(State.PowerRestoreFile, 'true')
-    // A fork's config-file commands run only where its code may run at all (allow-fork-prs).
-    const trust = checkEventTrust(
-      process.env,
-      config.allowForkPrs,
-      config.commands.filter(c => c.source === 'config-file').map(c => c.name)
-    )
-    for (const w of trust.warnings) actionsLogger.warn(w)
-    if (trust.refuse) return fail(trust.refuse, true)
-    const { runCheckAction } = await import('./check.js')
-    await runCheckAction(config, actionsLogger, workspace)
+    await runMode(inputs, process.env.GITHUB_WORKSPACE ?? process.cwd())
   } catch (error) {
     // A failed check already set its verdict (regression, gate failure); anything else is an error.
     fail(getErrorMessage(error), !(error instanceof CheckFailedError) && !(error instanceof RunnerFileError))

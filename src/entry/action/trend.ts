@@ -6,23 +6,18 @@
  * notification, so losing it silently is worse than a red nightly.
  */
 import { existsSync } from 'node:fs'
-import path from 'node:path'
 import type { TrendConfig } from '../../config/index.js'
-import { repository } from '../../report/index.js'
-import { redact } from '../../report/index.js'
-import { writeJobSummary } from '../../report/index.js'
-import { syncTrendIssues } from '../../report/index.js'
+import { trendCommand, writeTrendFiles, type TrendCommandResult } from '../../commands/trend.js'
+import { redact, repository, syncTrendIssues, writeJobSummary } from '../../report/index.js'
 import { createGitHubApi, describeApiError, type GitHubApi } from '../../tools/github.js'
 import { Outputs } from '../../types/inputs.js'
-import { safeReplace } from '../../util/safe-fs.js'
 import { CheckFailedError, EnvironmentError } from '../../util/errors.js'
-import { trendCommand } from '../cli/trend.js'
 import { discardTreeBaseline, fetchBaseline, storePath } from '../../analyze/index.js'
+import { setOutput } from '../../util/runner-files.js'
+import { actionsLogger } from '../../util/log.js'
 
 /** Runs whose checked-out tree is the repository's own history (their baseline file may be used as is). */
 const WRITING_RUN = new Set(['push', 'schedule', 'workflow_dispatch'])
-import { setOutput } from '../../util/runner-files.js'
-import { actionsLogger } from '../../util/log.js'
 
 export interface TrendActionDeps {
   /** The GitHub client (tests pass one pointed at a local fake API). */
@@ -60,6 +55,32 @@ async function fetchWhenMissing(cfg: TrendConfig, api: GitHubApi | null, workspa
   }
 }
 
+/** Opens an issue per new change point and closes those reverted; a failure fails the step (the issue is the notice). */
+async function syncIssues(
+  api: GitHubApi | null,
+  env: NodeJS.ProcessEnv,
+  result: TrendCommandResult
+): Promise<void> {
+  const repo = repository(env.GITHUB_REPOSITORY)
+  if (repo === null)
+    throw new EnvironmentError('trend-issues: GITHUB_REPOSITORY is not owner/name; run inside GitHub Actions')
+  // loadTrendConfig refuses trend-issues without a token, so there is always a client here.
+  if (api === null) throw new EnvironmentError('trend-issues: no github-token to write issues with')
+  try {
+    const synced = await syncTrendIssues(api, repo, result.report, { runUrl: runUrl(env) })
+    for (const o of synced.opened)
+      actionsLogger.info(`trend issue opened: #${o.number} ${o.url} (${o.change})`)
+    for (const c of synced.closed) actionsLogger.info(`trend issue closed (reverted): #${c.number} ${c.url}`)
+    actionsLogger.info(
+      `trend issues: ${synced.opened.length} opened, ${synced.closed.length} closed, ${synced.tracked} already tracked`
+    )
+  } catch (error) {
+    throw new EnvironmentError(
+      `trend-issues: ${describeApiError(error)} (give the workflow \`permissions: issues: write\`)`
+    )
+  }
+}
+
 export async function runTrendAction(
   cfg: TrendConfig,
   workspace: string,
@@ -76,37 +97,12 @@ export async function runTrendAction(
     format: 'md',
     minChangePct: cfg.minChangePct
   })
-  const reportPath = path.join(cfg.out, 'trend.md')
-  // The workspace is the trusted root: no link is followed on the way to, or at, the files.
-  safeReplace(reportPath, result.text, { root: workspace })
-  safeReplace(path.join(cfg.out, 'trend.json'), JSON.stringify(result.report, null, 2) + '\n', {
-    root: workspace
-  })
+  const reportPath = writeTrendFiles({ out: cfg.out, result, root: workspace })
   setOutput(Outputs.Verdict, result.exitCode === 0 ? 'pass' : 'regression')
   setOutput(Outputs.ReportPath, reportPath)
   const notWritten = await writeJobSummary(redact(result.text, cfg.token ? [cfg.token] : []))
   if (notWritten) actionsLogger.warn(notWritten)
   actionsLogger.info(result.reason)
-  if (cfg.issues) {
-    const repo = repository(env.GITHUB_REPOSITORY)
-    if (repo === null)
-      throw new EnvironmentError(
-        'trend-issues: GITHUB_REPOSITORY is not owner/name; run inside GitHub Actions'
-      )
-    try {
-      const synced = await syncTrendIssues(api!, repo, result.report, { runUrl: runUrl(env) })
-      for (const o of synced.opened)
-        actionsLogger.info(`trend issue opened: #${o.number} ${o.url} (${o.change})`)
-      for (const c of synced.closed)
-        actionsLogger.info(`trend issue closed (reverted): #${c.number} ${c.url}`)
-      actionsLogger.info(
-        `trend issues: ${synced.opened.length} opened, ${synced.closed.length} closed, ${synced.tracked} already tracked`
-      )
-    } catch (error) {
-      throw new EnvironmentError(
-        `trend-issues: ${describeApiError(error)} (give the workflow \`permissions: issues: write\`)`
-      )
-    }
-  }
+  if (cfg.issues) await syncIssues(api, env, result)
   if (result.exitCode !== 0 && cfg.failOnRegression) throw new CheckFailedError(result.reason)
 }

@@ -13,6 +13,7 @@
  * "Fork" is never read from `head.repo.fork`: that flag is true for every PR inside a repository that is
  * itself a fork, and says nothing about where the head lives.
  */
+import { Inputs } from '../../types/inputs.js'
 import { readEventPayload } from '../../util/runner-files.js'
 
 export interface TrustDecision {
@@ -21,9 +22,9 @@ export interface TrustDecision {
   warnings: string[]
 }
 
-/** Name of the input that opts in (kept literal here: entry code, not config). */
-export const ALLOW_FORK_INPUT = 'allow-fork-prs'
-const ALLOW_CONFIG_COMMANDS_INPUT = 'allow-config-commands'
+/** The inputs that opt in, named as the workflow writes them. */
+const ALLOW_FORK_INPUT = Inputs.AllowForkPrs
+const ALLOW_CONFIG_COMMANDS_INPUT = Inputs.AllowConfigCommands
 
 type Json = Record<string, unknown>
 

@@ -8,10 +8,7 @@ import { safeReplace } from '../util/safe-fs.js'
 import * as path from 'node:path'
 import { exitCodeFor, type ExitCodeValue } from '../gate/index.js'
 import { InputError, getErrorMessage } from '../util/errors.js'
-import { renderAggregateMarkdown } from './markdown.js'
-import { aggregate } from './pool.js'
-import { readSources } from './sources.js'
-import type { AggregateReport } from './types.js'
+import { aggregate, readSources, renderAggregateMarkdown, type AggregateReport } from '../fleet/index.js'
 import type { OnInconclusive } from '../types/index.js'
 
 export interface AggregateCommandOptions {

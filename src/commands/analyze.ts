@@ -1,14 +1,14 @@
 /**
- * `gpu-overhead analyze`: statistics only, on any long-format results CSV, optionally also against a
- * stored baseline. The CLI parses flags and calls `analyzeCommand`; this module never exits the process.
+ * `analyze` (the action's mode and `gpu-overhead analyze`): statistics only, on any long-format results CSV,
+ * optionally also against a stored baseline. Never exits the process.
  */
-import { checkAlpha, checkMaxOverhead, gateMetricSet, type GateMetric } from '../../config/index.js'
-import { exitCodeFor, nothingMeasuredReason } from '../../gate/index.js'
-import { InputError } from '../../util/errors.js'
-import type { Analysis, OnInconclusive } from '../../types/index.js'
-import { JsonFileBaselineStore, decideFamily, measureSeries } from '../../analyze/index.js'
-import { parseArmSpecs, readResultSet, type ResultSet } from '../../results/index.js'
-import { renderJson, renderMarkdown } from '../../report/index.js'
+import { checkAlpha, checkMaxOverhead, gateMetricSet, type GateMetric } from '../config/index.js'
+import { exitCodeFor, nothingMeasuredReason } from '../gate/index.js'
+import { InputError } from '../util/errors.js'
+import type { Analysis, OnInconclusive } from '../types/index.js'
+import { JsonFileBaselineStore, decideFamily, measureSeries } from '../analyze/index.js'
+import { parseArmSpecs, readResultSet, type ResultSet } from '../results/index.js'
+import { renderJson, renderMarkdown } from '../report/index.js'
 
 export interface AnalyzeCommandOptions {
   /** A long-format CSV, or (with a JSON `formatIn`) ENV=FILE pairs: each file one run of that arm. */
@@ -70,17 +70,25 @@ export function resolveEnvironments(
     if (candidateEnv === undefined) candidate = undefined
     else baseline = undefined
   }
-  const [first, second] = present as [string, string]
-  if (baseline === undefined && candidate === undefined) [baseline, candidate] = [first, second]
-  else if (baseline === undefined) baseline = candidate === first ? second : first
-  else if (candidate === undefined) candidate = baseline === first ? second : first
+  const pair = completePair(baseline, candidate, present as [string, string])
   return {
-    baseline: baseline,
-    candidate: candidate!,
+    ...pair,
     note:
-      `No '${DEFAULT_BASELINE_ENV}'/'${DEFAULT_CANDIDATE_ENV}' pair in the input: comparing '${candidate}' ` +
-      `(candidate) with '${baseline}' (baseline), the two environments in order of first appearance.`
+      `No '${DEFAULT_BASELINE_ENV}'/'${DEFAULT_CANDIDATE_ENV}' pair in the input: comparing '${pair.candidate}' ` +
+      `(candidate) with '${pair.baseline}' (baseline), the two environments in order of first appearance.`
   }
+}
+
+/** Of exactly two environments, the one not named fills the missing side (both missing: in order). */
+function completePair(
+  baseline: string | undefined,
+  candidate: string | undefined,
+  [first, second]: [string, string]
+): { baseline: string; candidate: string } {
+  const other = (env: string): string => (env === first ? second : first)
+  if (baseline !== undefined) return { baseline, candidate: candidate ?? other(baseline) }
+  if (candidate !== undefined) return { baseline: other(candidate), candidate }
+  return { baseline: first, candidate: second }
 }
 
 function validate(opts: AnalyzeCommandOptions): void {

@@ -1,9 +1,9 @@
 /** `gpu-overhead io-check`: the mount/OverlayFS check on its own; text or JSON, and the gate's exit code. */
-import { exitCodeFor } from '../../gate/index.js'
-import { runIoCheck, type IoCheckReport } from '../../preflight/index.js'
-import type { ContainerRuntime } from '../../types/index.js'
-import { InputError } from '../../util/errors.js'
-import { allowedMountSpec, validateImageRef } from '../../config/index.js'
+import { exitCodeFor } from '../gate/index.js'
+import { runIoCheck, type IoCheckReport } from '../preflight/index.js'
+import type { ContainerRuntime } from '../types/index.js'
+import { InputError } from '../util/errors.js'
+import { allowedMountSpec, validateImageRef } from '../config/index.js'
 
 export function formatIoCheckText(report: IoCheckReport): string {
   const lines = [`io-check ${report.image}: ${report.verdict.toUpperCase()}`]

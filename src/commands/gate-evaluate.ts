@@ -1,7 +1,6 @@
-import { exitCodeFor } from '../../gate/index.js'
-import { appendAll } from '../../util/arrays.js'
-import type { ContainerRuntime, GpuAccess, PreflightResult } from '../../types/index.js'
-import { EnvironmentError, InputError } from '../../util/errors.js'
+/** The driver gate of `gpu-overhead gate`: the flags validated, the host and image read, preflight's rows. */
+import type { ContainerRuntime, GpuAccess, PreflightResult } from '../types/index.js'
+import { EnvironmentError, InputError } from '../util/errors.js'
 import {
   driverChecks,
   preflightStatus,
@@ -10,16 +9,15 @@ import {
   readGpuFacts,
   inspectImage,
   DRIVER_GATE,
-  NVIDIA_REQUIRE_CHECK,
   isDriverGateResult,
   compatProbeMatters,
   imageCuda,
   probeCompatLibs,
   toolkitBrand,
   TOOLKIT_BRANDS
-} from '../../preflight/index.js'
-import { validateImageRef } from '../../config/index.js'
-import type { CompatProbe, DriverFacts, DriverGateResult, ImageFacts } from '../../preflight/index.js'
+} from '../preflight/index.js'
+import { validateImageRef } from '../config/index.js'
+import type { DriverFacts, DriverGateResult, ImageFacts } from '../preflight/index.js'
 
 export interface GateCommandOptions {
   driver?: string
@@ -165,120 +163,4 @@ export async function evaluateGate(opts: GateCommandOptions): Promise<GateEvalua
     cudaSource: opts.cuda !== undefined ? 'input' : 'image',
     gpus: (host.gpus ?? []).map((g, i) => g.name ?? `GPU ${i}`)
   }
-}
-
-/** `PASS name: message` and its fix, as the preflight table words them. */
-function rowLines(row: PreflightResult): string[] {
-  const lines = [`${row.status.toUpperCase()} ${row.name}: ${row.message}`]
-  if (row.fix) lines.push(`  fix: ${row.fix}`)
-  return lines
-}
-
-/**
- * `gate` command logic: the driver gate and the image's NVIDIA_REQUIRE_* rows, exit code from the worst
- * (gate/ maps it, as for the check): 0 pass/warn, 1 fail. Bad input throws InputError and a missing
- * nvidia-smi/image throws EnvironmentError (both exit 2 through exitCodeOf).
- */
-export async function gateCommand(opts: GateCommandOptions): Promise<{ text: string; exitCode: number }> {
-  const ev = await evaluateGate(opts)
-  const { result, image, driverSource, cudaSource, gpus } = ev
-  const exitCode = exitCodeFor(ev.status)
-  const requirement = ev.checks.find(c => c.name === NVIDIA_REQUIRE_CHECK) ?? null
-  /** The row that decides the outcome: the first with the overall status. */
-  const deciding = ev.checks.find(c => c.status === ev.status) ?? ev.checks[0]
-  if (result === null) throw new Error('gate: the driver gate row carries no details')
-  const d = result.details
-  if (opts.format === 'json') {
-    return {
-      exitCode,
-      text: JSON.stringify(
-        {
-          status: ev.status,
-          exit_code: exitCode,
-          message: deciding?.message ?? result.message,
-          fix: deciding?.fix ?? null,
-          checks: ev.checks.map(c => ({ name: c.name, status: c.status, message: c.message, fix: c.fix })),
-          driver_gate: { status: result.status, message: result.message, fix: result.fix },
-          nvidia_require: requirement
-            ? {
-                status: requirement.status,
-                message: requirement.message,
-                fix: requirement.fix,
-                ...requirement.details
-              }
-            : null,
-          driver: d.driver,
-          driver_source: driverSource,
-          cuda: d.cuda,
-          cuda_source: cudaSource,
-          minimum_driver: d.floor_driver,
-          release_driver: d.release_driver,
-          release_branch: d.release_branch,
-          release_driver_source: d.release_driver_source,
-          reason: d.reason,
-          strict: d.strict,
-          forward_compat: d.forward_compat,
-          compat_driver: d.compat_driver,
-          compat_applies: d.compat_applies,
-          compat_probe: result.details.compat_probe ?? null,
-          datacenter_gpu: d.datacenter_gpu,
-          driver_cuda: d.driver_cuda,
-          driver_max_cuda: d.driver_max_cuda,
-          gpus,
-          image: image
-            ? {
-                ref: image.ref,
-                digest: image.digest,
-                digest_source: image.digest_source,
-                cuda_version: image.cuda_version,
-                cuda_driver_version: image.cuda_driver_version,
-                require_cuda: image.require_cuda,
-                require_vacuous: image.require_vacuous,
-                compat_package: image.compat_package,
-                forward_compat: image.forward_compat,
-                forward_compat_branches: image.forward_compat_branches,
-                product: image.product
-              }
-            : null
-        },
-        null,
-        2
-      )
-    }
-  }
-  const lines = [`${result.status.toUpperCase()} ${result.name}: ${result.message}`]
-  lines.push(
-    `  driver ${d.driver} (${driverSource === 'input' ? '--driver' : 'nvidia-smi'}${d.driver_cuda ? `, supports CUDA ${d.driver_cuda}` : ''})` +
-      ` · CUDA ${d.cuda} (${cudaSource === 'input' ? '--cuda' : `image ${image?.ref ?? ''}`})` +
-      ` · minimum driver ${d.floor_driver ?? 'unknown'} · release driver ${d.release_driver ?? (d.release_branch ? `branch ${d.release_branch}` : 'unknown')}` +
-      (d.release_driver_source ? ` (${d.release_driver_source})` : '')
-  )
-  if (image?.require_vacuous) {
-    lines.push(
-      `  note: NVIDIA_REQUIRE_CUDA=${image.require_cuda ?? ''} is weaker than the image's CUDA ${image.cuda_version ?? ''}; the driver gate uses CUDA_VERSION`
-    )
-  }
-  if (d.compat_probe !== undefined && d.compat_probe !== null) {
-    const p = d.compat_probe as CompatProbe
-    lines.push(
-      `  compat probe: ${p.status === 'found' ? p.libs.join(', ') : p.status === 'none' ? 'no /usr/local/cuda*/compat/libcuda.so.* in the image' : `could not list the image (${p.error ?? ''}); its ENV decides`}` +
-        (d.compat_applies === null
-          ? ''
-          : d.compat_applies
-            ? ' (newer than the host driver: used)'
-            : ' (not newer than the host driver: not used)')
-    )
-  }
-  if (result.fix) lines.push(`  fix: ${result.fix}`)
-  if (requirement) {
-    appendAll(lines, rowLines(requirement))
-    if (driverSource === 'input' && ev.host.gpus === null) {
-      const inferred = requirement.details?.driver_cuda
-      lines.push(
-        `  note: with --driver, the CUDA version the driver supports (${typeof inferred === 'string' ? inferred : 'unknown'}) ` +
-          `comes from its branch, and the GPU brand and compute capability are unknown; leave out --driver on the GPU host to read them from nvidia-smi, or give --brand and --compute-cap`
-      )
-    }
-  }
-  return { text: lines.join('\n'), exitCode }
 }

@@ -1,0 +1,139 @@
+/**
+ * The runs of one check (check.ts prepares them): telemetry around them, every process spec, the plan's
+ * steps at the current power limit or swept over the caps; what ran goes into the check's state.
+ */
+import { definitionOf, gateMetricSet, type Config, type WorkloadDefinition } from './config/index.js'
+import {
+  executeSteps,
+  gpuCotenantProbe,
+  killCheckContainers,
+  processSpec,
+  RunFolders,
+  sweepPowerCaps,
+  type BlockDone,
+  type ExecuteResult
+} from './execute/index.js'
+import type { SequentialController } from './analyze/index.js'
+import type { CheckState } from './gate/index.js'
+import { planExecution, takesTurns, type Lane, type Layout, type PlannedRun } from './plan/index.js'
+import { fingerprintCache, type PreflightOutcome } from './preflight/index.js'
+import type { ResultsWriter } from './results/index.js'
+import type { TelemetrySample } from './types/index.js'
+import type { Logger } from './util/log.js'
+import { attachTelemetry, startTelemetry } from './check-steps.js'
+
+/** One check in progress: what every step reads. */
+export interface CheckRun {
+  config: Config
+  logger: Logger
+  checkId: string
+  /** The workloads' folder (execute/ workloadsDir). */
+  dir: string
+  writer: ResultsWriter
+  state: CheckState
+  signal: AbortSignal
+}
+
+/** What preflight and the plan decided, for the runs. */
+export interface PreparedRuns {
+  pre: PreflightOutcome
+  io: IoFolders
+  lanes: Lane[] | null
+  restoreFile: string
+  sequential: SequentialController | null
+  plan: PlannedRun[]
+  layout: Layout
+}
+
+/** The io workload's folders (execute/ prepareIoFolders), or null. */
+type IoFolders = Parameters<typeof processSpec>[0]['io']
+type RunPlan = (cap: number | null) => Promise<ExecuteResult>
+
+/** Every power cap in turn (limits always restored), or the plan once at the current limit. */
+async function runOrSweep(run: CheckRun, prepared: PreparedRuns, runPlan: RunPlan): Promise<ExecuteResult> {
+  const { config, logger, signal, state } = run
+  const { lanes, restoreFile } = prepared
+  if (!config.powerCaps.length) return runPlan(null)
+  const sweep = await sweepPowerCaps({
+    caps: config.powerCaps,
+    lanes: lanes ?? [],
+    restoreFile,
+    logger,
+    signal,
+    runPlan
+  })
+  state.power = sweep.power
+  if (sweep.power.status === 'skipped')
+    state.notMeasured.push({
+      what: `power caps ${config.powerCaps.join(', ')} W`,
+      why: sweep.power.reason ?? ''
+    })
+  if (!sweep.power.restored)
+    state.warnings.push(
+      `power limits NOT put back: ${sweep.power.original_limits_w.map(o => `GPU ${o.gpu} ${o.limit_w} W`).join(', ')}; ` +
+        `set them with nvidia-smi -i <gpu> -pl <watts> (saved in ${restoreFile})`
+    )
+  return sweep.exec
+}
+
+/** Telemetry, the runs, then the check's containers and folders cleaned up whatever happened. */
+export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promise<void> {
+  const { config, logger, checkId, dir, writer, state, signal } = run
+  const { pre, io, lanes, sequential } = prepared
+  const sampler = await startTelemetry(config, writer, state)
+  const fingerprintOf = fingerprintCache(config, pre)
+  // Every process's own folders (event channel, io checkpoints), under one private folder of this check.
+  const folders = RunFolders.open(checkId)
+  // Each workload's definition (how it starts, its args and params, how its results are read), by name.
+  const definition = (name: string): WorkloadDefinition => definitionOf(config.definitions, name)
+  // Turns on every GPU, in every layout (plan/steps.ts): the decode state is the same in each.
+  const steps = planExecution(prepared.plan, lanes ?? [null], prepared.layout, w => takesTurns(config, w))
+  const runPlan: RunPlan = cap =>
+    executeSteps(steps, {
+      checkId,
+      specFor: (planned, lane, hold, turns) =>
+        processSpec({
+          planned,
+          config,
+          checkId,
+          workloadsDir: dir,
+          io,
+          pre,
+          lane,
+          hold,
+          folders,
+          definition: definition(planned.workload),
+          turns
+        }),
+      prestart: config.prestart,
+      fingerprintFor: fingerprintOf,
+      paramsFor: w => definition(w).params(config),
+      ...(cap === null ? {} : { powerCapW: cap }),
+      writer,
+      logger,
+      signal,
+      scoring: { gateIoThroughput: config.gateIoThroughput, gateMetrics: gateMetricSet(config.gateMetrics) },
+      gpuCotenants: gpuCotenantProbe(config.device),
+      ...(sequential ? { afterBlock: (d: BlockDone) => sequential.afterBlock(d) } : {})
+    })
+  let exec: ExecuteResult
+  let telemetry: TelemetrySample[] = []
+  try {
+    exec = await logger.group('Runs', () => runOrSweep(run, prepared, runPlan))
+  } catch (error) {
+    // Nothing in executePlan is expected to throw; if it does, everything before it is on disk already.
+    exec = {
+      samples: [],
+      runs: [],
+      complete: false,
+      incompleteReason: `the check stopped: ${error instanceof Error ? error.message : String(error)}`
+    }
+  } finally {
+    if (sampler) telemetry = await sampler.stop()
+    if (config.arms.some(a => a.kind === 'container'))
+      await killCheckContainers(config.containerRuntime, checkId)
+    folders.close()
+  }
+  if (telemetry.length) attachTelemetry(exec, telemetry)
+  state.exec = exec
+}

@@ -1,0 +1,85 @@
+/** `trend`: the baseline file whose history is read, and the change-point settings, from inputs or flags. */
+import { Inputs } from '../types/inputs.js'
+import { InputError } from '../util/errors.js'
+import { describeRule, parseNumber, type NumberRule } from '../util/number.js'
+import { bool, branchName, given, list, maxOverhead } from './parse.js'
+import { workspacePath } from './paths.js'
+import { sourcesReader, type ConfigSources } from './reader.js'
+
+export interface TrendConfig {
+  /** Baseline file whose history is analysed. */
+  baselinePath: string
+  /** Metrics to analyse (empty: every steady-state metric). */
+  metrics: string[]
+  /** Smallest change reported, percent: the max-overhead limit. */
+  minChangePct: number
+  /** Open and close GitHub issues for change points (needs a token with issues: write). */
+  issues: boolean
+  token: string | null
+  failOnRegression: boolean
+  /** Where the file is fetched from when the workspace has none (entry/action/trend.ts). */
+  baselineBranch: string | null
+  /** Folder for trend.md and trend.json. */
+  out: string
+}
+
+/** `mode: trend`: change points over the baseline file's history; runs no workload. */
+export function loadTrendConfig(sources: ConfigSources): TrendConfig {
+  const { get } = sourcesReader(sources)
+  const metrics = get(Inputs.TrendMetrics)
+  const issues = bool(Inputs.TrendIssues, get(Inputs.TrendIssues))
+  const token = get(Inputs.GithubToken)
+  if (issues && !given(token))
+    throw new InputError(Inputs.GithubToken, '', 'a token with issues: write (trend-issues is true)')
+  return {
+    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), sources.workspace),
+    metrics: given(metrics.trim()) ? list(Inputs.TrendMetrics, metrics) : [],
+    minChangePct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
+    issues,
+    token: given(token) ? token : null,
+    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
+  }
+}
+
+export interface TrendFlags {
+  baseline: string
+  metrics?: string[]
+  format: 'md' | 'json'
+  window?: number
+  maxP?: number
+  minChangePct?: number
+}
+
+function numberFlag(flag: string, raw: unknown, rule: NumberRule): number | undefined {
+  if (raw === undefined) return undefined
+  if (typeof raw !== 'string') throw new InputError(flag, raw, describeRule(rule))
+  const parsed = parseNumber(raw, rule)
+  if (!parsed.ok) throw new InputError(flag, raw, parsed.expected)
+  return parsed.value
+}
+
+/** `--metric a,b --metric c` → [a, b, c]. */
+export function metricList(raw: unknown): string[] | undefined {
+  const given: unknown[] = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]
+  const items = given
+    .filter((v): v is string => typeof v === 'string')
+    .flatMap(v => v.split(','))
+    .map(s => s.trim())
+    .filter(s => s !== '')
+  return items.length > 0 ? items : undefined
+}
+
+/** `gpu-overhead trend --baseline FILE [--metric …] [--window N] [--max-p P] [--min-change PCT]`. */
+export function trendFlags(opts: Record<string, unknown>): TrendFlags {
+  const minChange = typeof opts.minChange === 'string' ? opts.minChange.replace(/%\s*$/, '') : opts.minChange
+  return {
+    baseline: String(opts.baseline),
+    metrics: metricList(opts.metric),
+    format: opts.format === 'json' ? 'json' : 'md',
+    window: numberFlag('window', opts.window, { kind: 'integer', min: 2 }),
+    maxP: numberFlag('max-p', opts.maxP, { kind: 'real', min: 0, minExclusive: true, max: 1 }),
+    minChangePct: numberFlag('min-change', minChange, { kind: 'real', min: 0, max: 100 })
+  }
+}
