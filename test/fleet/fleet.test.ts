@@ -29,7 +29,7 @@ function runCheck(out: string, runs = 3, workloads?: string): void {
       maxRuns: runs,
       out,
       ...(workloads ? { workloads } : {}),
-      extra: ['--warmup-runs', '0', '--matmul-size', '64']
+      extra: ['--warmup-runs', '0', '--matmul-size', '64', '--checkpoint-mb', '4']
     })
   )
   if (r.code === null || r.code > 1) throw new Error(`run ${out} failed (${r.code}): ${r.stderr}`)

@@ -9,7 +9,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { main } from '../../src/entry/cli/index.js'
 import { clearSecrets } from '../../src/util/secrets.js'
-import { ensurePythonImage } from '../helpers/docker-image.js'
+import { ensurePythonImageAs } from '../helpers/docker-image.js'
 
 /** Samples of what the process can see: `git_config` 1 when .git/config is readable, `sub_git` for sub/.git. */
 const PROBE = `import json, os, sys
@@ -42,7 +42,7 @@ const TAG = `local/gpu-overhead-reach-${process.pid}:py`
 let image = ''
 const made: string[] = []
 beforeAll(async () => {
-  image = await ensurePythonImage(TAG)
+  image = await ensurePythonImageAs(TAG)
 }, 600_000)
 afterAll(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true })

@@ -12,7 +12,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { main } from '../../src/entry/cli/index.js'
 import { clearSecrets } from '../../src/util/secrets.js'
-import { ensurePythonImage } from '../helpers/docker-image.js'
+import { ensurePythonImageAs } from '../helpers/docker-image.js'
 import { alive } from './helpers.js'
 
 const TAG = `local/gpu-overhead-turns41-${process.pid}`
@@ -53,7 +53,7 @@ function docker(args: string[]): string {
 
 const made: string[] = []
 beforeAll(async () => {
-  await ensurePythonImage(BASE)
+  await ensurePythonImageAs(BASE)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-turns41-'))
   made.push(dir)
   fs.writeFileSync(path.join(dir, 'fake.py'), FAKE)

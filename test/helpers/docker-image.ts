@@ -299,3 +299,14 @@ export async function ensurePythonImage(
   }
   return tag
 }
+
+/**
+ * The python3 + NumPy test image under a tag of the caller's own, for a test file that removes its image
+ * afterwards on an engine other test files share: the shared image (ensurePythonImage), tagged — the same
+ * files, not a second build of them. Removing either tag by name leaves the other one working.
+ */
+export async function ensurePythonImageAs(tag: string): Promise<string> {
+  const base = await ensurePythonImage()
+  await run('docker', ['tag', base, tag])
+  return tag
+}

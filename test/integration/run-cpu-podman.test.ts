@@ -44,7 +44,13 @@ const describePodman = describeWhere(rootful, 'the podman run test', 'podman')
 describePodman('gpu-overhead run --device cpu --container-runtime podman (rootful)', () => {
   it('measures native vs the podman container and records podman in the fingerprint', () => {
     const r = runCli(
-      cpuRunArgs({ image: TAG, runs: 3, maxRuns: 3, out: 'out', extra: ['--container-runtime', 'podman'] }),
+      cpuRunArgs({
+        image: TAG,
+        runs: 3,
+        maxRuns: 3,
+        out: 'out',
+        extra: ['--container-runtime', 'podman', '--matmul-size', '128']
+      }),
       ws,
       { timeoutMs: RUN_TIMEOUT_MS, env: { ...process.env, CONTAINERS_CONF: conf } }
     )
@@ -133,7 +139,7 @@ describeRootless('gpu-overhead run --container-runtime podman (rootless, as a pl
     execFileSync('chown', ['-R', ROOTLESS_USER, app])
     const r = asUser(
       `cd ${home} && rm -rf out && node app/dist/cli.js run --device cpu --container-runtime podman ` +
-        `--image localhost/${TAG} --workloads matmul --runs 3 --max-runs 3 --python /usr/bin/python3 --out out`
+        `--image localhost/${TAG} --workloads matmul --matmul-size 128 --runs 3 --max-runs 3 --python /usr/bin/python3 --out out`
     )
     expect([0, 1]).toContain(r.status)
     const summary = JSON.parse(

@@ -36,7 +36,8 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
         runs: 4,
         maxRuns: 4,
         out: 'out',
-        extra: ['--checkpoint-mb', '16']
+        // A small matmul: what is asserted is the files, counts, order and fingerprints, not the size.
+        extra: ['--checkpoint-mb', '16', '--matmul-size', '128']
       }),
       ws
     )
@@ -135,10 +136,14 @@ describe('gpu-overhead run --device cpu (native vs container, real Docker)', () 
 
   it('keeps every sample measured before a cancel (SIGTERM) and reports the check incomplete', async () => {
     const out = path.join(ws, 'cancelled')
-    const child = spawn('node', [CLI, ...cpuRunArgs({ image, runs: 40, out: 'cancelled' })], {
-      cwd: ws,
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
+    const child = spawn(
+      'node',
+      [CLI, ...cpuRunArgs({ image, runs: 40, out: 'cancelled', extra: ['--matmul-size', '128'] })],
+      {
+        cwd: ws,
+        stdio: ['ignore', 'pipe', 'pipe']
+      }
+    )
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
     // Wait until a few measured runs are on disk, then cancel like the Actions runner does.

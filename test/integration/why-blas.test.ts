@@ -55,7 +55,17 @@ describeBlas(`native ${blas} BLAS vs an image on ${other} (real Docker)`, () => 
 
   test('the report names the BLAS', () => {
     const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'why-blas-'))
-    const r = runCli(cpuRunArgs({ image, runs: 3, out: 'out' }), ws)
+    const r = runCli(
+      cpuRunArgs({
+        image,
+        runs: 3,
+        out: 'out',
+        // 256²: OpenBLAS is still several times the reference BLAS (the 20% asserted below), in an eighth of
+        // the reference BLAS's time at the 512² default.
+        extra: ['--matmul-size', '256']
+      }),
+      ws
+    )
     expect([0, 1]).toContain(r.code)
     const out = path.join(ws, 'out')
     const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as CheckSummary
