@@ -101,7 +101,9 @@ class WorkloadProcess {
 
   release(): void {
     const stdin = this.child?.stdin
-    if (!stdin || this.released) return
+    // A held process that ended before its release (one that ignored the hold) keeps its spawn as its start:
+    // a release after its end made start_ms later than end_ms and its duration negative.
+    if (!stdin || this.released || this.result.endEpochMs !== 0) return
     this.released = true
     this.result.releaseEpochMs = Date.now()
     this.startClock(this.spec.timeoutMs)

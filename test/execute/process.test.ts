@@ -111,3 +111,19 @@ describe('startupRecords', () => {
     expect(recs.every(r => r.scope === 'startup' && r.unit === 's')).toBe(true)
   })
 })
+
+describe('a held process that ends before its release', () => {
+  it('keeps its spawn as its start: never a start after its end (a negative duration)', async () => {
+    const { startProcess } = await import('../../src/execute/process.js')
+    // Ignores the hold: exits at once, without waiting for "go" on stdin.
+    const h = startProcess(
+      { command: '/bin/sh', args: ['-c', 'exit 0'], env: {}, timeoutMs: 10_000, hold: true },
+      () => undefined
+    )
+    await new Promise(r => setTimeout(r, 300))
+    h.release()
+    const r = await h.done
+    expect(r.releaseEpochMs).toBeGreaterThan(0)
+    expect(r.releaseEpochMs).toBeLessThanOrEqual(r.endEpochMs)
+  })
+})
