@@ -103,7 +103,8 @@ export function gpuCotenants(input: GpuCotenantsInput): CotenantList {
   for (const line of input.csv.split(/\r?\n/).slice(0, 4 * MAX_COTENANTS * MAX_COTENANTS)) {
     const parts = line.split(',').map(s => s.trim())
     const [uuid, pidText] = parts
-    if (parts.length < 4 || uuid !== input.gpuUuid || pidText === undefined || !/^\d+$/.test(pidText)) continue
+    if (parts.length < 4 || uuid !== input.gpuUuid || pidText === undefined || !/^\d+$/.test(pidText))
+      continue
     const pid = Number(pidText)
     // The workload: its host PID (native) or the PID its container namespace gave it; so for the check's others.
     const own = [input.ownPid, ...(input.checkPids ?? [])]

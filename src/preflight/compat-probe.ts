@@ -49,7 +49,9 @@ export function parseCompatListing(stdout: string): { libs: string[]; versions: 
     .split('\n', MAX_LINES)
     .map(l => l.trim())
     .filter(l => LIBCUDA.test(l))
-  const versions = [...new Set(libs.map(l => must(LIBCUDA.exec(l)?.[1], 'every lib kept matched LIBCUDA')))].sort((a, b) => compareVersions(b, a))
+  const versions = [
+    ...new Set(libs.map(l => must(LIBCUDA.exec(l)?.[1], 'every lib kept matched LIBCUDA')))
+  ].sort((a, b) => compareVersions(b, a))
   return { libs, versions }
 }
 

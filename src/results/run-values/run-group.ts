@@ -74,7 +74,8 @@ export function noteIteration(g: Group, iteration: number | undefined): void {
       }
   }
   const all = new Set<number>()
-  for (let i = 0; i < n; i += 2) for (let it = numAt(spans, i), end = numAt(spans, i + 1); it <= end; it++) all.add(it)
+  for (let i = 0; i < n; i += 2)
+    for (let it = numAt(spans, i), end = numAt(spans, i + 1); it <= end; it++) all.add(it)
   g.spans = undefined
   g.seen = all
   if (all.has(iteration)) g.repeated = iteration
