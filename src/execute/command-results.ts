@@ -9,6 +9,7 @@ import { FILE_COMMAND_FORMATS, type CommandFormat, type SampleRecord } from '../
 import { EVENTS_FILE } from './run-folders.js'
 import type { ProcessResult } from './process.js'
 import type { SampleRow } from '../results/index.js'
+import { first } from '../util/must.js'
 
 /** A sample's fields that come from its run, not from what it measured. */
 export type RunBase = Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>
@@ -41,7 +42,7 @@ function resultFile(runDir: string): string {
     throw new Error(
       `expected one .json (or .jsonl) result file in {out}, found ${files.length === 0 ? 'none' : files.map(f => f.name).join(', ')} (write it with the tool's export option into {out})`
     )
-  return path.join(runDir, files[0]!.name)
+  return path.join(runDir, first(files).name)
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { CommandWorkload, Mount } from '../types/index.js'
 import { CONTAINER_WORKLOADS_DIR } from '../tools/docker.js'
 import { scrubbedEnv } from '../util/child-env.js'
+import { must } from '../util/must.js'
 import { WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process.js'
 
@@ -56,7 +57,7 @@ function argvFor(i: CommandRunInput): string[] {
 export function nativeCommandSpec(i: CommandRunInput): ProcessSpec {
   const [program, ...args] = argvFor(i)
   return {
-    command: program!,
+    command: must(program, 'a command workload has a non-empty argv'),
     args,
     cwd: i.workspace,
     env: scrubbedEnv(process.env, { ...channelEnv(i, i.workloadsDir), ...i.env }),

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import type { CotenantList, CotenantProcess, CotenantScope, Fingerprint } from '../types/index.js'
 import { NVIDIA_SMI, computeAppsNamedArgs, runNvidiaSmi } from '../tools/nvidia-smi.js'
 import { maxOf } from '../util/arrays.js'
+import { first, must } from '../util/must.js'
 import { plainText } from '../util/text.js'
 
 /** Processes kept per list (the workload reports at most 16; a GPU rarely has more). */
@@ -101,8 +102,10 @@ export function gpuCotenants(input: GpuCotenantsInput): CotenantList {
   let total = 0
   for (const line of input.csv.split(/\r?\n/).slice(0, 4 * MAX_COTENANTS * MAX_COTENANTS)) {
     const parts = line.split(',').map(s => s.trim())
-    if (parts.length < 4 || parts[0] !== input.gpuUuid || !/^\d+$/.test(parts[1]!)) continue
-    const pid = Number(parts[1])
+    const [uuid, pidText] = parts
+    if (parts.length < 4 || uuid !== input.gpuUuid || pidText === undefined || !/^\d+$/.test(pidText))
+      continue
+    const pid = Number(pidText)
     // The workload: its host PID (native) or the PID its container namespace gave it; so for the check's others.
     const own = [input.ownPid, ...(input.checkPids ?? [])]
     if (own.includes(pid)) continue
@@ -172,7 +175,7 @@ export function mergeCotenants(lists: readonly CotenantList[]): CotenantList[] {
   for (const [scope, group] of byScope) {
     const read = group.filter(l => l.unavailable === null)
     if (read.length === 0) {
-      out.push(unavailable(scope, group[0]!.unavailable!))
+      out.push(unavailable(scope, must(first(group).unavailable, 'no list of this scope was read')))
       continue
     }
     const procs = new Map<string, CotenantProcess>()

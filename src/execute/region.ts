@@ -82,8 +82,18 @@ export function regionTelemetry(
     util_pct: weighted(parts, p => p.mean_util_pct),
     sm_clock_mhz: weighted(parts, p => p.mean_sm_clock_mhz),
     power_w: weighted(parts, p => p.mean_power_w),
-    energy_j: energies.some(e => e === null) ? null : energies.reduce((a: number, e) => a + e!, 0),
+    energy_j: sumOrNull(energies),
     throttled_samples: parts.reduce((n, p) => n + p.throttled_samples, 0),
     reasons: reasonNames(mask & THROTTLE_MASK)
   }
+}
+
+/** The sum of `values` (in order, from 0), or null when any of them is null. */
+function sumOrNull(values: readonly (number | null)[]): number | null {
+  let total = 0
+  for (const v of values) {
+    if (v === null) return null
+    total += v
+  }
+  return total
 }

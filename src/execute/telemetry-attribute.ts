@@ -5,6 +5,7 @@
 import type { RegionTelemetry, RunRecord, TelemetrySample, TelemetrySummary } from '../types/index.js'
 import { isThrottled } from './telemetry-parse.js'
 import { appendAll } from '../util/arrays.js'
+import { at, first as firstOf, must } from '../util/must.js'
 
 export interface TelemetryWindow {
   start_ms: number
@@ -82,8 +83,8 @@ export function integratePower(points: Point[], start: number, end: number, maxG
   const curve: Point[] = [{ t: start, p: pStart }, ...inner, { t: end, p: pEnd }]
   let joules = 0
   for (let i = 1; i < curve.length; i++) {
-    const a = curve[i - 1]!
-    const b = curve[i]!
+    const a = at(curve, i - 1)
+    const b = at(curve, i)
     if (b.t - a.t > maxGap) return null
     joules += ((a.p + b.p) / 2) * ((b.t - a.t) / 1000)
   }
@@ -242,7 +243,7 @@ export function summarizeTelemetry(
   }
   const rows: TelemetrySummary[] = []
   for (const group of groups.values()) {
-    const first = group[0]!
+    const first = firstOf(group)
     const source: 'nvml' | 'integrated-power' | null = group.some(
       r => r.energy_source === 'nvml' && r.energy_j !== null
     )
@@ -251,7 +252,7 @@ export function summarizeTelemetry(
         ? 'integrated-power'
         : null
     const withEnergy = group.filter(r => r.energy_source === source && r.energy_j !== null)
-    const energies = withEnergy.map(r => r.energy_j!)
+    const energies = withEnergy.map(r => must(r.energy_j, 'withEnergy keeps runs with energy'))
     const edps = withEnergy.map(r => edp(r.energy_j, delay(r)))
     rows.push({
       workload: first.workload,

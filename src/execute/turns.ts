@@ -13,6 +13,7 @@
  * showed +0.05–0.7% where processes of their own showed +2–3.7% (docs/evidence/2026-11-27-h100x4-turns.md).
  */
 import type { ProcessHandle } from './process.js'
+import { must } from '../util/must.js'
 
 /** What a process said last: it waits for a turn, it finished measuring, or it ended (exited, killed). */
 export type TurnState = 'wait' | 'done' | 'ended'
@@ -160,7 +161,8 @@ export async function takeTurns(
     for (const g of gates) g.end()
     if (stopped === null) {
       const t = thawed.findIndex(x => x !== null)
-      if (t >= 0) stopped = { reason: thawed[t]!, gate: t }
+      const reason = thawed[t]
+      if (reason !== undefined && reason !== null) stopped = { reason, gate: t }
     }
     // Their input is at its end: a process that keeps running anyway is killed after a short grace.
     if (stopped !== null) for (const g of gates) g.stopAfter(STOP_GRACE_MS)
@@ -204,9 +206,11 @@ async function rotate(gates: readonly TurnGate[], timeoutMs: number): Promise<Tu
     })
   )
   const gone = first.findIndex(s => s === 'ended')
-  if (gone >= 0) return ended(gates[gone]!)
+  const goneGate = gates[gone]
+  if (goneGate !== undefined) return ended(goneGate)
   const slow = first.findIndex(s => s === LATE)
-  if (slow >= 0) return late(gates[slow]!)
+  const slowGate = gates[slow]
+  if (slowGate !== undefined) return late(slowGate)
   // The process that got ready first measures first, right after the other's warm-up: every first request
   // then follows another process's work on the GPU, the decode state that turns give. The one ready last going
   // first ran its first request after its own warm-up alone, the other's long over: the slow level (32 of 42
@@ -245,7 +249,10 @@ async function rotate(gates: readonly TurnGate[], timeoutMs: number): Promise<Tu
 
 /** The process of `active` that took the most turns (the one that keeps asking). */
 function mostTurns(active: readonly TurnGate[], taken: ReadonlyMap<TurnGate, number>): TurnGate {
-  return [...active].sort((a, b) => (taken.get(b) ?? 0) - (taken.get(a) ?? 0))[0]!
+  return must(
+    [...active].sort((a, b) => (taken.get(b) ?? 0) - (taken.get(a) ?? 0))[0],
+    'mostTurns is asked of active processes only'
+  )
 }
 
 /**
@@ -259,10 +266,10 @@ async function handOver(
   next: TurnGate | null
 ): Promise<TurnStop | null> {
   const others = gates.filter(g => g !== next && !g.isEnded)
-  const froze = await Promise.all(others.map(g => g.setFrozen(true)))
-  const k = froze.findIndex((f, i) => f !== null && active.includes(others[i]!))
-  let failed: string | null = k >= 0 ? froze[k]! : null
-  let who = k >= 0 ? others[k]! : null
+  const froze = await Promise.all(others.map(async g => ({ gate: g, why: await g.setFrozen(true) })))
+  const hit = froze.find(f => f.why !== null && active.includes(f.gate))
+  let failed: string | null = hit === undefined ? null : hit.why
+  let who = hit === undefined ? null : hit.gate
   if (failed === null && next !== null && !next.isEnded) {
     failed = await next.setFrozen(false)
     who = next

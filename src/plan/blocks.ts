@@ -1,9 +1,10 @@
 /** Blocks of the schedule: which slots end a run block, and which slots prestart should hold next. */
 import type { PlannedRun } from './schedule.js'
+import { at } from '../util/must.js'
 
 /** The block ends at `i` when the next slot belongs to another workload, block or kind. */
 export function endsBlock(plan: readonly PlannedRun[], i: number): boolean {
-  const p = plan[i]!
+  const p = at(plan, i)
   const next = plan[i + 1]
   return (
     p.warmup === false &&
@@ -35,9 +36,9 @@ export function nextCandidates(
   const ahead = rest.slice(0, Math.max(1, depth))
   if (!mayStop) return ahead
   const held = [...ahead]
-  for (const at of [plan[i]!, ...ahead.slice(0, -1)]) {
-    if (!endsBlock(plan, at.order)) continue
-    const other = rest.find(p => p.order > at.order && p.workload !== at.workload)
+  for (const slot of [at(plan, i), ...ahead.slice(0, -1)]) {
+    if (!endsBlock(plan, slot.order)) continue
+    const other = rest.find(p => p.order > slot.order && p.workload !== slot.workload)
     if (other !== undefined && !held.includes(other)) held.push(other)
   }
   return held

@@ -1,5 +1,6 @@
 /** The plan in one log line: processes, GPUs, power caps, workloads × arms × runs, order and seed. */
 import type { Config } from '../config/index.js'
+import { at } from '../util/must.js'
 import { laneLabel, type Lane } from './lanes.js'
 import type { Layout } from './steps.js'
 import { turningWorkloads } from './turns.js'
@@ -7,7 +8,7 @@ import { turningWorkloads } from './turns.js'
 const pairsText = (lanes: readonly Lane[]): string =>
   lanes
     .filter((_, k) => k % 2 === 0)
-    .map((l, m) => `${l.index}+${lanes[2 * m + 1]!.index}`)
+    .map((l, m) => `${l.index}+${at(lanes, 2 * m + 1).index}`)
     .join(', ')
 
 export function describePlan(

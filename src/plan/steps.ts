@@ -19,6 +19,7 @@
 import type { GpuLayout } from '../types/index.js'
 import { InputError } from '../util/errors.js'
 import { Inputs } from '../types/inputs.js'
+import { at, must } from '../util/must.js'
 import type { Lane } from './lanes.js'
 import type { PlannedRun } from './schedule.js'
 
@@ -69,7 +70,7 @@ const sameBlock = (a: PlannedRun, b: PlannedRun): boolean =>
 /** Consecutive slots of one block: [start, end) from `i`. */
 function blockEnd(plan: readonly PlannedRun[], i: number): number {
   let j = i + 1
-  while (j < plan.length && sameBlock(plan[i]!, plan[j]!)) j++
+  while (j < plan.length && sameBlock(at(plan, i), at(plan, j))) j++
   return j
 }
 
@@ -92,7 +93,7 @@ export function planSteps(
   if (layout === 'lockstep') {
     const steps: Step[] = []
     for (let i = 0; i < plan.length;) {
-      const p = plan[i]!
+      const p = at(plan, i)
       if (turns(p)) {
         const j = blockEnd(plan, i)
         steps.push(turnBlock(plan.slice(i, j)))
@@ -114,7 +115,7 @@ export function planSteps(
   for (const p of plan) if (!armIndex.has(p.arm.label)) armIndex.set(p.arm.label, armIndex.size)
   const steps: Step[] = []
   for (let i = 0; i < plan.length;) {
-    const first = plan[i]!
+    const first = at(plan, i)
     const j = blockEnd(plan, i)
     const slots = plan.slice(i, j)
     if (turns(first)) {
@@ -126,8 +127,8 @@ export function planSteps(
     const processes: StepProcess[] = []
     for (let m = 0; m < P; m++)
       for (const p of slots) {
-        const side = (armIndex.get(p.arm.label)! + swap) % 2
-        processes.push({ planned: p, lane: lanes[2 * m + side]!, run: (p.run - 1) * P + m + 1 })
+        const side = (must(armIndex.get(p.arm.label), 'armIndex holds every arm of the plan') + swap) % 2
+        processes.push({ planned: p, lane: at(lanes, 2 * m + side), run: (p.run - 1) * P + m + 1 })
       }
     steps.push({ slots, processes })
     i = j

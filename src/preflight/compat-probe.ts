@@ -7,6 +7,7 @@
  */
 import type { ContainerRuntime } from '../types/index.js'
 import { killContainer, runContainer } from '../tools/docker.js'
+import { must } from '../util/must.js'
 import { compareVersions, meetsRow, parseVersion, tableEntry } from './cuda-compat.js'
 
 /** The probe starts the image's filesystem only; a cold NGC image can take a while to start. */
@@ -48,7 +49,9 @@ export function parseCompatListing(stdout: string): { libs: string[]; versions: 
     .split('\n', MAX_LINES)
     .map(l => l.trim())
     .filter(l => LIBCUDA.test(l))
-  const versions = [...new Set(libs.map(l => LIBCUDA.exec(l)![1]!))].sort((a, b) => compareVersions(b, a))
+  const versions = [
+    ...new Set(libs.map(l => must(LIBCUDA.exec(l)?.[1], 'every lib kept matched LIBCUDA')))
+  ].sort((a, b) => compareVersions(b, a))
   return { libs, versions }
 }
 

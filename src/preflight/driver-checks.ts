@@ -6,6 +6,7 @@
  * Pure: the caller reads nvidia-smi and inspects the image.
  */
 import type { GpuAccess, PreflightResult } from '../types/index.js'
+import { first } from '../util/must.js'
 import type { CompatProbe } from './compat-probe.js'
 import { reportedCudaForDriver } from './cuda-compat.js'
 import { DRIVER_GATE, gate } from './driver-gate.js'
@@ -102,15 +103,16 @@ function driverGateRow(input: DriverChecksInput): PreflightResult {
     }
   }
   // The probe's listing is the fact; the ENV (NV_CUDA_COMPAT_PACKAGE, LD_LIBRARY_PATH) only when it could not run.
-  const probed = input.compat !== null && input.compat !== undefined && input.compat.status !== 'failed'
-  const versions = probed ? input.compat!.versions : []
+  const compat = input.compat
+  const probed = compat !== null && compat !== undefined && compat.status !== 'failed'
+  const versions = probed ? compat.versions : []
   const row = gate({
     driver: host.driver,
     cuda,
     strict: input.strict,
     forwardCompat: probed ? versions.length > 0 : (image?.forward_compat ?? false),
     // Several versions: the toolkit's hook uses none of them (it expects exactly one libcuda.so.*.*).
-    compatDriver: versions.length === 1 ? versions[0]! : null,
+    compatDriver: versions.length === 1 ? first(versions) : null,
     compatBranches: image?.forward_compat_branches ?? [],
     datacenterGpu: host.gpus === null ? null : allDatacenter(host.gpus.map(g => g.name)),
     // The image's own release driver only describes the image's CUDA, not a --cuda override.

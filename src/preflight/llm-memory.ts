@@ -90,14 +90,15 @@ export function gpuFreeBytes(
     compute_processes: { used_memory_mib: number | null }[] | null
   }[]
 ): number | null {
-  const free = gpus
-    .filter(g => g.memory_total_mib !== null)
-    .map(
-      g =>
-        (g.memory_total_mib! -
-          (g.compute_processes ?? []).reduce((a, p) => a + (p.used_memory_mib ?? 0), 0)) *
-        MIB
-    )
+  const free = gpus.flatMap(g =>
+    g.memory_total_mib === null
+      ? []
+      : [
+          (g.memory_total_mib -
+            (g.compute_processes ?? []).reduce((a, p) => a + (p.used_memory_mib ?? 0), 0)) *
+            MIB
+        ]
+  )
   return free.length ? minOf(free) : null
 }
 
@@ -124,12 +125,13 @@ export function checkLlmMemory(args: {
       message: `llm preset ${args.preset} needs about ${gib(need.total)}; ${args.source} unknown`,
       fix: null
     }
-  if (need.total > args.available)
+  const available = args.available
+  if (need.total > available)
     return {
       name,
       status: 'fail',
       message: `llm preset ${args.preset} needs about ${gib(need.total)} (${parts}) on ${args.device}, but only ${gib(args.available)} is available (${args.source}); not started`,
-      fix: `use a smaller llm-preset (${(Object.keys(LLM_PRESETS) as LlmPreset[]).filter(p => llmMemory(p, args.device).total * k <= args.available!).join(', ') || 'none fits'})${k > 1 ? ', turns: false (one process at a time)' : ''} or free memory`
+      fix: `use a smaller llm-preset (${(Object.keys(LLM_PRESETS) as LlmPreset[]).filter(p => llmMemory(p, args.device).total * k <= available).join(', ') || 'none fits'})${k > 1 ? ', turns: false (one process at a time)' : ''} or free memory`
     }
   return {
     name,

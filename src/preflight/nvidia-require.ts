@@ -88,10 +88,10 @@ export function imageRequirements(env: Readonly<Record<string, string>>): {
 } {
   if (parseGoBool(env[DISABLE_VAR])) return { disabled: true, requirements: [] }
   // Go ranges over a map (random order); sorted here so reports are stable.
-  const requirements: Requirement[] = Object.keys(env)
-    .filter(k => k.startsWith(REQUIRE_PREFIX) && !k.startsWith(JETPACK_PREFIX))
-    .sort()
-    .map(k => ({ source: k, expression: env[k]! }))
+  const requirements: Requirement[] = Object.entries(env)
+    .filter(([k]) => k.startsWith(REQUIRE_PREFIX) && !k.startsWith(JETPACK_PREFIX))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([source, expression]) => ({ source, expression }))
   const cuda = env[CUDA_VERSION_VAR] ?? ''
   if (cuda !== '' && (env[REQUIRE_CUDA_VAR] ?? '') === '') {
     const mm = parseMajorMinorVersion(cuda)

@@ -24,6 +24,7 @@
  */
 
 import { TOOLKIT_BRANDS } from './toolkit-brand.js'
+import { must } from '../util/must.js'
 
 export type Comparator = '=' | '!=' | '<' | '<=' | '>' | '>='
 /** dsl.c's operator table, in its order (the first one the operator run is a prefix of wins). */
@@ -85,7 +86,7 @@ export interface Condition {
 export function parseCondition(text: string): Condition | null {
   const at = text.search(OPERATOR_CHAR)
   if (at <= 0) return null
-  const run = OPERATOR_RUN.exec(text.slice(at))![0]
+  const run = must(OPERATOR_RUN.exec(text.slice(at))?.[0], 'an operator character starts text.slice(at)')
   const op = OPERATORS.find(o => o.startsWith(run))
   const value = text.slice(at + run.length)
   if (op === undefined || value === '') return null
@@ -188,7 +189,7 @@ function versionCandidates(predicate: string, rule: Rule): string[] {
     const last = parts.findLastIndex(p => p > 0n)
     if (last >= 0) {
       const below = parts.slice(0, last + 1)
-      below[last] = below[last]! - 1n
+      below[last] = must(below[last], 'last indexes parts') - 1n
       out.add(`${below.join('.')}.99999`)
     }
   }
@@ -245,13 +246,13 @@ export function evaluatePredicate(predicate: string, ctx: DslContext): DslOutcom
       }
       return
     }
-    const [name, values] = unknownFacts[i]!
+    const [name, values] = must(unknownFacts[i], 'i < unknownFacts.length')
     for (const v of values) explore(i + 1, { ...assignment, [name]: v })
   }
   explore(0, {})
   if (results.length > 1)
     return { result: 'unknown', message: null, failed: [], undecided: unknownFacts.map(([name]) => name) }
-  const r = results[0]!
+  const r = must(results[0], 'explore evaluates at least one assignment')
   if (r.result === 'satisfied') return { result: 'satisfied', message: null, failed: [], undecided: [] }
   if (r.result === 'invalid') return { result: 'invalid', message: r.message, failed: [r.at], undecided: [] }
   return { result: 'unsatisfied', message: r.message, failed: r.failed, undecided: [] }

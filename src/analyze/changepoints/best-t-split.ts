@@ -1,4 +1,5 @@
 /** The least-squares place of one step in a segment (settle in edivisive.ts), from running means: linear. */
+import { f64At, numAt } from '../../util/must.js'
 
 /** Running mean and sum of squared deviations (Welford) of series[from], series[from + step], … for k points. */
 function running(
@@ -10,10 +11,12 @@ function running(
   const means = new Float64Array(count + 1)
   const m2 = new Float64Array(count + 1)
   for (let k = 1; k <= count; k++) {
-    const x = series[from + step * (k - 1)]!
-    const delta = x - means[k - 1]!
-    means[k] = means[k - 1]! + delta / k
-    m2[k] = m2[k - 1]! + delta * (x - means[k]!)
+    const x = numAt(series, from + step * (k - 1))
+    const prev = f64At(means, k - 1)
+    const delta = x - prev
+    const mean = prev + delta / k
+    means[k] = mean
+    m2[k] = f64At(m2, k - 1) + delta * (x - mean)
   }
   return [means, m2]
 }
@@ -38,8 +41,8 @@ export function bestTSplit(
     const df = n1 + n2 - 2
     if (df <= 0) return 0
     // splitTest's pooled variance: (n − 1)·(population sd)² per side.
-    const pooled = (((n1 - 1) * f2[n1]!) / n1 + ((n2 - 1) * b2[n2]!) / n2) / df
-    const diff = Math.abs(fm[n1]! - bm[n2]!)
+    const pooled = (((n1 - 1) * f64At(f2, n1)) / n1 + ((n2 - 1) * f64At(b2, n2)) / n2) / df
+    const diff = Math.abs(f64At(fm, n1) - f64At(bm, n2))
     const se = Math.sqrt(pooled * (1 / n1 + 1 / n2))
     return se === 0 ? (diff === 0 ? 0 : Infinity) : diff / se
   }

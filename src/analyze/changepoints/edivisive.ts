@@ -25,6 +25,7 @@ import { nextCandidate, type Interval } from './qhat.js'
 import { isolatedOutliers } from './outliers.js'
 import { magnitude, splitTest } from './ttest.js'
 import { bestTSplit } from './best-t-split.js'
+import { at, last, must, numAt } from '../../util/must.js'
 import {
   DEFAULT_MAX_P,
   DEFAULT_MIN_MAGNITUDE,
@@ -131,12 +132,12 @@ function split(ctx: Context, window: number, maxP: number, resume?: Resume): Cha
     const end = Math.min(start + window, series.length)
     const local = detectInWindow(series.slice(start, end), maxP, ctx)
     for (const c of local) if (!found.has(c.index + start)) found.set(c.index + start, c.qhat)
-    const last = local.length > 0 ? local.at(-1)!.index + start : 0
-    start = Math.max(last, start + step)
+    const lastFound = local.length > 0 ? last(local).index + start : 0
+    start = Math.max(lastFound, start + step)
   }
   const indexes = [...found.keys()].sort((a, b) => a - b)
   const intervals = intervalsOf(indexes, series.length)
-  return indexes.map(i => testAt(ctx, i, found.get(i)!, intervals))
+  return indexes.map(i => testAt(ctx, i, must(found.get(i), 'every index came from found'), intervals))
 }
 
 /**
@@ -159,13 +160,13 @@ function merge(
   while (cps.length > 0) {
     const short = shortSegmentPoints(cps, ctx.series.length, minSegment)
     let weakest = short[0] ?? 0
-    for (const i of short) if (cps[i]!.pValue > cps[weakest]!.pValue) weakest = i
+    for (const i of short) if (at(cps, i).pValue > at(cps, weakest).pValue) weakest = i
     if (short.length === 0)
-      for (let i = 1; i < cps.length; i++) if (cps[i]!.pValue > cps[weakest]!.pValue) weakest = i
-    if (short.length === 0 && cps[weakest]!.pValue < maxP) {
+      for (let i = 1; i < cps.length; i++) if (at(cps, i).pValue > at(cps, weakest).pValue) weakest = i
+    if (short.length === 0 && at(cps, weakest).pValue < maxP) {
       weakest = 0
-      for (let i = 1; i < cps.length; i++) if (cps[i]!.magnitude < cps[weakest]!.magnitude) weakest = i
-      if (cps[weakest]!.magnitude > minMagnitude) return cps
+      for (let i = 1; i < cps.length; i++) if (at(cps, i).magnitude < at(cps, weakest).magnitude) weakest = i
+      if (at(cps, weakest).magnitude > minMagnitude) return cps
     }
     cps.splice(weakest, 1)
     const intervals = intervalsOf(
@@ -230,7 +231,7 @@ export function changePoints(series: readonly number[], options: ChangePointOpti
     minSegment,
     options
   )
-  const back = (c: ChangePoint): ChangePoint => ({ ...c, index: kept[c.index]! })
+  const back = (c: ChangePoint): ChangePoint => ({ ...c, index: numAt(kept, c.index) })
   return { changePoints: found.changePoints.map(back), weak: found.weak.map(back), outliers }
 }
 

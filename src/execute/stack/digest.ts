@@ -5,6 +5,7 @@
  * declarative variables (CUDA_VERSION labels) are left out, so equal stacks always get equal digests.
  */
 import { createHash } from 'node:crypto'
+import { first } from '../../util/must.js'
 import { flatten } from './flatten.js'
 import { envKnowledge } from './env-knowledge.js'
 import { FACT_RULES } from './fact-rules.js'
@@ -51,7 +52,7 @@ export function armStackDigest(
     if (r.environment === environment && !r.warmup && r.stack && !byWorkload.has(r.workload))
       byWorkload.set(r.workload, r.stack)
   if (byWorkload.size === 0) return null
-  if (byWorkload.size === 1) return [...byWorkload.values()][0]!
+  if (byWorkload.size === 1) return first([...byWorkload.values()])
   const joined = [...byWorkload.entries()]
     .sort()
     .map(([w, d]) => `${w}=${d}`)

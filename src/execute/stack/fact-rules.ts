@@ -4,6 +4,7 @@
  */
 import { ENV_KNOWLEDGE } from './env-knowledge.js'
 import { ALL, CPU, GPU, acts, type Knowledge } from './knowledge.js'
+import { must } from '../../util/must.js'
 
 export interface FactRule {
   pattern: RegExp
@@ -202,7 +203,11 @@ export const FACT_RULES: readonly FactRule[] = [
     mattersIf: (b, c) =>
       b.get('torch.cuda.sass_for_device') === 'false' || c.get('torch.cuda.sass_for_device') === 'false'
   },
-  rule(/^torch\.cuda\.module_loading$/, 'CUDA module loading', ENV_KNOWLEDGE['CUDA_MODULE_LOADING']!),
+  rule(
+    /^torch\.cuda\.module_loading$/,
+    'CUDA module loading',
+    must(ENV_KNOWLEDGE['CUDA_MODULE_LOADING'], 'ENV_KNOWLEDGE describes CUDA_MODULE_LOADING')
+  ),
   rule(
     /^torch\.cuda\.(driver|driver_api)$/,
     'driver',

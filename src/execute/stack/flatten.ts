@@ -5,6 +5,7 @@
  */
 import type { ArmStack, CotenantList } from '../../types/index.js'
 import { appendAll } from '../../util/arrays.js'
+import { first } from '../../util/must.js'
 import { mergeCotenants } from '../cotenants.js'
 
 export type Flat = Map<string, string>
@@ -86,9 +87,11 @@ export function envOf(facts: Record<string, unknown>): Map<string, string> {
 /** Keys whose values differ between the processes of one arm (the first process is the reference). */
 export function varyingKeys(stacks: readonly Record<string, unknown>[]): string[] {
   if (stacks.length < 2) return []
-  const first = flatten(stacks[0]!)
+  const [reference, ...rest] = stacks
+  if (reference === undefined) return []
+  const base = flatten(reference)
   const varies = new Set<string>()
-  for (const s of stacks.slice(1)) for (const d of diffFlat(first, flatten(s))) varies.add(d.key)
+  for (const s of rest) for (const d of diffFlat(base, flatten(s))) varies.add(d.key)
   return [...varies].sort()
 }
 
@@ -117,7 +120,7 @@ export function armStacks(
     environment: g.environment,
     workload: g.workload,
     processes: g.list.length,
-    facts: g.list[0]!,
+    facts: first(g.list),
     varies: varyingKeys(g.list),
     ...(g.cotenants.length ? { cotenants: mergeCotenants(g.cotenants) } : {})
   }))

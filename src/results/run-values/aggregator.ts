@@ -16,6 +16,7 @@ import { knownMetric } from '../known-metrics.js'
 import { isTailMetric } from '../../config/index.js'
 import { FINGERPRINT_FIELDS, type ArmSeries, type Interleave, type PartialFingerprint } from './series.js'
 import { isStartupMetric } from './startup-metrics.js'
+import { at } from '../../util/must.js'
 import {
   RowConflictError,
   declaredOnce,
@@ -207,7 +208,7 @@ export class RunAggregator {
     for (const groups of bySeries.values()) {
       const numeric = groups.every(g => g.run.trim() !== '' && Number.isFinite(Number(g.run)))
       if (numeric) groups.sort((a, b) => Number(a.run) - Number(b.run))
-      const first = groups[0]!
+      const first = at(groups, 0)
       const unit = declaredOnce(groups, 'unit', 'unit')
       const better = declaredOnce(groups, 'better', 'direction')
       const startup = isStartupMetric(first.metric) || groups.some(g => g.scope === 'startup')

@@ -4,6 +4,7 @@
  */
 import { median } from 'simple-statistics'
 import { InputError } from '../../util/errors.js'
+import { at, numAt } from '../../util/must.js'
 import type { Interleave } from './series.js'
 
 export interface Group {
@@ -57,7 +58,7 @@ export function noteIteration(g: Group, iteration: number | undefined): void {
       spans.push(iteration, iteration)
       return
     }
-    const hi = spans[n - 1]!
+    const hi = numAt(spans, n - 1)
     if (iteration === hi + 1) {
       spans[n - 1] = iteration
       return
@@ -67,13 +68,14 @@ export function noteIteration(g: Group, iteration: number | undefined): void {
       return
     }
     for (let i = 0; i < n; i += 2)
-      if (iteration >= spans[i]! && iteration <= spans[i + 1]!) {
+      if (iteration >= numAt(spans, i) && iteration <= numAt(spans, i + 1)) {
         g.repeated = iteration
         return
       }
   }
   const all = new Set<number>()
-  for (let i = 0; i < n; i += 2) for (let it = spans[i]!; it <= spans[i + 1]!; it++) all.add(it)
+  for (let i = 0; i < n; i += 2)
+    for (let it = numAt(spans, i), end = numAt(spans, i + 1); it <= end; it++) all.add(it)
   g.spans = undefined
   g.seen = all
   if (all.has(iteration)) g.repeated = iteration
@@ -129,7 +131,7 @@ export function turnValues(g: Group): number[] | null {
   if (g.interleave !== 'turns' || g.untimed === true || g.byIteration === undefined) return null
   return [...g.byIteration.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, v]) => (v.length === 1 ? v[0]! : median(v)))
+    .map(([, v]) => (v.length === 1 ? numAt(v, 0) : median(v)))
 }
 
 /** The mean of a run's values (summed in order; one value is itself). */
@@ -172,7 +174,7 @@ export function declaredOnce(
 ): string | undefined {
   const values = [...new Set(groups.map(g => g[field]).filter(v => v !== ''))]
   if (values.length > 1) {
-    const first = groups[0]!
+    const first = at(groups, 0)
     throw new RowConflictError(
       field,
       values.join(' and '),
