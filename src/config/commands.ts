@@ -43,7 +43,7 @@ export function splitCommand(name: string, text: string, shownAs = `${name}: ${t
   let inWord = false
   let quote: '"' | "'" | null = null
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
+    const c = text.charAt(i)
     if (quote === "'") {
       if (c === "'") quote = null
       else word += c
@@ -51,7 +51,8 @@ export function splitCommand(name: string, text: string, shownAs = `${name}: ${t
     }
     if (quote === '"') {
       if (c === '"') quote = null
-      else if (c === '\\' && i + 1 < text.length && '"\\'.includes(text[i + 1]!)) word += text[++i]
+      else if (c === '\\' && i + 1 < text.length && '"\\'.includes(text.charAt(i + 1)))
+        word += text.charAt(++i)
       else if (c === '$' || c === '`')
         throw new InputError(Inputs.Commands, shownAs, 'a command without $ or ` (no shell expands them)')
       else word += c
@@ -89,9 +90,10 @@ function entries(input: Inputs, raw: string): [string, string][] {
     .map(l => l.trim())
     .filter(l => l !== '' && !l.startsWith('#'))
     .map(line => {
-      const m = /^([^:=\s]+)\s*[:=]\s*(.*)$/.exec(line)
-      if (!m) throw new InputError(input, line, 'NAME: COMMAND (or NAME=COMMAND), one a line')
-      return [m[1]!, m[2]!]
+      const [, name, command] = /^([^:=\s]+)\s*[:=]\s*(.*)$/.exec(line) ?? []
+      if (name === undefined || command === undefined)
+        throw new InputError(input, line, 'NAME: COMMAND (or NAME=COMMAND), one a line')
+      return [name, command]
     })
 }
 

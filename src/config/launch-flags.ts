@@ -10,6 +10,7 @@
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
+import { at, first } from '../util/must.js'
 
 const SIZE = /^\d{1,16}(\.\d{1,6})?[bkmg]?$/i
 const CPU_LIST = /^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?){0,255}$/
@@ -131,7 +132,7 @@ export function containerLaunchArgs(raw: string, containerMemory: string | null)
     throw new InputError(Inputs.ContainerArgs, `${tokens.length} words`, `at most ${MAX_TOKENS} words`)
   const out: string[] = []
   for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!
+    const token = at(tokens, i)
     const eq = token.startsWith('--') ? token.indexOf('=') : -1
     const name = eq > 0 ? token.slice(0, eq) : token
     const rule = FLAGS.find(f => f.names.includes(name))
@@ -162,10 +163,10 @@ export function containerLaunchArgs(raw: string, containerMemory: string | null)
 export function launchFlagFacts(args: readonly string[]): Record<string, string> {
   const facts: Record<string, string> = {}
   for (let i = 0; i + 1 < args.length; i += 2) {
-    const key = args[i]!.replace(/^--/, '')
-    const value = args[i + 1]!
+    const key = at(args, i).replace(/^--/, '')
+    const value = at(args, i + 1)
     if (key === 'ulimit' || key === 'env' || key === 'tmpfs') {
-      const sub = value.split(/[=:]/)[0]!
+      const sub = first(value.split(/[=:]/))
       facts[`${key}.${sub}`] = key === 'env' ? value.slice(sub.length + 1) : value
     } else facts[key] = value
   }

@@ -93,12 +93,13 @@ export function parseGateMetrics(
   const list: GateMetric[] = []
   const seen = new Set<string>()
   for (const entry of entries) {
-    const m = /^([A-Za-z0-9_.-]{1,64})\/([A-Za-z0-9_.-]{1,128})$/.exec(entry)
-    if (m === null || !isTailMetric(m[1]!, m[2]!)) return { ok: false, entry }
-    const key = gateMetricKey(m[1]!, m[2]!)
+    const [, workload, metric] = /^([A-Za-z0-9_.-]{1,64})\/([A-Za-z0-9_.-]{1,128})$/.exec(entry) ?? []
+    if (workload === undefined || metric === undefined || !isTailMetric(workload, metric))
+      return { ok: false, entry }
+    const key = gateMetricKey(workload, metric)
     if (seen.has(key)) continue
     seen.add(key)
-    list.push({ workload: m[1]!, metric: m[2]! })
+    list.push({ workload, metric })
   }
   return { ok: true, list }
 }

@@ -8,6 +8,7 @@
  */
 import type { Arm, CheckSummary, Fingerprint } from '../types/index.js'
 import type { GroupKey, GroupKeyArm } from './types.js'
+import { at } from '../util/must.js'
 
 /** Host-wide fields, taken from the baseline (first) arm's fingerprint. */
 export const HOST_KEY_FIELDS = ['device', 'gpu_name', 'driver', 'mig_mode'] as const
@@ -70,7 +71,7 @@ export function groupKeyDifferences(a: GroupKey, b: GroupKey): string[] {
     return out // per-arm fields are only comparable between the same arms
   }
   a.arms.forEach((armA, i) => {
-    const armB = b.arms[i]!
+    const armB = at(b.arms, i)
     for (const field of ARM_KEY_FIELDS)
       if (armA[field] !== armB[field])
         out.push(`${field} (${armA.label}): ${show(armA[field])} vs ${show(armB[field])}`)

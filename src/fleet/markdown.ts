@@ -75,12 +75,9 @@ function groupsTable(r: AggregateReport): string {
 }
 
 function notPooledSection(r: AggregateReport): string {
-  const lines = r.groups
-    .filter(g => g.not_pooled_with)
-    .map(
-      g =>
-        `- ${g.id} not pooled with ${g.not_pooled_with!.group}: ${inline(g.not_pooled_with!.differences.join('; '))}`
-    )
+  const lines = r.groups.flatMap(({ id, not_pooled_with: apart }) =>
+    apart ? [`- ${id} not pooled with ${apart.group}: ${inline(apart.differences.join('; '))}`] : []
+  )
   if (!lines.length)
     return `All ${plural(r.groups[0]?.sources.length ?? 0, 'result folder')} share one fingerprint and were pooled.`
   return [

@@ -10,6 +10,7 @@ import type { CheckVerdict, PreflightResult, SampleRecord } from '../types/index
 import { VERSION } from '../util/version.js'
 import { groupKeyDifferences, groupKeyOf, groupKeyString, KEY_FIELDS } from './group-key.js'
 import type { AggregateGroup, AggregateReport, AggregateSourceInfo, GroupKey, ResultSource } from './types.js'
+import { must } from '../util/must.js'
 
 export interface AggregateOptions {
   maxOverheadPct: number
@@ -128,9 +129,10 @@ function analyseGroup(
   sources: ResultSource[],
   opts: AggregateOptions
 ): Omit<AggregateGroup, 'not_pooled_with'> {
-  const first = sources[0]!.summary
+  // A group holds at least one source (groupSources), and a summary at least two arms.
+  const first = must(sources[0], 'a group without sources').summary
   const arms = first.arms.map(a => a.label)
-  const baselineEnv = arms[0]!
+  const baselineEnv = must(arms[0], 'a summary without arms')
   const candidateEnvs = arms.slice(1)
   const records = poolRecords(sources)
   const analysis =
@@ -159,7 +161,9 @@ function analyseGroup(
   return {
     id,
     key,
-    fingerprint: Object.fromEntries(arms.map(a => [a, first.fingerprints[a]!])),
+    fingerprint: Object.fromEntries(
+      arms.map(a => [a, must(first.fingerprints[a], `no fingerprint of arm ${a}`)])
+    ),
     images: Object.fromEntries(first.arms.map(a => [a.label, a.image])),
     sources: sources.map(sourceInfo),
     baseline_env: baselineEnv,

@@ -107,18 +107,17 @@ export function readSource(dir: string, label = path.basename(path.resolve(dir))
  * (`h100/results`, `h200/results`); the path as given when even the full paths collide.
  */
 export function sourceLabels(dirs: readonly string[]): string[] {
-  const parts = dirs.map(d => path.resolve(d).split(path.sep).filter(Boolean))
-  const depth = dirs.map(() => 1)
-  const label = (i: number): string => parts[i]!.slice(-depth[i]!).join('/')
+  // Each folder's path parts and how many of its last parts its label shows.
+  const entries = dirs.map(d => ({ parts: path.resolve(d).split(path.sep).filter(Boolean), depth: 1 }))
+  const label = (e: { parts: string[]; depth: number }): string => e.parts.slice(-e.depth).join('/')
   for (;;) {
-    const seen = new Map<string, number[]>()
-    dirs.forEach((_, i) => seen.set(label(i), [...(seen.get(label(i)) ?? []), i]))
-    const grow = [...seen.values()].filter(ix => ix.length > 1).flat()
-    const growable = grow.filter(i => depth[i]! < parts[i]!.length)
+    const seen = new Map<string, number>()
+    for (const e of entries) seen.set(label(e), (seen.get(label(e)) ?? 0) + 1)
+    const growable = entries.filter(e => (seen.get(label(e)) ?? 0) > 1 && e.depth < e.parts.length)
     if (growable.length === 0) break
-    for (const i of growable) depth[i]!++
+    for (const e of growable) e.depth++
   }
-  return dirs.map((_, i) => label(i))
+  return entries.map(label)
 }
 
 /** Read all folders; the same folder or the same check twice would count its runs twice, so it is refused. */

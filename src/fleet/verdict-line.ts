@@ -63,8 +63,9 @@ function groupWhy(g: AggregateGroup): string {
   const counts = (['equivalent', 'inconclusive', 'incomparable'] as const)
     .map(v => [v, list.filter(c => c.verdict === v).length] as const)
     .filter(([, n]) => n > 0)
-  if (counts.length === 1)
-    return `${list.length === 1 ? 'the' : 'all'} ${plural(list.length, 'gated metric')} ${counts[0]![0]}`
+  const [only] = counts
+  if (counts.length === 1 && only)
+    return `${list.length === 1 ? 'the' : 'all'} ${plural(list.length, 'gated metric')} ${only[0]}`
   return `${counts.map(([v, n]) => `${n} ${v}`).join(', ')} of ${plural(list.length, 'gated metric')}`
 }
 
