@@ -11,6 +11,8 @@ import { EXIT_TIMED_OUT, execCapture, type ExecOptions, type ExecResult } from '
 
 /** Bound of each clean-up call (kill, ps, rm): a hung engine must not hold the runner after a timeout. */
 export const CLEANUP_TIMEOUT_MS = 15_000
+/** Tries of a pause or unpause that runc could not finish freezing (100 ms, then 300 ms apart). */
+const FREEZE_ATTEMPTS = 3
 /**
  * An image pull (an NGC image is ~10 GB) may take minutes; bounded all the same: by this, and by what the caller
  * has left of its budget (a check: run-timeout, preflight/image.ts).
@@ -194,14 +196,21 @@ export async function freezeContainer(
   name: string,
   frozen: boolean
 ): Promise<string | null> {
-  const res = await execCapture(runtime, [frozen ? 'pause' : 'unpause', name], {
-    timeoutMs: FREEZE_TIMEOUT_MS
-  })
-  if (res.exitCode === 0) return null
-  const why =
-    res.exitCode === EXIT_TIMED_OUT
-      ? 'timed out'
-      : res.stderr.trim().split('\n').at(-1) || `exit ${res.exitCode}`
+  let why = ''
+  for (let attempt = 0; attempt < FREEZE_ATTEMPTS; attempt++) {
+    if (attempt > 0) await new Promise(r => setTimeout(r, 100 * 3 ** (attempt - 1)))
+    const res = await execCapture(runtime, [frozen ? 'pause' : 'unpause', name], {
+      timeoutMs: FREEZE_TIMEOUT_MS
+    })
+    if (res.exitCode === 0) return null
+    why =
+      res.exitCode === EXIT_TIMED_OUT
+        ? 'timed out'
+        : res.stderr.trim().split('\n').at(-1) || `exit ${res.exitCode}`
+    // runc gives up freezing a cgroup whose tasks do not settle in time ("unable to freeze"): a busy host's
+    // transient, seen on a loaded 2-core runner mid-check. Anything else (no freezer, gone) is final.
+    if (!/unable to freeze/i.test(why)) break
+  }
   return `${runtime} ${frozen ? 'pause' : 'unpause'} failed: ${why.slice(0, 300)}`
 }
 
