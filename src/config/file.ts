@@ -153,27 +153,7 @@ export function readConfigFile(
   options: ConfigFileOptions = {}
 ): ConfigFileContents {
   if (workspace !== undefined) checkLocation(file, workspace)
-  let text: string
-  try {
-    // Judged again on the file opened: a `.github` swapped for a link after checkLocation, or a hard link to
-    // a file outside the workspace, is refused (safe-fs `within`, `oneLink`).
-    text = readUntrusted(file, {
-      maxBytes: READ_LIMITS.config,
-      noFollow: true,
-      ...(workspace === undefined ? {} : { within: workspace, oneLink: true })
-    })
-  } catch (error) {
-    const why =
-      error instanceof UnsafePathError
-        ? error.reason
-        : ((error as NodeJS.ErrnoException).code ?? 'unreadable')
-    throw new InputError(
-      Inputs.Config,
-      file,
-      `a readable YAML file, a regular file at most ${READ_LIMITS.config} bytes (${why})`
-    )
-  }
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
+  const doc = parseDocument(readConfigText(file, workspace), { uniqueKeys: true, prettyErrors: false })
   const problem = doc.errors[0]
   if (problem) {
     const at = problem.linePos?.[0]
@@ -228,4 +208,27 @@ export function readConfigFile(
     raw[key as Inputs] = text
   }
   return { knobs: raw, commands }
+}
+
+/** The config file's text, read with the safe-fs limits; a file it refuses or cannot read is an InputError. */
+function readConfigText(file: string, workspace: string | undefined): string {
+  try {
+    // Judged again on the file opened: a `.github` swapped for a link after checkLocation, or a hard link to
+    // a file outside the workspace, is refused (safe-fs `within`, `oneLink`).
+    return readUntrusted(file, {
+      maxBytes: READ_LIMITS.config,
+      noFollow: true,
+      ...(workspace === undefined ? {} : { within: workspace, oneLink: true })
+    })
+  } catch (error) {
+    const why =
+      error instanceof UnsafePathError
+        ? error.reason
+        : ((error as NodeJS.ErrnoException).code ?? 'unreadable')
+    throw new InputError(
+      Inputs.Config,
+      file,
+      `a readable YAML file, a regular file at most ${READ_LIMITS.config} bytes (${why})`
+    )
+  }
 }

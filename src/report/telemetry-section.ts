@@ -75,14 +75,8 @@ export function telemetrySection(summary: CheckSummary): Section | null {
   ])
   // Nothing measured (device cpu, telemetry off, no NVML): no section rather than a table of labels.
   if ((shown.rows[0]?.length ?? 0) <= labels) return null
-  const window =
-    regions === ordered.length
-      ? 'Util, SM clock, power and throttling: means over the measured region each workload marked (warm-ups and start-up excluded); the last column is the whole process, start-up included.'
-      : regions === 0
-        ? 'Means over each whole process (start-up included: these workloads marked no measured region), warm-up runs excluded.'
-        : 'Rows with a whole-process column: means over the measured region the workload marked; the others: over the whole process (start-up included).'
   const how =
-    `${window} ${NVML_UTIL_MEANING} EDP = energy × delay per run; lower is better.` +
+    `${averagingWindow(regions, ordered.length)} ${NVML_UTIL_MEANING} EDP = energy × delay per run; lower is better.` +
     (sources.size
       ? ` Energy from ${[...sources].map(s => (s === 'nvml' ? 'the NVML energy counter' : 'integrated power draw')).join(' and ')}.`
       : '') +
@@ -95,4 +89,13 @@ export function telemetrySection(summary: CheckSummary): Section | null {
     title: 'GPU telemetry',
     body: `## GPU telemetry\n\n${table(shown.rows, shown.align)}\n\n${how}`
   }
+}
+
+/** What the means of the table are taken over: the marked measured regions, the whole processes, or a mix. */
+function averagingWindow(regions: number, rows: number): string {
+  return regions === rows
+    ? 'Util, SM clock, power and throttling: means over the measured region each workload marked (warm-ups and start-up excluded); the last column is the whole process, start-up included.'
+    : regions === 0
+      ? 'Means over each whole process (start-up included: these workloads marked no measured region), warm-up runs excluded.'
+      : 'Rows with a whole-process column: means over the measured region the workload marked; the others: over the whole process (start-up included).'
 }

@@ -47,15 +47,7 @@ export async function compareWithBaseline(
       comparisons: [],
       saved: false
     }
-  const rows = [...samples]
-  const agg = aggregateRows(rows)
-  const current: CurrentResults = {
-    check_id: rows.find(r => r.check_id !== undefined)?.check_id ?? new Date().toISOString(),
-    commit: opts.commit ?? null,
-    series: agg.series(),
-    fingerprints: agg.fingerprints,
-    stacks: agg.stacks
-  }
+  const current = currentResults([...samples], opts.commit)
   const store =
     opts.store ??
     new JsonFileBaselineStore(must(opts.path, 'with no store given, the check above leaves a path'))
@@ -115,4 +107,19 @@ export async function compareWithBaseline(
     environments: opts.environments
   })
   return { ...result, saved: saved.saved, message: `${result.message} ${saved.message}` }
+}
+
+/** This check's results as the store compares and appends them: its rows aggregated, under its id and commit. */
+function currentResults(
+  rows: (RawRow & { check_id?: string })[],
+  commit: string | null | undefined
+): CurrentResults {
+  const agg = aggregateRows(rows)
+  return {
+    check_id: rows.find(r => r.check_id !== undefined)?.check_id ?? new Date().toISOString(),
+    commit: commit ?? null,
+    series: agg.series(),
+    fingerprints: agg.fingerprints,
+    stacks: agg.stacks
+  }
 }

@@ -109,7 +109,16 @@ export function compareWithStored(
       measured.push(fixed)
     }
   }
-  const comparisons = decide(measured, options)
+  return storedResult(decide(measured, options), unmatched, notes, location)
+}
+
+/** The result of a stored comparison: what was compared, or that nothing stored matched; with what was skipped and noted. */
+function storedResult(
+  comparisons: Comparison[],
+  unmatched: string[],
+  notes: string[],
+  location: string
+): BaselineResult {
   if (comparisons.length === 0)
     return {
       status: 'no-match',

@@ -42,9 +42,11 @@ function powerAdvice(c: Comparison, max: number): string {
 
 const fmtPct = (x: number): string => `${x.toFixed(1)}%`
 
-function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: MetricVerdict; reason: string } {
-  const max = opts.maxOverheadPct
-  const effect = formatOverhead(c)
+/**
+ * The verdict of a comparison nothing can be tested on (other fingerprints, too few stored checks or runs,
+ * no ratio of the means), with its reason; null when the statistics can decide.
+ */
+function untestableVerdict(c: Comparison, effect: string): { verdict: MetricVerdict; reason: string } | null {
   const undef = new Set(c.undefined_stats ?? [])
   if (c.incomparable_fields !== undefined && c.incomparable_fields.length > 0)
     return {
@@ -66,16 +68,28 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       verdict: 'inconclusive',
       reason: `A ratio needs positive means (baseline ${c.mean_baseline}, candidate ${c.mean_candidate}), so no overhead can be stated: inconclusive.`
     }
-  const pText =
-    c.p_source === 'paired'
-      ? `paired over ${c.paired?.blocks ?? c.n_baseline} blocks (within-block ratios), ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
-      : c.p_source === 'mann-whitney'
-        ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
-        : c.p_source === 'prediction-interval'
-          ? `prediction interval over ${c.n_baseline} stored check means, ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
-          : c.scope !== 'steady'
-            ? `Welch p=${formatP(c.p_adjusted)}`
-            : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
+  return null
+}
+
+/** The test behind the comparison's p value and that p, as the reasons quote it. */
+function pValueText(c: Comparison): string {
+  return c.p_source === 'paired'
+    ? `paired over ${c.paired?.blocks ?? c.n_baseline} blocks (within-block ratios), ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
+    : c.p_source === 'mann-whitney'
+      ? `Welch's t is undefined (zero variance in both arms), Mann–Whitney p=${formatP(c.p_adjusted)}`
+      : c.p_source === 'prediction-interval'
+        ? `prediction interval over ${c.n_baseline} stored check means, ${c.scope === 'steady' ? 'Holm-adjusted ' : ''}p=${formatP(c.p_adjusted)}`
+        : c.scope !== 'steady'
+          ? `Welch p=${formatP(c.p_adjusted)}`
+          : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
+}
+
+function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: MetricVerdict; reason: string } {
+  const max = opts.maxOverheadPct
+  const effect = formatOverhead(c)
+  const untestable = untestableVerdict(c, effect)
+  if (untestable !== null) return untestable
+  const pText = pValueText(c)
   const identical = c.welch.defined === false && c.p_gate === 1
   const significant = c.p_adjusted < opts.alpha
   const constant = c.n_baseline >= 2 && c.sd_baseline === 0 && c.sd_candidate === 0
