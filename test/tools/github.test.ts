@@ -112,7 +112,7 @@ describe('write spacing', () => {
     )
     expect(at).toHaveLength(3)
     // Bottleneck spaces the starts of the requests 3 × 100 ms apart; these are arrival times, and on a loaded
-    // runner one arrival can lag its start (a gap of 141 ms was seen beside a 359 ms one). Unspaced writes
+    // runner one arrival can lag its start (a gap of 141 ms was seen on a busy 2-core machine). Unspaced writes
     // arrive a few ms apart: each gap well over that, and the two together near their 600 ms.
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(100)
     expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(100)
