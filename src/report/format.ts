@@ -4,6 +4,7 @@ import { redact } from '../util/secrets.js'
 import { isSecretName } from '../util/secret-names.js'
 import { mdCode, mdText } from '../util/text.js'
 import type { Comparison, Direction, MetricScope } from '../types/index.js'
+import { own } from '../util/own.js'
 
 const DASH = '–'
 
@@ -97,7 +98,7 @@ function fmtSeconds(seconds: number): string {
 /** A value with its unit; durations are rescaled so the number stays between 1 and 1000. */
 export function fmtValue(x: number | null | undefined, unit: string): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return DASH
-  const scale = TIME_UNITS[unit]
+  const scale = own(TIME_UNITS, unit)
   if (scale !== undefined) return fmtSeconds(x * scale)
   if (unit === '%') return `${fmtNum(x)}%`
   // A unit is the workload's or a result file's text: through the one sanitiser like every name shown.

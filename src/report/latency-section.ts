@@ -6,6 +6,7 @@ import type { Section } from './section.js'
 import type { Table } from './table.js'
 import { table } from './table.js'
 import { first } from '../util/must.js'
+import { own } from '../util/own.js'
 
 const LATENCY_ORDER = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'tokens_per_s']
 const LATENCY_LABELS: Record<string, string> = {
@@ -54,7 +55,7 @@ export function latencySection(summary: CheckSummary): Section | null {
         if (!l) continue
         rows.push([
           ...(several ? [cell(k.workload)] : []),
-          labelWithUnit(LATENCY_LABELS[k.metric] ?? k.metric, l.unit),
+          labelWithUnit(own(LATENCY_LABELS, k.metric) ?? k.metric, l.unit),
           cell(e),
           fmtNum(l.p50),
           fmtNum(l.p90),
@@ -84,7 +85,7 @@ export function latencySection(summary: CheckSummary): Section | null {
       l ? [fmtNum(l.p50), fmtNum(l.p90), fmtNum(l.p99)] : ['–', '–', '–']
     rows.push([
       ...(several ? [cell(k.workload)] : []),
-      labelWithUnit(LATENCY_LABELS[k.metric] ?? k.metric, unit),
+      labelWithUnit(own(LATENCY_LABELS, k.metric) ?? k.metric, unit),
       ...per.flatMap(vals),
       per.map(l => (l ? String(l.n) : '–')).join(' / ')
     ])

@@ -13,6 +13,7 @@ import { table } from './table.js'
 import { gatingComparisons } from './verdict.js'
 import { appendAll } from '../util/arrays.js'
 import { first } from '../util/must.js'
+import { own } from '../util/own.js'
 
 /** Phase names as the runner records them (`launch_s`…), also accepted without `_s`. */
 const PHASE_LABELS: Record<StartupPhase, string> = {
@@ -52,7 +53,7 @@ function phaseRank(metric: string): number {
 
 function phaseLabel(metric: string): string {
   const name = phaseName(metric)
-  return isPhase(name) ? PHASE_LABELS[name] : (TOTAL_LABELS[name] ?? cell(metric))
+  return isPhase(name) ? PHASE_LABELS[name] : (own(TOTAL_LABELS, name) ?? cell(metric))
 }
 
 /** candidate / baseline of the means: the same definition as the comparison's overhead. */
@@ -127,7 +128,7 @@ function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: numbe
   const phases = g.rows.filter(c => isPhase(phaseName(c.metric)))
   if (phases.length) {
     let added = 0
-    for (const c of phases) added += (c.mean_candidate - c.mean_baseline) * (SECONDS[c.unit] ?? NaN)
+    for (const c of phases) added += (c.mean_candidate - c.mean_baseline) * (own(SECONDS, c.unit) ?? NaN)
     const seen = new Set(phases.map(c => phaseName(c.metric)))
     // `prepare` is newer than the other phases: results recorded before it lack it without anything missing.
     const missing = STARTUP_PHASES.filter(p => p !== 'prepare' && !seen.has(p)).map(p =>
@@ -220,7 +221,8 @@ export function worstStartupLine(summary: CheckSummary): string | null {
   const startup = summary.analysis?.comparisons.filter(c => c.scope === 'startup') ?? []
   const pick = (metric: string): Comparison[] => startup.filter(c => phaseName(c.metric) === metric)
   const [rows, span] = pick(TOTAL).length ? [pick(TOTAL), 'spawn → measuring'] : [pick(WALL), 'whole process']
-  const delta = (c: Comparison): number => (c.median_candidate - c.median_baseline) * (SECONDS[c.unit] ?? NaN)
+  const delta = (c: Comparison): number =>
+    (c.median_candidate - c.median_baseline) * (own(SECONDS, c.unit) ?? NaN)
   const worst = rows.filter(c => Number.isFinite(delta(c))).sort((a, b) => delta(b) - delta(a))[0]
   if (!worst) return null
   const scale = SECONDS[worst.unit] ?? 1

@@ -6,6 +6,7 @@
  * test/analyze/known-metrics.test.ts runs the workloads and checks this table against what they emit.
  */
 import type { Direction } from '../types/index.js'
+import { own } from '../util/own.js'
 
 export interface KnownMetric {
   better: Direction
@@ -45,7 +46,8 @@ const KNOWN: Record<string, Record<string, KnownMetric>> = {
 
 /** `copyup_ms@128MiB` is `copyup_ms` of one size class. */
 export function knownMetric(workload: string, metric: string): KnownMetric | undefined {
-  return KNOWN[workload]?.[metric.split('@')[0] ?? metric]
+  const metrics = own(KNOWN, workload)
+  return metrics && own(metrics, metric.split('@')[0] ?? metric)
 }
 
 /** Every known (workload, metric) pair, for the contract test. */

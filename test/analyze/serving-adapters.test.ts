@@ -300,3 +300,34 @@ describe('tail percentiles of a result file: shown, gated only when named (issue
     }
   })
 })
+
+describe('result keys named like Object.prototype members (untrusted files)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'proto-keys-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  it.each([
+    ['vllm-bench-serve', 'vllm-bench-serve.json'],
+    ['sglang-bench-serving', 'sglang-bench-serving.jsonl']
+  ] as const)('%s: `constructor`, `toString` and `__proto__` are not metrics', (format, fixture) => {
+    const text = readFileSync(join(FIX, fixture), 'utf8').trim().split('\n')
+    const withKeys = text.map(line =>
+      line.replace(/^\{/, '{"constructor": 5, "toString": 6, "__proto__": 7, "hasOwnProperty": 8, ')
+    )
+    const file = join(dir, fixture)
+    writeFileSync(file, withKeys.join('\n') + '\n')
+    const rows = readResultFile(format, file)
+    expect(rows.length).toBe(readResultFile(format, join(FIX, fixture)).length)
+    expect(rows.map(r => r.metric)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(constructor|toString|__proto__|hasOwnProperty)$/)])
+    )
+    expect(rows.every(r => typeof r.unit === 'string')).toBe(true)
+  })
+})
+
+test('knownMetric reads own keys only: a metric named `constructor` is not in the table', async () => {
+  const { knownMetric } = await import('../../src/results/known-metrics.js')
+  expect(knownMetric('llm', 'tpot_ms')).toEqual({ better: 'lower' })
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    expect(knownMetric('llm', name)).toBeUndefined()
+    expect(knownMetric(name, 'tpot_ms')).toBeUndefined()
+  }
+})

@@ -16,6 +16,7 @@ import {
   inert,
   type Knowledge
 } from './knowledge.js'
+import { own } from '../../util/own.js'
 
 const LAUNCH: readonly Domain[] = ['gpu-compute', 'launch']
 const ALLOCATOR: readonly Domain[] = ['memory', 'gpu-compute']
@@ -247,7 +248,7 @@ export const ENV_KNOWLEDGE: Readonly<Record<string, Knowledge>> = {
 
 /** Knowledge of one variable: the table, else its family, else a generic entry (it was recorded, so it is in a family). */
 export function envKnowledge(name: string): Knowledge {
-  const known = ENV_KNOWLEDGE[name]
+  const known = own(ENV_KNOWLEDGE, name)
   if (known) return known
   const family = ENV_FAMILIES.find(f => name.startsWith(f.prefix))
   if (family)

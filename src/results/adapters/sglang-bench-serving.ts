@@ -71,7 +71,7 @@ export function sglangBenchServingRows(src: JsonSource, doc: unknown): SampleRow
           better: 'lower',
           iteration: i
         })
-      } else if (key in THROUGHPUT_UNITS) {
+      } else if (Object.hasOwn(THROUGHPUT_UNITS, key)) {
         const unit = must(THROUGHPUT_UNITS[key], `${key} is in THROUGHPUT_UNITS`)
         rows.push({
           workload: SGLANG_WORKLOAD,

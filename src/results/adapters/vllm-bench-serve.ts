@@ -38,7 +38,7 @@ export function vllmBenchServeRows(src: JsonSource, doc: unknown): SampleRow[] {
         unit: 'ms',
         better: 'lower'
       })
-    else if (key in THROUGHPUT_UNITS && value !== null) {
+    else if (Object.hasOwn(THROUGHPUT_UNITS, key) && value !== null) {
       const unit = must(THROUGHPUT_UNITS[key], `${key} is in THROUGHPUT_UNITS`)
       rows.push({
         workload: VLLM_WORKLOAD,
