@@ -66,11 +66,19 @@ describe('turns with a container', () => {
     const append = writer.appendSamples.bind(writer)
     writer.appendSamples = (records: SampleRecord[]) => {
       for (const r of records.filter(x => x.metric === 'tpot_ms')) {
-        const paused = spawnSync(
+        const state = spawnSync(
           'docker',
-          ['inspect', '-f', '{{.State.Paused}}', `gpu-overhead-${checkId}-${container.order}`],
+          [
+            'inspect',
+            '-f',
+            '{{.State.Paused}} {{.State.Running}}',
+            `gpu-overhead-${checkId}-${container.order}`
+          ],
           { encoding: 'utf8' }
         ).stdout.trim()
+        // A container that has exited but is not removed yet (slow on a loaded runner) reads "false false":
+        // gone, like a container inspect no longer finds.
+        const paused = state === '' || state === 'false false' ? '' : (state.split(' ')[0] ?? '')
         seen.push(`${r.environment}:${paused}`)
       }
       append(records)
