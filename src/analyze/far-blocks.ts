@@ -14,8 +14,8 @@
  * (in points: 93–100% of sets at ×7); one block in three 10% off: named in 100%.
  */
 import { median } from 'simple-statistics'
-import { PROJECT_URL } from '../util/version.js'
 import { signedPct } from '../util/text.js'
+import { stateAdvice } from './state-advice.js'
 
 export const FAR_FROM_MEDIAN = 2.5
 /** Fewer blocks have no median to be far from. */
@@ -44,9 +44,6 @@ export function farBlocks(blockPcts: readonly number[], maxOverheadPct: number):
   return { far, blocks: blockPcts.length, medianPct: median([...blockPcts]) }
 }
 
-/** Where the note sends the reader: this project's evidence page, by URL (the user's repository has no docs/). */
-export const FAR_BLOCKS_DOC = `${PROJECT_URL}/blob/main/docs/evidence/2026-11-27-h100x4-alone.md`
-
 /** One metric's far blocks, as the note lists them. */
 export function describeFarMetric(what: string, f: FarBlocks): string {
   return (
@@ -56,13 +53,18 @@ export function describeFarMetric(what: string, f: FarBlocks): string {
 }
 
 /** The report's one note for every metric with far blocks: which blocks, the two causes that fit, what removes the first. */
-export function describeFarBlocks(items: ReadonlyArray<{ what: string; far: FarBlocks }>): string {
+export function describeFarBlocks(
+  items: ReadonlyArray<{ what: string; far: FarBlocks; turns: boolean }>
+): string {
+  // Advice per layout the metrics were measured in: turns and no turns have different remedies.
+  const advice = [true, false]
+    .map(t => ({ t, names: items.filter(i => i.turns === t).map(i => i.what) }))
+    .filter(g => g.names.length > 0)
+    .map((g, _, all) => (all.length > 1 ? `${g.names.join(', ')}: ${stateAdvice(g.t)}` : stateAdvice(g.t)))
   return (
     `${items.map(i => describeFarMetric(i.what, i.far)).join('; ')}. Either the host changed state between a ` +
-    `block's two processes (a neighbour's job, a clock or power state: on shared 4-GPU hosts the LLM's level ` +
-    `changed every few processes), or some of one arm's processes take a slow path; the notes on levels and modes ` +
-    `say which where they can. Such blocks widen the interval, and more runs rarely help. A host state hits ` +
-    `processes that measure at the same time alike (9 times in 9 on a 4 x H100 host): on a multi-GPU runner give ` +
-    `the check two GPUs (gpus: 0,1), and the arms measure side by side (duet; ${FAR_BLOCKS_DOC}).`
+    `block's two processes (another process's kernels on the GPU, a neighbour's job, a clock or power state), ` +
+    `or some of one arm's processes take a slow path; the notes on levels and modes say which where they can. ` +
+    `Such blocks widen the interval, and more runs rarely help. ${advice.join(' ')}`
   )
 }

@@ -30,4 +30,4 @@ export {
   type TrendReport,
   type TrendSeries
 } from './trend.js'
-export { FAR_BLOCKS_DOC } from './far-blocks.js'
+export { DECODE_STATE_DOC } from './state-advice.js'

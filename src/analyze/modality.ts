@@ -9,6 +9,7 @@
 import { median as ssMedian } from 'simple-statistics'
 import { numAt } from '../util/must.js'
 import { variance } from './stats/index.js'
+import { stateAdvice } from './state-advice.js'
 
 export const MODALITY_MIN_RUNS = 4
 /** A gap smaller than 1% of the median is not a separate mode worth naming, however quiet the groups. */
@@ -98,17 +99,15 @@ export function describeSharedLevels(
   what: string,
   arms: [string, string],
   levels: SharedLevels,
-  unit: string
+  unit: string,
+  turns: boolean
 ): string {
   const u = unit ? ` ${unit}` : ''
   const at = (l: [number, number]): string => `${fmt(l[0])} and ${fmt(l[1])}${u}`
   return (
     `${what}: both arms sit at the same two levels (${arms[0]} ${at(levels.a)}, ${arms[1]} ${at(levels.b)}): ` +
-    `a state of the host or the GPU over time that both arms saw. What the image adds is measured within ` +
+    `a state of the GPU or the host over time that both arms saw. What the image adds is measured within ` +
     `blocks (the paired estimate); a block whose two processes fell in different levels is what needs more ` +
-    `runs. Where the level changes every few processes (seen with one to three other checks on 4-GPU hosts) ` +
-    `the runs allowed may not decide it. Processes measuring at the same time shared the level (9 times in 9): ` +
-    `give the check two GPUs (gpus: 0,1; the arms then measure side by side), or run it where fewer jobs ` +
-    `share the host (docs/sequential.md).`
+    `runs. ${stateAdvice(turns)}`
   )
 }

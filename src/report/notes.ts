@@ -1,6 +1,6 @@
 /** The analysis' notes, each shown in the section it is about. Pure. */
 import { STARTUP_PHASES, type CheckSummary, type MetricScope } from '../types/index.js'
-import { FAR_BLOCKS_DOC } from '../analyze/index.js'
+import { DECODE_STATE_DOC } from '../analyze/index.js'
 import { inline } from './format.js'
 
 /**
@@ -8,7 +8,7 @@ import { inline } from './format.js'
  * breaks every URL in a note (`https:/` + zero-width space + `/`: no link, and a copied one fails), so these are
  * linked again, as `<url>` autolinks, which end at `>` (text after one never extends it).
  */
-const OWN_PAGES = [FAR_BLOCKS_DOC]
+const OWN_PAGES = [DECODE_STATE_DOC]
 
 /** A note as inert markdown prose, with this project's own pages linked. */
 export function noteMarkdown(note: string): string {

@@ -2,12 +2,8 @@
  * Blocks far off the others, on per-block TPOT overheads recorded on 4 x H100 hosts (docs/evidence/2026-11-26-*
  * and 2026-11-27-h100x4-alone), and through the analysis on one check's per-process values.
  */
-import {
-  FAR_BLOCKS_DOC,
-  describeFarBlocks,
-  farBlocks,
-  FAR_FROM_MEDIAN
-} from '../../src/analyze/far-blocks.js'
+import { describeFarBlocks, farBlocks, FAR_FROM_MEDIAN } from '../../src/analyze/far-blocks.js'
+import { DECODE_STATE_DOC } from '../../src/analyze/state-advice.js'
 import { analyzeSeries } from '../../src/analyze/compare/index.js'
 import { series } from './helpers.js'
 
@@ -66,27 +62,43 @@ describe('farBlocks', () => {
     expect(farBlocks(FLIPPING, 0)).toBeNull()
   })
 
-  it('the note gives the blocks, both causes that fit, and the duet as what removes a host state', () => {
-    const note = describeFarBlocks([{ what: 'llm/tpot_ms', far: farBlocks(FLIPPING, 2)! }])
+  it('the note gives the blocks, both causes that fit, and what measures every process in one state', () => {
+    const note = describeFarBlocks([{ what: 'llm/tpot_ms', far: farBlocks(FLIPPING, 2)!, turns: false }])
     expect(note).toMatch(
       /^llm\/tpot_ms: 3 of 7 blocks lie far off the others \(\+10\.2%, \+11\.1%, \+9\.2%; the blocks' median is \+1\.1%\)\. /
     )
     // This project's page by URL: the user's repository has no docs/ folder.
-    expect(FAR_BLOCKS_DOC).toMatch(/^https:\/\/github\.com\/[^/]+\/gpu-overhead-action\/blob\/main\/docs\//)
-    expect(note).toContain(`(duet; ${FAR_BLOCKS_DOC})`)
+    expect(DECODE_STATE_DOC).toMatch(/^https:\/\/github\.com\/[^/]+\/gpu-overhead-action\/blob\/main\/docs\//)
+    expect(note).toContain(DECODE_STATE_DOC)
     expect(note).toMatch(/host changed state between a block's two processes/)
     expect(note).toMatch(/slow path/)
-    expect(note).toMatch(/gpus: 0,1/)
+    // Without turns: turns put every process in one state; the duet does not (2026-11-27-layouts-final).
+    expect(note).toMatch(/turns: true \(the default\) measures every process in one state/)
+    expect(note).not.toMatch(/gpus: 0,1/)
   })
 
-  it('one note for several metrics: the blocks of each, the causes once', () => {
+  it('under turns, the levels point at something else on the GPUs, not at turns', () => {
+    const note = describeFarBlocks([{ what: 'llm/tpot_ms', far: farBlocks(FLIPPING, 2)!, turns: true }])
+    expect(note).toMatch(/took turns/)
+    expect(note).toMatch(/no other job shares its GPUs/)
+    expect(note).not.toMatch(/turns: true/)
+  })
+
+  it('one note for several metrics: the blocks of each, the causes once, the advice per layout', () => {
     const f = farBlocks(FLIPPING, 2)!
-    const note = describeFarBlocks([
-      { what: 'llm/tpot_ms', far: f },
-      { what: 'llm/ttft_ms', far: f }
+    const same = describeFarBlocks([
+      { what: 'llm/tpot_ms', far: f, turns: true },
+      { what: 'llm/ttft_ms', far: f, turns: true }
     ])
-    expect(note.match(/lie far off the others/g)).toHaveLength(2)
-    expect(note.match(/host changed state/g)).toHaveLength(1)
+    expect(same.match(/lie far off the others/g)).toHaveLength(2)
+    expect(same.match(/host changed state/g)).toHaveLength(1)
+    expect(same.match(/took turns/g)).toHaveLength(1)
+    const mixed = describeFarBlocks([
+      { what: 'llm/tpot_ms', far: f, turns: true },
+      { what: 'matmul/kernel_ms', far: f, turns: false }
+    ])
+    expect(mixed).toMatch(/llm\/tpot_ms: Its processes took turns/)
+    expect(mixed).toMatch(/matmul\/kernel_ms: Its processes measured without turns/)
   })
 })
 

@@ -61,11 +61,40 @@ describe('sharedLevels', () => {
   it('names two arms that sit at the same two levels, with each arm’s levels', () => {
     const shared = sharedLevels(findModes(native)!, findModes(container)!)
     expect(shared).not.toBeNull()
-    const note = describeSharedLevels('llm/tpot_ms', ['native', 'container'], shared!, 'ms')
+    const note = describeSharedLevels('llm/tpot_ms', ['native', 'container'], shared!, 'ms', false)
     expect(note).toMatch(
       /both arms sit at the same two levels \(native 2\.85 and 3\.15 ms, container 2\.85 and 3\.19 ms\)/
     )
     expect(note).toMatch(/measured within blocks/)
+    // The advice follows the layout: the duet does not share the level (2026-11-27-layouts-final); turns do.
+    expect(note).toMatch(/turns: true \(the default\) measures every process in one state/)
+    expect(note).not.toMatch(/gpus: 0,1|side by side\)/)
+    expect(describeSharedLevels('llm/tpot_ms', ['native', 'container'], shared!, 'ms', true)).toMatch(
+      /took turns.*no other job shares its GPUs/
+    )
+  })
+
+  it('the analysis gives the advice of the layout the runs were measured in', () => {
+    const withTurns = (s: ReturnType<typeof series>): ReturnType<typeof series> => ({
+      ...s,
+      turns: s.values.map(v => [v, v])
+    })
+    const noteOf = (turns: boolean): string => {
+      const [n, c] = [
+        series('native', 'tpot_ms', native, { workload: 'llm' }),
+        series('container', 'tpot_ms', container, { workload: 'llm' })
+      ]
+      const notes =
+        analyzeSeries(turns ? [withTurns(n), withTurns(c)] : [n, c], {
+          baselineEnv: 'native',
+          candidateEnv: 'container',
+          maxOverheadPct: 2,
+          alpha: 0.05
+        }).notes ?? []
+      return notes.find(x => x.includes('same two levels')) ?? ''
+    }
+    expect(noteOf(false)).toMatch(/measured without turns/)
+    expect(noteOf(true)).toMatch(/took turns/)
   })
 
   it('does not pair the levels of an arm that a real overhead moved by a good part of the gap', () => {

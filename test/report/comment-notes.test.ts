@@ -4,7 +4,7 @@
  * one comment. Through the real analysis and the real comment builder.
  */
 import { analyzeSeries } from '../../src/analyze/compare/index.js'
-import { FAR_BLOCKS_DOC } from '../../src/analyze/far-blocks.js'
+import { DECODE_STATE_DOC } from '../../src/analyze/state-advice.js'
 import { buildComment, runLinks } from '../../src/report/comment-body.js'
 import { noteMarkdown } from '../../src/report/notes.js'
 import { buildReport } from '../../src/report/markdown.js'
@@ -73,19 +73,19 @@ describe('notes in the PR comment of a default CPU check', () => {
   })
 
   it("points at this project's docs by URL, never at a path the user's repository does not have", () => {
-    expect(FAR_BLOCKS_DOC).toMatch(/^https:\/\/github\.com\//)
+    expect(DECODE_STATE_DOC).toMatch(/^https:\/\/github\.com\//)
     // A link that works: the sanitiser's broken form (a zero-width space after `https:/`) would neither link
     // nor survive a copy.
     for (const text of [comment, buildReport(summary)]) {
-      expect(text).toContain(`<${FAR_BLOCKS_DOC}>`)
+      expect(text).toContain(`<${DECODE_STATE_DOC}>`)
       expect(text).not.toContain('\u200b/github.com/org/gpu-overhead-action')
       expect(text).not.toMatch(/[ (]docs\/evidence\//)
     }
   })
 
   it('links only the exact page: text after it in a note stays outside the link, and other URLs stay broken', () => {
-    const md = noteMarkdown(`see ${FAR_BLOCKS_DOC}/../../../../../evil/repo and https://example.com/x`)
-    expect(md).toContain(`<${FAR_BLOCKS_DOC}>/../../../../../evil/repo`)
+    const md = noteMarkdown(`see ${DECODE_STATE_DOC}/../../../../../evil/repo and https://example.com/x`)
+    expect(md).toContain(`<${DECODE_STATE_DOC}>/../../../../../evil/repo`)
     expect(md).toContain('https:/\u200b/example.com/x')
   })
 })

@@ -7,6 +7,7 @@ import { appendAll } from '../../util/arrays.js'
 import { at, last } from '../../util/must.js'
 import { describeModes, describeSharedLevels, findModes, sharedLevels } from '../modality.js'
 import { describeFarBlocks, farBlocks } from '../far-blocks.js'
+import { tookTurns } from '../state-advice.js'
 import { describeDisagreement } from './agreement.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from '../../results/index.js'
 import { aggregateRows } from '../../results/index.js'
@@ -95,7 +96,8 @@ export function measureSeries(
   )
   const comparisons: Comparison[] = []
   const notes: string[] = shownTailsNote([...base.values()].filter(b => cand.has(key(b))))
-  const farMetrics: Array<{ what: string; far: NonNullable<ReturnType<typeof farBlocks>> }> = []
+  const farMetrics: Array<{ what: string; far: NonNullable<ReturnType<typeof farBlocks>>; turns: boolean }> =
+    []
   for (const [k, b] of base) {
     const c = cand.get(k)
     if (c === undefined) {
@@ -123,14 +125,15 @@ export function measureSeries(
         notes.push(describeModes(what, arm, modes, series.unit))
       }
       const shared = mb && mc ? sharedLevels(mb, mc) : null
+      const turns = tookTurns(b) && tookTurns(c)
       if (shared !== null) {
         comparison.shared_levels = true
-        notes.push(describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit))
+        notes.push(describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit, turns))
       } else if (mb || mc) comparison.levels_gap_pct = 100 * Math.max(mb?.gapRel ?? 0, mc?.gapRel ?? 0)
       const far = comparison.paired ? farBlocks(comparison.paired.block_pcts, opts.maxOverheadPct) : null
       if (far !== null) {
         comparison.far_blocks = far.far.length
-        farMetrics.push({ what, far })
+        farMetrics.push({ what, far, turns })
       }
       if (comparison.screened_disagrees === true) notes.push(describeDisagreement(what, comparison))
     }

@@ -1,0 +1,34 @@
+/**
+ * What to do about a metric whose processes fell into distinct levels, by whether they took turns. On H100, LLM
+ * decode runs ~10% faster while another process's kernels run on the same GPU, at the same clocks
+ * (docs/evidence/2026-11-27-decode-state.md): a process that measures alone, or beside a neighbour's job, falls
+ * into either level, and processes measuring at the same time on different GPUs (the duet) do not share it (3 of
+ * 8 duet blocks far off, 2026-11-27-layouts-final). Turns put every process in one state, so levels under turns
+ * point at something else on the GPUs. The advice once sent readers to the duet; the evidence says the opposite.
+ */
+import { PROJECT_URL } from '../util/version.js'
+
+/** The evidence page the advice cites, by URL (the user's repository has no docs/). */
+export const DECODE_STATE_DOC = `${PROJECT_URL}/blob/main/docs/evidence/2026-11-27-decode-state.md`
+
+/** One or two sentences: why the levels arose in this layout and what measures every process in one state. */
+export function stateAdvice(tookTurns: boolean): string {
+  if (tookTurns)
+    return (
+      `Its processes took turns, which puts every LLM decode in one GPU state (${DECODE_STATE_DOC}), so ` +
+      `something else ran on these GPUs for part of the check (another job's processes?): run it where no ` +
+      `other job shares its GPUs.`
+    )
+  return (
+    `Its processes measured without turns, each alone on its GPU or beside whatever else ran there: LLM decode ` +
+    `runs ~10% faster while another process's kernels run on the same GPU (${DECODE_STATE_DOC}), so such ` +
+    `processes fall into either level, and the arms measuring side by side on two GPUs (the duet) do not share ` +
+    `it. For the built-in llm, turns: true (the default) measures every process in one state; without turns ` +
+    `more runs per arm decide it, or none may.`
+  )
+}
+
+/** Whether a series' runs took turns (ArmSeries.turns: a run's values per turn, null for one that did not). */
+export function tookTurns(series: { turns?: ReadonlyArray<unknown> }): boolean {
+  return series.turns?.some(t => t !== null) ?? false
+}
