@@ -13,6 +13,8 @@ export interface ComparisonTableOptions {
   words: Record<Comparison['verdict'], string>
   /** Show the Holm-adjusted p (only the gating family has one). */
   holm: boolean
+  /** A row's own word, where its verdict's would claim what the section says it cannot (undefined: `words`). */
+  wordOf?: (c: Comparison) => string | undefined
 }
 
 // What needs attention first, so a trimmed table still shows it.
@@ -72,7 +74,7 @@ export function comparisonTable(list: Comparison[], o: ComparisonTableOptions): 
       fmtValue(c.mean_candidate, c.unit),
       fmtOverheadCi(c),
       ...(o.holm ? [fmtP(c.p_adjusted)] : []),
-      o.words[c.verdict]
+      o.wordOf?.(c) ?? o.words[c.verdict]
     ])
   }
   const align = [...armHead.map(() => 'l'), 'l', 'l', 'r', 'r', 'r', ...(o.holm ? ['r'] : []), 'l']

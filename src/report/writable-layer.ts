@@ -19,10 +19,25 @@ const WORDS: Record<Comparison['verdict'], string> = {
   incomparable: 'incomparable'
 }
 
+/**
+ * Both arms read and write the bind-mounted path on one file system, so a difference there is the disk's and the
+ * page cache's, not the image's: no "improvement" or "worse" for it (−37% read at 2 runs per arm in 5 of 20
+ * same-image checks, docs/evidence/2026-11-27-layouts-final.md).
+ */
+const bindMountWord = (c: Comparison): string | undefined =>
+  BIND_MOUNT.test(c.metric) && (c.verdict === 'improvement' || c.verdict === 'regression')
+    ? 'differs (disk noise)'
+    : undefined
+
 export function writableLayerSection(summary: CheckSummary): Section | null {
   const info = summary.analysis?.comparisons.filter(c => c.scope === 'info') ?? []
   if (!info.length) return null
-  const table = comparisonTable(info, { armRank: armRank(summary), words: WORDS, holm: false })
+  const table = comparisonTable(info, {
+    armRank: armRank(summary),
+    words: WORDS,
+    holm: false,
+    wordOf: bindMountWord
+  })
   const notes = analysisNotes(summary, 'info').join('\n')
   if (!summary.arms.some(a => a.kind === 'container')) {
     // A section about a container's writable layer in a check that ran none would describe what did not run.
