@@ -17,7 +17,7 @@ import {
 import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
 import { canonicalParams } from '../util/params.js'
 import { csvCell } from '../util/text.js'
-import { redact, redactDeep } from '../util/secrets.js'
+import { redact, redactDeep, secretsGeneration } from '../util/secrets.js'
 
 export const SAMPLE_CSV_COLUMNS = [
   'workload',
@@ -50,6 +50,14 @@ function paramsWithoutCap(params: Record<string, unknown>): Record<string, unkno
   return rest
 }
 
+/** A process's samples share one params object: its canonical form is built once, not per sample. */
+const CSV_PARAMS = new WeakMap<SampleRecord['params'], string>()
+function csvParams(params: SampleRecord['params']): string {
+  let out = CSV_PARAMS.get(params)
+  if (out === undefined) CSV_PARAMS.set(params, (out = canonicalParams(paramsWithoutCap(params))))
+  return out
+}
+
 export function sampleCsvRow(r: SampleRecord): string {
   const f = r.fingerprint
   return [
@@ -64,7 +72,7 @@ export function sampleCsvRow(r: SampleRecord): string {
     r.scope,
     // The baseline key needs the workload's params (and the device), so `analyze --baseline` can find
     // this check's entry in baseline.json from samples.csv alone.
-    canonicalParams(paramsWithoutCap(r.params)),
+    csvParams(r.params),
     r.throttled ? 'true' : 'false',
     r.time,
     f.gpu_name,
@@ -156,6 +164,11 @@ function describeOpenError(error: unknown): string {
   return `${error.file} ${error.reason}`
 }
 
+/** Samples held in memory before they are written out (see ResultsWriter.buffer). */
+const FLUSH_BYTES = 64 * 1024
+/** Distinct metric names and units whose redaction is remembered (a workload names a handful). */
+const REDACT_MEMO = 1000
+
 export class ResultsWriter implements RecordSink {
   /** The first write that failed: later appends are skipped and the runner stops the check. */
   private failure: string | null = null
@@ -165,10 +178,35 @@ export class ResultsWriter implements RecordSink {
 
   private constructor(readonly paths: ResultPaths) {}
 
+  /**
+   * Samples wait here per file and go out in blocks of FLUSH_BYTES: one write per sample per file cost 150k
+   * samples of one process ~13 s of the runner's CPU (two syscalls each). Everything else the writer does, and
+   * reading `writeError`, writes them out first, so each process's samples are on disk when its run record is.
+   */
+  private readonly pending = new Map<string, string[]>()
+  private pendingBytes = 0
+
   private append(file: string, text: string): void {
     let fd = this.fds.get(file)
     if (fd === undefined) this.fds.set(file, (fd = openAppend(file, { root: this.paths.out })))
     writeAll(fd, text)
+  }
+
+  private buffer(file: string, text: string): void {
+    let parts = this.pending.get(file)
+    if (parts === undefined) this.pending.set(file, (parts = []))
+    parts.push(text)
+    this.pendingBytes += text.length
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush()
+  }
+
+  /** Writes out the samples still held in memory (a failure is kept as `writeError`, like any write's). */
+  flush(): void {
+    if (this.pendingBytes === 0) return
+    const files = [...this.pending]
+    this.pending.clear()
+    this.pendingBytes = 0
+    for (const [file, parts] of files) this.guarded(file, () => this.append(file, parts.join('')))
   }
 
   /**
@@ -199,6 +237,7 @@ export class ResultsWriter implements RecordSink {
 
   /** Why writing stopped (e.g. `the disk is full (ENOSPC)`), or null while every write succeeded. */
   get writeError(): string | null {
+    this.flush()
     return this.failure
   }
 
@@ -216,22 +255,38 @@ export class ResultsWriter implements RecordSink {
   appendSamples(raw: SampleRecord[]): void {
     if (raw.length === 0) return
     // The names and units are the workload's (or a result file's) text: no secret is written (util/secrets.ts).
-    const records = raw.map(r => ({ ...r, metric: redact(r.metric), unit: redact(r.unit) }))
-    this.guarded(this.paths.results, () =>
-      this.append(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
-    )
-    this.guarded(this.paths.samples, () =>
-      this.append(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
-    )
+    if (this.failure) return
+    const records = raw.map(r => ({ ...r, metric: this.redacted(r.metric), unit: this.redacted(r.unit) }))
+    this.buffer(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
+    this.buffer(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
+  }
+
+  /** Names and units repeat on every sample: each distinct one is redacted once (a bounded memo). */
+  private readonly redactions = new Map<string, string>()
+  private redactionsOf = secretsGeneration()
+  private redacted(text: string): string {
+    // A secret registered since (a mask added mid-check) makes every remembered redaction stale.
+    if (this.redactionsOf !== secretsGeneration()) {
+      this.redactions.clear()
+      this.redactionsOf = secretsGeneration()
+    }
+    let out = this.redactions.get(text)
+    if (out === undefined) {
+      out = redact(text)
+      if (this.redactions.size < REDACT_MEMO) this.redactions.set(text, out)
+    }
+    return out
   }
 
   appendLog(header: string, text: string): void {
+    this.flush()
     this.guarded(this.paths.logs, () =>
       this.append(this.paths.logs, redact(`=== ${header} ===\n${text.trimEnd()}\n\n`))
     )
   }
 
   appendRun(run: RunRecord): void {
+    this.flush()
     this.guarded(this.paths.runs, () => this.append(this.paths.runs, `${JSON.stringify(redactDeep(run))}\n`))
   }
 
@@ -240,6 +295,7 @@ export class ResultsWriter implements RecordSink {
    * (the INCOMPLETE placeholder) instead of a torn one. Returns why it failed, or null.
    */
   replaceFile(file: string, text: string): string | null {
+    this.flush()
     try {
       safeReplace(file, text, { root: this.paths.out })
       return null

@@ -12,6 +12,12 @@ const MASK = '***'
 const MIN_PART_CHARS = 4
 
 const registered = new Set<string>()
+let generation = 0
+
+/** Changes whenever the registered secrets do: a memo of redacted text is valid within one generation. */
+export function secretsGeneration(): number {
+  return generation
+}
 
 /** The pieces of a secret that are masked: the whole value, each line, each line trimmed. */
 export function secretParts(value: string): string[] {
@@ -81,6 +87,7 @@ export function registerSecret(
     // Once is enough: the token is also the value of INPUT_GITHUB-TOKEN (registerEnvSecrets).
     if (registered.has(p)) continue
     registered.add(p)
+    generation++
     mask(p)
   }
 }
@@ -179,6 +186,7 @@ export function registerEnvSecrets(env: NodeJS.ProcessEnv, mask: (part: string) 
 /** For tests: forget every registered secret. */
 export function clearSecrets(): void {
   registered.clear()
+  generation++
 }
 
 /**
