@@ -17,7 +17,7 @@ import {
   type Step,
   type StepPlan
 } from '../plan/index.js'
-import type { ProcessResult } from './process.js'
+import type { ProcessResult } from './process-types.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'
 import { takeTurns, type TurnStop } from './turns.js'
