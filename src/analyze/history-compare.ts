@@ -21,7 +21,7 @@
  */
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
-import type { Comparison, Direction, MetricScope } from '../types/index.js'
+import type { Comparison, Direction, HistoryFacts, MetricScope } from '../types/index.js'
 import { at } from '../util/must.js'
 import { medianSorted, variance } from './stats/index.js'
 
@@ -49,10 +49,6 @@ export function summarizeCheck(values: readonly number[]): CheckMetricSummary {
     values: finite
   }
 }
-
-import type { HistoryFacts } from '../types/index.js'
-
-export type { HistoryFacts }
 
 const tCdf = (x: number, df: number): number => jStat.studentt.cdf(x, df)
 const tInv = (p: number, df: number): number => jStat.studentt.inv(p, df)

@@ -52,8 +52,6 @@ function formatDuration(ms: number): string {
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`
 }
 
-export { startupRecords } from './run-record.js'
-
 /** A schedule planned here into steps (`opts`), then executed: for a caller that has no steps of its own. */
 export function executePlan(
   plan: readonly PlannedRun[],

@@ -3,7 +3,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { runProcess } from '../../src/execute/process.js'
 import { parseEventLine } from '../../src/execute/event-line.js'
-import { startupRecords } from '../../src/execute/runner.js'
+import { startupRecords } from '../../src/execute/run-record.js'
 import type { Fingerprint } from '../../src/types/index.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proc-'))
