@@ -21,7 +21,7 @@
  */
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
-import type { Comparison, Direction, MetricScope } from '../types/index.js'
+import type { Comparison, Direction, HistoryFacts, MetricScope } from '../types/index.js'
 import { at } from '../util/must.js'
 import { medianSorted, variance } from './stats/index.js'
 
@@ -49,10 +49,6 @@ export function summarizeCheck(values: readonly number[]): CheckMetricSummary {
     values: finite
   }
 }
-
-import type { HistoryFacts } from '../types/index.js'
-
-export type { HistoryFacts }
 
 const tCdf = (x: number, df: number): number => jStat.studentt.cdf(x, df)
 const tInv = (p: number, df: number): number => jStat.studentt.inv(p, df)
@@ -184,66 +180,118 @@ export function screenHistory(
   }
 }
 
-/** The comparison of one metric's new check with its stored checks (verdict left to `decide`). */
-export function compareWithHistory(input: HistoryCompareInput): Comparison {
+/** The stored checks the new one is judged against, and the prediction of its mean from them. */
+interface Reference {
+  cur: CheckMetricSummary
+  screen: ReturnType<typeof screenHistory>
+  reference: CheckMetricSummary[]
+  pr: Prediction
+  /** The prediction's df, less one per check left out only at the 95% level. */
+  df: number
+}
+
+function referenceOf(input: HistoryCompareInput): Reference {
   const cur = summarizeCheck(input.current)
   const screen = screenHistory(input.history, input.maxOverheadPct, input.direction)
   const reference = screen.kept.map(i => at(input.history, i))
-  const means = reference.map(h => h.mean)
-  const { k, mbar, s2, within, se, df: dfKept } = predict(reference, cur)
+  const pr = predict(reference, cur)
   // A stored check left out at the 95% level only (not clearly, at 99%) costs a degree of freedom: the others'
   // spread was chosen for agreeing, and taken at face value it made the claims anti-conservative (a true +2%
   // flagged in 3.2% of checks at a 2% day-to-day spread where 2.5% was due; issue 39, S1).
   const borderline = screen.leftOut.filter(l => !l.clear).length
-  const df = borderline > 0 ? Math.max(1, dfKept - borderline) : dfKept
-  const undefinedStats: string[] = ['mann_whitney']
+  const df = borderline > 0 ? Math.max(1, pr.df - borderline) : pr.df
+  return { cur, screen, reference, pr, df }
+}
+
+/** The new check's mean against the prediction: t, p, the overhead, its interval, TOST, MDE and the regression p. */
+interface HistoryFigures {
+  decidable: boolean
+  t: number
+  p: number
+  overhead: number
+  ci: { low: number; high: number }
+  tostP: number
+  mde: number
+  pRegression: number
+}
+
+function historyFigures(input: HistoryCompareInput, ref: Reference): HistoryFigures {
+  const { cur, df } = ref
+  const { k, mbar, se } = ref.pr
   const decidable = k >= 2 && cur.n >= 1 && mbar > 0 && cur.mean > 0 && se > 0
   const diff = cur.mean - mbar
   const t = decidable ? diff / se : 0
   const p = decidable ? Math.min(1, 2 * tCdf(-Math.abs(t), df)) : 1
   const overhead = mbar > 0 && cur.mean > 0 ? overheadOfRatio(cur.mean / mbar, input.direction) : 0
-  let ci = { low: overhead, high: overhead }
-  let tostP = 1
-  let mde = 0
-  let pRegression = 1
-  if (decidable) {
-    const h = tInv(1 - 0.05 / 2, df) * se
-    const lo = Math.max(Number.MIN_VALUE, (diff - h) / mbar + 1)
-    const hi = (diff + h) / mbar + 1
-    ci =
-      input.direction === 'lower'
-        ? { low: overheadOfRatio(lo, 'lower'), high: overheadOfRatio(hi, 'lower') }
-        : { low: overheadOfRatio(hi, 'higher'), high: overheadOfRatio(lo, 'higher') }
-    // Equivalence within ±margin on the same scale (mean difference bounds as in compare/overhead-interval.ts).
-    const m = input.maxOverheadPct / 100
-    const low = input.direction === 'lower' ? -m * mbar : mbar / (1 + m) - mbar
-    const high = input.direction === 'lower' ? m * mbar : m >= 1 ? Infinity : mbar / (1 - m) - mbar
-    tostP = Math.max(tCdf(-(diff - low) / se, df), high === Infinity ? 0 : tCdf((diff - high) / se, df))
-    mde = ((tInv(1 - input.alpha / 2, df) + tInv(0.8, df)) * se * 100) / mbar
-    // The regression claim, one-sided against the threshold like the arms' (issue 39, S1): the new check's
-    // mean brought back by 1 + max-overhead (a lower-is-better mean divided, a higher one multiplied) is
-    // judged against the stored level, so `decide` Holm-adjusts it across every gated metric of the report.
-    const atLevel = input.direction === 'lower' ? cur.mean / (1 + m) : cur.mean * (1 + m)
-    const tAbove = (atLevel - mbar) / se
-    pRegression = input.direction === 'lower' ? 1 - tCdf(tAbove, df) : tCdf(tAbove, df)
-  } else undefinedStats.push('welch', 'ci95', 'tost', 'mde_pct')
-  if (!(mbar > 0 && cur.mean > 0)) undefinedStats.push('overhead_pct')
-  const storedRuns = reference.reduce((a, h) => a + h.n, 0)
+  const claims = decidable
+    ? decidableClaims(input, cur.mean, mbar, se, df)
+    : { ci: { low: overhead, high: overhead }, tostP: 1, mde: 0, pRegression: 1 }
+  return { decidable, t, p, overhead, ...claims }
+}
+
+/** The interval, TOST, MDE and regression p of a decidable comparison (SE > 0, two stored checks or more). */
+function decidableClaims(
+  input: HistoryCompareInput,
+  curMean: number,
+  mbar: number,
+  se: number,
+  df: number
+): Pick<HistoryFigures, 'ci' | 'tostP' | 'mde' | 'pRegression'> {
+  const diff = curMean - mbar
+  const h = tInv(1 - 0.05 / 2, df) * se
+  const lo = Math.max(Number.MIN_VALUE, (diff - h) / mbar + 1)
+  const hi = (diff + h) / mbar + 1
+  const ci =
+    input.direction === 'lower'
+      ? { low: overheadOfRatio(lo, 'lower'), high: overheadOfRatio(hi, 'lower') }
+      : { low: overheadOfRatio(hi, 'higher'), high: overheadOfRatio(lo, 'higher') }
+  // Equivalence within ±margin on the same scale (mean difference bounds as in compare/overhead-interval.ts).
+  const m = input.maxOverheadPct / 100
+  const low = input.direction === 'lower' ? -m * mbar : mbar / (1 + m) - mbar
+  const high = input.direction === 'lower' ? m * mbar : m >= 1 ? Infinity : mbar / (1 - m) - mbar
+  const tostP = Math.max(tCdf(-(diff - low) / se, df), high === Infinity ? 0 : tCdf((diff - high) / se, df))
+  const mde = ((tInv(1 - input.alpha / 2, df) + tInv(0.8, df)) * se * 100) / mbar
+  // The regression claim, one-sided against the threshold like the arms' (issue 39, S1): the new check's
+  // mean brought back by 1 + max-overhead (a lower-is-better mean divided, a higher one multiplied) is
+  // judged against the stored level, so `decide` Holm-adjusts it across every gated metric of the report.
+  const atLevel = input.direction === 'lower' ? curMean / (1 + m) : curMean * (1 + m)
+  const tAbove = (atLevel - mbar) / se
+  const pRegression = input.direction === 'lower' ? 1 - tCdf(tAbove, df) : tCdf(tAbove, df)
+  return { ci, tostP, mde, pRegression }
+}
+
+/** What the report says of the stored checks: their count, spreads, means and which were left out. */
+function historyFacts(input: HistoryCompareInput, ref: Reference, t: number): HistoryFacts {
+  const { mbar, s2, within, k } = ref.pr
   const name = (i: number): string => at(input.history, i).check_id ?? `stored check ${i + 1}`
-  const history: HistoryFacts = {
+  return {
     checks: k,
-    runs: storedRuns,
+    runs: ref.reference.reduce((a, h) => a + h.n, 0),
     check_sd_pct: mbar > 0 ? (Math.sqrt(s2) / mbar) * 100 : 0,
     run_sd_pct: mbar > 0 ? (Math.sqrt(within) / mbar) * 100 : 0,
-    check_means: means,
+    check_means: ref.reference.map(h => h.mean),
     t,
-    df: Math.max(0, df),
-    reference: screen.kept.map(name),
-    left_out: screen.leftOut.map(l => ({ check: name(l.index), overhead_pct: l.overhead_pct }))
+    df: Math.max(0, ref.df),
+    reference: ref.screen.kept.map(name),
+    left_out: ref.screen.leftOut.map(l => ({ check: name(l.index), overhead_pct: l.overhead_pct }))
   }
-  const allStored = reference.flatMap(h => h.values)
-  const sortedStored = [...allStored].sort((a, b) => a - b)
-  const storedMedian = sortedStored.length === 0 ? 0 : summarizeCheck(sortedStored).median
+}
+
+/** The median of every stored run of the reference checks (0 when none is kept). */
+function storedMedian(reference: readonly CheckMetricSummary[]): number {
+  const sortedStored = reference.flatMap(h => h.values).sort((a, b) => a - b)
+  return sortedStored.length === 0 ? 0 : summarizeCheck(sortedStored).median
+}
+
+/** The comparison of one metric's new check with its stored checks (verdict left to `decide`). */
+export function compareWithHistory(input: HistoryCompareInput): Comparison {
+  const ref = referenceOf(input)
+  const { cur, df } = ref
+  const { k, mbar, s2 } = ref.pr
+  const f = historyFigures(input, ref)
+  const undefinedStats: string[] = ['mann_whitney']
+  if (!f.decidable) undefinedStats.push('welch', 'ci95', 'tost', 'mde_pct')
+  if (!(mbar > 0 && cur.mean > 0)) undefinedStats.push('overhead_pct')
   const comparison: Comparison = {
     workload: input.workload,
     metric: input.metric,
@@ -257,27 +305,27 @@ export function compareWithHistory(input: HistoryCompareInput): Comparison {
     n_candidate: cur.n,
     mean_baseline: mbar,
     mean_candidate: cur.mean,
-    median_baseline: storedMedian,
+    median_baseline: storedMedian(ref.reference),
     median_candidate: cur.median,
     sd_baseline: Math.sqrt(s2),
     sd_candidate: cur.sd,
-    overhead_pct: overhead,
-    ci95: ci,
-    ci95_median: ci,
-    welch: { t, df: Math.max(0, df), p, defined: decidable },
+    overhead_pct: f.overhead,
+    ci95: f.ci,
+    ci95_median: f.ci,
+    welch: { t: f.t, df: Math.max(0, df), p: f.p, defined: f.decidable },
     mann_whitney: { u: 0, p: 1, method: 'normal' },
-    tost: { margin_pct: input.maxOverheadPct, p: tostP, equivalent: tostP < input.alpha },
-    p_adjusted: p,
-    p_gate: p,
+    tost: { margin_pct: input.maxOverheadPct, p: f.tostP, equivalent: f.tostP < input.alpha },
+    p_adjusted: f.p,
+    p_gate: f.p,
     p_source: 'prediction-interval',
-    p_regression: pRegression,
-    mde_pct: mde,
+    p_regression: f.pRegression,
+    mde_pct: f.mde,
     runs_needed: null,
     outliers: { baseline: [], candidate: [] },
     verdict: 'inconclusive',
     reason: '',
     ci_method: 't-delta',
-    history
+    history: historyFacts(input, ref, f.t)
   }
   if (input.params !== '') comparison.params = input.params
   comparison.undefined_stats = [...new Set(undefinedStats)]

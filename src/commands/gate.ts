@@ -6,8 +6,6 @@ import { exitCodeFor } from '../gate/index.js'
 import { evaluateGate, type GateCommandOptions } from './gate-evaluate.js'
 import { gateJson, gateText } from './gate-report.js'
 
-export type { GateCommandOptions } from './gate-evaluate.js'
-
 /**
  * `gate` command logic: the driver gate and the image's NVIDIA_REQUIRE_* rows, exit code from the worst
  * (gate/ maps it, as for the check): 0 pass/warn, 1 fail. Bad input throws InputError and a missing

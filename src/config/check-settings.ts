@@ -32,9 +32,9 @@ import {
   maxRunsOf,
   oneOf,
   powerCaps,
-  timeBudget,
-  validatePython
+  timeBudget
 } from './parse.js'
+import { validatePython } from './trusted-values.js'
 import { allowedHostFolder, hostMount, workspacePath } from './paths.js'
 import { checkBaselinePath, validateGithubToken } from './trusted-values.js'
 

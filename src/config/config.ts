@@ -14,7 +14,8 @@ import { validateImageRef, type ImageRef } from './image-ref.js'
 import { commandWorkloads, fileCommandWorkloads, mergeCommands } from './commands.js'
 import { resolveWorkloads, type WorkloadDefinition } from './workloads/index.js'
 import { readConfigFile, type ConfigFileContents } from './file.js'
-import { bool, given, integer, list, oneOf, parseArmsWithImages, validatePython } from './parse.js'
+import { bool, given, integer, list, oneOf, parseArmsWithImages } from './parse.js'
+import { validatePython } from './trusted-values.js'
 import { MOUNT_SPLITTERS, NO_SPLITTERS, safePath } from './paths.js'
 import { inputReader, sourcesReader, type ConfigSources, type InputReader } from './reader.js'
 import { selectWorkloads } from './workload-select.js'
@@ -32,8 +33,6 @@ import {
   workloadSettings,
   type SettingsContext
 } from './check-settings.js'
-
-export type { Config } from './check-config.js'
 
 interface ConfigFileChoice {
   configFile: string | null

@@ -1,5 +1,6 @@
 /** The config stage's public face: what other stages and the entry points use of it. */
-export { loadConfig, type Config } from './config.js'
+export { loadConfig } from './config.js'
+export type { Config } from './check-config.js'
 export { flagKey, type ConfigSources } from './reader.js'
 export type { LlmPreset } from './workloads/definition.js'
 export { DEFAULTS, type RawInputs } from './defaults.js'

@@ -244,5 +244,3 @@ export function powerCaps(raw: string, device: Device): number[] {
     throw new InputError(Inputs.PowerCaps, raw, 'empty with device: cpu (caps need a GPU)')
   return caps
 }
-
-export { validatePython } from './trusted-values.js'

@@ -7,7 +7,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { FILE_COMMAND_FORMATS, type CommandFormat, type SampleRecord } from '../types/index.js'
 import { EVENTS_FILE } from './run-folders.js'
-import type { ProcessResult } from './process.js'
+import type { ProcessResult } from './process-types.js'
 import type { SampleRow } from '../results/index.js'
 import { first } from '../util/must.js'
 

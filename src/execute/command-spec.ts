@@ -10,7 +10,7 @@ import { CONTAINER_WORKLOADS_DIR } from '../tools/docker.js'
 import { scrubbedEnv } from '../util/child-env.js'
 import { must } from '../util/must.js'
 import { WORKLOAD_ENV } from './native.js'
-import type { ProcessSpec } from './process.js'
+import type { ProcessSpec } from './process-types.js'
 
 export const OUT_ENV = 'GPU_OVERHEAD_OUT'
 export const HELPER_ENV = 'GPU_OVERHEAD_HELPER'

@@ -15,7 +15,7 @@ import * as path from 'node:path'
 import type { Mount, ContainerRuntime } from '../types/index.js'
 import { runtimeClientEnv } from '../util/child-env.js'
 import { stdinProtocol, WORKLOAD_ENV } from './native.js'
-import type { ProcessSpec } from './process.js'
+import type { ProcessSpec } from './process-types.js'
 
 /** Asks the workload to list the container's other processes over each measured region (workloads/_peers.py). */
 export const PEERS_ENV = { GPU_OVERHEAD_PEERS: 'pid-namespace' } as const

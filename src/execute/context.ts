@@ -15,7 +15,7 @@ import type {
   Workload
 } from '../types/index.js'
 import type { Logger } from '../util/log.js'
-import type { ProcessSpec } from './process.js'
+import type { ProcessSpec } from './process-types.js'
 
 /** How a sample's scope is decided (the gate-* inputs): which metrics gate, which are shown only. */
 export interface SampleScoring {

@@ -13,7 +13,7 @@ export { RunFolders } from './run-folders.js'
 export { prepareIoFolders } from './io-data.js'
 export { killCheckContainers, removeCheckContainersNow } from './container.js'
 export { workloadsGatedBySamples } from './metrics.js'
-export { parseEventLine } from './process.js'
+export { parseEventLine } from './event-line.js'
 export { memoryRecords } from './memory.js'
 // Co-tenants: the other processes beside a measured one (the peers event, the GPU probe).
 export { gpuCotenantProbe, gpuCotenants, mergeCotenants, peersList, probeGpuCotenants } from './cotenants.js'

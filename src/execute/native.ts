@@ -1,6 +1,6 @@
 /** The native arm: the workload script run directly by the host's Python. */
 import * as path from 'node:path'
-import type { ProcessSpec } from './process.js'
+import type { ProcessSpec } from './process-types.js'
 import { scrubbedEnv } from '../util/child-env.js'
 
 export interface NativeRunInput {

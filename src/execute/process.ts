@@ -15,9 +15,6 @@ import { parseEventLine } from './event-line.js'
 import type { ProcessHandle, ProcessResult, ProcessSpec } from './process-types.js'
 import { RunLog } from './run-log.js'
 
-export type { ProcessHandle, ProcessResult, ProcessSpec } from './process-types.js'
-export { MAX_EVENT_DEPTH, jsonDepth, parseEventLine } from './event-line.js'
-
 const STDERR_TAIL = 4000
 const MAX_BAD_LINES = 50
 /** Events one run may send (a default llm run sends ~200; a matmul run with 10,000 iterations ~10,000). */

@@ -5,7 +5,7 @@
 import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
 import type { PlannedRun } from '../plan/index.js'
 import type { ExecuteContext, RunSpec } from './context.js'
-import type { ProcessResult } from './process.js'
+import type { ProcessResult } from './process-types.js'
 import { regionWindows } from './region.js'
 import { appendAll } from '../util/arrays.js'
 import { readResultFile } from '../results/index.js'

@@ -17,7 +17,7 @@ import {
   type Step,
   type StepPlan
 } from '../plan/index.js'
-import type { ProcessResult } from './process.js'
+import type { ProcessResult } from './process-types.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'
 import { takeTurns, type TurnStop } from './turns.js'
@@ -51,8 +51,6 @@ function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000)
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`
 }
-
-export { startupRecords } from './run-record.js'
 
 /** A schedule planned here into steps (`opts`), then executed: for a caller that has no steps of its own. */
 export function executePlan(

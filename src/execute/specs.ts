@@ -21,7 +21,7 @@ import {
 import { CHECKPOINT_CONTAINER_PATH } from '../config/index.js'
 import { containerCommandParts, nativeCommandSpec, type CommandRunInput } from './command-spec.js'
 import type { RunSpec } from './context.js'
-import type { ProcessSpec } from './process.js'
+import type { ProcessSpec } from './process-types.js'
 import { launchFacts } from './launch-facts.js'
 
 /** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */

@@ -12,7 +12,7 @@
  * Without it, a 2%-duty GPU co-tenant in the image (~3% slower) slowed both arms' requests alike and TTFT
  * showed +0.05–0.7% where processes of their own showed +2–3.7% (docs/evidence/2026-11-27-h100x4-turns.md).
  */
-import type { ProcessHandle } from './process.js'
+import type { ProcessHandle } from './process-types.js'
 import { must } from '../util/must.js'
 
 /** What a process said last: it waits for a turn, it finished measuring, or it ended (exited, killed). */

@@ -14,9 +14,6 @@ import {
   type DriverTableRow
 } from './cuda-driver-table.js'
 
-// The table's data is read through here too (its importers predate the split into cuda-driver-table.ts).
-export * from './cuda-driver-table.js'
-
 /** Strict dotted numeric version: 1 to 4 parts of digits (`580`, `12.4`, `12.4.1.004`). */
 const VERSION_RE = /^\d{1,6}(?:\.\d{1,6}){0,3}$/
 

@@ -1,6 +1,5 @@
 /** The driver gate's outcomes (preflight/driver-gate.ts gate): one function per case of the tables. */
 import {
-  type BranchRow,
   compareVersions,
   driverBranch,
   hasMinorVersionCompat,
@@ -10,6 +9,7 @@ import {
   parseVersion,
   tableOlderThan
 } from './cuda-compat.js'
+import type { BranchRow } from './cuda-driver-table.js'
 import { result, type DriverGateDetails, type DriverGateResult, type GateInput } from './driver-gate-types.js'
 
 /** What every outcome of the gate reads: the validated versions, the table's rows, the compat libraries. */

@@ -1,7 +1,6 @@
 /** The driver gate: a host driver against an image's CUDA, from NVIDIA's compatibility tables (cuda-compat.ts). */
 import { InputError } from '../util/errors.js'
 import {
-  type BranchRow,
   compareVersions,
   driverBranch,
   majorMinor,
@@ -13,6 +12,7 @@ import {
   tableEntry,
   tableOlderThan
 } from './cuda-compat.js'
+import type { BranchRow } from './cuda-driver-table.js'
 import {
   againstRelease,
   belowFloor,
@@ -24,15 +24,6 @@ import {
   type KnownFacts
 } from './driver-gate-outcomes.js'
 import { result, type DriverGateDetails, type DriverGateResult, type GateInput } from './driver-gate-types.js'
-
-export {
-  DRIVER_GATE,
-  isDriverGateResult,
-  type DriverGateDetails,
-  type DriverGateResult,
-  type GateInput,
-  type GateReason
-} from './driver-gate-types.js'
 
 const DRIVER_ALLOWED = 'a driver version like 580.65.06 (digits and dots, up to 4 parts)'
 const CUDA_ALLOWED = 'a CUDA version like 12.4, 12.4.1 or 12.4.1.004'

@@ -1,12 +1,6 @@
 /** The preflight stage's public face: what the check and the entry points use of it. */
-export {
-  DRIVER_GATE,
-  gate,
-  isDriverGateResult,
-  validateCudaVersion,
-  validateDriverVersion,
-  type DriverGateResult
-} from './driver-gate.js'
+export { gate, validateCudaVersion, validateDriverVersion } from './driver-gate.js'
+export { DRIVER_GATE, isDriverGateResult, type DriverGateResult } from './driver-gate-types.js'
 export { driverChecks, imageCuda, NVIDIA_REQUIRE_CHECK, type DriverFacts } from './driver-checks.js'
 export { CGROUPS_HYBRID_FIX, MISSING_INIT_FIX, startRefusal, type StartRefusal } from './container-init.js'
 export { compatProbeMatters, probeCompatLibs, type CompatProbe } from './compat-probe.js'

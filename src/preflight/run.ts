@@ -1,5 +1,5 @@
 import type { ContainerRuntime, Device, Fingerprint, GpuAccess, PreflightResult } from '../types/index.js'
-import { DRIVER_GATE } from './driver-gate.js'
+import { DRIVER_GATE } from './driver-gate-types.js'
 import { driverChecks, imageCuda, visibleGpus } from './driver-checks.js'
 import { checkClocks, checkIsolation, checkMig, checkPersistence, checkPowerLimit } from './gpu-checks.js'
 import { readGpuFacts } from './gpu.js'

@@ -20,8 +20,6 @@ import { appendJobSummary, readEventPayload, setOutput } from '../util/runner-fi
 import { actionsLogger, annotateLog } from '../util/log.js'
 import { MAX_TEXT_CHARS, plainText, publishMarkdown } from '../util/text.js'
 
-export { decideFailure } from './verdict.js'
-
 /** The runner refuses a job summary over 1 MiB. */
 const MAX_SUMMARY_CHARS = 1_000_000
 

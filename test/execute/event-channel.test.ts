@@ -7,7 +7,8 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { EventChannel, createChannelFile } from '../../src/execute/event-channel.js'
-import { MAX_EVENTS_PER_RUN, jsonDepth, parseEventLine, runProcess } from '../../src/execute/process.js'
+import { MAX_EVENTS_PER_RUN, runProcess } from '../../src/execute/process.js'
+import { jsonDepth, parseEventLine } from '../../src/execute/event-line.js'
 import { RunFolders } from '../../src/execute/run-folders.js'
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'channel-'))

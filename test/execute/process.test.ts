@@ -1,8 +1,9 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { parseEventLine, runProcess } from '../../src/execute/process.js'
-import { startupRecords } from '../../src/execute/runner.js'
+import { runProcess } from '../../src/execute/process.js'
+import { parseEventLine } from '../../src/execute/event-line.js'
+import { startupRecords } from '../../src/execute/run-record.js'
 import type { Fingerprint } from '../../src/types/index.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proc-'))

@@ -5,7 +5,7 @@
  * such container processes (docs/evidence/2026-11-27-layouts-10.md).
  */
 import { TurnGate, takeTurns } from '../../src/execute/turns.js'
-import type { ProcessHandle, ProcessResult } from '../../src/execute/process.js'
+import type { ProcessHandle, ProcessResult } from '../../src/execute/process-types.js'
 
 /** A process that says `wait` when told, measures `iterations` turns, then says done; `given` logs its turns. */
 function fakeProcess(name: string, given: string[], iterations: number) {

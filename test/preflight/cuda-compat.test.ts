@@ -1,20 +1,22 @@
 import {
-  BRANCH_ONLY_ROWS,
   branchOnlyRow,
-  CUDA_10_MINIMUM_DRIVERS,
   reportedCudaForDriver,
   compareVersions,
-  DRIVER_TABLE,
   majorMinor,
   maxCudaForDriver,
-  MINOR_VERSION_FLOORS,
   minorVersionFloor,
   newerThanTable,
   newestTabulatedCuda,
   parseVersion,
-  TOOLKIT_RELEASE_DRIVERS,
   toolkitReleaseDriver
 } from '../../src/preflight/cuda-compat.js'
+import {
+  BRANCH_ONLY_ROWS,
+  CUDA_10_MINIMUM_DRIVERS,
+  DRIVER_TABLE,
+  MINOR_VERSION_FLOORS,
+  TOOLKIT_RELEASE_DRIVERS
+} from '../../src/preflight/cuda-driver-table.js'
 import { gate } from '../../src/preflight/driver-gate.js'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { EnvironmentError, exitCodeOf, InputError } from '../../src/util/errors.js'
-import { gateCommand, type GateCommandOptions } from '../../src/commands/gate.js'
+import { gateCommand } from '../../src/commands/gate.js'
+import type { GateCommandOptions } from '../../src/commands/gate-evaluate.js'
 import { allDatacenter } from '../../src/preflight/gpu.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'

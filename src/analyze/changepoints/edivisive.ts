@@ -39,17 +39,6 @@ import {
   type Resume
 } from './options.js'
 
-export {
-  DEFAULT_MAX_P,
-  DEFAULT_MIN_MAGNITUDE,
-  DEFAULT_MIN_SEGMENT,
-  DEFAULT_WINDOW,
-  type ChangePoint,
-  type ChangePointOptions,
-  type ChangePointResult,
-  type Resume
-} from './options.js'
-
 interface Context {
   series: readonly number[]
   /** Multiply p by the number of split positions of the segment tested. */

@@ -1,7 +1,6 @@
 /** Change-point detection over a series of per-check values (e-divisive means with a t-test, as Apache Otava). */
+export { changePoints, detectInWindow } from './edivisive.js'
 export {
-  changePoints,
-  detectInWindow,
   DEFAULT_MAX_P,
   DEFAULT_MIN_MAGNITUDE,
   DEFAULT_MIN_SEGMENT,
@@ -9,6 +8,6 @@ export {
   type ChangePoint,
   type ChangePointOptions,
   type Resume
-} from './edivisive.js'
+} from './options.js'
 export { bestSplit } from './qhat.js'
 export { forwardChange, magnitude, splitTest } from './ttest.js'

@@ -23,7 +23,8 @@ import { RELEVANT_IMPACT, explainsOf, headline, merge, rank } from './rank.js'
 import { imageEnvMap, stackFindings } from './stack.js'
 import { startupFindings } from './startup.js'
 import { cotenantFindings } from './cotenants.js'
-import { armFailures, failureFindings, type ArmFailure } from './failures.js'
+import { armFailures, failureFindings } from './failures.js'
+import type { ArmFailure } from './failure-causes.js'
 import { armTelemetry, telemetryFindings, type ArmTelemetry } from './telemetry.js'
 
 export interface ExplainInput {

@@ -16,8 +16,6 @@ import {
   type Text
 } from './failure-causes.js'
 
-export type { ArmFailure } from './failure-causes.js'
-
 /** Failed (not cancelled, not timed-out) processes, one per arm and error kind. */
 export function armFailures(runs: readonly RunRecord[]): ArmFailure[] {
   const seen = new Set<string>()

@@ -9,7 +9,7 @@
  * and is not read. Lines of one file are repeats of one benchmark (iterations of the run): lines with other
  * arguments are refused, since their summaries are not the same measurement.
  */
-import { must } from '../../util/must.js'
+import { own } from '../../util/own.js'
 import type { JsonSource, SampleRow } from './json-file.js'
 
 export const SGLANG_WORKLOAD = 'sglang-bench-serving'
@@ -61,6 +61,7 @@ export function sglangBenchServingRows(src: JsonSource, doc: unknown): SampleRow
     for (const key of keys) {
       const value = top[key]
       if (value === null || value === undefined) continue
+      const unit = own(THROUGHPUT_UNITS, key)
       if (LATENCY_KEY.test(key)) {
         latencies++
         rows.push({
@@ -71,8 +72,7 @@ export function sglangBenchServingRows(src: JsonSource, doc: unknown): SampleRow
           better: 'lower',
           iteration: i
         })
-      } else if (Object.hasOwn(THROUGHPUT_UNITS, key)) {
-        const unit = must(THROUGHPUT_UNITS[key], `${key} is in THROUGHPUT_UNITS`)
+      } else if (unit !== undefined) {
         rows.push({
           workload: SGLANG_WORKLOAD,
           metric: key,

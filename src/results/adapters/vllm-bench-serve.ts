@@ -7,7 +7,7 @@
  * spread, not a level, and is not read. A run with failed requests is refused: its latencies leave out the
  * requests that failed.
  */
-import { must } from '../../util/must.js'
+import { own } from '../../util/own.js'
 import type { JsonSource, SampleRow } from './json-file.js'
 
 export const VLLM_WORKLOAD = 'vllm-bench-serve'
@@ -30,6 +30,7 @@ export function vllmBenchServeRows(src: JsonSource, doc: unknown): SampleRow[] {
   const rows: SampleRow[] = []
   for (const key of keys) {
     const value = top[key]
+    const unit = own(THROUGHPUT_UNITS, key)
     if (LATENCY_KEY.test(key))
       rows.push({
         workload: VLLM_WORKLOAD,
@@ -38,8 +39,7 @@ export function vllmBenchServeRows(src: JsonSource, doc: unknown): SampleRow[] {
         unit: 'ms',
         better: 'lower'
       })
-    else if (Object.hasOwn(THROUGHPUT_UNITS, key) && value !== null) {
-      const unit = must(THROUGHPUT_UNITS[key], `${key} is in THROUGHPUT_UNITS`)
+    else if (unit !== undefined && value !== null) {
       rows.push({
         workload: VLLM_WORKLOAD,
         metric: key,

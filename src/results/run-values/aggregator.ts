@@ -30,8 +30,6 @@ import {
   type Group
 } from './run-group.js'
 
-export { RowConflictError } from './run-group.js'
-
 /**
  * Streaming aggregator: `add` one row at a time (only the numbers are kept, grouped per run), then
  * `series()` gives per-run means. Consecutive rows of the same run (the usual layout) skip the map.
