@@ -270,6 +270,14 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-non-null-assertion': 'error' }
   },
   {
+    // Small modules and functions (issue 44): a file over 350 lines or a function over 80 is split at its seams.
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 350 }],
+      'max-lines-per-function': ['error', { max: 80 }]
+    }
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
