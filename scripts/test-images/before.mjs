@@ -3,6 +3,7 @@
 // which test images (built locally by the tests) already exist, so globalTeardown removes only the ones this run
 // built. Plain ESM: global setup runs outside the TypeScript transform.
 import { engineAnswers, listTestImages, noEngineLine } from './images.mjs'
+import { podmanStorageForRun } from './podman-storage.mjs'
 
 export default async function setup() {
   const engine = await engineAnswers()
@@ -14,4 +15,6 @@ export default async function setup() {
     throw e
   }
   globalThis.__gpuOverheadImagesBefore = new Set(await listTestImages())
+  // Set before the workers start, so every test and every CLI they run (the variable is allow-listed) sees it.
+  globalThis.__gpuOverheadPodmanStorage = podmanStorageForRun()
 }

@@ -88,8 +88,14 @@ const canRootless =
 if (hasPodman && !canRootless)
   process.stderr.write('run-cpu-podman: rootless needs root, useradd and newuidmap; skipped\n')
 
-/** `su` keeps the caller's environment: the user's own containers.conf replaces root's. */
-const userEnv = (): NodeJS.ProcessEnv => ({ ...process.env, CONTAINERS_CONF: userConf })
+/**
+ * `su` keeps the caller's environment: the user's own containers.conf replaces root's, and root's storage.conf
+ * (the lane's own store where Podman's default cannot work, scripts/test-images/podman-storage.mjs) stays root's.
+ */
+const userEnv = (): NodeJS.ProcessEnv => {
+  const { CONTAINERS_STORAGE_CONF: _rootStore, ...env } = process.env
+  return { ...env, CONTAINERS_CONF: userConf }
+}
 const asUser = (script: string): { status: number | null; stderr: string } => {
   const r = spawnSync('su', [ROOTLESS_USER, '-c', script], {
     cwd: home,
