@@ -8,7 +8,6 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { spawnSync } from 'node:child_process'
 import { loadConfig } from '../../src/config/index.js'
 import { inspectImage, timeBudgetBudget } from '../../src/preflight/image.js'
 import { preflightStage } from '../../src/preflight/index.js'
@@ -120,6 +119,28 @@ test('no time left: no pull is started', async () => {
   expect(fs.readFileSync(calls, 'utf8').trim().split('\n')).toEqual([`image inspect ${REF}`])
 })
 
+/**
+ * SIGKILL to every process whose command line contains `text`, read from /proc: not `pkill`, which a minimal
+ * Debian (a container's) lacks, so the fake pull outlived the test there (procps is not installed).
+ */
+function killMatching(text: string): void {
+  for (const pid of fs.readdirSync('/proc').filter(d => /^\d+$/.test(d))) {
+    let cmdline: string
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')
+    } catch {
+      continue // gone meanwhile
+    }
+    if (Number(pid) !== process.pid && cmdline.includes(text)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL')
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+}
+
 test('without a time-budget the pull keeps its own limit: run-timeout (one process) does not cut a first pull', async () => {
   const ws = fs.mkdtempSync(path.join(dir, 'ws-'))
   const config = loadConfig({
@@ -142,6 +163,6 @@ test('without a time-budget the pull keeps its own limit: run-timeout (one proce
   expect(outcome).toBe('still pulling')
   // End the endless fake pull so the stage settles before the folder goes.
   for (const pid of children()) if (alive(pid)) process.kill(pid, 'SIGKILL')
-  spawnSync('pkill', ['-KILL', '-f', `pull --quiet ${REF}`])
+  killMatching(`pull --quiet ${REF}`)
   await stage.catch(() => undefined)
 }, 40_000)
