@@ -17,7 +17,7 @@ import {
 import type { RecordSink, RunRecord, SampleRecord } from '../types/index.js'
 import { canonicalParams } from '../util/params.js'
 import { csvCell } from '../util/text.js'
-import { redact, redactDeep, secretsGeneration } from '../util/secrets.js'
+import { redact, redactDeep, redactName } from '../util/secrets.js'
 
 export const SAMPLE_CSV_COLUMNS = [
   'workload',
@@ -166,8 +166,6 @@ function describeOpenError(error: unknown): string {
 
 /** Samples held in memory before they are written out (see ResultsWriter.buffer). */
 const FLUSH_BYTES = 64 * 1024
-/** Distinct metric names and units whose redaction is remembered (a workload names a handful). */
-const REDACT_MEMO = 1000
 
 export class ResultsWriter implements RecordSink {
   /** The first write that failed: later appends are skipped and the runner stops the check. */
@@ -256,26 +254,9 @@ export class ResultsWriter implements RecordSink {
     if (raw.length === 0) return
     // The names and units are the workload's (or a result file's) text: no secret is written (util/secrets.ts).
     if (this.failure) return
-    const records = raw.map(r => ({ ...r, metric: this.redacted(r.metric), unit: this.redacted(r.unit) }))
+    const records = raw.map(r => ({ ...r, metric: redactName(r.metric), unit: redactName(r.unit) }))
     this.buffer(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
     this.buffer(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
-  }
-
-  /** Names and units repeat on every sample: each distinct one is redacted once (a bounded memo). */
-  private readonly redactions = new Map<string, string>()
-  private redactionsOf = secretsGeneration()
-  private redacted(text: string): string {
-    // A secret registered since (a mask added mid-check) makes every remembered redaction stale.
-    if (this.redactionsOf !== secretsGeneration()) {
-      this.redactions.clear()
-      this.redactionsOf = secretsGeneration()
-    }
-    let out = this.redactions.get(text)
-    if (out === undefined) {
-      out = redact(text)
-      if (this.redactions.size < REDACT_MEMO) this.redactions.set(text, out)
-    }
-    return out
   }
 
   appendLog(header: string, text: string): void {
