@@ -5,6 +5,7 @@
 import { explainCheck } from '../../src/analyze/explain/explain.js'
 import { armFailures, failureFindings } from '../../src/analyze/explain/failures.js'
 import type { RunRecord } from '../../src/types/index.js'
+import { runRecord } from '../helpers/run-record.js'
 
 function run(
   environment: string,
@@ -12,28 +13,16 @@ function run(
   error: string | null,
   workload = 'matmul'
 ): RunRecord {
-  return {
+  return runRecord({
     workload,
     environment,
-    run: 1,
-    warmup: false,
-    start_ms: 0,
-    end_ms: 1,
     exit_code: status === 'ok' ? 0 : 2,
     status,
     error,
-    energy_j: null,
-    energy_source: null,
     measured_s: null,
-    mean_util_pct: null,
-    mean_sm_clock_mhz: null,
-    mean_power_w: null,
-    throttled_samples: 0,
-    telemetry_samples: 0,
-    params: {},
     regions: [],
     stack: null
-  }
+  })
 }
 
 function explainFailed(error: string, imageEnv: Record<string, string> = {}, environment = 'container') {

@@ -19,6 +19,7 @@ import {
   parseSmiTimestamp,
   parseTelemetryLine
 } from '../../src/execute/telemetry-parse.js'
+import { runRecord } from '../helpers/run-record.js'
 
 const recorded: TelemetrySample[] = readFileSync(
   join(process.cwd(), 'test/__fixtures__/nvidia-smi/telemetry-lms.csv'),
@@ -164,26 +165,7 @@ describe('integration', () => {
 })
 
 function run(over: Partial<RunRecord>): RunRecord {
-  return {
-    workload: 'matmul',
-    environment: 'native',
-    run: 1,
-    warmup: false,
-    start_ms: 0,
-    end_ms: 2000,
-    exit_code: 0,
-    status: 'ok',
-    error: null,
-    energy_j: null,
-    energy_source: null,
-    mean_util_pct: null,
-    mean_sm_clock_mhz: null,
-    mean_power_w: null,
-    throttled_samples: 0,
-    telemetry_samples: 0,
-    params: {},
-    ...over
-  }
+  return runRecord({ end_ms: 2000, ...over })
 }
 
 describe('withTelemetry and summarizeTelemetry', () => {

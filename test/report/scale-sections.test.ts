@@ -8,6 +8,7 @@ import { edpOptimal, powerCapRows } from '../../src/analyze/power.js'
 import { summarizeTelemetry } from '../../src/execute/telemetry-attribute.js'
 import { buildReport } from '../../src/report/markdown.js'
 import type { CheckSummary, RunRecord } from '../../src/types/index.js'
+import { runRecord } from '../helpers/run-record.js'
 
 const load = (dir: string): CheckSummary =>
   JSON.parse(fs.readFileSync(`docs/evidence/2026-11-22-h200x2/${dir}/summary.json`, 'utf8')) as CheckSummary
@@ -70,26 +71,15 @@ describe('power-cap section', () => {
     expect(s).toContain("Everything above ran at the GPUs' current power limits.")
   })
 
-  const run = (cap: number, env: string, n: number, time: number, energy: number): RunRecord => ({
-    workload: 'matmul',
-    environment: env,
-    run: n,
-    warmup: false,
-    start_ms: 0,
-    end_ms: 1,
-    exit_code: 0,
-    status: 'ok',
-    error: null,
-    energy_j: energy,
-    energy_source: 'nvml',
-    measured_s: time,
-    mean_util_pct: null,
-    mean_sm_clock_mhz: null,
-    mean_power_w: null,
-    throttled_samples: 0,
-    telemetry_samples: 0,
-    params: { power_cap_w: cap }
-  })
+  const run = (cap: number, env: string, n: number, time: number, energy: number): RunRecord =>
+    runRecord({
+      environment: env,
+      run: n,
+      energy_j: energy,
+      energy_source: 'nvml',
+      measured_s: time,
+      params: { power_cap_w: cap }
+    })
   // Synthetic: slower but frugal at 400 W, fastest at 700 W; 550 W has the lowest energy × time.
   const runs = [400, 550, 700].flatMap(cap =>
     ['native', 'container'].flatMap(env =>

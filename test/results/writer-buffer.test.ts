@@ -8,9 +8,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { ResultsWriter } from '../../src/results/store.js'
-import type { RunRecord, SampleRecord } from '../../src/types/index.js'
+import type { SampleRecord } from '../../src/types/index.js'
 import { clearSecrets, registerSecret } from '../../src/util/secrets.js'
 import { H200_NATIVE } from '../__fixtures__/summaries/build.js'
+import { runRecord } from '../helpers/run-record.js'
 
 const params = { size: 64 }
 const sample = (i: number, metric = 'kernel_ms'): SampleRecord => ({
@@ -28,25 +29,7 @@ const sample = (i: number, metric = 'kernel_ms'): SampleRecord => ({
   params,
   fingerprint: H200_NATIVE
 })
-const run: RunRecord = {
-  workload: 'matmul',
-  environment: 'native',
-  run: 1,
-  warmup: false,
-  start_ms: 0,
-  end_ms: 1,
-  exit_code: 0,
-  status: 'ok',
-  error: null,
-  energy_j: null,
-  energy_source: null,
-  mean_util_pct: null,
-  mean_sm_clock_mhz: null,
-  mean_power_w: null,
-  throttled_samples: 0,
-  telemetry_samples: 0,
-  params
-}
+const run = runRecord({ params })
 
 let dir: string
 let writer: ResultsWriter
