@@ -19,8 +19,11 @@ PART=${1:?pairs2|pairs2same|noturns2|all4|all4same|all4cotenant|one|noturns}
 ROUNDS=${2:-2}
 REPO=$PWD
 BASE=local/gpu-torch:host
-SLOW=local/gpu-torch:noisy-3pct
-docker image inspect "$SLOW" >/dev/null 2>&1 || bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20
+# LAY_SLOW: another co-tenant image (built by layouts-batch.sh's LAY_BUILD); LAY_INPUTS: more INPUT_ assignments
+# for every check, space separated (e.g. INPUT_GATE-METRICS=llm/tpot_p99_ms for issue 39's tail metrics).
+SLOW=${LAY_SLOW:-local/gpu-torch:noisy-3pct}
+read -r -a EXTRA <<<"${LAY_INPUTS:-}"
+[ "$SLOW" = local/gpu-torch:noisy-3pct ] && { docker image inspect "$SLOW" >/dev/null 2>&1 || bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20; }
 R=${OUT:-/tmp}/lay-$PART; mkdir -p "$R"
 nvidia-smi --query-gpu=index,name,driver_version,power.limit,clocks.sm,temperature.gpu --format=csv > "$R/gpu.csv" 2>&1
 # shellcheck source=action-lib.sh
@@ -36,12 +39,12 @@ case $PART in
     for i in $(seq 1 "$ROUNDS"); do
       room "$i" || break
       if [ $((i % 2)) = 1 ]; then a=$BASE; b=$SLOW; na=same; nb=cotenant; else a=$SLOW; b=$BASE; na=cotenant; nb=same; fi
-      action "r$i-g01-$na" "$a" 0,1 "INPUT_TURNS=$t" & action "r$i-g23-$nb" "$b" 2,3 "INPUT_TURNS=$t" & wait
+      action "r$i-g01-$na" "$a" 0,1 "INPUT_TURNS=$t" "${EXTRA[@]}" & action "r$i-g23-$nb" "$b" 2,3 "INPUT_TURNS=$t" "${EXTRA[@]}" & wait
     done ;;
   pairs2same)
     for i in $(seq 1 "$ROUNDS"); do
       room "$i" || break
-      action "r$i-g01-same" "$BASE" 0,1 & action "r$i-g23-same" "$BASE" 2,3 & wait
+      action "r$i-g01-same" "$BASE" 0,1 "${EXTRA[@]}" & action "r$i-g23-same" "$BASE" 2,3 "${EXTRA[@]}" & wait
     done ;;
   all4|all4same|all4cotenant)
     for i in $(seq 1 "$ROUNDS"); do
@@ -49,12 +52,12 @@ case $PART in
       if [ $((i % 2)) = 1 ]; then img=$BASE; n=same; else img=$SLOW; n=cotenant; fi
       [ "$PART" = all4same ] && { img=$BASE; n=same; }
       [ "$PART" = all4cotenant ] && { img=$SLOW; n=cotenant; }
-      action "r$i-g0123-$n" "$img" 0,1,2,3
+      action "r$i-g0123-$n" "$img" 0,1,2,3 "${EXTRA[@]}"
     done ;;
   one|noturns)
     t=true; [ "$PART" = noturns ] && t=false
     for i in $(seq 1 "$ROUNDS"); do
       room "$i" || break
-      action "r$i-g0-cotenant" "$SLOW" 0 "INPUT_TURNS=$t" & action "r$i-g1-same" "$BASE" 1 "INPUT_TURNS=$t" & wait
+      action "r$i-g0-cotenant" "$SLOW" 0 "INPUT_TURNS=$t" "${EXTRA[@]}" & action "r$i-g1-same" "$BASE" 1 "INPUT_TURNS=$t" "${EXTRA[@]}" & wait
     done ;;
 esac

@@ -3,13 +3,17 @@
 # then e2e-layouts.sh parts in order, each round started only while ROUND_S seconds are left before the call's
 # LIMIT_S (minus PACK_S to pack). Each part comes back as one tarball ($OUT brings back 8 files at most); the
 # exits of every check are printed.
-# Usage: OUT=... LIMIT_S=570 layouts-batch.sh PART:ROUNDS[:ROUND_S] ...
+# Usage: OUT=... LIMIT_S=570 [LAY_BUILD=...] [LAY_SLOW=...] [LAY_INPUTS=...] layouts-batch.sh PART:ROUNDS[:ROUND_S] ...
 set -u
 T0=$(date +%s)
 LIMIT_S=${LIMIT_S:-570}
 PACK_S=${PACK_S:-20}
 source .gpu-host/setup.sh local/gpu-torch:host > "$OUT/setup.log" 2>&1  # its $1 is the image
 docker image inspect local/gpu-torch:noisy-3pct >/dev/null 2>&1 || bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 >> "$OUT/setup.log" 2>&1
+# LAY_BUILD: more co-tenant images to build first, as noisy/build.sh specs (TAG:DUTY:PERIOD_MS, space separated).
+for spec in ${LAY_BUILD:-}; do
+  docker image inspect "local/gpu-torch:${spec%%:*}" >/dev/null 2>&1 || bash scripts/gpu-host/noisy/build.sh "$spec" >> "$OUT/setup.log" 2>&1
+done
 echo "setup done after $(( $(date +%s) - T0 )) s" >> "$OUT/setup.log"
 export END_AT=$(( T0 + LIMIT_S - PACK_S ))
 for spec in "$@"; do
