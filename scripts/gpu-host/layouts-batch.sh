@@ -10,9 +10,11 @@ LIMIT_S=${LIMIT_S:-570}
 PACK_S=${PACK_S:-20}
 source .gpu-host/setup.sh local/gpu-torch:host > "$OUT/setup.log" 2>&1  # its $1 is the image
 docker image inspect local/gpu-torch:noisy-3pct >/dev/null 2>&1 || bash scripts/gpu-host/noisy/build.sh noisy-3pct:0.02:20 >> "$OUT/setup.log" 2>&1
-# LAY_BUILD: more co-tenant images to build first, as noisy/build.sh specs (TAG:DUTY:PERIOD_MS, space separated).
+# LAY_BUILD: more handicap images to build first, space separated: noisy/build.sh specs (TAG:DUTY:PERIOD_MS, a GPU
+# co-tenant) or stall/build.sh specs prefixed `stall/` (stall/TAG:STALL_S:PERIOD_S, the workload paused briefly).
 for spec in ${LAY_BUILD:-}; do
-  docker image inspect "local/gpu-torch:${spec%%:*}" >/dev/null 2>&1 || bash scripts/gpu-host/noisy/build.sh "$spec" >> "$OUT/setup.log" 2>&1
+  kind=noisy; case $spec in stall/*) kind=stall; spec=${spec#stall/} ;; esac
+  docker image inspect "local/gpu-torch:${spec%%:*}" >/dev/null 2>&1 || bash "scripts/gpu-host/$kind/build.sh" "$spec" >> "$OUT/setup.log" 2>&1
 done
 echo "setup done after $(( $(date +%s) - T0 )) s" >> "$OUT/setup.log"
 export END_AT=$(( T0 + LIMIT_S - PACK_S ))
