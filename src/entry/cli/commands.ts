@@ -1,8 +1,16 @@
 /**
- * The CLI's commands besides `run`: config/ parses each command's flags (the same parser per mode as the
- * action's where the mode is both), commands/ runs it; here its text is printed and its exit code returned.
+ * The CLI's commands besides `run`: config/ parses each command's flags through the same parser per mode as
+ * the action's inputs where the mode is both (parseAnalyze, parseTrend, parseAggregate), commands/ runs it;
+ * here its text is printed and its exit code returned.
  */
-import { aggregateFlags, analyzeFlags, gateFlags, ioCheckFlags, trendFlags } from '../../config/index.js'
+import {
+  cliSource,
+  parseAggregate,
+  parseAnalyze,
+  parseGate,
+  parseIoCheck,
+  parseTrend
+} from '../../config/index.js'
 import { aggregateCommand } from '../../commands/aggregate.js'
 import { analyzeCommand } from '../../commands/analyze.js'
 import { gateCommand } from '../../commands/gate.js'
@@ -17,26 +25,26 @@ function printed(result: { text: string; exitCode: number }): number {
 }
 
 export async function analyzeCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await analyzeCommand(analyzeFlags(opts)))
+  return printed(await analyzeCommand(parseAnalyze(cliSource(opts))))
 }
 
 export async function gateCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await gateCommand(gateFlags(opts)))
+  return printed(await gateCommand(parseGate(cliSource(opts))))
 }
 
 export async function ioCheckCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await ioCheckCommand(ioCheckFlags(opts)))
+  return printed(await ioCheckCommand(parseIoCheck(cliSource(opts))))
 }
 
 export async function aggregateCli(dirs: string[], opts: Record<string, unknown>): Promise<number> {
-  const result = aggregateCommand(aggregateFlags(dirs, opts))
+  const result = aggregateCommand(parseAggregate(cliSource(opts, dirs)))
   printed(result)
   writeErr(`aggregate: ${result.paths.markdown}, ${result.paths.json}`)
   return Promise.resolve(result.exitCode)
 }
 
 export async function trendCli(opts: Record<string, unknown>): Promise<number> {
-  const result = await trendCommand(trendFlags(opts))
+  const result = await trendCommand(parseTrend(cliSource(opts)))
   writeOut(result.text)
   writeErr(result.reason)
   return result.exitCode
