@@ -1,7 +1,7 @@
 /** The config stage's public face: what other stages and the entry points use of it. */
 export { loadConfig } from './config.js'
 export type { Config } from './check-config.js'
-export { actionSource, cliSource, flagKey, type ConfigSources } from './reader.js'
+export { actionSource, cliSource, flagKey, type CliSource, type ConfigSources } from './reader.js'
 export type { LlmPreset } from './workloads/definition.js'
 export { DEFAULTS, type RawInputs } from './defaults.js'
 export { FILE_KNOBS, readConfigFile, type ConfigFileContents } from './file.js'

@@ -1,15 +1,15 @@
 /**
- * The CLI's commands besides `run`: config/ parses each command's flags through the same parser per mode as
- * the action's inputs where the mode is both (parseAnalyze, parseTrend, parseAggregate), commands/ runs it;
- * here its text is printed and its exit code returned.
+ * The CLI's commands, each on the source program.ts builds of its flags: config/ parses them through the same
+ * parser per mode as the action's inputs where the mode is both (parseAnalyze, parseTrend, parseAggregate),
+ * commands/ runs it; here its text is printed and its exit code returned. Every export is a command's handler.
  */
 import {
-  cliSource,
   parseAggregate,
   parseAnalyze,
   parseGate,
   parseIoCheck,
-  parseTrend
+  parseTrend,
+  type CliSource
 } from '../../config/index.js'
 import { aggregateCommand } from '../../commands/aggregate.js'
 import { analyzeCommand } from '../../commands/analyze.js'
@@ -17,6 +17,7 @@ import { gateCommand } from '../../commands/gate.js'
 import { ioCheckCommand } from '../../commands/io-check.js'
 import { trendCommand } from '../../commands/trend.js'
 import { writeErr, writeOut } from '../../util/log.js'
+import { runCommand } from './run-flags.js'
 
 /** Prints a command's text (one trailing newline) and hands back its exit code. */
 function printed(result: { text: string; exitCode: number }): number {
@@ -24,28 +25,33 @@ function printed(result: { text: string; exitCode: number }): number {
   return result.exitCode
 }
 
-export async function analyzeCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await analyzeCommand(parseAnalyze(cliSource(opts))))
+export async function analyzeCli(src: CliSource): Promise<number> {
+  return printed(await analyzeCommand(parseAnalyze(src)))
 }
 
-export async function gateCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await gateCommand(parseGate(cliSource(opts))))
+export async function gateCli(src: CliSource): Promise<number> {
+  return printed(await gateCommand(parseGate(src)))
 }
 
-export async function ioCheckCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await ioCheckCommand(parseIoCheck(cliSource(opts))))
+export async function ioCheckCli(src: CliSource): Promise<number> {
+  return printed(await ioCheckCommand(parseIoCheck(src)))
 }
 
-export async function aggregateCli(dirs: string[], opts: Record<string, unknown>): Promise<number> {
-  const result = aggregateCommand(parseAggregate(cliSource(opts, dirs)))
+export async function aggregateCli(src: CliSource): Promise<number> {
+  const result = aggregateCommand(parseAggregate(src))
   printed(result)
   writeErr(`aggregate: ${result.paths.markdown}, ${result.paths.json}`)
   return Promise.resolve(result.exitCode)
 }
 
-export async function trendCli(opts: Record<string, unknown>): Promise<number> {
-  const result = await trendCommand(parseTrend(cliSource(opts)))
+export async function trendCli(src: CliSource): Promise<number> {
+  const result = await trendCommand(parseTrend(src))
   writeOut(result.text)
   writeErr(result.reason)
   return result.exitCode
+}
+
+/** `run`: its flags are the check's raw inputs (run-flags.ts), read by the check's own parser. */
+export async function runCli(src: CliSource): Promise<number> {
+  return runCommand(src.opts)
 }
