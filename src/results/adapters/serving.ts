@@ -9,11 +9,17 @@ import type { JsonSource, SampleRow } from './json-file.js'
 /** Which keys of a tool's result object are its summaries, and the workload their rows belong to. */
 export interface ServingSummaries {
   workload: string
-  latency: RegExp
+  /** The tool's name of the end-to-end latency in its keys (`e2el`, `e2e_latency`). */
+  e2e: string
   /** Throughput keys and their units. */
   throughput: Record<string, string>
   /** A null value is the metric missing (a JSON Lines file's NaN, json-file.ts readLines), not a bad latency. */
   nullIsAbsent: boolean
+}
+
+/** `mean_`, `median_` or `pNN_` of TTFT, TPOT, ITL or E2E, in ms: `p99_ttft_ms`, `p99.9_itl_ms`. */
+function latencyKeyOf(e2e: string): RegExp {
+  return new RegExp(`^(mean|median|p\\d{1,2}(?:\\.\\d{1,3})?)_(ttft|tpot|itl|${e2e})_ms$`)
 }
 
 /** `top`'s summaries, a row each in key order; `at` is its JSON path (`line 2`, or '' for the document). */
@@ -24,10 +30,11 @@ export function servingRows(
   where: { at: string; iteration?: number }
 ): SampleRow[] {
   const rows: SampleRow[] = []
+  const latencyKey = latencyKeyOf(summaries.e2e)
   for (const key of Object.keys(top)) {
     const value = top[key]
     if (summaries.nullIsAbsent && (value === null || value === undefined)) continue
-    const latency = summaries.latency.test(key)
+    const latency = latencyKey.test(key)
     const unit = latency ? 'ms' : own(summaries.throughput, key)
     // A throughput the tool left null is not reported; a latency must be a number.
     if (unit === undefined || (!latency && value === null)) continue

@@ -16,7 +16,7 @@ import { servingRows, type ServingSummaries } from './serving.js'
 export const SGLANG_WORKLOAD = 'sglang-bench-serving'
 const SUMMARIES: ServingSummaries = {
   workload: SGLANG_WORKLOAD,
-  latency: /^(mean|median|p\d{1,2}(?:\.\d{1,3})?)_(ttft|tpot|itl|e2e_latency)_ms$/,
+  e2e: 'e2e_latency',
   throughput: {
     request_throughput: 'req/s',
     input_throughput: 'tok/s',

@@ -13,7 +13,7 @@ import { servingRows, type ServingSummaries } from './serving.js'
 export const VLLM_WORKLOAD = 'vllm-bench-serve'
 const SUMMARIES: ServingSummaries = {
   workload: VLLM_WORKLOAD,
-  latency: /^(mean|median|p\d{1,2}(?:\.\d{1,3})?)_(ttft|tpot|itl|e2el)_ms$/,
+  e2e: 'e2el',
   throughput: {
     request_throughput: 'req/s',
     request_goodput: 'req/s',
