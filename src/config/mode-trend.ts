@@ -5,7 +5,7 @@ import { describeRule, parseNumber, type NumberRule } from '../util/number.js'
 import { bool, branchName, given, list, maxOverhead } from './parse.js'
 import { workspacePath } from './paths.js'
 import { failOnRegressionOf } from './modes.js'
-import { INPUT_LABEL, outputFormat, type ActionSource, type CliSource, type ModeSource } from './reader.js'
+import { outputFormat, type ActionSource, type CliSource, type ModeSource } from './reader.js'
 
 export interface TrendConfig {
   /** Baseline file whose history is analysed. */
@@ -75,7 +75,7 @@ export function parseTrend(src: ModeSource): TrendConfig | TrendFlags {
 }
 
 /** The action's trend inputs; trend-issues needs the token it writes issues with. */
-function actionTrend({ read, workspace }: ActionSource): TrendConfig {
+function actionTrend({ read, label, workspace }: ActionSource): TrendConfig {
   const { get } = read
   const metrics = get(Inputs.TrendMetrics)
   const issues = bool(Inputs.TrendIssues, get(Inputs.TrendIssues))
@@ -88,7 +88,7 @@ function actionTrend({ read, workspace }: ActionSource): TrendConfig {
     minChangePct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
     issues,
     token: given(token) ? token : null,
-    failOnRegression: failOnRegressionOf(read, INPUT_LABEL),
+    failOnRegression: failOnRegressionOf(read, label),
     baselineBranch: branchName(get(Inputs.BaselineBranch)),
     out: workspacePath(Inputs.Out, get(Inputs.Out), workspace)
   }

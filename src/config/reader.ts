@@ -42,7 +42,7 @@ export function sourcesReader(sources: ConfigSources): InputReader {
  * The reader of a CLI command's own flags (commander's options, camelCase keys): a string flag is taken as
  * given (an empty one too: it is the user's value), anything else falls back to the input's default.
  */
-export function flagReader(opts: Record<string, unknown>): InputReader {
+function flagReader(opts: Record<string, unknown>): InputReader {
   const value = (name: Inputs): unknown => opts[flagKey(name)]
   return {
     get: name => {
