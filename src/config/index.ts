@@ -1,7 +1,7 @@
 /** The config stage's public face: what other stages and the entry points use of it. */
 export { loadConfig } from './config.js'
 export type { Config } from './check-config.js'
-export { flagKey, type ConfigSources } from './reader.js'
+export { actionSource, cliSource, flagKey, type CliSource, type ConfigSources } from './reader.js'
 export type { LlmPreset } from './workloads/definition.js'
 export { DEFAULTS, type RawInputs } from './defaults.js'
 export { FILE_KNOBS, readConfigFile, type ConfigFileContents } from './file.js'
@@ -20,10 +20,10 @@ export {
 } from './workloads/index.js'
 export { imageRefOf, imageRefOrNull, pickRepoDigest, validateImageRef, type ImageRef } from './image-ref.js'
 export { modeOf } from './modes.js'
-export { aggregateFlags, loadAggregateConfig, type AggregateConfig } from './mode-aggregate.js'
-export { analyzeFlags, loadAnalyzeConfig, type AnalyzeConfig } from './mode-analyze.js'
-export { loadTrendConfig, trendFlags, type TrendConfig } from './mode-trend.js'
-export { gateFlags, ioCheckFlags } from './mode-probes.js'
+export { parseAggregate, type AggregateConfig } from './mode-aggregate.js'
+export { parseAnalyze, type AnalyzeConfig } from './mode-analyze.js'
+export { parseTrend, type TrendConfig } from './mode-trend.js'
+export { parseGate, parseIoCheck } from './mode-probes.js'
 export { judgeMount, refusalMessage, type MountPurpose } from './mount-policy.js'
 export {
   CHECKPOINT_CONTAINER_PATH,

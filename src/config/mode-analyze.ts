@@ -3,33 +3,24 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
-import { COMMENT_MODES, RESULT_FORMATS, type CommentMode, type OnInconclusive } from '../types/index.js'
+import { COMMENT_MODES, RESULT_FORMATS, type CommentMode } from '../types/index.js'
 import { bool, checkRunName, gateMetrics, given, list, oneOf } from './parse.js'
 import { workspacePath } from './paths.js'
 import type { GateMetric } from './tail-metrics.js'
 import { validateGithubToken } from './trusted-values.js'
-import {
-  FLAG_LABEL,
-  INPUT_LABEL,
-  flagReader,
-  sourcesReader,
-  stringFlag,
-  type ConfigSources,
-  type InputReader,
-  type Label
-} from './reader.js'
-import { alphaOf, gateLimits, maxOverheadOf, onInconclusiveOf, type GateLimits } from './modes.js'
+import { outputFormat, stringFlag, type ActionSource, type CliSource, type ModeSource } from './reader.js'
+import { alphaOf, failOnRegressionOf, maxOverheadOf, onInconclusiveOf, type GateLimits } from './modes.js'
 
-export interface AnalyzeConfig {
+/** How both surfaces judge the files: the gate limits and the tail metrics that gate (config/tail-metrics.ts). */
+export interface AnalyzeGate extends GateLimits {
+  gateMetrics: GateMetric[]
+}
+
+/** The action's `mode: analyze`. */
+export interface AnalyzeConfig extends AnalyzeGate {
   /** `ENV=PATH` pairs (paths resolved inside the workspace), or with `csv` the one CSV path. */
   results: string[]
   format: (typeof RESULT_FORMATS)[number]
-  maxOverheadPct: number
-  alpha: number
-  failOnRegression: boolean
-  onInconclusive: OnInconclusive
-  /** Tail metrics that gate (gate-metrics; config/tail-metrics.ts); the others are shown. */
-  gateMetrics: GateMetric[]
   /** Published like a check's report (report/github.ts): the PR comment, the Check run, the token for both. */
   githubToken: string | null
   comment: CommentMode
@@ -39,8 +30,27 @@ export interface AnalyzeConfig {
   out: string
 }
 
-function gateMetricsOf(read: InputReader, label: Label): GateMetric[] {
-  return gateMetrics(label(Inputs.GateMetrics), read.get(Inputs.GateMetrics))
+/** `gpu-overhead analyze`. */
+export interface AnalyzeFlags extends AnalyzeGate {
+  /** A long-format CSV, or (with a JSON `formatIn`) ENV=FILE pairs: each file one run of that arm. */
+  input: string | string[]
+  formatIn: string | undefined
+  arms?: string[]
+  baselineEnv: string | undefined
+  candidateEnv: string | undefined
+  baselinePath: string | undefined
+  format: 'md' | 'json'
+}
+
+/** The limits and gate-metrics, read the same way from the action's inputs and the CLI's flags. */
+function analyzeGate({ read, label }: ModeSource): AnalyzeGate {
+  return {
+    maxOverheadPct: maxOverheadOf(read, label),
+    alpha: alphaOf(read, label),
+    failOnRegression: failOnRegressionOf(read, label),
+    onInconclusive: onInconclusiveOf(read, label),
+    gateMetrics: gateMetrics(label(Inputs.GateMetrics), read.get(Inputs.GateMetrics))
+  }
 }
 
 /** Each result file: a regular file inside the workspace, reached through no link out of it. */
@@ -70,53 +80,38 @@ function resultFiles(format: AnalyzeConfig['format'], raw: string, workspace: st
 }
 
 /**
- * `mode: analyze`: result files earlier steps wrote, in the workspace. They are tree files: each must be
- * inside the workspace and not a link (a link could point at a secret on the runner; docs/security.md).
+ * `analyze`, the action's mode and the CLI's command alike. The action's result files are tree files: each
+ * must be inside the workspace and not a link (a link could point at a secret on the runner;
+ * docs/security.md); it also reads how to publish. The CLI reads files anywhere the user names, as given.
  */
-export function loadAnalyzeConfig(sources: ConfigSources): AnalyzeConfig {
-  const read = sourcesReader(sources)
-  const { get } = read
+export function parseAnalyze(src: ActionSource): AnalyzeConfig
+export function parseAnalyze(src: CliSource): AnalyzeFlags
+export function parseAnalyze(src: ModeSource): AnalyzeConfig | AnalyzeFlags {
+  if (src.surface === 'cli')
+    return { ...cliFiles(src.opts), format: outputFormat(src.opts, 'md'), ...analyzeGate(src) }
+  const { get } = src.read
   const format = oneOf(Inputs.ResultsFormat, get(Inputs.ResultsFormat), RESULT_FORMATS)
+  const results = resultFiles(format, get(Inputs.Results), src.workspace)
   return {
-    results: resultFiles(format, get(Inputs.Results), sources.workspace),
+    results,
     format,
-    maxOverheadPct: maxOverheadOf(read, INPUT_LABEL),
-    alpha: alphaOf(read, INPUT_LABEL),
-    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
-    onInconclusive: onInconclusiveOf(read, INPUT_LABEL),
-    gateMetrics: gateMetricsOf(read, INPUT_LABEL),
+    ...analyzeGate(src),
     githubToken: given(get(Inputs.GithubToken)) ? validateGithubToken(get(Inputs.GithubToken)) : null,
     comment: oneOf(Inputs.Comment, get(Inputs.Comment), COMMENT_MODES),
     checkRun: checkRunName(get(Inputs.CheckRun)),
     allowForkPrs: bool(Inputs.AllowForkPrs, get(Inputs.AllowForkPrs)),
-    out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
+    out: workspacePath(Inputs.Out, get(Inputs.Out), src.workspace)
   }
 }
 
-export interface AnalyzeFlags extends GateLimits {
-  /** A long-format CSV, or (with a JSON `formatIn`) ENV=FILE pairs: each file one run of that arm. */
-  input: string | string[]
-  formatIn: string | undefined
-  arms?: string[]
-  baselineEnv: string | undefined
-  candidateEnv: string | undefined
-  baselinePath: string | undefined
-  format: 'md' | 'json'
-  gateMetrics: GateMetric[]
-}
-
-/** `gpu-overhead analyze`: files anywhere the user names (read as given), the same limits and gate metrics. */
-export function analyzeFlags(opts: Record<string, unknown>): AnalyzeFlags {
-  const read = flagReader(opts)
+/** The CLI's files and how to read them: taken as given (the command checks them as it reads). */
+function cliFiles(opts: Record<string, unknown>): Omit<AnalyzeFlags, keyof AnalyzeGate | 'format'> {
   return {
     input: Array.isArray(opts.input) ? opts.input.map(String) : String(opts.input),
     formatIn: stringFlag(opts.formatIn),
     ...(Array.isArray(opts.arm) ? { arms: opts.arm.map(String) } : {}),
     baselineEnv: stringFlag(opts.baselineEnv),
     candidateEnv: stringFlag(opts.candidateEnv),
-    baselinePath: stringFlag(opts.baseline),
-    format: opts.format === 'json' ? 'json' : 'md',
-    gateMetrics: gateMetricsOf(read, FLAG_LABEL),
-    ...gateLimits(read, FLAG_LABEL)
+    baselinePath: stringFlag(opts.baseline)
   }
 }

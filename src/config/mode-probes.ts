@@ -1,4 +1,4 @@
-/** `gate` and `io-check`: the CLI's probe commands (no action mode runs them on their own). */
+/** `gate` and `io-check`: the CLI's probe commands (no action mode runs them on their own: a CLI source only). */
 import { Inputs } from '../types/inputs.js'
 import {
   CONTAINER_RUNTIMES,
@@ -7,10 +7,10 @@ import {
   type GpuAccess
 } from '../types/index.js'
 import { oneOf } from './parse.js'
-import { FLAG_LABEL, flagReader, stringFlag, type InputReader } from './reader.js'
+import { outputFormat, stringFlag, type CliSource } from './reader.js'
 
-function runtimeOf(read: InputReader): ContainerRuntime {
-  return oneOf(FLAG_LABEL(Inputs.ContainerRuntime), read.get(Inputs.ContainerRuntime), CONTAINER_RUNTIMES)
+function runtimeOf({ read, label }: CliSource): ContainerRuntime {
+  return oneOf(label(Inputs.ContainerRuntime), read.get(Inputs.ContainerRuntime), CONTAINER_RUNTIMES)
 }
 
 export interface GateFlags {
@@ -28,16 +28,16 @@ export interface GateFlags {
 }
 
 /** `gpu-overhead gate`: the driver and CUDA version, or the image, and the host described by hand. */
-export function gateFlags(opts: Record<string, unknown>): GateFlags {
-  const read = flagReader(opts)
+export function parseGate(src: CliSource): GateFlags {
+  const { read, label, opts } = src
   return {
     driver: stringFlag(opts.driver),
     cuda: stringFlag(opts.cuda),
     image: stringFlag(opts.image),
     strict: opts.strict === true,
-    format: opts.format === 'json' ? 'json' : 'text',
-    runtime: runtimeOf(read),
-    gpuAccess: oneOf(FLAG_LABEL(Inputs.GpuAccess), read.get(Inputs.GpuAccess), GPU_ACCESS_MODES),
+    format: outputFormat(opts, 'text'),
+    runtime: runtimeOf(src),
+    gpuAccess: oneOf(label(Inputs.GpuAccess), read.get(Inputs.GpuAccess), GPU_ACCESS_MODES),
     driverCuda: stringFlag(opts.driverCuda),
     brand: stringFlag(opts.brand),
     computeCap: stringFlag(opts.computeCap),
@@ -54,12 +54,13 @@ export interface IoCheckFlags {
 }
 
 /** `gpu-overhead io-check`: the image and the mounts to probe. */
-export function ioCheckFlags(opts: Record<string, unknown>): IoCheckFlags {
+export function parseIoCheck(src: CliSource): IoCheckFlags {
+  const { opts } = src
   return {
     image: String(opts.image),
     data: stringFlag(opts.data),
     ckpt: stringFlag(opts.ckpt),
-    format: opts.format === 'json' ? 'json' : 'text',
-    runtime: runtimeOf(flagReader(opts))
+    format: outputFormat(opts, 'text'),
+    runtime: runtimeOf(src)
   }
 }

@@ -4,7 +4,8 @@ import { InputError } from '../util/errors.js'
 import { describeRule, parseNumber, type NumberRule } from '../util/number.js'
 import { bool, branchName, given, list, maxOverhead } from './parse.js'
 import { workspacePath } from './paths.js'
-import { sourcesReader, type ConfigSources } from './reader.js'
+import { failOnRegressionOf } from './modes.js'
+import { outputFormat, type ActionSource, type CliSource, type ModeSource } from './reader.js'
 
 export interface TrendConfig {
   /** Baseline file whose history is analysed. */
@@ -21,26 +22,6 @@ export interface TrendConfig {
   baselineBranch: string | null
   /** Folder for trend.md and trend.json. */
   out: string
-}
-
-/** `mode: trend`: change points over the baseline file's history; runs no workload. */
-export function loadTrendConfig(sources: ConfigSources): TrendConfig {
-  const { get } = sourcesReader(sources)
-  const metrics = get(Inputs.TrendMetrics)
-  const issues = bool(Inputs.TrendIssues, get(Inputs.TrendIssues))
-  const token = get(Inputs.GithubToken)
-  if (issues && !given(token))
-    throw new InputError(Inputs.GithubToken, '', 'a token with issues: write (trend-issues is true)')
-  return {
-    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), sources.workspace),
-    metrics: given(metrics.trim()) ? list(Inputs.TrendMetrics, metrics) : [],
-    minChangePct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
-    issues,
-    token: given(token) ? token : null,
-    failOnRegression: bool(Inputs.FailOnRegression, get(Inputs.FailOnRegression)),
-    baselineBranch: branchName(get(Inputs.BaselineBranch)),
-    out: workspacePath(Inputs.Out, get(Inputs.Out), sources.workspace)
-  }
 }
 
 export interface TrendFlags {
@@ -71,15 +52,44 @@ export function metricList(raw: unknown): string[] | undefined {
   return items.length > 0 ? items : undefined
 }
 
-/** `gpu-overhead trend --baseline FILE [--metric …] [--window N] [--max-p P] [--min-change PCT]`. */
-export function trendFlags(opts: Record<string, unknown>): TrendFlags {
+/**
+ * `trend`, the action's mode and the CLI's command alike: change points over the baseline file's history;
+ * runs no workload. The two surfaces share no input: the action reads trend-metrics, max-overhead as the
+ * smallest change, the issue settings and its files inside the workspace; the CLI its own --metric,
+ * --window, --max-p and --min-change, and the file anywhere the user names.
+ */
+export function parseTrend(src: ActionSource): TrendConfig
+export function parseTrend(src: CliSource): TrendFlags
+export function parseTrend(src: ModeSource): TrendConfig | TrendFlags {
+  if (src.surface === 'action') return actionTrend(src)
+  const { opts } = src
   const minChange = typeof opts.minChange === 'string' ? opts.minChange.replace(/%\s*$/, '') : opts.minChange
   return {
     baseline: String(opts.baseline),
     metrics: metricList(opts.metric),
-    format: opts.format === 'json' ? 'json' : 'md',
+    format: outputFormat(opts, 'md'),
     window: numberFlag('window', opts.window, { kind: 'integer', min: 2 }),
     maxP: numberFlag('max-p', opts.maxP, { kind: 'real', min: 0, minExclusive: true, max: 1 }),
     minChangePct: numberFlag('min-change', minChange, { kind: 'real', min: 0, max: 100 })
+  }
+}
+
+/** The action's trend inputs; trend-issues needs the token it writes issues with. */
+function actionTrend({ read, label, workspace }: ActionSource): TrendConfig {
+  const { get } = read
+  const metrics = get(Inputs.TrendMetrics)
+  const issues = bool(Inputs.TrendIssues, get(Inputs.TrendIssues))
+  const token = get(Inputs.GithubToken)
+  if (issues && !given(token))
+    throw new InputError(Inputs.GithubToken, '', 'a token with issues: write (trend-issues is true)')
+  return {
+    baselinePath: workspacePath(Inputs.BaselinePath, get(Inputs.BaselinePath), workspace),
+    metrics: given(metrics.trim()) ? list(Inputs.TrendMetrics, metrics) : [],
+    minChangePct: maxOverhead(Inputs.MaxOverhead, get(Inputs.MaxOverhead)),
+    issues,
+    token: given(token) ? token : null,
+    failOnRegression: failOnRegressionOf(read, label),
+    baselineBranch: branchName(get(Inputs.BaselineBranch)),
+    out: workspacePath(Inputs.Out, get(Inputs.Out), workspace)
   }
 }

@@ -2,7 +2,7 @@
 import { Inputs } from '../types/inputs.js'
 import { MODES, ON_INCONCLUSIVE, type Mode, type OnInconclusive } from '../types/index.js'
 import { DEFAULTS, type RawInputs } from './defaults.js'
-import { alpha, maxOverhead, oneOf } from './parse.js'
+import { alpha, bool, maxOverhead, oneOf } from './parse.js'
 import type { InputReader, Label } from './reader.js'
 
 /** Which mode the action runs in (the CLI has a command per mode). */
@@ -10,9 +10,11 @@ export function modeOf(inputs: RawInputs): Mode {
   return oneOf(Inputs.Mode, inputs[Inputs.Mode] || DEFAULTS[Inputs.Mode], MODES)
 }
 
+/** max-overhead, alpha, fail-on-regression and on-inconclusive: how analyze and aggregate judge, on either surface. */
 export interface GateLimits {
   maxOverheadPct: number
   alpha: number
+  failOnRegression: boolean
   onInconclusive: OnInconclusive
 }
 
@@ -28,11 +30,7 @@ export function onInconclusiveOf(read: InputReader, label: Label): OnInconclusiv
   return oneOf(label(Inputs.OnInconclusive), read.get(Inputs.OnInconclusive), ON_INCONCLUSIVE)
 }
 
-/** max-overhead, alpha and on-inconclusive: how analyze and aggregate judge, from inputs or flags alike. */
-export function gateLimits(read: InputReader, label: Label): GateLimits {
-  return {
-    maxOverheadPct: maxOverheadOf(read, label),
-    alpha: alphaOf(read, label),
-    onInconclusive: onInconclusiveOf(read, label)
-  }
+/** fail-on-regression: a CLI command without the flag takes its default (true: a regression exits 1). */
+export function failOnRegressionOf(read: InputReader, label: Label): boolean {
+  return bool(label(Inputs.FailOnRegression), read.get(Inputs.FailOnRegression))
 }

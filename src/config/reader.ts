@@ -42,7 +42,7 @@ export function sourcesReader(sources: ConfigSources): InputReader {
  * The reader of a CLI command's own flags (commander's options, camelCase keys): a string flag is taken as
  * given (an empty one too: it is the user's value), anything else falls back to the input's default.
  */
-export function flagReader(opts: Record<string, unknown>): InputReader {
+function flagReader(opts: Record<string, unknown>): InputReader {
   const value = (name: Inputs): unknown => opts[flagKey(name)]
   return {
     get: name => {
@@ -62,6 +62,43 @@ export function flagKey(name: string): string {
 export type Label = (name: Inputs) => string
 export const INPUT_LABEL: Label = name => name
 export const FLAG_LABEL: Label = name => `--${name}`
+
+/**
+ * What one mode's parser reads, from either surface: the values through an InputReader, each named in its
+ * errors by `label` (the action's input name, or the CLI's `--flag`), and the surface's own extras.
+ */
+export interface ActionSource {
+  surface: 'action'
+  read: InputReader
+  label: Label
+  /** Directory that relative paths resolve against, and outputs must stay inside. */
+  workspace: string
+}
+export interface CliSource {
+  surface: 'cli'
+  read: InputReader
+  label: Label
+  /** commander's options, for the flags that are no action input (`--input`, `--arm`, `--format`, …). */
+  opts: Record<string, unknown>
+  /** The command's arguments (`aggregate DIR...`). */
+  args: string[]
+}
+export type ModeSource = ActionSource | CliSource
+
+/** The action's source: flags over inputs (sourcesReader), named by input. */
+export function actionSource(sources: ConfigSources): ActionSource {
+  return { surface: 'action', read: sourcesReader(sources), label: INPUT_LABEL, workspace: sources.workspace }
+}
+
+/** A CLI command's source: its own flags (flagReader), named as `--flag`. */
+export function cliSource(opts: Record<string, unknown>, args: string[] = []): CliSource {
+  return { surface: 'cli', read: flagReader(opts), label: FLAG_LABEL, opts, args }
+}
+
+/** A CLI command's `--format`: json when asked, else the command's text format. */
+export function outputFormat<T extends string>(opts: Record<string, unknown>, text: T): T | 'json' {
+  return opts.format === 'json' ? 'json' : text
+}
 
 /** A CLI flag's non-empty string, else undefined (the command's own fallback applies). */
 export function stringFlag(raw: unknown): string | undefined {

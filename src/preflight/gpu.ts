@@ -124,6 +124,18 @@ export function numberValue(raw: string | undefined): number | null {
   return Number.isFinite(n) ? n : null
 }
 
+/** The power limits (W) and clocks (MHz), each from its query field, in the record's order. */
+const LIMITS_AND_CLOCKS = {
+  power_limit_w: 'power.limit',
+  power_default_limit_w: 'power.default_limit',
+  power_min_limit_w: 'power.min_limit',
+  power_max_limit_w: 'power.max_limit',
+  clocks_sm_mhz: 'clocks.sm',
+  clocks_max_sm_mhz: 'clocks.max.sm',
+  clocks_applications_graphics_mhz: 'clocks.applications.graphics',
+  clocks_default_applications_graphics_mhz: 'clocks.default_applications.graphics'
+} as const satisfies Partial<Record<keyof GpuFacts, GpuField>>
+
 /** Parse `--query-gpu=<fields> --format=csv,noheader,nounits` output. Blank lines are skipped. */
 export function parseQueryGpuCsv(text: string, fields: readonly string[] = GPU_QUERY_FIELDS): GpuFacts[] {
   const gpus: GpuFacts[] = []
@@ -164,14 +176,9 @@ export function parseQueryGpuCsv(text: string, fields: readonly string[] = GPU_Q
       compute_cap: null,
       persistence_mode: cleanValue(get('persistence_mode')),
       mig_mode: cleanValue(get('mig.mode.current')),
-      power_limit_w: numberValue(get('power.limit')),
-      power_default_limit_w: numberValue(get('power.default_limit')),
-      power_min_limit_w: numberValue(get('power.min_limit')),
-      power_max_limit_w: numberValue(get('power.max_limit')),
-      clocks_sm_mhz: numberValue(get('clocks.sm')),
-      clocks_max_sm_mhz: numberValue(get('clocks.max.sm')),
-      clocks_applications_graphics_mhz: numberValue(get('clocks.applications.graphics')),
-      clocks_default_applications_graphics_mhz: numberValue(get('clocks.default_applications.graphics')),
+      ...(Object.fromEntries(
+        Object.entries(LIMITS_AND_CLOCKS).map(([fact, field]) => [fact, numberValue(get(field))])
+      ) as Record<keyof typeof LIMITS_AND_CLOCKS, number | null>),
       ecc_mode: cleanValue(get('ecc.mode.current')),
       compute_mode: cleanValue(get('compute_mode')),
       memory_total_mib: numberValue(get('memory.total')),

@@ -5,6 +5,7 @@
  * `better` column — so they keep their meaning. Anything not listed here must declare its direction.
  * test/analyze/known-metrics.test.ts runs the workloads and checks this table against what they emit.
  */
+import { LLM_TAIL_METRICS } from '../config/index.js'
 import type { Direction } from '../types/index.js'
 import { own } from '../util/own.js'
 
@@ -27,12 +28,7 @@ const KNOWN: Record<string, Record<string, KnownMetric>> = {
     tokens_per_s: { better: 'higher', derived_from: 'e2e_ms' },
     itl_ms: { better: 'lower', derived_from: 'tpot_ms' },
     // Per-process tail percentiles (config/tail-metrics.ts): shown, gated only when gate-metrics names them.
-    ttft_p90_ms: { better: 'lower' },
-    ttft_p99_ms: { better: 'lower' },
-    tpot_p90_ms: { better: 'lower' },
-    tpot_p99_ms: { better: 'lower' },
-    itl_p90_ms: { better: 'lower' },
-    itl_p99_ms: { better: 'lower' }
+    ...Object.fromEntries(LLM_TAIL_METRICS.map(m => [m, { better: 'lower' } satisfies KnownMetric]))
   },
   io: {
     data_read_mb_s: { better: 'higher' },

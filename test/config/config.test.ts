@@ -292,14 +292,16 @@ describe('results-format as action.yml and the README spell it (issue 40)', () =
     'aiperf',
     'trtllm-bench'
   ])('%s is accepted and kept in its canonical spelling', async raw => {
-    const { loadAnalyzeConfig } = await import('../../src/config/index.js')
+    const { actionSource, parseAnalyze } = await import('../../src/config/index.js')
     const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-results-format-'))
     try {
       fs.writeFileSync(path.join(ws, 'a.json'), '[]')
-      const cfg = loadAnalyzeConfig({
-        workspace: ws,
-        inputs: { [Inputs.ResultsFormat]: raw, [Inputs.Results]: 'native=a.json,container=a.json' }
-      })
+      const cfg = parseAnalyze(
+        actionSource({
+          workspace: ws,
+          inputs: { [Inputs.ResultsFormat]: raw, [Inputs.Results]: 'native=a.json,container=a.json' }
+        })
+      )
       expect(cfg.format.toLowerCase()).toBe(raw.toLowerCase())
       expect(['customSmallerIsBetter', 'customBiggerIsBetter', 'aiperf', 'trtllm-bench']).toContain(
         cfg.format

@@ -16,7 +16,7 @@ import {
   type BranchStore
 } from '../../src/analyze/baseline/baseline-branch.js'
 import { mergeCheck, parseBaseline } from '../../src/analyze/index.js'
-import { loadConfig, loadTrendConfig } from '../../src/config/index.js'
+import { actionSource, loadConfig, parseTrend } from '../../src/config/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 
 /** Byte-moving tests: the merge is "take this run's file". */
@@ -339,7 +339,9 @@ describe('baseline store: fail closed, no lost check (issue 29)', () => {
     const cfg = loadConfig({ workspace, inputs })
     expect(cfg.baselineBranch).toBeNull()
     expect(cfg.checkRun).toBeNull()
-    expect(loadTrendConfig({ workspace, inputs: { [Inputs.BaselineBranch]: '' } }).baselineBranch).toBeNull()
+    expect(
+      parseTrend(actionSource({ workspace, inputs: { [Inputs.BaselineBranch]: '' } })).baselineBranch
+    ).toBeNull()
     // Not given at all: the defaults.
     expect(loadConfig({ workspace, inputs: { [Inputs.Image]: 'ubuntu:24.04' } }).baselineBranch).toBe(
       'gpu-overhead-baseline'

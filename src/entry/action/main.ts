@@ -5,11 +5,12 @@
  */
 import * as core from '@actions/core'
 import {
-  loadAggregateConfig,
-  loadAnalyzeConfig,
+  actionSource,
   loadConfig,
-  loadTrendConfig,
   modeOf,
+  parseAggregate,
+  parseAnalyze,
+  parseTrend,
   type RawInputs
 } from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
@@ -83,21 +84,23 @@ function refusedByTrust(ask: TrustAsk): boolean {
 /** Reads the mode's inputs once (config/), applies the trust rules, and hands them to the mode's adapter. */
 async function runMode(inputs: RawInputs, workspace: string): Promise<void> {
   const mode = modeOf(inputs)
+  // The mode's parser is the CLI command's too (config/mode-*.ts); the action's source reads its inputs.
+  const source = actionSource({ inputs, workspace })
   if (mode === 'aggregate') {
     // Reads only uploaded result files and runs no workload: no GPU, fork or token concerns.
     const { runAggregateAction } = await import('./aggregate.js')
-    return runAggregateAction(loadAggregateConfig({ inputs, workspace }))
+    return runAggregateAction(parseAggregate(source))
   }
   if (mode === 'analyze') {
     // Runs no workload, but publishes like a check (comment, Check run, token): the check's trust rules.
-    const cfg = loadAnalyzeConfig({ inputs, workspace })
+    const cfg = parseAnalyze(source)
     if (refusedByTrust({ allowForkPrs: cfg.allowForkPrs })) return
     const { runAnalyzeAction } = await import('./analyze.js')
     return runAnalyzeAction(cfg, workspace)
   }
   if (mode === 'trend') {
     // Reads the baseline file's history and runs no workload; the fork rule still applies (it may open issues).
-    const cfg = loadTrendConfig({ inputs, workspace })
+    const cfg = parseTrend(source)
     if (refusedByTrust({ allowForkPrs: false, quiet: true })) return
     const { runTrendAction } = await import('./trend.js')
     return runTrendAction(cfg, workspace)

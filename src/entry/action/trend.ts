@@ -64,7 +64,7 @@ async function syncIssues(
   const repo = repository(env.GITHUB_REPOSITORY)
   if (repo === null)
     throw new EnvironmentError('trend-issues: GITHUB_REPOSITORY is not owner/name; run inside GitHub Actions')
-  // loadTrendConfig refuses trend-issues without a token, so there is always a client here.
+  // parseTrend refuses trend-issues without a token, so there is always a client here.
   if (api === null) throw new EnvironmentError('trend-issues: no github-token to write issues with')
   try {
     const synced = await syncTrendIssues(api, repo, result.report, { runUrl: runUrl(env) })

@@ -1,14 +1,23 @@
 /**
- * The CLI's commands besides `run`: config/ parses each command's flags (the same parser per mode as the
- * action's where the mode is both), commands/ runs it; here its text is printed and its exit code returned.
+ * The CLI's commands, each on the source program.ts builds of its flags: config/ parses them through the same
+ * parser per mode as the action's inputs where the mode is both (parseAnalyze, parseTrend, parseAggregate),
+ * commands/ runs it; here its text is printed and its exit code returned. Every export is a command's handler.
  */
-import { aggregateFlags, analyzeFlags, gateFlags, ioCheckFlags, trendFlags } from '../../config/index.js'
+import {
+  parseAggregate,
+  parseAnalyze,
+  parseGate,
+  parseIoCheck,
+  parseTrend,
+  type CliSource
+} from '../../config/index.js'
 import { aggregateCommand } from '../../commands/aggregate.js'
 import { analyzeCommand } from '../../commands/analyze.js'
 import { gateCommand } from '../../commands/gate.js'
 import { ioCheckCommand } from '../../commands/io-check.js'
 import { trendCommand } from '../../commands/trend.js'
 import { writeErr, writeOut } from '../../util/log.js'
+import { runCommand } from './run-flags.js'
 
 /** Prints a command's text (one trailing newline) and hands back its exit code. */
 function printed(result: { text: string; exitCode: number }): number {
@@ -16,28 +25,33 @@ function printed(result: { text: string; exitCode: number }): number {
   return result.exitCode
 }
 
-export async function analyzeCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await analyzeCommand(analyzeFlags(opts)))
+export async function analyzeCli(src: CliSource): Promise<number> {
+  return printed(await analyzeCommand(parseAnalyze(src)))
 }
 
-export async function gateCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await gateCommand(gateFlags(opts)))
+export async function gateCli(src: CliSource): Promise<number> {
+  return printed(await gateCommand(parseGate(src)))
 }
 
-export async function ioCheckCli(opts: Record<string, unknown>): Promise<number> {
-  return printed(await ioCheckCommand(ioCheckFlags(opts)))
+export async function ioCheckCli(src: CliSource): Promise<number> {
+  return printed(await ioCheckCommand(parseIoCheck(src)))
 }
 
-export async function aggregateCli(dirs: string[], opts: Record<string, unknown>): Promise<number> {
-  const result = aggregateCommand(aggregateFlags(dirs, opts))
+export async function aggregateCli(src: CliSource): Promise<number> {
+  const result = aggregateCommand(parseAggregate(src))
   printed(result)
   writeErr(`aggregate: ${result.paths.markdown}, ${result.paths.json}`)
   return Promise.resolve(result.exitCode)
 }
 
-export async function trendCli(opts: Record<string, unknown>): Promise<number> {
-  const result = await trendCommand(trendFlags(opts))
+export async function trendCli(src: CliSource): Promise<number> {
+  const result = await trendCommand(parseTrend(src))
   writeOut(result.text)
   writeErr(result.reason)
   return result.exitCode
+}
+
+/** `run`: its flags are the check's raw inputs (run-flags.ts), read by the check's own parser. */
+export async function runCli(src: CliSource): Promise<number> {
+  return runCommand(src.opts)
 }

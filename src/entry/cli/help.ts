@@ -16,34 +16,28 @@ export const BOOLEAN_INPUTS = new Set<Inputs>([
   Inputs.Strict
 ])
 
-/** Action-only inputs: the token and comment, and the aggregate mode (the CLI has `aggregate DIR...`). */
-export const ACTION_ONLY: readonly Inputs[] = [
-  Inputs.GithubToken,
-  Inputs.Comment,
-  Inputs.CheckRun,
-  Inputs.BaselineBranch,
-  Inputs.Mode,
-  Inputs.AggregateDirs,
-  Inputs.TrendMetrics,
-  Inputs.TrendIssues,
-  Inputs.Results,
-  Inputs.ResultsFormat
-]
+const REPORT_IS_A_FILE = 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)'
+const USE_AGGREGATE = 'use the `gpu-overhead aggregate DIR...` command'
+const USE_ANALYZE = 'use `gpu-overhead analyze --format-in FORMAT --input ENV=FILE,…`'
 
-/** What to do instead, for a user who passes an action-only input to `run` (hidden flags, refused by name). */
+/**
+ * Action-only inputs (the token and comment, the other modes' inputs: the CLI has a command per mode), and
+ * what to do instead, for a user who passes one to `run` (hidden flags, refused by name, in this order).
+ */
 export const ACTION_ONLY_INSTEAD: Record<string, string> = {
-  [Inputs.GithubToken]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
-  [Inputs.Comment]: 'the CLI publishes nothing to GitHub: the report is OUT/report.md (and summary.json)',
+  [Inputs.GithubToken]: REPORT_IS_A_FILE,
+  [Inputs.Comment]: REPORT_IS_A_FILE,
   [Inputs.CheckRun]:
     'the CLI publishes nothing to GitHub: its exit code is the verdict (0 pass, 1 failed, 2 error)',
   [Inputs.BaselineBranch]: 'the CLI reads and writes --baseline-path itself (a file anywhere you name)',
-  [Inputs.Mode]: 'use the `gpu-overhead aggregate DIR...` command',
-  [Inputs.AggregateDirs]: 'use the `gpu-overhead aggregate DIR...` command',
+  [Inputs.Mode]: USE_AGGREGATE,
+  [Inputs.AggregateDirs]: USE_AGGREGATE,
   [Inputs.TrendMetrics]: 'use `gpu-overhead trend --baseline FILE --metric NAME`',
   [Inputs.TrendIssues]: 'the CLI opens no issues: `gpu-overhead trend` prints the change points',
-  [Inputs.Results]: 'use `gpu-overhead analyze --format-in FORMAT --input ENV=FILE,…`',
-  [Inputs.ResultsFormat]: 'use `gpu-overhead analyze --format-in FORMAT --input ENV=FILE,…`'
+  [Inputs.Results]: USE_ANALYZE,
+  [Inputs.ResultsFormat]: USE_ANALYZE
 }
+export const ACTION_ONLY = Object.keys(ACTION_ONLY_INSTEAD) as readonly Inputs[]
 
 /** The help line of a `run` flag, with the default it takes when neither flag, input nor config file sets it. */
 export function runFlagHelp(name: Inputs): string {

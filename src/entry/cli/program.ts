@@ -1,6 +1,9 @@
-/** The CLI's commands and flags (commander); each action loads its command module when it runs. */
+/**
+ * The CLI's commands and flags (commander), as data: each command's description, arguments and options, and
+ * what runs it (each loads its command module when it runs). Flags several commands take are declared once.
+ */
 import { Command, Option } from 'commander'
-import { DEFAULTS } from '../../config/index.js'
+import { DEFAULTS, cliSource } from '../../config/index.js'
 import { Inputs } from '../../types/inputs.js'
 import { COMMAND_FORMATS, GPU_ACCESS_MODES, RESULT_FORMATS } from '../../types/index.js'
 import { writeErr } from '../../util/log.js'
@@ -12,183 +15,198 @@ import {
   ON_INCONCLUSIVE_HELP,
   runFlagHelp
 } from './help.js'
-import { runCommand } from './run-flags.js'
+import type * as Commands from './commands.js'
 
-function formatOption(): Option {
-  return new Option('--format <format>', 'output format').choices(['md', 'json']).default('md')
+/** `--flag <value>` with its help and default (none: commander's undefined), as `command.option` makes it. */
+function flag(flags: string, description: string, fallback?: unknown): Option {
+  return new Option(flags, description).default(fallback)
 }
 
-/** `--format text|json` of the probe commands (gate, io-check). */
-function textFormatOption(): Option {
-  return new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')
+/** A flag given once per value (`--input a --input b`): the values in order. */
+function repeated(flags: string, description: string, fallback?: string[]): Option {
+  return flag(flags, description, fallback).argParser((value: string, previous: string[] | undefined) => [
+    ...(previous ?? []),
+    value
+  ])
 }
 
-/** `--container-runtime` of the commands that start a container themselves. */
-function runtimeOption(): Option {
-  return new Option('--container-runtime <runtime>', 'docker | podman').default('docker')
+/** The flags several commands take, declared once (a fresh Option each time: commander owns what it adds). */
+const SHARED = {
+  maxOverhead: () =>
+    flag('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead]),
+  alpha: () => flag('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha]),
+  onInconclusive: () => flag('--on-inconclusive <mode>', ON_INCONCLUSIVE_HELP),
+  /** `--format md|json` of the report commands (analyze, aggregate, trend). */
+  format: () => new Option('--format <format>', 'output format').choices(['md', 'json']).default('md'),
+  /** `--format text|json` of the probe commands (gate, io-check). */
+  textFormat: () =>
+    new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'),
+  /** `--container-runtime` of the commands that start a container themselves. */
+  runtime: () => new Option('--container-runtime <runtime>', 'docker | podman').default('docker')
+}
+
+interface CommandSpec {
+  name: string
+  description: string
+  /** The command's one argument (`aggregate DIR...`). */
+  argument?: { syntax: string; help: string }
+  /** Its options, in the help's order. */
+  options: () => Option[]
+  /** Help text after the options. */
+  after?: string
+  /** What runs it (commands.ts, loaded only then), on its flags and argument values; gives the exit code. */
+  handler: keyof typeof Commands
 }
 
 /** `run`: every action input as a flag (action-only ones hidden and refused), and the repeatable commands. */
-function addRun(program: Command): void {
-  const run = program
-    .command('run')
-    .description('run the workloads natively and in the container, analyse, report and gate')
-  for (const name of Object.values(Inputs)) {
-    if (ACTION_ONLY.includes(name)) run.addOption(new Option(`--${name} <value>`).hideHelp())
-    else run.option(BOOLEAN_INPUTS.has(name) ? `--${name} [bool]` : `--${name} <value>`, runFlagHelp(name))
-  }
-  const collect = (value: string, previous: string[]): string[] => [...previous, value]
-  run.option(
-    '--command <NAME=COMMAND>',
-    'your own workload, run natively and in the image (repeatable)',
-    collect,
-    []
-  )
-  run.option(
-    '--command-format <NAME=FORMAT>',
-    `${COMMAND_FORMATS.join(' | ')} for that command (repeatable)`,
-    collect,
-    []
-  )
-  run.addHelpText(
-    'after',
-    `\nPrecedence: flags > ${DEFAULT_CONFIG_HINT} > defaults. --out may be any folder; the action keeps it in the workspace.`
-  )
-  run.action(async (opts: Record<string, unknown>) => {
-    process.exitCode = await runCommand(opts)
-  })
+const RUN: CommandSpec = {
+  name: 'run',
+  description: 'run the workloads natively and in the container, analyse, report and gate',
+  options: () => [
+    ...Object.values(Inputs).map(name =>
+      ACTION_ONLY.includes(name)
+        ? new Option(`--${name} <value>`).hideHelp()
+        : flag(BOOLEAN_INPUTS.has(name) ? `--${name} [bool]` : `--${name} <value>`, runFlagHelp(name))
+    ),
+    repeated('--command <NAME=COMMAND>', 'your own workload, run natively and in the image (repeatable)', []),
+    repeated(
+      '--command-format <NAME=FORMAT>',
+      `${COMMAND_FORMATS.join(' | ')} for that command (repeatable)`,
+      []
+    )
+  ],
+  after: `\nPrecedence: flags > ${DEFAULT_CONFIG_HINT} > defaults. --out may be any folder; the action keeps it in the workspace.`,
+  handler: 'runCli'
 }
 
 /** `analyze`: statistics only, on result files. */
-function addAnalyze(program: Command): void {
-  program
-    .command('analyze')
-    .description(
-      'statistics only, on a long-format results CSV (workload,environment,run,metric,value) or on result files of a benchmark tool (--format-in)'
-    )
-    .requiredOption(
+const ANALYZE: CommandSpec = {
+  name: 'analyze',
+  description:
+    'statistics only, on a long-format results CSV (workload,environment,run,metric,value) or on result files of a benchmark tool (--format-in)',
+  options: () => [
+    repeated(
       '--input <file>',
-      'results CSV; with a JSON --format-in: ENV=FILE pairs, comma-separated or repeated, each file one run of that arm (native=a1.json,native=a2.json,container=b1.json,…)',
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
-    )
-    .option('--format-in <format>', RESULT_FORMATS.join(' | '), 'csv')
-    .option(
+      'results CSV; with a JSON --format-in: ENV=FILE pairs, comma-separated or repeated, each file one run of that arm (native=a1.json,native=a2.json,container=b1.json,…)'
+    ).makeOptionMandatory(),
+    flag('--format-in <format>', RESULT_FORMATS.join(' | '), 'csv'),
+    repeated(
       '--arm <ENV=INDEX|ENV=COMMAND>',
-      "with --format-in hyperfine: a multi-command export's command (its index in results, or its text or --command-name) as that arm; repeat per arm (--arm native=0 --arm container=1); --input then takes plain FILEs, each timed run one run of its arm",
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
-    )
+      "with --format-in hyperfine: a multi-command export's command (its index in results, or its text or --command-name) as that arm; repeat per arm (--arm native=0 --arm container=1); --input then takes plain FILEs, each timed run one run of its arm"
+    ),
     // No commander defaults here: the command's own fallback (native/container when present, else the
     // two environments in order of appearance) must see which flags were actually given.
-    .option('--baseline-env <env>', 'baseline environment (default: native, or the first of two)')
-    .option('--candidate-env <env>', 'candidate environment (default: container, or the second of two)')
-    .option('--baseline <file>', 'baseline JSON file to compare against as well')
-    .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
-    .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
-    .option(
+    flag('--baseline-env <env>', 'baseline environment (default: native, or the first of two)'),
+    flag('--candidate-env <env>', 'candidate environment (default: container, or the second of two)'),
+    flag('--baseline <file>', 'baseline JSON file to compare against as well'),
+    SHARED.maxOverhead(),
+    SHARED.alpha(),
+    flag(
       '--gate-metrics <list>',
       'tail metrics that gate, WORKLOAD/METRIC comma list (llm/tpot_p99_ms, vllm-bench-serve/p99_ttft_ms); default: tails shown, not gated'
-    )
-    .option('--on-inconclusive <mode>', ON_INCONCLUSIVE_HELP)
-    .addOption(formatOption())
-    .action(async (opts: Record<string, string>) => {
-      const { analyzeCli } = await import('./commands.js')
-      process.exitCode = await analyzeCli(opts)
-    })
+    ),
+    SHARED.onInconclusive(),
+    SHARED.format()
+  ],
+  handler: 'analyzeCli'
 }
 
 /** `gate`: the driver gate. */
-function addGate(program: Command): void {
-  program
-    .command('gate')
-    .description("driver gate: can the host driver run the image's CUDA?")
-    .option('--driver <version>', 'driver version (default: read from nvidia-smi)')
-    .option('--cuda <version>', 'CUDA version the image needs')
-    .option('--image <ref>', 'image to read the CUDA version from')
-    .option('--strict', 'fail (not warn) below the toolkit release driver', false)
-    .option(
+const GATE: CommandSpec = {
+  name: 'gate',
+  description: "driver gate: can the host driver run the image's CUDA?",
+  options: () => [
+    flag('--driver <version>', 'driver version (default: read from nvidia-smi)'),
+    flag('--cuda <version>', 'CUDA version the image needs'),
+    flag('--image <ref>', 'image to read the CUDA version from'),
+    flag('--strict', 'fail (not warn) below the toolkit release driver', false),
+    flag(
       '--driver-cuda <version>',
       'with --driver: the CUDA version the driver supports (nvidia-smi "CUDA Version")'
-    )
-    .option(
+    ),
+    flag(
       '--brand <brand>',
       'with --driver: the GPU brand (nvidia-smi "Product Brand", e.g. "NVIDIA Virtual Compute Server")'
-    )
-    .option('--compute-cap <X.Y>', 'with --driver: the GPU compute capability (NVIDIA_REQUIRE_* arch)')
-    .option(
+    ),
+    flag('--compute-cap <X.Y>', 'with --driver: the GPU compute capability (NVIDIA_REQUIRE_* arch)'),
+    flag(
       '--gpu-name <name>',
       'with --driver: the GPU name (a data-center GPU can use forward compatibility)'
+    ),
+    SHARED.runtime(),
+    new Option(
+      '--gpu-access <mode>',
+      'how containers get the GPU: under gpus the NVIDIA Container Toolkit refuses an image whose NVIDIA_REQUIRE_* this host does not meet (fail); cdi and devices check nothing (warn)'
     )
-    .addOption(runtimeOption())
-    .addOption(
-      new Option(
-        '--gpu-access <mode>',
-        'how containers get the GPU: under gpus the NVIDIA Container Toolkit refuses an image whose NVIDIA_REQUIRE_* this host does not meet (fail); cdi and devices check nothing (warn)'
-      )
-        .choices([...GPU_ACCESS_MODES])
-        .default(DEFAULTS[Inputs.GpuAccess])
-    )
-    .addOption(textFormatOption())
-    .action(async (opts: Record<string, unknown>) => {
-      const { gateCli } = await import('./commands.js')
-      process.exitCode = await gateCli(opts)
-    })
+      .choices([...GPU_ACCESS_MODES])
+      .default(DEFAULTS[Inputs.GpuAccess]),
+    SHARED.textFormat()
+  ],
+  handler: 'gateCli'
 }
 
 /** `io-check`: where data and checkpoints land. */
-function addIoCheck(program: Command): void {
-  program
-    .command('io-check')
-    .description('where do data and checkpoints land in the container: bind mount or OverlayFS?')
-    .requiredOption('--image <ref>', 'image to start')
-    .option('--data <spec>', 'HOST:CONTAINER[:ro] bind mount, or a bare CONTAINER path')
-    .option('--ckpt <spec>', 'HOST:CONTAINER[:ro] bind mount, or a bare CONTAINER path')
-    .addOption(runtimeOption())
-    .addOption(textFormatOption())
-    .action(async (opts: Record<string, unknown>) => {
-      const { ioCheckCli } = await import('./commands.js')
-      process.exitCode = await ioCheckCli(opts)
-    })
+const IO_CHECK: CommandSpec = {
+  name: 'io-check',
+  description: 'where do data and checkpoints land in the container: bind mount or OverlayFS?',
+  options: () => [
+    flag('--image <ref>', 'image to start').makeOptionMandatory(),
+    flag('--data <spec>', 'HOST:CONTAINER[:ro] bind mount, or a bare CONTAINER path'),
+    flag('--ckpt <spec>', 'HOST:CONTAINER[:ro] bind mount, or a bare CONTAINER path'),
+    SHARED.runtime(),
+    SHARED.textFormat()
+  ],
+  handler: 'ioCheckCli'
 }
 
 /** `aggregate DIR...`: the fleet report. */
-function addAggregate(program: Command): void {
-  program
-    .command('aggregate')
-    .description(
-      'merge the result folders of several runners into one report; pools only identical fingerprints'
-    )
-    .argument('<dirs...>', 'results folders written by `gpu-overhead run` (results.jsonl + summary.json)')
-    .option('--out <dir>', 'folder for aggregate.md and aggregate.json', 'gpu-overhead-aggregate')
-    .option('--max-overhead <pct>', 'largest acceptable overhead', DEFAULTS[Inputs.MaxOverhead])
-    .option('--alpha <alpha>', 'significance level', DEFAULTS[Inputs.Alpha])
-    .option('--on-inconclusive <mode>', ON_INCONCLUSIVE_HELP)
-    .addOption(formatOption())
-    .action(async (dirs: string[], opts: Record<string, unknown>) => {
-      const { aggregateCli } = await import('./commands.js')
-      process.exitCode = await aggregateCli(dirs, opts)
-    })
+const AGGREGATE: CommandSpec = {
+  name: 'aggregate',
+  description:
+    'merge the result folders of several runners into one report; pools only identical fingerprints',
+  argument: {
+    syntax: '<dirs...>',
+    help: 'results folders written by `gpu-overhead run` (results.jsonl + summary.json)'
+  },
+  options: () => [
+    flag('--out <dir>', 'folder for aggregate.md and aggregate.json', 'gpu-overhead-aggregate'),
+    SHARED.maxOverhead(),
+    SHARED.alpha(),
+    SHARED.onInconclusive(),
+    SHARED.format()
+  ],
+  handler: 'aggregateCli'
 }
 
 /** `trend`: change points over the baseline history. */
-function addTrend(program: Command): void {
-  program
-    .command('trend')
-    .description(
-      'change points (e-divisive means, t-test) over the accepted checks kept in the baseline file'
-    )
-    .requiredOption('--baseline <file>', 'baseline JSON file whose history to analyse')
-    .option(
+const TREND: CommandSpec = {
+  name: 'trend',
+  description: 'change points (e-divisive means, t-test) over the accepted checks kept in the baseline file',
+  options: () => [
+    flag('--baseline <file>', 'baseline JSON file whose history to analyse').makeOptionMandatory(),
+    flag(
       '--metric <names...>',
       'metrics to analyse, comma or space separated (default: every steady-state metric)'
-    )
-    .option('--window <n>', 'sliding window of the split step', '50')
-    .option('--max-p <p>', 'largest p of a reported change point (corrected for the split search)', '0.001')
-    .option('--min-change <pct>', 'smallest change reported', DEFAULTS[Inputs.MaxOverhead])
-    .addOption(formatOption())
-    .action(async (opts: Record<string, unknown>) => {
-      const { trendCli } = await import('./commands.js')
-      process.exitCode = await trendCli(opts)
-    })
+    ),
+    flag('--window <n>', 'sliding window of the split step', '50'),
+    flag('--max-p <p>', 'largest p of a reported change point (corrected for the split search)', '0.001'),
+    flag('--min-change <pct>', 'smallest change reported', DEFAULTS[Inputs.MaxOverhead]),
+    SHARED.format()
+  ],
+  handler: 'trendCli'
+}
+
+function addCommand(program: Command, spec: CommandSpec): void {
+  const command = program.command(spec.name).description(spec.description)
+  if (spec.argument) command.argument(spec.argument.syntax, spec.argument.help)
+  for (const option of spec.options()) command.addOption(option)
+  if (spec.after !== undefined) command.addHelpText('after', spec.after)
+  // The flags and the argument's values (`aggregate`'s folders) as the command's one source (config/reader.ts).
+  command.action(async () => {
+    const [args] = command.processedArgs as (string[] | undefined)[]
+    const commands = await import('./commands.js')
+    process.exitCode = await commands[spec.handler](cliSource(command.opts(), args ?? []))
+  })
 }
 
 export function buildProgram(): Command {
@@ -200,6 +218,6 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run gpu-overhead --help for usage)')
     .exitOverride()
     .configureOutput({ writeErr: s => writeErr(s) })
-  for (const add of [addRun, addAnalyze, addGate, addIoCheck, addAggregate, addTrend]) add(program)
+  for (const spec of [RUN, ANALYZE, GATE, IO_CHECK, AGGREGATE, TREND]) addCommand(program, spec)
   return program
 }

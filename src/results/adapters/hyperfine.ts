@@ -24,12 +24,12 @@ export function hyperfineCommands(src: JsonSource, doc: unknown): HyperfineComma
 }
 
 export function hyperfineRows(src: JsonSource, doc: unknown): SampleRow[] {
-  const top = src.object(doc, '', 'hyperfine --export-json output: {"results": [...]}')
-  const results = src.list(top.results, 'results', 'one entry per benchmarked command')
   const rows: SampleRow[] = []
-  results.forEach((raw, i) => {
-    const at = `results[${i}]`
-    const result = src.object(raw, at, 'a benchmarked command: command, times, exit_codes')
+  for (const { entry: result, at } of src.entries(doc, 'results', {
+    doc: 'hyperfine --export-json output: {"results": [...]}',
+    list: 'one entry per benchmarked command',
+    entry: 'a benchmarked command: command, times, exit_codes'
+  })) {
     const workload = src.name(result.command, `${at}.command`, 'the command or its --command-name')
     const times = src.list(result.times, `${at}.times`, 'the wall time of each run, in seconds', Infinity)
     src.count(times.length, `${at}.times`)
@@ -56,6 +56,6 @@ export function hyperfineRows(src: JsonSource, doc: unknown): SampleRow[] {
         ...(params === undefined ? {} : { params })
       })
     )
-  })
+  }
   return rows
 }

@@ -103,6 +103,24 @@ export class JsonSource {
     return value as Record<string, unknown>
   }
 
+  /**
+   * The opening of a `{"KEY": [...]}` file (hyperfine's `results`, pytest-benchmark's `benchmarks`): the
+   * document an object, its KEY a list, then each entry an object, with its JSON path (`KEY[i]`). Lazy: an
+   * entry is checked only when the loop reaches it, so errors come in the file's order.
+   */
+  *entries(
+    doc: unknown,
+    key: string,
+    expected: { doc: string; list: string; entry: string }
+  ): Generator<{ entry: Record<string, unknown>; at: string }> {
+    const top = this.object(doc, '', expected.doc)
+    const list = this.list(top[key], key, expected.list)
+    for (const [i, raw] of list.entries()) {
+      const at = `${key}[${i}]`
+      yield { entry: this.object(raw, at, expected.entry), at }
+    }
+  }
+
   /** A list of at most `max` items. */
   list(value: unknown, path: string, expected: string, max: number = RESULT_FILE_LIMITS.entries): unknown[] {
     if (!Array.isArray(value)) throw this.error(path, kindOf(value), `a list (${expected})`)

@@ -6,12 +6,12 @@
 import type { JsonSource, SampleRow } from './json-file.js'
 
 export function pytestBenchmarkRows(src: JsonSource, doc: unknown): SampleRow[] {
-  const top = src.object(doc, '', 'pytest --benchmark-json output: {"benchmarks": [...]}')
-  const benchmarks = src.list(top.benchmarks, 'benchmarks', 'one entry per benchmark test')
   const rows: SampleRow[] = []
-  benchmarks.forEach((raw, i) => {
-    const at = `benchmarks[${i}]`
-    const bench = src.object(raw, at, 'a benchmark: fullname, stats')
+  for (const { entry: bench, at } of src.entries(doc, 'benchmarks', {
+    doc: 'pytest --benchmark-json output: {"benchmarks": [...]}',
+    list: 'one entry per benchmark test',
+    entry: 'a benchmark: fullname, stats'
+  })) {
     const workload = src.name(bench.fullname ?? bench.name, `${at}.fullname`, 'the test id')
     const stats = src.object(bench.stats, `${at}.stats`, 'timing statistics in seconds')
     const data =
@@ -31,6 +31,6 @@ export function pytestBenchmarkRows(src: JsonSource, doc: unknown): SampleRow[] 
         iteration: k
       })
     )
-  })
+  }
   return rows
 }

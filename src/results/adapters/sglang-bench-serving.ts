@@ -9,16 +9,21 @@
  * and is not read. Lines of one file are repeats of one benchmark (iterations of the run): lines with other
  * arguments are refused, since their summaries are not the same measurement.
  */
-import { own } from '../../util/own.js'
+import { appendAll } from '../../util/arrays.js'
 import type { JsonSource, SampleRow } from './json-file.js'
+import { servingRows, type ServingSummaries } from './serving.js'
 
 export const SGLANG_WORKLOAD = 'sglang-bench-serving'
-const LATENCY_KEY = /^(mean|median|p\d{1,2}(?:\.\d{1,3})?)_(ttft|tpot|itl|e2e_latency)_ms$/
-const THROUGHPUT_UNITS: Record<string, string> = {
-  request_throughput: 'req/s',
-  input_throughput: 'tok/s',
-  output_throughput: 'tok/s',
-  total_throughput: 'tok/s'
+const SUMMARIES: ServingSummaries = {
+  workload: SGLANG_WORKLOAD,
+  e2e: 'e2e_latency',
+  throughput: {
+    request_throughput: 'req/s',
+    input_throughput: 'tok/s',
+    output_throughput: 'tok/s',
+    total_throughput: 'tok/s'
+  },
+  nullIsAbsent: true
 }
 /** The arguments a line records: lines of one file must agree on them. */
 const SETTINGS = [
@@ -55,40 +60,16 @@ export function sglangBenchServingRows(src: JsonSource, doc: unknown): SampleRow
         `the arguments of line 1 (${settings}): one benchmark setting a file (give each request rate or concurrency its own file)`
       )
     settings = these
-    const keys = Object.keys(top)
-    src.count(keys.length, at)
-    let latencies = 0
-    for (const key of keys) {
-      const value = top[key]
-      if (value === null || value === undefined) continue
-      const unit = own(THROUGHPUT_UNITS, key)
-      if (LATENCY_KEY.test(key)) {
-        latencies++
-        rows.push({
-          workload: SGLANG_WORKLOAD,
-          metric: key,
-          value: src.number(value, `${at}.${key}`, 'milliseconds'),
-          unit: 'ms',
-          better: 'lower',
-          iteration: i
-        })
-      } else if (unit !== undefined) {
-        rows.push({
-          workload: SGLANG_WORKLOAD,
-          metric: key,
-          value: src.number(value, `${at}.${key}`, unit),
-          unit,
-          better: 'higher',
-          iteration: i
-        })
-      }
-    }
-    if (latencies === 0)
-      throw src.error(
+    src.count(Object.keys(top).length, at)
+    appendAll(
+      rows,
+      src.withLatency(
+        servingRows(src, top, SUMMARIES, { at, iteration: i }),
         at,
         'no latency summary',
         'keys such as mean_ttft_ms, p99_ttft_ms, p95_itl_ms (python3 -m sglang.bench_serving --output-file)'
       )
+    )
   })
   return rows
 }

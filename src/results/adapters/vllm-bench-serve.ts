@@ -7,16 +7,20 @@
  * spread, not a level, and is not read. A run with failed requests is refused: its latencies leave out the
  * requests that failed.
  */
-import { own } from '../../util/own.js'
 import type { JsonSource, SampleRow } from './json-file.js'
+import { servingRows, type ServingSummaries } from './serving.js'
 
 export const VLLM_WORKLOAD = 'vllm-bench-serve'
-const LATENCY_KEY = /^(mean|median|p\d{1,2}(?:\.\d{1,3})?)_(ttft|tpot|itl|e2el)_ms$/
-const THROUGHPUT_UNITS: Record<string, string> = {
-  request_throughput: 'req/s',
-  request_goodput: 'req/s',
-  output_throughput: 'tok/s',
-  total_token_throughput: 'tok/s'
+const SUMMARIES: ServingSummaries = {
+  workload: VLLM_WORKLOAD,
+  e2e: 'e2el',
+  throughput: {
+    request_throughput: 'req/s',
+    request_goodput: 'req/s',
+    output_throughput: 'tok/s',
+    total_token_throughput: 'tok/s'
+  },
+  nullIsAbsent: false
 }
 
 export function vllmBenchServeRows(src: JsonSource, doc: unknown): SampleRow[] {
@@ -25,32 +29,9 @@ export function vllmBenchServeRows(src: JsonSource, doc: unknown): SampleRow[] {
   if (completed === 0) throw src.error('completed', 0, 'at least one successful request')
   if (top.failed !== undefined && top.failed !== 0)
     throw src.error('failed', top.failed, '0 (a run with failed requests leaves them out of its latencies)')
-  const keys = Object.keys(top)
-  src.count(keys.length, '')
-  const rows: SampleRow[] = []
-  for (const key of keys) {
-    const value = top[key]
-    const unit = own(THROUGHPUT_UNITS, key)
-    if (LATENCY_KEY.test(key))
-      rows.push({
-        workload: VLLM_WORKLOAD,
-        metric: key,
-        value: src.number(value, key, 'milliseconds'),
-        unit: 'ms',
-        better: 'lower'
-      })
-    else if (unit !== undefined && value !== null) {
-      rows.push({
-        workload: VLLM_WORKLOAD,
-        metric: key,
-        value: src.number(value, key, unit),
-        unit,
-        better: 'higher'
-      })
-    }
-  }
+  src.count(Object.keys(top).length, '')
   return src.withLatency(
-    rows,
+    servingRows(src, top, SUMMARIES, { at: '' }),
     '',
     'no latency summary',
     'keys such as mean_ttft_ms, median_tpot_ms, p99_itl_ms (vllm bench serve --save-result)'
