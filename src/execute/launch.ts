@@ -13,7 +13,12 @@ import { stackDigest } from './stack/digest.js'
 import { TurnGate } from './turns.js'
 import { appendAll } from '../util/arrays.js'
 
-const time = (epochMs: number): string => new Date(epochMs).toISOString()
+// Events of one read share its time: the last one's text is kept (150k samples came in a few hundred reads).
+let lastTime = { ms: Number.NaN, text: '' }
+const time = (epochMs: number): string =>
+  epochMs === lastTime.ms
+    ? lastTime.text
+    : (lastTime = { ms: epochMs, text: new Date(epochMs).toISOString() }).text
 
 /** Lists kept per process: one per measured region (a workload marks a few) plus the GPU's. */
 const MAX_COTENANT_LISTS = 64
@@ -225,8 +230,9 @@ class LaneProcess implements Launched {
       return
     }
     if (event.event !== 'sample') return
-    const record: SampleRecord = {
-      ...base,
+    // Object.assign, not a spread: `{ ...base, seven more }` took ~12 µs a sample on Node 20 (V8 leaves the
+    // fast clone path), 7.5 of the 40 s a process of 150k samples cost; assign takes ~1 µs, same keys in order.
+    const record: SampleRecord = Object.assign({}, base, {
       iteration: event.iteration,
       metric: sampleMetricName(event),
       value: event.value,
@@ -234,7 +240,7 @@ class LaneProcess implements Launched {
       better: event.better,
       scope: sampleScope(event, ctx.scoring?.gateIoThroughput, base.workload, ctx.scoring?.gateMetrics),
       time: time(epochMs)
-    }
+    })
     this.live.push(record)
     ctx.writer.appendSamples([record])
   }

@@ -254,7 +254,12 @@ export class ResultsWriter implements RecordSink {
     if (raw.length === 0) return
     // The names and units are the workload's (or a result file's) text: no secret is written (util/secrets.ts).
     if (this.failure) return
-    const records = raw.map(r => ({ ...r, metric: redactName(r.metric), unit: redactName(r.unit) }))
+    const records = raw.map(r => {
+      const metric = redactName(r.metric)
+      const unit = redactName(r.unit)
+      // Copied only where a name changed (a spread of every record cost ~3 µs each on Node 20).
+      return metric === r.metric && unit === r.unit ? r : Object.assign({}, r, { metric, unit })
+    })
     this.buffer(this.paths.results, records.map(r => `${JSON.stringify(r)}\n`).join(''))
     this.buffer(this.paths.samples, records.map(r => `${sampleCsvRow(r)}\n`).join(''))
   }
