@@ -63,6 +63,8 @@ const common = {
 export default {
   testTimeout: 120000,
   maxWorkers: 2,
+  // Longest files first on a clean clone too (no timing cache there): scripts/test-images/sequencer.mjs.
+  testSequencer: '<rootDir>/scripts/test-images/sequencer.mjs',
   projects: [
     {
       ...common,
