@@ -19,6 +19,7 @@ import { planExecution, takesTurns, type Lane, type Layout, type PlannedRun } fr
 import { fingerprintCache, type PreflightOutcome } from './preflight/index.js'
 import type { ResultsWriter } from './results/index.js'
 import type { TelemetrySample } from './types/index.js'
+import { RUN_LABEL } from './tools/docker.js'
 import type { Logger } from './util/log.js'
 import { attachTelemetry, startTelemetry } from './check-steps.js'
 
@@ -130,8 +131,15 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
     }
   } finally {
     if (sampler) telemetry = await sampler.stop()
-    if (config.arms.some(a => a.kind === 'container'))
-      await killCheckContainers(config.containerRuntime, checkId)
+    if (config.arms.some(a => a.kind === 'container')) {
+      const left = await killCheckContainers(config.containerRuntime, checkId)
+      if (left.length > 0)
+        logger.warn(
+          `${left.length} container(s) of this check were still there after ${config.containerRuntime} rm -f ` +
+            `(the engine did not finish removing them in time): ${left.slice(0, 10).join(' ')}. ` +
+            `They carry the label ${RUN_LABEL}=${checkId}; remove them with: ${config.containerRuntime} rm -f ${left.slice(0, 10).join(' ')}`
+        )
+    }
     folders.close()
   }
   if (telemetry.length) attachTelemetry(exec, telemetry)

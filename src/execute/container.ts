@@ -125,8 +125,8 @@ export function containerSpec(input: ContainerRunInput): ProcessSpec {
   }
 }
 
-/** Removes every container this check started that is still around (cancel, crash). */
-export function killCheckContainers(runtime: ContainerRuntime, checkId: string): Promise<number> {
+/** Removes every container this check started that is still around (cancel, crash); returns those left. */
+export function killCheckContainers(runtime: ContainerRuntime, checkId: string): Promise<string[]> {
   return removeLabelled(runtime, checkId)
 }
 

@@ -218,13 +218,24 @@ export async function freezeContainer(
  * Removes every container carrying this run label value that is still around (cancel, crash), created-but-
  * never-started ones included (`-a`): a client killed while the engine creates its container leaves one.
  */
-export async function removeLabelled(runtime: ContainerRuntime, label: string): Promise<number> {
+export async function removeLabelled(runtime: ContainerRuntime, label: string): Promise<string[]> {
   const bound = { timeoutMs: CLEANUP_TIMEOUT_MS }
-  const ps = await execCapture(runtime, ['ps', '-aq', '--filter', `label=${RUN_LABEL}=${label}`], bound)
-  const ids = ps.stdout.split('\n').filter(Boolean)
-  if (ids.length > 0) await execCapture(runtime, ['rm', '-f', ...ids], bound)
-  return ids.length
+  const list = async (): Promise<string[]> =>
+    (await execCapture(runtime, ['ps', '-aq', '--filter', `label=${RUN_LABEL}=${label}`], bound)).stdout
+      .split('\n')
+      .filter(Boolean)
+  // Listed again after each removal: a container whose client was killed while the engine created it appears
+  // only after the first list, and a slow engine (a vfs store) may not finish one removal within its bound.
+  let ids = await list()
+  for (let pass = 0; pass < CLEANUP_PASSES && ids.length > 0; pass++) {
+    await execCapture(runtime, ['rm', '-f', ...ids], bound)
+    ids = await list()
+  }
+  return ids
 }
+
+/** Removal rounds (list, remove) before the clean-up names what is left. */
+const CLEANUP_PASSES = 3
 
 /** The same clean-up, synchronous and bounded, for a forced exit (second signal: nothing may be awaited). */
 export function removeLabelledNow(runtime: ContainerRuntime, label: string): void {

@@ -89,12 +89,22 @@ if (hasPodman && !canRootless)
   process.stderr.write('run-cpu-podman: rootless needs root, useradd and newuidmap; skipped\n')
 
 /**
- * `su` keeps the caller's environment: the user's own containers.conf replaces root's, and root's storage.conf
- * (the lane's own store where Podman's default cannot work, scripts/test-images/podman-storage.mjs) stays root's.
+ * Where the lane gave root's Podman a store of its own (its default cannot live on OverlayFS, as in a container:
+ * scripts/test-images/podman-storage.mjs), the plain user's default cannot work either: it gets a vfs store in
+ * its home, removed with the user's image.
  */
+const userStore = path.join(home, 'vfs-store')
+const userStorageConf = path.join(home, 'storage.conf')
+const ownStore = process.env.CONTAINERS_STORAGE_CONF !== undefined
+
+/** `su` keeps the caller's environment: the user's own containers.conf and storage.conf replace root's. */
 const userEnv = (): NodeJS.ProcessEnv => {
   const { CONTAINERS_STORAGE_CONF: _rootStore, ...env } = process.env
-  return { ...env, CONTAINERS_CONF: userConf }
+  return {
+    ...env,
+    CONTAINERS_CONF: userConf,
+    ...(ownStore ? { CONTAINERS_STORAGE_CONF: userStorageConf } : {})
+  }
 }
 const asUser = (script: string): { status: number | null; stderr: string } => {
   const r = spawnSync('su', [ROOTLESS_USER, '-c', script], {
@@ -110,6 +120,14 @@ const asUser = (script: string): { status: number | null; stderr: string } => {
 function rootlessAvailability(): Availability {
   if (spawnSync('id', [ROOTLESS_USER]).status !== 0) execFileSync('useradd', ['-m', ROOTLESS_USER])
   fs.writeFileSync(userConf, CONF_TEXT)
+  if (ownStore) {
+    fs.mkdirSync(userStore, { recursive: true })
+    fs.writeFileSync(
+      userStorageConf,
+      `[storage]\ndriver = "vfs"\nrunroot = "${userStore}/run"\ngraphroot = "${userStore}/graph"\n`
+    )
+    execFileSync('chown', ['-R', ROOTLESS_USER, userStore, userStorageConf])
+  }
   fs.rmSync(archive, { force: true })
   execFileSync('podman', ['save', '-o', archive, TAG], { timeout: RUN_TIMEOUT_MS, stdio: 'pipe' })
   execFileSync('chown', [ROOTLESS_USER, archive, userConf])
@@ -126,6 +144,7 @@ const describeRootless = rootless
 /** Everything this file made (both images, root's temp folder); idempotent. */
 function cleanUp(): void {
   if (rootless) asUser(`podman rmi localhost/${TAG}`)
+  if (ownStore) fs.rmSync(userStore, { recursive: true, force: true })
   if (builtHere) spawnSync('podman', ['rmi', TAG], { timeout: 60_000 })
   builtHere = false
   delete process.env.CONTAINERS_CONF
