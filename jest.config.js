@@ -1,5 +1,5 @@
 /**
- * ESM TypeScript tests through ts-jest, in two lanes (docs/development.md, "Running the tests"):
+ * ESM TypeScript tests (types stripped by esbuild: scripts/test-images/esbuild-transform.mjs), in three lanes (docs/development.md, "Running the tests"):
  * - `unit`: the tool's logic, with fakes for docker/podman/nvidia-smi and GitHub; no container engine is
  *   reached (the lane points DOCKER_HOST at a socket that does not exist, so a test that needs the real engine
  *   fails here and belongs below). `npm run test:unit`.
@@ -57,7 +57,8 @@ const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] }
+  // esbuild strips the types (scripts/test-images/esbuild-transform.mjs); `npm run typecheck` checks them.
+  transform: { '^.+\\.ts$': '<rootDir>/scripts/test-images/esbuild-transform.mjs' }
 }
 
 export default {

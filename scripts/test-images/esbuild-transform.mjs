@@ -1,13 +1,15 @@
 /**
  * Jest's TypeScript transform: esbuild strips the types (tsconfig's isolatedModules already holds every file to
- * what a per-file transpiler can do; `npm run typecheck` checks the types). ts-jest's transpileModule did the same
- * work several times slower, and a clean clone (CI) pays it for every file of every lane.
+ * what a per-file transpiler can do; `npm run typecheck` checks the types). ts-jest (transpileModule) did the same
+ * work slower: the unit lane took 117–121 s with it and 92 s with this on a clean cache (2 cores).
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { transformSync } from 'esbuild'
 
-const SELF = createHash('sha256').update(readFileSync(new URL(import.meta.url))).digest('hex')
+const SELF = createHash('sha256')
+  .update(readFileSync(new URL(import.meta.url)))
+  .digest('hex')
 const TARGET = 'es2022' // tsconfig.json's target
 
 export default {
