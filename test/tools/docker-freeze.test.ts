@@ -50,3 +50,14 @@ it('a final error is not tried again', async () => {
   )
   expect(lines(calls)).toEqual(['pause c3'])
 })
+
+it('a container already in the state asked for is no failure (was: a second thaw failed the arm)', async () => {
+  const calls = standIn(1, 'Error response from daemon: Container d03e9ea16120 is not paused')
+  expect(await freezeContainer('docker', 'c4', false)).toBeNull()
+  expect(lines(calls)).toEqual(['unpause c4'])
+  standIn(1, 'Error response from daemon: Container d03e9ea16120 is already paused')
+  expect(await freezeContainer('docker', 'c5', true)).toBeNull()
+  // The other way round it is still an error: a pause told "not paused" did not pause.
+  standIn(5, 'Error response from daemon: Container d03e9ea16120 is not paused')
+  expect(await freezeContainer('docker', 'c6', true)).toMatch(/^docker pause failed: .*is not paused/)
+})

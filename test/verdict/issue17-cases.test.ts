@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { compareWithBaseline } from '../../src/analyze/index.js'
 import { readResultsCsv } from '../../src/results/index.js'
 import { analyzeCommand } from '../../src/commands/analyze.js'
@@ -18,6 +18,7 @@ import type { Analysis, Comparison, SampleRecord } from '../../src/types/index.j
 import { InputError } from '../../src/util/errors.js'
 import { incomplete, pass } from '../__fixtures__/summaries/index.js'
 import { noise } from '../analyze/helpers.js'
+import { CLI } from '../helpers/cli.js'
 
 let dir: string
 beforeAll(() => {
@@ -248,20 +249,9 @@ describe('case 6: piped output is complete (stdout flushed before exit)', () => 
         lines.push(
           `w${w},${env},${run},t_ms,${40 + ((w * 7 + run * 3) % 5) / 10 + (env === 'container' ? 0.01 : 0)},ms`
         )
-  const entry =
-    `import('${resolve('src/entry/cli/index.ts')}').then(m => m.main(['node', 'gpu-overhead', ...process.argv.slice(1)]))` +
-    `.then(c => import('${resolve('src/util/exit.ts')}').then(x => x.flushAndExit(c)))`
-  const args = (): string[] => [
-    '--import',
-    'tsx',
-    '-e',
-    entry,
-    'analyze',
-    '--input',
-    file('many.csv', lines),
-    '--format',
-    'json'
-  ]
+  // The built CLI, as the end-to-end tests run it (test/helpers/cli.ts): its own exit path flushes stdout.
+  // (Through tsx each spawn compiled the CLI's sources first, ~5 s of the unit lane's CPU.)
+  const args = (): string[] => [CLI, 'analyze', '--input', file('many.csv', lines), '--format', 'json']
   const env = (): NodeJS.ProcessEnv => {
     const e = { ...process.env }
     delete e.NODE_OPTIONS
