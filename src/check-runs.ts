@@ -133,11 +133,12 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
     if (sampler) telemetry = await sampler.stop()
     if (config.arms.some(a => a.kind === 'container')) {
       const left = await killCheckContainers(config.containerRuntime, checkId)
+      const ids = left.slice(0, 10).join(' ')
       if (left.length > 0)
         logger.warn(
           `${left.length} container(s) of this check were still there after ${config.containerRuntime} rm -f ` +
-            `(the engine did not finish removing them in time): ${left.slice(0, 10).join(' ')}. ` +
-            `They carry the label ${RUN_LABEL}=${checkId}; remove them with: ${config.containerRuntime} rm -f ${left.slice(0, 10).join(' ')}`
+            `(the engine did not finish removing them in time): ${ids}. ` +
+            `They carry the label ${RUN_LABEL}=${checkId}; remove them with: ${config.containerRuntime} rm -f ${ids}`
         )
     }
     folders.close()

