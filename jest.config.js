@@ -55,6 +55,8 @@ const integrationGlobs = INTEGRATION_TESTS.map(p => `<rootDir>/${p.endsWith('/')
 
 const common = {
   testEnvironment: 'node',
+  // jest-circus with its per-file AsyncLocalStorage disabled after each file (the file says why).
+  testRunner: '<rootDir>/scripts/test-images/circus-runner.cjs',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // esbuild strips the types (scripts/test-images/esbuild-transform.mjs); `npm run typecheck` checks them.
