@@ -22,7 +22,7 @@ writeFileSync(
   JSON.stringify(
     { machine: '2 cores, no GPU', recorded: new Date().toISOString().slice(0, 10), files: sorted },
     null,
-    1
+    2
   ) + '\n'
 )
 console.log(`${Object.keys(sorted).length} files → ${path.relative(root, out)}`)
