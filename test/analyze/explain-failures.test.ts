@@ -1,6 +1,6 @@
 /**
  * Issue 26: a failed arm is explained from what was recorded about it (the image's ENV, the error, the log),
- * with the fix — never "no relevant difference found: the arms measured alike".
+ * with the fix — never "no relevant difference found: the stacks agree and no metric showed a difference".
  */
 import { explainCheck } from '../../src/analyze/explain/explain.js'
 import { armFailures, failureFindings } from '../../src/analyze/explain/failures.js'

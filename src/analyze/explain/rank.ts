@@ -85,7 +85,8 @@ export function headline(findings: readonly Finding[], measured: readonly Measur
   const relevant = findings.filter(f => f.relevant)
   const top = relevant[0]
   if (top === undefined) {
-    if (measured.length === 0) return 'no relevant difference found: the arms measured alike'
+    if (measured.length === 0)
+      return 'no relevant difference found: the stacks agree and no metric showed a difference'
     // A metric whose arms sat at the same two levels has a cause the stack does not record: say which.
     const shared = measured.filter(m => m.shared_levels)
     // Blocks far off the others say more than "no difference found": name them (a level already named covers it).
