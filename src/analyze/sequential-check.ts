@@ -229,7 +229,9 @@ export class SequentialController {
     const comparisons = analysis.comparisons.map((measured): Comparison => {
       if (measured.scope !== 'steady' || !this.stops.has(measured.workload)) return measured
       const c = this.afterStop(measured)
-      if (c.verdict !== 'equivalent' && c.verdict !== 'regression') return c
+      // An improvement too: called by the fixed-n test after many looks, it read PASS beside a repeated interval
+      // that spanned zero (an A/A check on the CPU: −66.2% [−94.6, +20.7]).
+      if (c.verdict !== 'equivalent' && c.verdict !== 'regression' && c.verdict !== 'improvement') return c
       const key = seriesKey(c.params ?? '', c.metric)
       const seq = state.get(`${c.workload}\u0000${c.candidate_env}\u0000${key}`)
       if (seq === c.verdict) return c

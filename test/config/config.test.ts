@@ -68,6 +68,14 @@ describe('defaults', () => {
       load({ [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu', [Inputs.MatmulSize]: '256' }).matmulSize
     ).toBe(256)
   })
+  it('holds no process ahead (prestart) on the CPU unless asked: their start-up would share the timed cores', () => {
+    expect(load({ [Inputs.Image]: IMAGE }).prestart).toBe(true)
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu' }).prestart).toBe(false)
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.Device]: 'cpu', [Inputs.Prestart]: 'true' }).prestart).toBe(
+      true
+    )
+    expect(load({ [Inputs.Image]: IMAGE, [Inputs.Prestart]: 'false' }).prestart).toBe(false)
+  })
 })
 
 describe('precedence: flags > inputs > file > defaults', () => {

@@ -59,7 +59,7 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.TimeBudget]: 'seconds (or 2.5m) the runs may take; no pair starts that would overrun it (0 = none)',
   [Inputs.WarmupRuns]: 'warm-up processes per arm (not analysed)',
   [Inputs.Prestart]:
-    'start the next process (imports, no CUDA) while one measures; release it when the GPU is free',
+    'start the next process (imports, no CUDA) while one measures; release it when the GPU is free (default true on gpu, false on cpu)',
   [Inputs.Turns]:
     "on one GPU, a block's processes (llm) take turns request by request, so a host state hits both arms alike",
   [Inputs.GateIoThroughput]: 'let io bind-mount MB/s gate (default: informational; io mount rule gates)',
