@@ -11,6 +11,7 @@ import type { ArmSeries } from '../../src/results/run-values/index.js'
 import { keptBlocks, pairedTest, blockMean } from '../../src/analyze/stats/index.js'
 import type { Comparison, SampleRecord } from '../../src/types/index.js'
 import { series } from './helpers.js'
+import { sampleRecord } from '../helpers/sample-record.js'
 
 const opts = { baselineEnv: 'native', candidateEnv: 'container', maxOverheadPct: 2, alpha: 0.05 }
 
@@ -162,17 +163,7 @@ describe('a state shared by both arms cancels within blocks', () => {
 /** Sample records of one workload, one per (arm, run), as the executor appends them. */
 function samples(workload: string, base: number[], cand: number[]): SampleRecord[] {
   const row = (environment: string, run: number, value: number): SampleRecord =>
-    ({
-      workload,
-      environment,
-      run,
-      iteration: 1,
-      metric: 'kernel_ms',
-      value,
-      unit: 'ms',
-      better: 'lower',
-      scope: 'steady'
-    }) as SampleRecord
+    sampleRecord({ workload, environment, run, value })
   return [...base.map((v, i) => row('native', i + 1, v)), ...cand.map((v, i) => row('container', i + 1, v))]
 }
 

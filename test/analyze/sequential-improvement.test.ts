@@ -10,29 +10,15 @@
 import { analyzeRecords } from '../../src/analyze/compare/index.js'
 import { SequentialController } from '../../src/analyze/sequential-check.js'
 import type { SampleRecord } from '../../src/types/index.js'
+import { sampleRecord } from '../helpers/sample-record.js'
 
 const NATIVE = [1.1018, 1.0951, 0.9969, 1.007, 1.0467, 1.0834, 1.0714, 1.0975, 1.0843, 1.0496, 1.0166, 0.9928]
 const NATIVE2 = [
   0.9914, 0.9626, 0.9913, 0.9966, 1.0502, 0.9947, 0.9703, 1.0389, 0.9631, 0.9561, 1.0427, 1.0064
 ]
 
-function record(environment: string, run: number, value: number): SampleRecord {
-  return {
-    check_id: 'aa',
-    workload: 'matmul',
-    environment,
-    run,
-    iteration: 1,
-    metric: 'kernel_ms',
-    value,
-    unit: 'ms',
-    better: 'lower',
-    scope: 'steady',
-    time: '',
-    params: {},
-    fingerprint: {}
-  } as unknown as SampleRecord
-}
+const record = (environment: string, run: number, value: number): SampleRecord =>
+  sampleRecord({ check_id: 'aa', environment, run, value })
 
 const rows = NATIVE.flatMap((v, i) => [record('native', i + 1, v), record('native#2', i + 1, NATIVE2[i]!)])
 const opts = {

@@ -9,6 +9,7 @@ import { logRatioTest } from '../../src/analyze/stats/index.js'
 import { gateMetricSet, isTailMetric, parseGateMetrics } from '../../src/config/index.js'
 import { sampleScope } from '../../src/execute/metrics.js'
 import type { SampleRecord } from '../../src/types/index.js'
+import { sampleRecord } from '../helpers/sample-record.js'
 import { estimatorFootnote } from '../../src/report/analysis-text.js'
 
 const REQUESTS = 200
@@ -46,7 +47,7 @@ function process(rand: () => number, level: number, container: boolean): number[
 }
 
 function record(env: string, run: number, iteration: number, metric: string, value: number, scope: string) {
-  return {
+  return sampleRecord({
     check_id: 'tail',
     workload: 'llm',
     environment: env,
@@ -54,13 +55,8 @@ function record(env: string, run: number, iteration: number, metric: string, val
     iteration,
     metric,
     value,
-    unit: 'ms',
-    better: 'lower',
-    scope,
-    time: '',
-    params: {},
-    fingerprint: {}
-  } as unknown as SampleRecord
+    scope: scope as SampleRecord['scope']
+  })
 }
 
 /** A check of `blocks` blocks: per-request tpot_ms and one tpot_p99_ms per process, scoped as the runner would. */
