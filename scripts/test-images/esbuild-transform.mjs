@@ -21,7 +21,7 @@ const TARGET = 'es2022' // tsconfig.json's target
  * Only built-ins that no test replaces: not Date, the timers, performance, fetch or process, which fake timers
  * and tests swap on the global. The objects are the same, so `jest.spyOn(Math, 'random')` still applies.
  */
-export const BOUND_GLOBALS = [
+const BOUND_GLOBALS = [
   'Math',
   'Number',
   'Object',

@@ -229,9 +229,7 @@ export class SequentialController {
     const comparisons = analysis.comparisons.map((measured): Comparison => {
       if (measured.scope !== 'steady' || !this.stops.has(measured.workload)) return measured
       const c = this.afterStop(measured)
-      // An improvement too: called by the fixed-n test after many looks, it read PASS beside a repeated interval
-      // that spanned zero (an A/A check on the CPU: −66.2% [−94.6, +20.7]).
-      if (c.verdict !== 'equivalent' && c.verdict !== 'regression' && c.verdict !== 'improvement') return c
+      if (!SEQUENTIAL_VERDICTS.has(c.verdict)) return c
       const key = seriesKey(c.params ?? '', c.metric)
       const seq = state.get(`${c.workload}\u0000${c.candidate_env}\u0000${key}`)
       if (seq === c.verdict) return c
@@ -246,6 +244,13 @@ export class SequentialController {
     return { ...analysis, comparisons, verdict: overallVerdict(comparisons), notes }
   }
 }
+
+/**
+ * The fixed-n verdicts that the sequential rule also reaches (its states but undecided): after a stop each stands
+ * only where the rule's last look agrees. An improvement too: left to the fixed-n test after 12 looks, a CPU A/A
+ * check read PASS at −66.2% beside a repeated interval of [−94.6, +20.7].
+ */
+const SEQUENTIAL_VERDICTS = new Set<Comparison['verdict']>(['equivalent', 'regression', 'improvement'])
 
 const WHY: Record<StopReason, string> = {
   decided: 'every gated metric decided',

@@ -53,7 +53,8 @@ export function whyMarkdown(e: Explanation): string {
   )
   if (ranked.length === 0) {
     parts.push(
-      // The headline goes on as one sentence: ": the stacks agree and no metric showed a difference" or " among the recorded facts for …".
+      // The headline goes on as one sentence: ": the stacks agree and no metric showed a difference" or
+      // " among the recorded facts for …".
       `**No relevant difference found**${inline(e.headline.replace(/^no relevant difference found/, ''))}.`,
       ''
     )
