@@ -1,0 +1,46 @@
+#!/bin/bash
+# On the GPU test host, after `source .gpu-host/setup.sh`: unpack Podman (packed by scripts/gpu-host/pack-podman.sh),
+# configure it for a host without systemd (cgroupfs, file events, overlay storage), write a CDI spec for the host's
+# GPUs the way `nvidia-ctk cdi generate` does (scripts/gpu-host/cdi-spec.py), and give Podman the image
+# local/gpu-torch:host from the Docker engine. Sets PODMAN_ROOT; puts wrappers for podman on PATH.
+PODMAN_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PODMAN_ROOT=/opt/gpu-host/podman
+if [ ! -x "$PODMAN_ROOT/bin/podman" ]; then
+  mkdir -p "$PODMAN_ROOT" && tar -C "$PODMAN_ROOT" -xJf "$PODMAN_HERE/podman.tar.xz"
+fi
+mkdir -p "$PODMAN_ROOT/wrap" /etc/containers /etc/cdi
+# Wrappers: the packed binaries find their libraries, whatever environment the caller passes on (the action gives
+# its children an allow-listed environment, which has no LD_LIBRARY_PATH).
+for b in podman conmon crun; do
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/lib exec %s/bin/%s "$@"\n' "$PODMAN_ROOT" "$PODMAN_ROOT" "$b" > "$PODMAN_ROOT/wrap/$b"
+  chmod +x "$PODMAN_ROOT/wrap/$b"
+done
+cat > /etc/containers/containers.conf <<CONF
+[containers]
+seccomp_profile = "$PODMAN_ROOT/share/seccomp.json"
+init_path = "$PODMAN_ROOT/bin/catatonit"
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+conmon_path = ["$PODMAN_ROOT/wrap/conmon"]
+runtime = "crun"
+[engine.runtimes]
+crun = ["$PODMAN_ROOT/wrap/crun"]
+CONF
+cat > /etc/containers/storage.conf <<'CONF'
+[storage]
+driver = "overlay"
+runroot = "/run/containers/storage"
+graphroot = "/var/lib/containers/storage"
+CONF
+[ -f /etc/containers/policy.json ] || echo '{"default":[{"type":"insecureAcceptAnything"}]}' > /etc/containers/policy.json
+[ -f /etc/containers/registries.conf ] || : > /etc/containers/registries.conf
+export PATH="$PODMAN_ROOT/wrap:$PATH"
+podman --version
+python3 "$PODMAN_HERE/cdi-spec.py" > /etc/cdi/nvidia.json && echo "CDI spec: /etc/cdi/nvidia.json"
+PODMAN_IMAGE=${1:-local/gpu-torch:host}
+if ! podman image exists "$PODMAN_IMAGE" 2>/dev/null; then
+  t0=$(date +%s)
+  docker save "$PODMAN_IMAGE" | podman load -q && echo "podman: loaded $PODMAN_IMAGE in $(( $(date +%s) - t0 ))s"
+fi
+export PODMAN_ROOT
