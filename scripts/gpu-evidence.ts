@@ -9,8 +9,10 @@ import * as zlib from 'node:zlib'
 import { analyzeRecords } from '../src/analyze/compare/index.js'
 import type { RawRow } from '../src/results/run-values/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
+import { localEvidence } from './lib/evidence-raw.js'
 
-const dir = process.argv[2] ?? 'docs/evidence/2026-11-22-h200'
+// The raw folders are on the evidence-raw branch (scripts/lib/evidence-raw.ts).
+const dir = localEvidence(process.argv[2] ?? 'docs/evidence/2026-11-22-h200')
 type Row = {
   check: string
   workload: string

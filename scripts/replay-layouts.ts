@@ -22,6 +22,7 @@ import { parse } from 'csv-parse/sync'
 import { analyzeRecords } from '../src/analyze/index.js'
 import type { RawRow } from '../src/results/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
+import { localEvidence } from './lib/evidence-raw.js'
 
 const METRICS = new Set(['matmul/kernel_ms', 'llm/ttft_ms', 'llm/tpot_ms'])
 const args = process.argv.slice(2)
@@ -58,7 +59,8 @@ function checks(root: string): { layout: string; file: string }[] {
       }
     }
   }
-  walk(root)
+  // The raw folders are on the evidence-raw branch (scripts/lib/evidence-raw.ts).
+  walk(localEvidence(root))
   return out
 }
 

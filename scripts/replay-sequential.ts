@@ -10,8 +10,10 @@ import * as zlib from 'node:zlib'
 import { SequentialController } from '../src/analyze/sequential-check.js'
 import { sampleMetricName, sampleScope } from '../src/execute/metrics.js'
 import type { Fingerprint, SampleEvent, SampleRecord } from '../src/types/index.js'
+import { localEvidence } from './lib/evidence-raw.js'
 
-const dir = process.argv[2] ?? 'docs/evidence/2026-11-23-h200-fast/slow'
+// The raw folders are on the evidence-raw branch (scripts/lib/evidence-raw.ts).
+const dir = localEvidence(process.argv[2] ?? 'docs/evidence/2026-11-23-h200-fast/slow')
 const ARM = { alone: 'native', cotenant: 'co-tenant' } as const
 
 for (const workload of ['matmul', 'llm'] as const) {

@@ -16,6 +16,7 @@ import * as zlib from 'node:zlib'
 import { parse } from 'csv-parse/sync'
 import { SequentialController } from '../src/analyze/sequential-check.js'
 import type { Fingerprint, SampleRecord } from '../src/types/index.js'
+import { localEvidence } from './lib/evidence-raw.js'
 
 const args = process.argv.slice(2)
 const KEEP_FIRST = args.includes('--keep-first')
@@ -49,7 +50,8 @@ function checks(root: string): { dir: string; wallS: number; line: string }[] {
       else walk(p)
     }
   }
-  walk(root)
+  // The raw folders are on the evidence-raw branch (scripts/lib/evidence-raw.ts).
+  walk(localEvidence(root))
   return out.sort((a, b) => a.dir.localeCompare(b.dir))
 }
 

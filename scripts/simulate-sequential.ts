@@ -33,6 +33,7 @@ import { sequentialOptions } from '../src/analyze/sequential-check.js'
 import { blockRatios, MIN_BLOCKS, type BlockRatios } from '../src/analyze/compare/index.js'
 import { aggregateRows, type RawRow } from '../src/results/run-values/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
+import { evidencePath } from './lib/evidence-raw.js'
 
 const TRIALS = Number(process.argv[2] ?? 4000)
 const CV = 0.005
@@ -192,7 +193,8 @@ function recordedResiduals(
   keep: (file: string) => boolean = () => true
 ): { name: string; residuals: number[] }[] {
   const out: { name: string; residuals: number[] }[] = []
-  const root = 'docs/evidence'
+  // The raw folders are on the evidence-raw branch (scripts/lib/evidence-raw.ts).
+  const root = evidencePath('docs/evidence')
   const files: string[] = []
   const walk = (d: string): void => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {

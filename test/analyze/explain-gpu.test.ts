@@ -9,7 +9,7 @@ import { explainCheck } from '../../src/analyze/index.js'
 import { regionTelemetry } from '../../src/execute/index.js'
 import type { CheckSummary, RunRecord, TelemetrySample } from '../../src/types/index.js'
 
-const DIR = path.resolve('docs/evidence/2026-11-23-why')
+const DIR = path.resolve('test/__fixtures__/evidence/2026-11-23-why')
 const summary = (name: string): CheckSummary =>
   JSON.parse(fs.readFileSync(path.join(DIR, name, 'summary.json'), 'utf8')) as CheckSummary
 

@@ -15,7 +15,7 @@ const runs = (file: string): RunRecord[] =>
 
 describe('measuredWork', () => {
   it('counts the GPU time of every GPU that ran side by side (4 x H100, gpus: all)', () => {
-    const w = measuredWork(runs('docs/evidence/2026-11-26-h100x4-field/all-gpus/runs.jsonl'))
+    const w = measuredWork(runs('test/__fixtures__/evidence/2026-11-26-h100x4-field/all-gpus/runs.jsonl'))
     expect(w.gpus).toBe(4)
     expect(w.fraction).toBeGreaterThan(0.3)
     expect(w.fraction).toBeLessThan(1)
@@ -24,17 +24,21 @@ describe('measuredWork', () => {
     )
   })
   it('one GPU: its run time', () => {
-    const w = measuredWork(runs('docs/evidence/2026-11-26-h100x4-neighbours/slow/alone-gpu0/runs.jsonl'))
+    const w = measuredWork(
+      runs('test/__fixtures__/evidence/2026-11-26-h100x4-neighbours/slow/alone-gpu0/runs.jsonl')
+    )
     expect(w.gpus).toBe(1)
     expect(measuredWorkNote(w)).toMatch(
       /^Measured work: \d+\.\d s of \d+\.\d s of run time \(\d+%\) over 18 processes/
     )
   })
   it('no note where nothing marked a measured region (commands timed whole, result files)', () => {
-    const r = runs('docs/evidence/2026-11-26-h100x4-neighbours/slow/alone-gpu0/runs.jsonl').map(x => ({
-      ...x,
-      measured_s: null
-    }))
+    const r = runs('test/__fixtures__/evidence/2026-11-26-h100x4-neighbours/slow/alone-gpu0/runs.jsonl').map(
+      x => ({
+        ...x,
+        measured_s: null
+      })
+    )
     expect(measuredWorkNote(measuredWork(r))).toBeNull()
   })
 })

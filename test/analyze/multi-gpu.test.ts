@@ -10,7 +10,7 @@ import { analyzeRecords } from '../../src/analyze/compare/index.js'
 import { gpuDeviations, multiGpuSummary, multiGpuWarnings, pooledRows } from '../../src/analyze/multi-gpu.js'
 import type { CheckSummary, GpuLaneInfo, SampleRecord } from '../../src/types/index.js'
 
-const DIR = 'docs/evidence/2026-11-22-h200x2/multi-gpu'
+const DIR = 'test/__fixtures__/evidence/2026-11-22-h200x2/multi-gpu'
 const summary = JSON.parse(fs.readFileSync(`${DIR}/summary.json`, 'utf8')) as CheckSummary
 
 /** samples.csv (the pipeline's own, quote-free) back into SampleRecords. */

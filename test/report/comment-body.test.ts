@@ -11,7 +11,7 @@ import { regression } from '../__fixtures__/summaries/index.js'
 
 /** The bound for the H200 evidence; GitHub's own limit is 65,536. */
 const MAX_COMMENT_BYTES = 6 * 1024
-const EVIDENCE = 'docs/evidence'
+const EVIDENCE = 'test/__fixtures__/evidence'
 
 function evidenceSummaries(): string[] {
   return fs

@@ -4,7 +4,7 @@ import { buildReport } from '../../src/report/markdown.js'
 import type { CheckSummary } from '../../src/types/index.js'
 
 const summary = JSON.parse(
-  fs.readFileSync('docs/evidence/2026-11-22-h200/default-check-2/summary.json', 'utf8')
+  fs.readFileSync('test/__fixtures__/evidence/2026-11-22-h200/default-check-2/summary.json', 'utf8')
 ) as CheckSummary
 const md = buildReport(summary, { maxChars: Infinity })
 const section = (title: string): string => {

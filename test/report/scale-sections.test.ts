@@ -11,7 +11,9 @@ import type { CheckSummary, RunRecord } from '../../src/types/index.js'
 import { runRecord } from '../helpers/run-record.js'
 
 const load = (dir: string): CheckSummary =>
-  JSON.parse(fs.readFileSync(`docs/evidence/2026-11-22-h200x2/${dir}/summary.json`, 'utf8')) as CheckSummary
+  JSON.parse(
+    fs.readFileSync(`test/__fixtures__/evidence/2026-11-22-h200x2/${dir}/summary.json`, 'utf8')
+  ) as CheckSummary
 const section = (md: string, title: string): string => {
   const start = md.indexOf(`## ${title}`)
   expect(start).toBeGreaterThanOrEqual(0)
@@ -32,7 +34,7 @@ describe('per-GPU section (real two-H200 check)', () => {
   })
   it('telemetry gets a row per GPU, so one hot or throttled GPU cannot hide in an average', () => {
     const action = JSON.parse(
-      fs.readFileSync('docs/evidence/2026-11-22-h200x2/action-multi-gpu/summary.json', 'utf8')
+      fs.readFileSync('test/__fixtures__/evidence/2026-11-22-h200x2/action-multi-gpu/summary.json', 'utf8')
     ) as CheckSummary
     const telemetry = summarizeTelemetry(action.runs)
     expect(telemetry.map(t => [t.workload, t.environment, t.gpu, t.runs])).toEqual(
