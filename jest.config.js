@@ -49,7 +49,8 @@ export const CALIBRATION_TESTS = [
   'test/analyze/audit-cases.test.ts',
   'test/analyze/issue39-store.test.ts',
   'test/analyze/issue39-s1-floor.test.ts',
-  'test/analyze/issue39-tail-rows.test.ts'
+  'test/analyze/issue39-tail-rows.test.ts',
+  'test/analyze/issue52-tails.test.ts'
 ]
 const integrationGlobs = INTEGRATION_TESTS.map(p => `<rootDir>/${p.endsWith('/') ? `${p}**/*.test.ts` : p}`)
 

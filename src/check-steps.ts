@@ -7,7 +7,7 @@ import {
   analyzeRecords,
   capOf,
   compareWithBaseline,
-  decideFamily,
+  decideCheck,
   measuredWork,
   measuredWorkNote,
   multiGpuSummary,
@@ -46,17 +46,6 @@ export async function analyzeCheck(config: Config, state: CheckState): Promise<v
   // Several GPUs: the headline pools every GPU's processes (each its own run); each GPU is analysed too.
   const rows = multi ? pooledRows(exec.samples) : exec.samples
   const fixed = exec.samples.length ? analyzeRecords(rows, analyzeOpts) : null
-  state.analysis = fixed && state.sequential ? state.sequential.applyTo(fixed) : fixed
-  const work = exec.runs.length ? measuredWorkNote(measuredWork(exec.runs)) : null
-  if (state.analysis && work !== null) state.analysis.notes = [...(state.analysis.notes ?? []), work]
-  if (multi && exec.samples.length) {
-    state.multiGpu = multiGpuSummary(
-      exec.samples,
-      multi.map(l => ({ index: l.index, uuid: l.uuid, name: l.name })),
-      analyzeOpts
-    )
-    for (const w of multiGpuWarnings(state.multiGpu, state.analysis)) state.warnings.push(w)
-  }
   const gateFailed = state.pre.results.some(p => p.status === 'fail')
   state.baseline = exec.samples.length
     ? await compareWithBaseline(rows, {
@@ -71,11 +60,22 @@ export async function analyzeCheck(config: Config, state: CheckState): Promise<v
     : null
   if (state.baseline && state.baseline.status === 'corrupt') state.warnings.push(state.baseline.message)
   // One Holm family per report (analyze/family.ts), as `analyze --baseline` does: the arms and the
-  // stored-baseline comparisons are adjusted together, and a regression against the baseline counts.
-  if (state.analysis && state.baseline && state.baseline.comparisons.length > 0) {
-    const family = decideFamily(state.analysis.comparisons, state.baseline.comparisons, config)
-    state.analysis = { ...state.analysis, comparisons: family.arms, verdict: family.verdict }
-    state.baseline = { ...state.baseline, comparisons: family.baseline }
+  // stored-baseline comparisons are adjusted together, and a regression against the baseline counts. After a
+  // sequential stop the arms' verdicts are then the sequential rule's (decideCheck says why in that order).
+  if (fixed) {
+    const decided = decideCheck(fixed, state.baseline?.comparisons ?? [], config, state.sequential)
+    state.analysis = decided.analysis
+    if (state.baseline) state.baseline = { ...state.baseline, comparisons: decided.baseline }
+  } else state.analysis = null
+  const work = exec.runs.length ? measuredWorkNote(measuredWork(exec.runs)) : null
+  if (state.analysis && work !== null) state.analysis.notes = [...(state.analysis.notes ?? []), work]
+  if (multi && exec.samples.length) {
+    state.multiGpu = multiGpuSummary(
+      exec.samples,
+      multi.map(l => ({ index: l.index, uuid: l.uuid, name: l.name })),
+      analyzeOpts
+    )
+    for (const w of multiGpuWarnings(state.multiGpu, state.analysis)) state.warnings.push(w)
   }
 }
 

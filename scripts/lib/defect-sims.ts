@@ -181,7 +181,7 @@ export function duet(pct: number, offsetPct: number): Generator {
 }
 
 /** An independent stream per check (alea, seeded by the check's number as text). */
-const streamOf = (seed: number): (() => number) => seedrandom.alea(`issue-39-${seed}`)
+export const streamOf = (seed: number): (() => number) => seedrandom.alea(`issue-39-${seed}`)
 
 /** One process's sample rows. */
 function rows(
@@ -215,7 +215,7 @@ function rows(
 const metricName = (m: number): string => (m === 0 ? 'tpot_ms' : `tpot${m}_ms`)
 
 /** Block i's rows of every metric. */
-function blockRows(g: Generator, draw: (i: number, m: number) => Block, i: number): SampleRecord[] {
+export function blockRows(g: Generator, draw: (i: number, m: number) => Block, i: number): SampleRecord[] {
   const out: SampleRecord[] = []
   for (let m = 0; m < (g.metrics ?? 1); m++) {
     const b = draw(i, m)
@@ -240,10 +240,10 @@ function blockRows(g: Generator, draw: (i: number, m: number) => Block, i: numbe
 const tailMetric = (q: number): string => `tpot_p${q}_ms`
 
 /** The rows a check analyses: on several GPUs, pooled as check.ts pools them (multi-gpu.ts). */
-const asCheck = (samples: SampleRecord[]): SampleRecord[] =>
+export const asCheck = (samples: SampleRecord[]): SampleRecord[] =>
   samples.some(s => s.gpu !== undefined) ? pooledRows(samples) : samples
 
-const analyzeOpts = (seed: number) => ({
+export const analyzeOpts = (seed: number) => ({
   baselineEnv: 'native',
   candidateEnvs: ['container'],
   maxOverheadPct: MAX,

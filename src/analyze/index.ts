@@ -17,7 +17,7 @@ export {
 } from './baseline/index.js'
 export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
 export { explain, explainCheck } from './explain/index.js'
-export { decideFamily } from './family.js'
+export { decideCheck, decideFamily } from './family.js'
 export { measuredWork, measuredWorkNote } from './measured-work.js'
 export { multiGpuSummary, multiGpuWarnings, pooledRows } from './multi-gpu.js'
 export { capOf, capOfParams, edpOptimal, powerCapRows } from './power.js'
