@@ -10,6 +10,7 @@ import {
   processSpec,
   RunFolders,
   sweepPowerCaps,
+  workRoot,
   type BlockDone,
   type ExecuteResult
 } from './execute/index.js'
@@ -83,8 +84,9 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
   const { pre, io, lanes, sequential } = prepared
   const sampler = await startTelemetry(config, writer, state)
   const fingerprintOf = fingerprintCache(config, pre)
-  // Every process's own folders (event channel, io checkpoints), under one private folder of this check.
-  const folders = RunFolders.open(checkId)
+  // Every process's own folders (event channel, io checkpoints), under one private folder of this check, in
+  // the work folder a remote engine shares (RUNNER_TEMP, else the results folder).
+  const folders = RunFolders.open(checkId, workRoot(config.out))
   // Each workload's definition (how it starts, its args and params, how its results are read), by name.
   const definition = (name: string): WorkloadDefinition => definitionOf(config.definitions, name)
   // Turns on every GPU, in every layout (plan/steps.ts): the decode state is the same in each.

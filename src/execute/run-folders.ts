@@ -1,15 +1,15 @@
 /**
  * Nothing shared by accident: every process gets folders of its own, named by a random run id (never a PID:
  * every container's workload has the same one). Its private folder (the event channel; in a container
- * mounted at RUN_CONTAINER_DIR) lives under a check folder in the host's temp folder (mode 0700), and io's
+ * mounted at RUN_CONTAINER_DIR) lives under a check folder (mode 0700) in the work folder (workRoot), and io's
  * checkpoint writes go into a fresh folder of that run under the checkpoint folder. The native and the
  * container arm, two lanes or two checks on one host never write into the same folder; each folder is removed
  * when its process ends (never following a link the image left there).
  */
 import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
-import * as os from 'node:os'
 import * as path from 'node:path'
+import { WORK_FOLDER_PREFIX } from '../results/index.js'
 import { safeChmodFolder } from '../util/safe-fs.js'
 import { createChannelFile } from './event-channel.js'
 
@@ -32,13 +32,58 @@ export interface RunFolder {
   remove(): void
 }
 
-/** A check's root for its runs' private folders: created 0700 in the temp folder, removed at the end. */
+
+/**
+ * Where a check keeps what a container mounts: RUNNER_TEMP on a runner, else the results folder (`out`, a
+ * folder the user named). Never os.tmpdir(): a remote engine (DOCKER_HOST, CONTAINER_HOST; ARC's dind sidecar)
+ * shares only the runner's work folder, which holds the workspace and RUNNER_TEMP at the same path, and its
+ * /tmp is its own: a folder mounted from the runner's /tmp is an empty one there.
+ */
+export function workRoot(out: string, env: NodeJS.ProcessEnv = process.env): string {
+  const temp = env.RUNNER_TEMP
+  if (temp && path.isAbsolute(temp)) {
+    try {
+      if (fs.statSync(temp).isDirectory()) return temp
+    } catch {
+      // not there: the results folder instead
+    }
+  }
+  return out
+}
+
+/** Where the copy of the workloads folder lives in a check's folder (what a container mounts). */
+const WORKLOADS_COPY = 'workloads'
+
+/** A check's root for its runs' private folders: created 0700 in the work folder, removed at the end. */
 export class RunFolders {
+  private workloadsCopy: string | null = null
+
   private constructor(readonly root: string) {}
 
-  static open(checkId: string, tmp = os.tmpdir()): RunFolders {
+  /** `root`: the work folder (workRoot), which a remote engine shares. */
+  static open(checkId: string, root: string): RunFolders {
     const safeId = checkId.replace(/[^A-Za-z0-9-]/g, '')
-    return new RunFolders(fs.mkdtempSync(path.join(tmp, `gpu-overhead-${safeId}-`)))
+    return new RunFolders(fs.mkdtempSync(path.join(root, `${WORK_FOLDER_PREFIX}${safeId}-`)))
+  }
+
+  /**
+   * The workloads folder as a container mounts it: a copy in this check's folder, made once. The tool's own
+   * folder lies wherever it was installed (npx's cache, a runner's tool cache), which a remote engine does not see.
+   */
+  workloads(source: string): string {
+    if (this.workloadsCopy === null) {
+      const dest = path.join(this.root, WORKLOADS_COPY)
+      // Ours and fresh (the root is new); what is copied is the tool's own, never the checked-out tree.
+      fs.cpSync(source, dest, {
+        recursive: true,
+        verbatimSymlinks: true,
+        filter: src => path.basename(src) !== '__pycache__'
+      })
+      // The container's USER may be another user: readable by all (the 0700 root keeps other host users out).
+      fs.chmodSync(dest, 0o755)
+      this.workloadsCopy = dest
+    }
+    return this.workloadsCopy
   }
 
   /**

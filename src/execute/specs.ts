@@ -166,7 +166,8 @@ function containerRunSpec({ input, run, gpuInput, script, timeoutMs, cmdInput }:
     imageRef: imageId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,
-    workloadsDir: input.workloadsDir,
+    // The copy in the check's work folder: a remote engine sees that folder only.
+    workloadsDir: input.folders.workloads(input.workloadsDir),
     script,
     args: definition.args(config, ioPaths),
     mounts,

@@ -3,7 +3,7 @@
  * formats a tool writes (hyperfine, pytest-benchmark, …, the long CSV) read into rows; and raw rows turned
  * into one value per process run, what analysis takes.
  */
-export { ResultsWriter, readResults, resultPaths } from './store.js'
+export { ResultsWriter, readResults, resultPaths, WORK_FOLDER_PREFIX } from './store.js'
 export {
   parseArmSpecs,
   parseResultInputs,

@@ -135,7 +135,7 @@ export function describeWriteError(error: unknown): string {
 
 /** Files an earlier run of the tool leaves in the results folder: removed before a new run. */
 export function isToolOutput(name: string, st: fs.Stats): boolean {
-  if (st.isDirectory()) return name === IO_FOLDER
+  if (st.isDirectory()) return name === IO_FOLDER || name.startsWith(WORK_FOLDER_PREFIX)
   return (
     RESULT_FILES.includes(name) ||
     /^paper(-[\w.-]+)?\.csv$/.test(name) ||
@@ -144,6 +144,11 @@ export function isToolOutput(name: string, st: fs.Stats): boolean {
   )
 }
 
+/**
+ * Name prefix of a check's work folder (execute/run-folders.ts): without RUNNER_TEMP it lives in the results
+ * folder, and a crash leaves it behind.
+ */
+export const WORK_FOLDER_PREFIX = '.gpu-overhead-work-'
 /** The io workload's synthetic dataset and checkpoint folders live here, under the results folder. */
 export const IO_FOLDER = 'io'
 const RESULT_FILES = [

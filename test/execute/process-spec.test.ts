@@ -19,6 +19,11 @@ const IMAGE = 'nvcr.io/nvidia/pytorch:25.10-py3@sha256:' + 'a'.repeat(64)
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'spec-'))
 const ckpt = path.join(root, 'ckpt')
 fs.mkdirSync(ckpt)
+// The tool's workloads folder (where it was installed) and the work folder a remote engine shares, apart.
+const installed = fs.mkdtempSync(path.join(os.tmpdir(), 'spec-installed-'))
+fs.writeFileSync(path.join(installed, 'matmul.py'), '# matmul\n')
+const work = path.join(root, 'work')
+fs.mkdirSync(work)
 const io = {
   data: { host: '/data', container: DATA_CONTAINER_PATH, readOnly: true },
   checkpoint: { host: ckpt, container: CHECKPOINT_CONTAINER_PATH, readOnly: false },
@@ -36,10 +41,10 @@ const config = loadConfig({
 // Only the inspected image ID matters to the spec.
 const images = new Map([[IMAGE, { id: 'sha256:' + 'b'.repeat(64) }]]) as unknown as PreflightOutcome['images']
 const pre: PreflightOutcome = { ...emptyPreflightOutcome(), images }
-const folders = RunFolders.open('spec-test', root)
+const folders = RunFolders.open('spec-test', work)
 afterAll(() => {
   folders.close()
-  fs.rmSync(root, { recursive: true, force: true })
+  for (const d of [root, installed]) fs.rmSync(d, { recursive: true, force: true })
 })
 
 function spec(workload: string, armIndex: number) {
@@ -49,7 +54,7 @@ function spec(workload: string, armIndex: number) {
     planned,
     config,
     checkId: 'c1',
-    workloadsDir: '/w',
+    workloadsDir: installed,
     io,
     pre,
     lane: null,
@@ -66,7 +71,7 @@ test('a built-in natively: its script under Python, its args, the channel env', 
   const s = spec('matmul', 0)
   expect(s.command).toBe(config.python)
   expect(s.args).toEqual([
-    path.join('/w', 'matmul.py'),
+    path.join(installed, 'matmul.py'),
     ...['--device', 'cpu', '--seed', String(config.seed), '--size', '512', '--dtype', 'fp32']
   ])
   expect(s.env!.GPU_OVERHEAD_EVENTS).toBe(s.eventsPath)
@@ -86,6 +91,17 @@ test('io in the container: the data folder read-only, its own checkpoint folder 
   expect(mounts.filter(m => m.endsWith(`:${CHECKPOINT_CONTAINER_PATH}`))).toEqual([
     expect.stringMatching(new RegExp(`^${ckpt}/gpu-overhead-run-io-container-0-[0-9a-f]+:`))
   ])
+  s.cleanup?.()
+})
+
+test('every mount source of a container run lies in the work folder or a folder the user named (issue 54)', () => {
+  // A remote engine (ARC dind) shares the work folder only: the workloads folder is a copy there.
+  const s = spec('io', 1)
+  const sources = mountsOf(s.args).map(m => m.split(':')[0]!)
+  const workloads = mountsOf(s.args).find(m => m.split(':')[1] === '/gpu-overhead/workloads')!.split(':')[0]!
+  expect(workloads.startsWith(`${folders.root}/`)).toBe(true)
+  expect(fs.readFileSync(path.join(workloads, 'matmul.py'), 'utf8')).toBe('# matmul\n')
+  expect(sources.filter(p => !p.startsWith(`${work}/`) && p !== '/data' && !p.startsWith(`${ckpt}/`))).toEqual([])
   s.cleanup?.()
 })
 
