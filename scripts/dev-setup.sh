@@ -32,8 +32,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 
-# The unit lane: lint, type check, the Python workloads' tests and every Jest test of the `unit` project.
-pkgs="python3 python3-numpy ca-certificates"
+# The unit lane: lint, type check, the Python workloads' tests and every Jest test of the `unit` project; git for
+# the release tests (test/package/release.test.ts) and the docs check (scripts/check-docs.mjs).
+pkgs="python3 python3-numpy ca-certificates git"
 # Node from Debian only where none is installed (a Node 24 from nodejs.org or NodeSource is kept).
 command -v node >/dev/null || pkgs="$pkgs nodejs"
 command -v npm >/dev/null || pkgs="$pkgs npm"

@@ -9,7 +9,14 @@ import type { ContainerRuntime, PreflightResult } from '../types/index.js'
 import { EnvironmentError, InputError } from '../util/errors.js'
 import { inspectImage, runtimeFailure } from './image.js'
 import { PROBE_SCRIPT, type ProbeOutput } from './io-probe.js'
-import { classifyMount, coveringMount, isReadOnly, parseMountinfo, type MountInfoEntry } from './mountinfo.js'
+import {
+  classifyMount,
+  coveringMount,
+  devOf,
+  isReadOnly,
+  parseMountinfo,
+  type MountInfoEntry
+} from './mountinfo.js'
 import {
   evaluateMounts,
   ioVerdict,
@@ -138,14 +145,18 @@ async function probe(
   }
 }
 
-/** What mountinfo says about the mount covering `path` (null fields when nothing covers it). */
+/**
+ * What mountinfo says about the mount covering `path` (null fields when nothing covers it). `hostDev`: the device
+ * of the host path bound there, when one was asked for (a bind of a host folder on a tmpfs is still a bind).
+ */
 function coveredBy(
   entries: readonly MountInfoEntry[],
-  path: string
+  path: string,
+  hostDev: string | null = null
 ): Pick<MountReport, 'kind' | 'fs_type' | 'read_only' | 'mount_point' | 'source_root'> {
   const cm = coveringMount(entries, path)
   return {
-    kind: cm ? classifyMount(cm) : null,
+    kind: cm ? classifyMount(cm, hostDev) : null,
     fs_type: cm?.fs_type ?? null,
     read_only: cm ? isReadOnly(cm) : null,
     mount_point: cm?.mount_point ?? null,
@@ -158,7 +169,11 @@ function pathReport(
   info: ProbeOutput['paths'][number] | undefined,
   entries: readonly MountInfoEntry[]
 ): MountReport {
-  const mount = coveredBy(entries, info?.resolved ?? t.spec.container)
+  const mount = coveredBy(
+    entries,
+    info?.resolved ?? t.spec.container,
+    t.spec.kind === 'bind' ? devOf(t.spec.host) : null
+  )
   return {
     role: t.role,
     spec: t.spec.spec,

@@ -1,4 +1,5 @@
 /** /proc/self/mountinfo (proc(5)): which mount a container path lives on, and what kind it is. */
+import * as fs from 'node:fs'
 
 export interface MountInfoEntry {
   id: number
@@ -75,18 +76,41 @@ const SPECIAL_FS = new Set([
  * or is the container's root: a folder bound from a host whose own file system is OverlayFS (a runner, or the
  * tests, inside a container) is a bind mount like any other: nothing is copied up for the files the workload
  * creates there, and they outlive the container.
+ *
+ * A tmpfs is told the same way, by the mount's source rather than its file system type: one the runtime made for
+ * the container (`--tmpfs`, a tmpfs volume) is new, mounted whole (root `/`) on a device of its own, and gone with
+ * the container. A host folder bound in that sits on a tmpfs (Debian 13's /tmp, /dev/shm) shows the host tmpfs's
+ * type, but its source is the host's: the folder's path in that tmpfs as root, and the host file system's device
+ * (`hostDev`, `devOf(host path)`: the one way to know a bind of a tmpfs's own root).
  */
-export function classifyMount(e: MountInfoEntry): MountKind {
+export function classifyMount(e: MountInfoEntry, hostDev?: string | null): MountKind {
   if (
     (e.fs_type === 'overlay' || e.fs_type === 'fuse-overlayfs' || e.fs_type === 'aufs') &&
     (e.root === '/' || e.mount_point === '/')
   )
     return 'overlay'
-  if (e.fs_type === 'tmpfs' || e.fs_type === 'ramfs') return 'tmpfs'
+  if ((e.fs_type === 'tmpfs' || e.fs_type === 'ramfs') && e.root === '/' && !(hostDev && e.dev === hostDev))
+    return 'tmpfs'
   if (SPECIAL_FS.has(e.fs_type)) return 'other'
   // Named volumes are directories under the engine's volumes dir (docker and podman alike).
   if (/\/volumes\/[^/]+\/_data$/.test(e.root)) return 'volume'
   return 'bind'
+}
+
+/**
+ * The device of the file system a host path lives on, as mountinfo writes it (`major:minor`); null when the path
+ * cannot be read. Linux's dev_t: the minor number's low 8 bits, then 12 bits of major, the rest of each above.
+ */
+export function devOf(hostPath: string): string | null {
+  let dev: bigint
+  try {
+    dev = fs.statSync(hostPath, { bigint: true }).dev
+  } catch {
+    return null
+  }
+  const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn)
+  const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn)
+  return `${major}:${minor}`
 }
 
 export function isReadOnly(e: MountInfoEntry): boolean {

@@ -5,7 +5,13 @@ import { InputError } from '../../src/util/errors.js'
 import { mountArgs, parseMountSpec } from '../../src/config/mount-spec.js'
 import { checkMounts } from '../../src/preflight/io-check.js'
 import { evaluateMounts, type MountReport } from '../../src/preflight/mount-rules.js'
-import { classifyMount, coveringMount, isReadOnly, parseMountinfo } from '../../src/preflight/mountinfo.js'
+import {
+  classifyMount,
+  coveringMount,
+  devOf,
+  isReadOnly,
+  parseMountinfo
+} from '../../src/preflight/mountinfo.js'
 import { ioCheckCommand } from '../../src/commands/io-check.js'
 import { execCapture } from '../../src/util/exec.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
@@ -93,6 +99,32 @@ describe('mountinfo (recorded inside real containers)', () => {
     expect(kinds('/vol/a')).toEqual(['volume', 'ext4', false])
     expect(kinds('/opt/ckpt')).toEqual(['overlay', 'overlay', false])
     expect(kinds('/sys/fs/cgroup/cpu')).toEqual(['other', 'cgroup', true])
+  })
+
+  it('a host folder on a tmpfs (Debian 13 /tmp, /dev/shm) is a bind by its source; --tmpfs is a tmpfs', () => {
+    // Recorded with binds of /dev/shm/gpu-overhead-io (read-only and writable), of /dev/shm itself, and --tmpfs.
+    const m = parseMountinfo(read('docker/container-mountinfo-shm-host.txt'))
+    const shmDev = parseMountinfo(read('docker/host-mountinfo-shm.txt')).at(-1)!.dev
+    const kind = (p: string, hostDev?: string) => classifyMount(coveringMount(m, p)!, hostDev)
+    expect(coveringMount(m, '/ckpt')).toMatchObject({
+      fs_type: 'tmpfs',
+      root: '/gpu-overhead-io',
+      dev: shmDev
+    })
+    // A folder of the host's tmpfs: its root is the folder's path there, whatever device is known.
+    expect([kind('/data/x'), kind('/ckpt'), kind('/ckpt', shmDev)]).toEqual(['bind', 'bind', 'bind'])
+    // The host tmpfs's own root bound in: root '/', told from a container tmpfs only by the host's device.
+    expect(kind('/shm-root', shmDev)).toBe('bind')
+    expect(kind('/shm-root')).toBe('tmpfs')
+    // The runtime's tmpfs is new: its own device, so no host path makes it a bind.
+    expect([kind('/scratch'), kind('/scratch', shmDev)]).toEqual(['tmpfs', 'tmpfs'])
+    expect(isReadOnly(coveringMount(m, '/data')!)).toBe(true)
+  })
+
+  it('devOf gives the device of a host path as mountinfo writes it', () => {
+    const host = parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8'))
+    for (const p of ['/', '/proc', '/dev/shm']) expect(devOf(p)).toBe(coveringMount(host, p)!.dev)
+    expect(devOf('/no/such/path/gpu-overhead')).toBeNull()
   })
 
   it('a folder bound from a host whose own file system is OverlayFS is a bind, not the container layer', () => {
@@ -260,6 +292,50 @@ describe('io-check against the local Docker engine', () => {
     expect(byName['mounts:writable-layer']!.status).toBe('pass')
   })
 
+  // Debian 13 mounts /tmp as a tmpfs: a host folder there is a bind like any other (issue 55).
+  const tmpfs = hostTmpfs()
+  ;(tmpfs.ok ? it : it.skip)(
+    `a host folder on a tmpfs (${tmpfs.why}): a bind, the :ro advice for a writable dataset, no tmpfs warning`,
+    async () => {
+      const { root, cleanup } = await tmpfs.make()
+      try {
+        const data = mkdtempSync(path.join(root, 'gpu-overhead-io-'))
+        writeFileSync(path.join(data, 'sample.bin'), Buffer.alloc(1024))
+        // The checkpoint folder: the tmpfs's own root where the test mounted one (root '/' in mountinfo: told
+        // from a container tmpfs by the host's device), else a folder beside the dataset.
+        const ckpt = tmpfs.mounted ? root : mkdtempSync(path.join(root, 'gpu-overhead-ckpt-'))
+        const { text, exitCode } = await ioCheckCommand({
+          image,
+          data: `${data}:/data`,
+          ckpt: `${ckpt}:/ckpt`,
+          format: 'text',
+          runtime: 'docker',
+          probeMiB: 4
+        })
+        expect(text).toMatch(/WARN {2}mounts:data: dataset mount \/data \(bind, tmpfs\) is writable/)
+        expect(text).toContain('fix: mount the dataset read-only: --data /host/dataset:/data:ro')
+        expect(text).toMatch(/PASS {2}mounts:ckpt: checkpoint path \/ckpt: bind \(tmpfs\)/)
+        expect(text).not.toMatch(/gone when the container exits|--ckpt \/host\/checkpoints/)
+        expect(exitCode).toBe(0)
+        const ro = await checkMounts({
+          image,
+          runtime: 'docker',
+          data: parseMountSpec(`${data}:/data:ro`, 'data'),
+          ckpt: parseMountSpec(`${ckpt}:/ckpt`, 'ckpt'),
+          probeMiB: 4
+        })
+        expect(ro.map(r => [r.name, r.status, r.details?.kind])).toEqual([
+          ['mounts:data', 'pass', 'bind'],
+          ['mounts:ckpt', 'pass', 'bind'],
+          ['mounts:writable-layer', 'pass', 'overlay']
+        ])
+        expect(readdirSync(data)).toEqual(['sample.bin'])
+      } finally {
+        await cleanup()
+      }
+    }
+  )
+
   it('bad input is rejected before anything runs', async () => {
     await expect(ioCheckCommand({ image, format: 'text', runtime: 'docker' })).rejects.toThrow(InputError)
     await expect(
@@ -283,3 +359,57 @@ describe('io-check against the local Docker engine', () => {
     ).rejects.toThrow(/needs python3/)
   })
 })
+
+/**
+ * A host folder on a tmpfs for the io-check test: the temporary folder where it is one (Debian 13's /tmp); else,
+ * as root, a tmpfs mounted on a new temporary folder for the test and unmounted after it (the host is left as it
+ * was: /dev/shm, the tmpfs every host has, is a system folder the mount policy refuses). Neither: skipped with a
+ * line on stderr, an error on CI (.ci/run runs as root).
+ */
+function hostTmpfs(): {
+  ok: boolean
+  why: string
+  mounted: boolean
+  make: () => Promise<{ root: string; cleanup: () => Promise<void> }>
+} {
+  const tmp = tmpdir()
+  const cover = coveringMount(parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')), tmp)
+  if (cover?.fs_type === 'tmpfs')
+    return {
+      ok: true,
+      why: `${tmp} is one`,
+      mounted: false,
+      make: () => Promise.resolve({ root: tmp, cleanup: () => Promise.resolve() })
+    }
+  if (process.getuid?.() === 0)
+    return {
+      ok: true,
+      why: 'one mounted for the test',
+      mounted: true,
+      make: async () => {
+        const root = mkdtempSync(path.join(tmp, 'gpu-overhead-tmpfs-'))
+        const m = await execCapture('mount', [
+          '-t',
+          'tmpfs',
+          '-o',
+          'size=64m,mode=0755',
+          'gpu-overhead-test',
+          root
+        ])
+        if (m.exitCode !== 0) throw new Error(`mount -t tmpfs ${root}: ${m.stderr}`)
+        return {
+          root,
+          cleanup: async () => {
+            const u = await execCapture('umount', [root])
+            if (u.exitCode !== 0) throw new Error(`umount ${root}: ${u.stderr}`)
+            rmSync(root, { recursive: true, force: true })
+          }
+        }
+      }
+    }
+  if (process.env.CI === 'true') throw new Error(`${tmp} is not a tmpfs and the tests do not run as root`)
+  process.stderr.write(
+    `mounts.test.ts: skipped the tmpfs host folder test (${tmp} is not a tmpfs; not root)\n`
+  )
+  return { ok: false, why: 'none here', mounted: false, make: () => Promise.reject(new Error('no tmpfs')) }
+}
