@@ -8,6 +8,7 @@
 import type { CommandWorkload, Mount } from '../types/index.js'
 import { CONTAINER_WORKLOADS_DIR } from '../tools/docker.js'
 import { scrubbedEnv } from '../util/child-env.js'
+import { isolatedArgv } from '../tools/unshare.js'
 import { must } from '../util/must.js'
 import { WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process-types.js'
@@ -26,6 +27,8 @@ export interface CommandRunInput {
   /** GPU selection for the process (CUDA_VISIBLE_DEVICES…). */
   env: Record<string, string>
   timeoutMs: number
+  /** Native only: in its own user, PID and mount namespaces (tools/unshare.ts), where preflight found them. */
+  isolate?: boolean
 }
 
 function channelEnv(i: CommandRunInput, helper: string): Record<string, string> {
@@ -55,9 +58,12 @@ function argvFor(i: CommandRunInput): string[] {
 }
 
 export function nativeCommandSpec(i: CommandRunInput): ProcessSpec {
-  const [program, ...args] = argvFor(i)
+  const [first, ...rest] = argvFor(i)
+  const program = must(first, 'a command workload has a non-empty argv')
+  // The pull request's code: where the host allows, it cannot see or read the action's process (its token).
+  const { command, args } = i.isolate ? isolatedArgv(program, rest) : { command: program, args: rest }
   return {
-    command: must(program, 'a command workload has a non-empty argv'),
+    command,
     args,
     cwd: i.workspace,
     env: scrubbedEnv(process.env, { ...channelEnv(i, i.workloadsDir), ...i.env }),

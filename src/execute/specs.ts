@@ -119,7 +119,13 @@ function runChannel(input: ProcessSpecInput, run: RunFolder): Partial<RunSpec> {
 
 function nativeRunSpec({ input, run, gpuInput, script, timeoutMs, cmdInput }: RunStart): ProcessSpec {
   const { config, io, lane, definition, hold, turns = false } = input
-  if (cmdInput) return nativeCommandSpec({ ...cmdInput, eventsFile: run.eventsFile, runDir: run.dir })
+  if (cmdInput)
+    return nativeCommandSpec({
+      ...cmdInput,
+      eventsFile: run.eventsFile,
+      runDir: run.dir,
+      isolate: input.pre.isolateNative === true
+    })
   const ioPaths = io ? { data: io.data.host, checkpoint: run.checkpoint ?? '' } : { data: '', checkpoint: '' }
   return nativeSpec({
     python: config.python,

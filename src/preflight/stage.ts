@@ -18,6 +18,7 @@ import type { Mount, PreflightResult } from '../types/index.js'
 import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { dockerRootDir, engineVersion } from '../tools/docker.js'
+import { nativeIsolation, runsNativeCommands } from './native-isolation.js'
 
 /** The rows that depend on the image alone, so every image of an image bump gets its own. */
 const IMAGE_GATES: readonly string[] = [DRIVER_GATE, NVIDIA_REQUIRE_CHECK]
@@ -31,6 +32,8 @@ export interface PreflightOutcome {
   warnings: string[]
   /** What this configuration cannot measure, and why (the report lists them). */
   notMeasured: { what: string; why: string }[]
+  /** The native arm's user commands run in their own namespaces (preflight/native-isolation.ts). */
+  isolateNative?: boolean
 }
 
 /** Before preflight ran (the INCOMPLETE placeholder's): nothing known. */
@@ -167,9 +170,20 @@ export async function preflightStage(
   appendAll(results, await mountPolicyRows(config))
   if (config.definitions.some(d => d.checksLlmMemory)) results.push(llmMemoryCheck(config, gpus))
   if (config.definitions.some(d => d.name === 'matmul')) results.push(matmulMemoryCheck(config, gpus))
+  // Before any command runs: the pull request's code must not read the action's process (docs/security.md).
+  const isolation = runsNativeCommands(config) ? await nativeIsolation() : null
+  if (isolation) results.push(isolation.row)
   let runtimeVersion: string | null = null
   if (images.length) {
     runtimeVersion = await engineVersion(config.containerRuntime)
   }
-  return { results, gpus, images: facts, runtimeVersion, warnings: [], notMeasured: notMeasured(config) }
+  return {
+    results,
+    gpus,
+    images: facts,
+    runtimeVersion,
+    warnings: [],
+    notMeasured: notMeasured(config),
+    isolateNative: isolation?.isolate ?? false
+  }
 }

@@ -18,7 +18,14 @@ import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
 import { leftoverRestoreFiles, restoreFromFile, stateDirProblem } from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger, failStep } from '../../util/log.js'
-import { RunnerFileError, checkRunnerFiles, saveState, setOutput } from '../../util/runner-files.js'
+import {
+  RunnerFileError,
+  checkRunnerFiles,
+  restoreRunnerFiles,
+  saveState,
+  setOutput,
+  watchRunnerFiles
+} from '../../util/runner-files.js'
 import { registerEnvSecrets, registerSecret } from '../../util/secrets.js'
 
 function readInputs(): RawInputs {
@@ -124,9 +131,15 @@ export async function run(): Promise<void> {
     registerEnvSecrets(process.env, part => core.setSecret(part))
     checkRunnerFiles()
     saveState(State.IsPost, 'true')
+    // From here on, what the step's file commands hold is the action's own writes only (util/runner-files.ts).
+    watchRunnerFiles()
     await runMode(inputs, process.env.GITHUB_WORKSPACE ?? process.cwd())
   } catch (error) {
     // A failed check already set its verdict (regression, gate failure); anything else is an error.
     fail(getErrorMessage(error), !(error instanceof CheckFailedError) && !(error instanceof RunnerFileError))
+  } finally {
+    // A command's write to GITHUB_ENV (NODE_OPTIONS for the later steps) or a forged output: undone, and a failure.
+    const changed = restoreRunnerFiles()
+    for (const c of changed) fail(c, true)
   }
 }
