@@ -49,38 +49,63 @@ const USER = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,63
 const TMPFS = /^(\/[A-Za-z0-9_./-]{0,254})(:[A-Za-z0-9=,]{1,200})?$/
 
 interface FlagRule {
+  /**
+   * The flags this rule checks, each passed to the engine as given: flags that share a rule share its value
+   * check only (`--pids-limit 64` stays `--pids-limit 64`, never the first name's `--cpu-shares 64`). A short
+   * name maps to its own long name in SHORT.
+   */
   names: readonly string[]
   valid(value: string): boolean
   allowed: string
+  /** A value the rule accepts: the argv test of every allow-listed flag is generated from these. */
+  example: string
+}
+
+/** The engine's own short spellings, each to the one long flag it means (docker run --help). */
+const SHORT: Readonly<Record<string, string>> = {
+  '-m': '--memory',
+  '-e': '--env',
+  '-u': '--user',
+  '-w': '--workdir'
 }
 
 const FLAGS: readonly FlagRule[] = [
   {
     names: ['--ipc'],
     valid: v => ['host', 'private', 'shareable', 'none'].includes(v),
-    allowed: 'host, private, shareable or none'
+    allowed: 'host, private, shareable or none',
+    example: 'host'
   },
-  { names: ['--shm-size'], valid: v => SIZE.test(v), allowed: 'a size such as 8g or 512m' },
+  { names: ['--shm-size'], valid: v => SIZE.test(v), allowed: 'a size such as 8g or 512m', example: '8g' },
   {
     names: ['--ulimit'],
     valid: v => ULIMIT.test(v),
-    allowed: `NAME=SOFT[:HARD] with NAME one of ${ULIMITS.join(', ')} and limits -1, unlimited or a number`
+    allowed: `NAME=SOFT[:HARD] with NAME one of ${ULIMITS.join(', ')} and limits -1, unlimited or a number`,
+    example: 'memlock=-1'
   },
   {
     names: ['--cpus'],
     valid: v => /^\d{1,4}(\.\d{1,3})?$/.test(v) && Number(v) > 0,
-    allowed: 'a positive number of CPUs, e.g. 8 or 7.5'
+    allowed: 'a positive number of CPUs, e.g. 8 or 7.5',
+    example: '7.5'
   },
   {
     names: ['--cpuset-cpus', '--cpuset-mems'],
     valid: v => CPU_LIST.test(v),
-    allowed: 'a list such as 0-7,16'
+    allowed: 'a list such as 0-7,16',
+    example: '0'
   },
-  { names: ['--cpu-shares', '--pids-limit'], valid: v => /^-?\d{1,9}$/.test(v), allowed: 'an integer' },
+  {
+    names: ['--cpu-shares', '--pids-limit'],
+    valid: v => /^-?\d{1,9}$/.test(v),
+    allowed: 'an integer',
+    example: '64'
+  },
   {
     names: ['--memory', '-m', '--memory-swap'],
     valid: v => SIZE.test(v) || v === '-1',
-    allowed: 'a size such as 16g'
+    allowed: 'a size such as 16g',
+    example: '512m'
   },
   {
     names: ['-e', '--env'],
@@ -90,7 +115,8 @@ const FLAGS: readonly FlagRule[] = [
       return eq > 0 && ENV_NAME.test(name) && !RESERVED_ENV.test(name) && !TOOLKIT_ENV.test(name)
     },
     allowed:
-      'NAME=VALUE (NAME not starting with GPU_OVERHEAD_, which the tool sets, nor a variable the NVIDIA toolkit reads to choose devices: NVIDIA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES, NVIDIA_REQUIRE_*, …; set gpus and gpu-access instead)'
+      'NAME=VALUE (NAME not starting with GPU_OVERHEAD_, which the tool sets, nor a variable the NVIDIA toolkit reads to choose devices: NVIDIA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES, NVIDIA_REQUIRE_*, …; set gpus and gpu-access instead)',
+    example: 'OMP_NUM_THREADS=8'
   },
   {
     names: ['--tmpfs'],
@@ -103,24 +129,32 @@ const FLAGS: readonly FlagRule[] = [
       return dir !== '/' && !TOOL_DIRS.some(t => dir === t || dir.startsWith(`${t}/`))
     },
     allowed:
-      "an absolute folder other than / and the tool's own (/gpu-overhead, /data, /checkpoints), with optional mount options, e.g. /scratch:size=8g"
+      "an absolute folder other than / and the tool's own (/gpu-overhead, /data, /checkpoints), with optional mount options, e.g. /scratch:size=8g",
+    example: '/scratch:size=8g'
   },
   {
     names: ['--user', '-u'],
     valid: v => USER.test(v),
-    allowed: 'USER[:GROUP] by name or number, e.g. 1000:1000'
+    allowed: 'USER[:GROUP] by name or number, e.g. 1000:1000',
+    example: '1000:1000'
   },
   {
     names: ['--workdir', '-w'],
     valid: v => /^\/[A-Za-z0-9_./-]{0,254}$/.test(v) && !/(^|\/)\.\.(\/|$)/.test(v),
-    allowed: 'an absolute folder'
+    allowed: 'an absolute folder',
+    example: '/scratch'
   }
 ]
 
 const ALLOWED_LIST = FLAGS.map(f => f.names.join('/')).join(', ')
 const MAX_TOKENS = 128
 
-/** `container-args` → the validated argv (canonical long names, `--flag value` pairs). */
+/** Every allow-listed flag with a value its rule accepts (the argv test covers each, from the allow-list). */
+export const LAUNCH_FLAG_EXAMPLES: readonly (readonly [string, string])[] = FLAGS.flatMap(f =>
+  f.names.map(n => [n, f.example] as const)
+)
+
+/** `container-args` → the validated argv (each flag as given, short ones as their long name; `--flag value` pairs). */
 export function containerLaunchArgs(raw: string, containerMemory: string | null): string[] {
   const tokens = raw
     .split('\n')
@@ -147,7 +181,8 @@ export function containerLaunchArgs(raw: string, containerMemory: string | null)
     else value = tokens[++i]
     if (value === undefined || value === '' || !rule.valid(value))
       throw new InputError(Inputs.ContainerArgs, `${name} ${value ?? ''}`.trim(), `${name} ${rule.allowed}`)
-    const canonical = rule.names.find(n => n.startsWith('--')) ?? name
+    // As given: a long name as it is, a short one as its own long name (never another flag of the rule).
+    const canonical = SHORT[name] ?? name
     if ((canonical === '--memory' || canonical === '--memory-swap') && containerMemory !== null)
       throw new InputError(
         Inputs.ContainerArgs,
@@ -156,6 +191,12 @@ export function containerLaunchArgs(raw: string, containerMemory: string | null)
       )
     out.push(canonical, value)
   }
+  if (out.includes('--memory-swap') && !out.includes('--memory'))
+    throw new InputError(
+      Inputs.ContainerArgs,
+      raw.trim(),
+      '--memory-swap together with --memory (the engine refuses a swap limit without a memory limit)'
+    )
   return out
 }
 

@@ -6,6 +6,8 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { containerLaunchArgs, launchFlagFacts, loadConfig } from '../../src/config/index.js'
+import { LAUNCH_FLAG_EXAMPLES } from '../../src/config/launch-flags.js'
+import { containerArgs } from '../../src/execute/container.js'
 import { Inputs } from '../../src/types/inputs.js'
 import { InputError } from '../../src/util/errors.js'
 
@@ -111,5 +113,77 @@ describe('container-args', () => {
       'ulimit.memlock': 'memlock=-1',
       'env.A': '1'
     })
+  })
+})
+
+/**
+ * Issue 53 (C18-10, -12, -13): every allow-listed flag reaches the engine as given. Generated from the
+ * allow-list itself (LAUNCH_FLAG_EXAMPLES), so a flag added to it is covered here without a new line.
+ */
+describe('container-args reach the engine as given', () => {
+  /** docker run's own short flags, from `docker run --help` (the oracle: not the module's own table). */
+  const DOCKER_SHORT: Record<string, string> = {
+    '-m': '--memory',
+    '-e': '--env',
+    '-u': '--user',
+    '-w': '--workdir'
+  }
+  const longOf = (flag: string): string => DOCKER_SHORT[flag] ?? flag
+  const argvOf = (launchArgs: string[]): string[] =>
+    containerArgs({
+      runtime: 'docker',
+      imageRef: 'sha256:' + 'b'.repeat(64),
+      name: 'n',
+      checkId: 'c',
+      workloadsDir: '/w',
+      script: 'matmul.py',
+      args: [],
+      mounts: [],
+      gpuArgs: [],
+      env: {},
+      timeoutMs: 1000,
+      launchArgs
+    })
+
+  it('covers a flag of every rule (the list is not empty)', () => {
+    expect(LAUNCH_FLAG_EXAMPLES.map(([f]) => f)).toEqual(
+      expect.arrayContaining([
+        '--pids-limit',
+        '--cpuset-mems',
+        '--memory-swap',
+        '--cpu-shares',
+        '-m',
+        '--ipc'
+      ])
+    )
+  })
+
+  // `--flag=value` for the long names only: `-m=1g` is no spelling of docker's either.
+  const spellings = LAUNCH_FLAG_EXAMPLES.flatMap(([flag, value]) =>
+    flag.startsWith('--')
+      ? [[flag, value, ' '] as const, [flag, value, '='] as const]
+      : [[flag, value, ' '] as const]
+  )
+  it.each(spellings)(
+    '%s %s (joined by "%s") is passed as that flag with that value',
+    (flag, value, joiner) => {
+      // A swap limit needs a memory limit (docker refuses it alone); the memory one is given first.
+      const before = flag === '--memory-swap' ? '--memory 256m ' : ''
+      const launch = containerLaunchArgs(`${before}${flag}${joiner}${value}`, null)
+      const argv = argvOf(launch)
+      const image = argv.indexOf('sha256:' + 'b'.repeat(64))
+      const flags = argv.slice(0, image)
+      const long = longOf(flag)
+      // The last word given for this flag (the engine takes the last) is the value asked for.
+      expect(flags[flags.lastIndexOf(long) + 1]).toBe(value)
+      expect(launch.slice(-2)).toEqual([long, value])
+      // No other allow-listed flag is made up from it: the launch argv is exactly what was written.
+      const asked = before === '' ? [long, value] : ['--memory', '256m', long, value]
+      expect(launch).toEqual(asked)
+    }
+  )
+
+  it('--memory-swap alone is refused with the reason (the engine needs --memory with it)', () => {
+    expect(refused('--memory-swap 1g').message).toMatch(/--memory-swap together with --memory/)
   })
 })
