@@ -27,6 +27,7 @@ export const INTEGRATION_TESTS = [
   'test/fleet/image-bump.test.ts',
   'test/hardening/canary.test.ts',
   'test/hardening/container-reach.test.ts',
+  'test/hardening/round-four-container.test.ts',
   'test/hardening/turns-and-daemons.test.ts',
   'test/hardening/faults-environment.test.ts',
   'test/hardening/faults-workload.test.ts',

@@ -10,10 +10,9 @@ import {
   removeLabelledNow,
   runArgs
 } from '../tools/docker.js'
-import * as fs from 'node:fs'
-import * as path from 'node:path'
 import type { Mount, ContainerRuntime } from '../types/index.js'
 import { runtimeClientEnv } from '../util/child-env.js'
+import { gitMaskArgs } from './git-mask.js'
 import { stdinProtocol, WORKLOAD_ENV } from './native.js'
 import type { ProcessSpec } from './process-types.js'
 
@@ -44,42 +43,6 @@ export interface ContainerRunInput {
   hold?: boolean
   /** Turns: `-i` too; the workload waits for "turn" before each measured iteration. */
   turns?: boolean
-}
-
-/** Folders looked at below each mount for a git folder (the workspace, and a checkout's `path:` one level down). */
-const GIT_SCAN_ENTRIES = 1000
-
-/**
- * `--tmpfs DIR/.git:ro` over every git folder at the top of a bind mount or one level below it: checkout
- * persists its credential (`AUTHORIZATION: basic base64(x-access-token:…)`) in `.git/config`, and the image
- * must not read it from the read-only workspace. An empty read-only tmpfs hides the folder; nothing else of
- * the mount changes. Looked at with lstat (a link named .git is not a git folder of this mount).
- */
-export function gitMaskArgs(mounts: readonly Mount[]): string[] {
-  const args: string[] = []
-  const isDir = (p: string): boolean => {
-    try {
-      return fs.lstatSync(p).isDirectory()
-    } catch {
-      return false
-    }
-  }
-  for (const m of mounts) {
-    if (!isDir(m.host)) continue
-    const found = new Set<string>()
-    if (isDir(path.join(m.host, '.git'))) found.add('.git')
-    let entries: fs.Dirent[] = []
-    try {
-      entries = fs.readdirSync(m.host, { withFileTypes: true }).slice(0, GIT_SCAN_ENTRIES)
-    } catch {
-      // an unreadable folder shows the image nothing either
-    }
-    for (const e of entries)
-      if (e.isDirectory() && e.name !== '.git' && isDir(path.join(m.host, e.name, '.git')))
-        found.add(`${e.name}/.git`)
-    for (const rel of found) args.push('--tmpfs', `${path.posix.join(m.container, rel)}:ro,size=4k,mode=0500`)
-  }
-  return args
 }
 
 export function containerArgs(input: ContainerRunInput): string[] {
