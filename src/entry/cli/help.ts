@@ -81,7 +81,8 @@ export const INPUT_HELP: Partial<Record<Inputs, string>> = {
   [Inputs.DataPath]: `dataset folder (bound read-only at ${DATA_CONTAINER_PATH} in the container)`,
   [Inputs.CheckpointPath]: `checkpoint folder (bound at ${CHECKPOINT_CONTAINER_PATH} in the container)`,
   [Inputs.Out]: 'results folder',
-  [Inputs.Config]: 'YAML config file (default gpu-overhead.yml if present)',
+  [Inputs.Config]:
+    'YAML config file (default gpu-overhead.yml if present): the 12 measurement knobs of docs/inputs.md',
   [Inputs.Schedule]: 'abba | random (seeded) interleaving of arms',
   [Inputs.GpuLayout]:
     'auto | duet | lockstep: on several GPUs, run the two arms at once on two GPUs and swap (duet) or every GPU the same arm (lockstep)',
