@@ -31,6 +31,7 @@ import type { CheckState } from './gate/index.js'
 import type { ResultsWriter } from './results/index.js'
 import type { TelemetrySample } from './types/index.js'
 import type { Logger } from './util/log.js'
+import { setting } from './util/setting-name.js'
 
 /** Analysis of what was measured: the arms, each GPU, the stored baseline, decided as one Holm family. */
 export async function analyzeCheck(config: Config, state: CheckState): Promise<void> {
@@ -104,7 +105,7 @@ export async function startTelemetry(
   state: CheckState
 ): Promise<TelemetrySampler | null> {
   if (!config.telemetry) {
-    state.notMeasured.push({ what: 'GPU telemetry', why: 'telemetry: false' })
+    state.notMeasured.push({ what: 'GPU telemetry', why: setting('telemetry', 'false') })
     return null
   }
   if (config.device !== 'gpu') return null

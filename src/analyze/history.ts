@@ -8,7 +8,7 @@
  * host or GPU starts another series, so fingerprints are never pooled. What a nightly bump *does* change
  * (image digest, driver, CUDA, runtime version) is the stack fingerprint recorded on every point, so a
  * change point can name what changed with it. The check is the unit: one point per check, its value the
- * mean of that check's per-run values (each run already the median over its iterations).
+ * mean of that check's per-run values (each run's value the mean over its iterations, results/run-values).
  */
 import { createHash } from 'node:crypto'
 import { z } from 'zod'

@@ -7,6 +7,7 @@
  * point at something else on the GPUs. The advice once sent readers to the duet; the evidence says the opposite.
  */
 import { PROJECT_URL } from '../util/version.js'
+import { setting } from '../util/setting-name.js'
 
 /** The evidence page the advice cites, by URL (the user's repository has no docs/). */
 export const DECODE_STATE_DOC = `${PROJECT_URL}/blob/main/docs/evidence/2026-11-27-decode-state.md`
@@ -23,7 +24,7 @@ export function stateAdvice(tookTurns: boolean): string {
     `Its processes measured without turns, each alone on its GPU or beside whatever else ran there: LLM decode ` +
     `runs ~10% faster while another process's kernels run on the same GPU (${DECODE_STATE_DOC}), so such ` +
     `processes fall into either level, and the arms measuring side by side on two GPUs (the duet) do not share ` +
-    `it. For the built-in llm, turns: true (the default) measures every process in one state; without turns ` +
+    `it. For the built-in llm, ${setting('turns', 'true')} (the default) measures every process in one state; without turns ` +
     `more runs per arm decide it, or none may.`
   )
 }

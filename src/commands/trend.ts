@@ -10,6 +10,7 @@ import { trendVerdict } from '../gate/index.js'
 import { trendMarkdown } from '../report/index.js'
 import { EnvironmentError, InputError } from '../util/errors.js'
 import { safeReplace } from '../util/safe-fs.js'
+import { setting } from '../util/setting-name.js'
 
 export interface TrendCommandOptions {
   baseline: string
@@ -33,7 +34,7 @@ export async function trendCommand(opts: TrendCommandOptions): Promise<TrendComm
   if (loaded.status !== 'ok' || loaded.data === undefined)
     throw new EnvironmentError(
       loaded.status === 'missing'
-        ? `no baseline file at ${opts.baseline}: save accepted checks first (save-baseline: true, or run --save-baseline), or point to the file`
+        ? `no baseline file at ${opts.baseline}: save accepted checks first (${setting('save-baseline', 'true')}), or point to the file`
         : loaded.message
     )
   let report: TrendReport

@@ -10,6 +10,7 @@ import { type Arm, type Device } from '../types/index.js'
 import { validateImageRef, type ImageRef } from './image-ref.js'
 import { DEFAULTS } from './defaults.js'
 import { GATE_METRICS_ALLOWED, parseGateMetrics, type GateMetric } from './tail-metrics.js'
+import { setting } from '../util/setting-name.js'
 
 // ---- validators (each throws InputError naming the input) ----
 
@@ -241,6 +242,6 @@ export function powerCaps(raw: string, device: Device): number[] {
   })
   if (new Set(caps).size !== caps.length) throw new InputError(Inputs.PowerCaps, raw, allowed)
   if (device !== 'gpu')
-    throw new InputError(Inputs.PowerCaps, raw, 'empty with device: cpu (caps need a GPU)')
+    throw new InputError(Inputs.PowerCaps, raw, `empty with ${setting('device', 'cpu')} (caps need a GPU)`)
   return caps
 }

@@ -3,6 +3,7 @@ import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 import { WORKLOADS, type CommandWorkload } from '../types/index.js'
 import { list } from './parse.js'
+import { setting } from '../util/setting-name.js'
 
 /** `workloads: auto` (the default): the built-ins, unless commands are given; then only the commands. */
 export const AUTO_WORKLOADS = 'auto'
@@ -43,7 +44,7 @@ export function selectWorkloads(raw: string, commands: readonly CommandWorkload[
     throw new InputError(
       Inputs.Workloads,
       raw,
-      `a list naming every command too: ${left.map(n => `command ${n}`).join(', ')} would not run (add ${left.join(',')} to workloads, e.g. ${[...chosen, ...left].join(',')}; or workloads: auto runs only the commands)`
+      `a list naming every command too: ${left.map(n => `command ${n}`).join(', ')} would not run (add ${left.join(',')} to ${setting('workloads')}, e.g. ${setting('workloads', [...chosen, ...left].join(','))}; or ${setting('workloads', 'auto')} runs only the commands)`
     )
   return chosen
 }

@@ -14,6 +14,7 @@
  */
 import type { ProcessHandle } from './process-types.js'
 import { must } from '../util/must.js'
+import { setting } from '../util/setting-name.js'
 
 /** What a process said last: it waits for a turn, it finished measuring, or it ended (exited, killed). */
 export type TurnState = 'wait' | 'done' | 'ended'
@@ -277,7 +278,7 @@ async function handOver(
   return failed === null
     ? null
     : {
-        reason: `${failed}: a container's other processes would run during the other arm's turns (turns need the runtime's pause; set turns: false to measure each process on its own)`,
+        reason: `${failed}: a container's other processes would run during the other arm's turns (turns need the runtime's pause; set ${setting('turns', 'false')} to measure each process on its own)`,
         gate: who ? gates.indexOf(who) : null
       }
 }

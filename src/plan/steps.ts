@@ -10,8 +10,8 @@
  * - turns (a workload that takes turns, in any layout and on any number of GPUs): a step is a whole block;
  *   on every GPU both arms' processes start at once and the runner gives them that GPU iteration by iteration
  *   (execute/turns.ts), so iteration k of every arm runs within about a second of the others, on the same GPU.
- *   The r-th block on lane k is run (r − 1)·L + k + 1, as in lockstep: each GPU is a stratum whose offset
- *   cancels inside its own blocks. Why every GPU count takes turns: the decode speed of a process depends on
+ *   The r-th block on lane k is run (r − 1)·L + k + 1, as in lockstep: a block's two processes share one GPU,
+ *   so its offset cancels inside the block, and the analysis reads all blocks as one stratum (compare/pairs.ts). Why every GPU count takes turns: the decode speed of a process depends on
  *   whether another context is active on its GPU (docs/evidence/2026-11-27-decode-state.md); taking turns
  *   puts every process of every layout in the same state, where a duet left a third of them in the other.
  * Bulej et al., "Duet Benchmarking" (ICPE 2020); Abedi & Brecht, randomized multiple interleaved trials (2017).

@@ -6,6 +6,7 @@
 import { EnvironmentError, getErrorMessage } from '../util/errors.js'
 import { computeAppsArgs, NVIDIA_SMI, queryGpuArgs, readableArgs, runNvidiaSmi } from '../tools/nvidia-smi.js'
 import { firstLine } from '../util/text.js'
+import { setting } from '../util/setting-name.js'
 
 /** Facts about one visible GPU. Missing, `[N/A]` or `[Not Supported]` fields are null. */
 export interface GpuFacts {
@@ -264,12 +265,12 @@ export function isDatacenterGpu(name: string | null): boolean | null {
 export async function readGpuFacts(
   options: {
     nvidiaSmi?: string
-    /** What else the caller can do without a GPU; `run`'s --device cpu by default (`gate` gives --driver). */
+    /** What else the caller can do without a GPU; the check's `device: cpu` by default (`gate` gives --driver). */
     otherwise?: string
   } = {}
 ): Promise<GpuReport> {
   const tool = options.nvidiaSmi ?? NVIDIA_SMI
-  const otherwise = options.otherwise ?? 'run with --device cpu'
+  const otherwise = options.otherwise ?? `run with ${setting('device', 'cpu')}`
   let fields: string[] = [...GPU_QUERY_FIELDS]
   let res = await runNvidiaSmi(tool, queryGpuArgs(fields))
   // Older drivers reject fields they do not know: drop the optional one named and retry.

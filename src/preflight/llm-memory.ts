@@ -9,6 +9,7 @@ import * as fs from 'node:fs'
 import type { LlmPreset } from '../config/index.js'
 import type { Device, PreflightResult } from '../types/index.js'
 import { minOf } from '../util/arrays.js'
+import { setting } from '../util/setting-name.js'
 
 /** The presets' shapes and the device defaults, as workloads/llm.py has them (a test keeps the two equal). */
 export const LLM_PRESETS: Record<
@@ -131,7 +132,7 @@ export function checkLlmMemory(args: {
       name,
       status: 'fail',
       message: `llm preset ${args.preset} needs about ${gib(need.total)} (${parts}) on ${args.device}, but only ${gib(args.available)} is available (${args.source}); not started`,
-      fix: `use a smaller llm-preset (${(Object.keys(LLM_PRESETS) as LlmPreset[]).filter(p => llmMemory(p, args.device).total * k <= available).join(', ') || 'none fits'})${k > 1 ? ', turns: false (one process at a time)' : ''} or free memory`
+      fix: `use a smaller ${setting('llm-preset')} (${(Object.keys(LLM_PRESETS) as LlmPreset[]).filter(p => llmMemory(p, args.device).total * k <= available).join(', ') || 'none fits'})${k > 1 ? `, ${setting('turns', 'false')} (one process at a time)` : ''} or free memory`
     }
   return {
     name,

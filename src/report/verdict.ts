@@ -6,6 +6,7 @@ import { fmtPctCi, fmtPlain, inline, redact } from './format.js'
 import { ownWorkloadAdvice, runsNeeded, runsToDecide } from './runs.js'
 import { plainText } from '../util/text.js'
 import { at } from '../util/must.js'
+import { setting } from '../util/setting-name.js'
 
 /** How recorded names are written into a line: `inline` for markdown, `plainText` for logs and annotations. */
 type Escape = (text: string) => string
@@ -240,6 +241,6 @@ export function decideFailure(summary: CheckSummary, failOnRegression: boolean):
   const failed = failedPreflight(summary)
   if (failed.length) reasons.push(`preflight failed: ${preflightClause(failed, plainText)}`)
   if (summary.verdict === 'inconclusive' && summary.config.on_inconclusive === 'fail')
-    reasons.push(`undecided (on-inconclusive: fail): ${undecidedClause(summary, plainText)}`)
+    reasons.push(`undecided (${setting('on-inconclusive', 'fail')}): ${undecidedClause(summary, plainText)}`)
   return reasons.length ? redact(reasons.join('; ')) : null
 }

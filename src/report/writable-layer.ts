@@ -4,6 +4,7 @@ import { armRank } from './arms.js'
 import { comparisonTable } from './comparison-table.js'
 import { analysisNotes } from './notes.js'
 import type { Section } from './section.js'
+import { setting } from '../util/setting-name.js'
 
 const TITLE = 'Writable layer (OverlayFS tax, informational)'
 /** The same figures when no arm ran in a container: there is no writable layer, only each arm's file system. */
@@ -62,7 +63,7 @@ export function writableLayerSection(summary: CheckSummary): Section | null {
         ? 'the bind-mounted data path (`data_read_mb_s`, `ckpt_write_mb_s`) is listed here too: both arms read and write ' +
           'the same file system through the mount, so its MB/s difference is disk and page-cache noise, not container ' +
           'overhead. io gates through its rule instead (data and checkpoints on bind mounts, see Preflight); ' +
-          '`gate-io-throughput: true` makes the MB/s gate.'
+          `\`${setting('gate-io-throughput', 'true')}\` makes the MB/s gate.`
         : 'the bind-mounted data path (`data_read_mb_s`, `ckpt_write_mb_s`) is in the gated table.'),
     table,
     notes

@@ -146,7 +146,7 @@ describe('commands in the configuration', () => {
     )
     expect(e.input).toBe(Inputs.Workloads)
     expect(e.message).toMatch(
-      /command x would not run \(add x to workloads, e\.g\. matmul,x; or workloads: auto/
+      /command x would not run \(add x to workloads, e\.g\. workloads: matmul,x; or workloads: auto/
     )
     // A name that is neither built in nor a command names both lists.
     const unknown = refused(() =>

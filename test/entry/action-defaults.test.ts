@@ -101,7 +101,7 @@ test('workloads: matmul beside a command fails naming the command; nothing runs'
   expect(r.failed).toBe(true)
   expect(r.outputs).toMatch(/verdict<<\S+\nerror\n/)
   expect(r.log).toMatch(
-    /input 'workloads'.*command mine would not run \(add mine to workloads, e\.g\. matmul,mine/
+    /input 'workloads'.*command mine would not run \(add mine to workloads, e\.g\. workloads: matmul,mine/
   )
 })
 

@@ -74,7 +74,7 @@ describe('--workloads beside --command (issue 40)', () => {
     ]
     expect(await main(['node', 'gpu-overhead', 'run', ...args])).toBe(2)
     expect(stderr.join('')).toMatch(
-      /workloads.*command x would not run \(add x to workloads, e\.g\. matmul,x/
+      /workloads.*command x would not run \(add x to --workloads, e\.g\. --workloads matmul,x; or --workloads auto/
     )
   })
 })

@@ -16,6 +16,7 @@ import { decide, overallVerdict, type DecideOptions } from './decide.js'
 import { fingerprintDifferences } from './fingerprints.js'
 import { measureComparison } from './measure.js'
 import { isGatedTail, isTailMetric, type GateMetricSet } from '../../config/index.js'
+import { setting } from '../../util/setting-name.js'
 
 /**
  * A tail metric's scope under gate-metrics: gated where named, shown otherwise — except in a workload that
@@ -53,7 +54,7 @@ function shownTailsNote(series: readonly ArmSeries[]): string[] {
     const list = [...names].sort()
     return (
       `${w}: tail percentiles ${list.join(', ')} are tested and shown, not gated; ` +
-      `gate-metrics (--gate-metrics) gates them, e.g. ${w}/${last(list)}.`
+      `${setting('gate-metrics', `${w}/${last(list)}`)} gates one.`
     )
   })
 }

@@ -7,6 +7,7 @@ import { holm, pairsToDetect, runsNeeded, variance } from '../stats/index.js'
 import { at } from '../../util/must.js'
 import { formatOverhead, formatP, formatPct } from './format.js'
 import { equivalenceBounds } from './overhead-interval.js'
+import { setting } from '../../util/setting-name.js'
 
 export interface DecideOptions {
   alpha: number
@@ -110,7 +111,7 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
   if (gap !== undefined && claim && Math.abs(c.overhead_pct) <= gap)
     return {
       verdict: 'inconclusive',
-      reason: `${effect}: the processes of ${c.multimodal_arms?.join(' and ') ?? 'an arm'} sat at two levels ${fmtPct(gap)} apart, which explains a difference this size, so neither a regression nor an improvement is claimed: inconclusive (make both arms meet one state: turns: true for the llm, or remove what the report names under "Why the arms differ").`
+      reason: `${effect}: the processes of ${c.multimodal_arms?.join(' and ') ?? 'an arm'} sat at two levels ${fmtPct(gap)} apart, which explains a difference this size, so neither a regression nor an improvement is claimed: inconclusive (make both arms meet one state: ${setting('turns', 'true')} for the llm, or remove what the report names under "Why the arms differ").`
     }
   // Without the Holm-adjusted one-sided claim (stored-baseline comparisons), the CI's lower end alone.
   const pClaim = c.p_regression_adjusted

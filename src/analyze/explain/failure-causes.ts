@@ -101,8 +101,8 @@ function visibilityCause(imageEnv: Readonly<Record<string, string>>): Cause | nu
 /** A missing module or library: the image's to ship, or the native Python's to install. */
 const MISSING_FIX: Text = {
   container:
-    'use an image that ships it (GPU runs need python3 with torch; --device cpu needs NumPy), or install it in the image',
-  native: 'install it for the native Python (input python)'
+    'use an image that ships it (GPU runs need python3 with torch; {{device: cpu}} needs NumPy), or install it in the image',
+  native: 'install it for the native Python (the interpreter {{python}} names)'
 }
 
 /** A path the process could not open, as Python, coreutils and shells word it (one group: the path). */
@@ -165,8 +165,8 @@ export const CAUSES: readonly CauseRule[] = [
     key: 'failure:rlimit',
     label: 'a ulimit the engine may not set',
     meaning:
-      'the engine could not apply a --ulimit of container-args: raising a hard limit (memlock, stack) needs CAP_SYS_RESOURCE, which a rootless or sandboxed engine lacks',
-    fix: "lower the limit to what the runner allows (ulimit -H -a shows it), drop it from container-args, or run a rootful engine; production's limits can then not be reproduced on this runner"
+      'the engine could not apply a --ulimit of {{container-args}}: raising a hard limit (memlock, stack) needs CAP_SYS_RESOURCE, which a rootless or sandboxed engine lacks',
+    fix: "lower the limit to what the runner allows (ulimit -H -a shows it), drop it from {{container-args}}, or run a rootful engine; production's limits can then not be reproduced on this runner"
   },
   {
     // docker/podman exit 125: the engine itself refused to create or start the container.
@@ -198,8 +198,8 @@ export const CAUSES: readonly CauseRule[] = [
     },
     fix: {
       container:
-        'check gpu-access: --gpus needs the NVIDIA Container Toolkit, cdi needs `nvidia-ctk cdi generate`, devices needs driver-mount',
-      native: 'run on a GPU runner, or use --device cpu'
+        'check {{gpu-access}}: gpus needs the NVIDIA Container Toolkit, cdi needs `nvidia-ctk cdi generate`, devices needs {{driver-mount}}',
+      native: 'run on a GPU runner, or use {{device: cpu}}'
     },
     refine: visibilityCause
   },
@@ -262,7 +262,7 @@ export const CAUSES: readonly CauseRule[] = [
     key: 'failure:shm',
     label: 'shared memory (/dev/shm)',
     meaning: "a process failed on /dev/shm: Docker's default is 64 MiB",
-    fix: "container-args '--ipc=host' or '--shm-size=8g'"
+    fix: '{{container-args: --ipc=host}} or {{container-args: --shm-size=8g}}'
   },
   {
     pattern: /Permission denied|EACCES|Operation not permitted/i,
@@ -271,7 +271,7 @@ export const CAUSES: readonly CauseRule[] = [
     label: 'permission denied',
     meaning:
       "the image's USER (or container-args --user) may not read the mounted workloads or write the run's folder, or a security profile refused a call",
-    fix: "run as a user that can read the workloads folder (container-args '--user …'), or make it world-readable"
+    fix: 'run as a user that can read the workloads folder ({{container-args: --user …}}), or make it world-readable'
   }
 ]
 

@@ -5,6 +5,7 @@
  * an arm that measured nothing is the first thing to fix.
  */
 import type { ContainerRuntime, Finding, RunRecord } from '../../types/index.js'
+import { namedSettings } from '../../util/setting-name.js'
 import {
   CAUSES,
   OTHER,
@@ -52,13 +53,14 @@ function causeOf(
 ): Cause {
   const arm: Arm = inContainer ? 'container' : 'native'
   const cause = (rule: Omit<CauseRule, 'pattern'>, caught: string): Cause => {
-    const fill = (t: Text): string => (typeof t === 'string' ? t : t[arm]).replace(/\$1/g, () => caught)
+    const fill = (t: Text): string =>
+      namedSettings((typeof t === 'string' ? t : t[arm]).replace(/\$1/g, () => caught))
     return {
       key: fill(rule.key),
       label: rule.label,
       value: rule.value === 'caught' ? caught : f.error,
       meaning: fill(rule.meaning),
-      fix: typeof rule.fix === 'function' ? rule.fix(runtime) : fill(rule.fix)
+      fix: typeof rule.fix === 'function' ? namedSettings(rule.fix(runtime)) : fill(rule.fix)
     }
   }
   const moved = inContainer ? movedWorkdir(f) : null

@@ -18,6 +18,7 @@ import {
 import { GPU_SELECTION_ENV } from '../../tools/gpu-access.js'
 import { maxOf } from '../../util/arrays.js'
 import { must } from '../../util/must.js'
+import { namedSettings } from '../../util/setting-name.js'
 
 function ruleFor(
   key: string,
@@ -80,7 +81,7 @@ export function stackFindings(base: ArmStack, cand: ArmStack, image: Map<string,
       explains: [],
       workloads: [base.workload],
       meaning: rule.knowledge.meaning,
-      fix: rule.knowledge.fix,
+      fix: namedSettings(rule.knowledge.fix),
       relevant: false,
       ...(rest.length ? { also: rest.map(d => d.key) } : {})
     })
@@ -105,7 +106,7 @@ export function stackFindings(base: ArmStack, cand: ArmStack, image: Map<string,
       explains: [],
       workloads: [base.workload],
       meaning: k.meaning,
-      fix: k.fix,
+      fix: namedSettings(k.fix),
       relevant: false,
       ...(y !== null && image.get(name) === y ? { from_image_env: true } : {})
     })

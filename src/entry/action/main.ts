@@ -27,6 +27,7 @@ import {
   watchRunnerFiles
 } from '../../util/runner-files.js'
 import { registerEnvSecrets, registerSecret } from '../../util/secrets.js'
+import { useSettingNames } from '../../util/setting-name.js'
 
 function readInputs(): RawInputs {
   const raw: RawInputs = {}
@@ -123,6 +124,8 @@ async function runMode(inputs: RawInputs, workspace: string): Promise<void> {
 
 export async function run(): Promise<void> {
   if (core.getState(State.IsPost) === 'true') return post()
+  // Every message that names a setting names the input the workflow sets (`device: cpu`), not a CLI flag.
+  useSettingNames('action')
   try {
     const inputs = readInputs()
     // Masked whole and line by line, before anything can print it (util/secrets.ts).

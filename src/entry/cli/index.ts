@@ -8,6 +8,7 @@ import { exitCodeOf, ExitCode, getErrorMessage } from '../../util/errors.js'
 import { flushAndExit } from '../../util/exit.js'
 import { writeErr } from '../../util/log.js'
 import { registerEnvSecrets } from '../../util/secrets.js'
+import { useSettingNames } from '../../util/setting-name.js'
 import { buildProgram } from './program.js'
 
 export { buildProgram } from './program.js'
@@ -16,6 +17,8 @@ export { ACTION_ONLY, INPUT_HELP, runFlagHelp } from './help.js'
 export async function main(argv: string[]): Promise<number> {
   // Secret-named variables' values are masked in everything the CLI writes (util/secrets.ts).
   registerEnvSecrets(process.env)
+  // Every message that names a setting names the flag (`--device cpu`), not the action's input.
+  useSettingNames('cli')
   const program = buildProgram()
   try {
     await program.parseAsync(argv)

@@ -114,7 +114,7 @@ export const FACT_RULES: readonly FactRule[] = [
       2,
       ['comm', 'memory'],
       "/dev/shm is another size in each arm (Docker's default is 64 MiB): DataLoader workers, NCCL and torch.multiprocessing pass tensors through it, and fail or slow down when it is small",
-      "launch the container as production does: container-args '--ipc=host' or '--shm-size=<size>' (NGC asks for --ipc=host)"
+      'launch the container as production does: {{container-args: --ipc=host}} or {{container-args: --shm-size=<size>}} (NGC asks for --ipc=host)'
     )
   ),
   rule(
@@ -124,7 +124,7 @@ export const FACT_RULES: readonly FactRule[] = [
       2,
       ['memory', 'comm', 'launch'],
       'a resource limit differs: a small memlock limit keeps CUDA/NCCL/RDMA from pinning host memory (slower copies), a small stack limit breaks deep native call chains',
-      "set the limits NGC asks for: container-args '--ulimit memlock=-1 --ulimit stack=67108864'"
+      'set the limits NGC asks for: {{container-args: --ulimit memlock=-1 --ulimit stack=67108864}}'
     )
   ),
   rule(
@@ -134,7 +134,7 @@ export const FACT_RULES: readonly FactRule[] = [
       1,
       ['io', 'launch'],
       'an open-file or process-count limit differs',
-      "set it alike: container-args '--ulimit nofile=…'"
+      'set it alike: {{container-args: --ulimit nofile=…}}'
     )
   ),
   rule(
@@ -144,7 +144,7 @@ export const FACT_RULES: readonly FactRule[] = [
       1,
       ['io', 'startup'],
       'the workload runs as another user: caches (CUDA JIT, torch, pip) and writable folders can differ',
-      "run both arms as the same user (the image's USER, or container-args '--user UID:GID')"
+      "run both arms as the same user (the image's USER, or {{container-args: --user UID:GID}})"
     )
   ),
   rule(
@@ -164,7 +164,7 @@ export const FACT_RULES: readonly FactRule[] = [
       1,
       ['comm', 'memory'],
       'the container has its own IPC namespace (private shared memory) unless launched with --ipc=host',
-      "container-args '--ipc=host' if production launches it that way"
+      '{{container-args: --ipc=host}} if production launches it that way'
     )
   ),
   { pattern: /^launch\.container_args$/, ignore: true },
