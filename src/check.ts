@@ -6,6 +6,7 @@
  * placeholder), on a fault and at the end. runCheck and measure read as the stage order; the runs are in
  * check-runs.ts, the steps across stages (analysis with the baseline, telemetry, leftover caps) in check-steps.ts.
  */
+import { toJson } from './util/json-intervals.js'
 import * as path from 'node:path'
 import { commandSourceLines, type Config } from './config/index.js'
 import { EnvironmentError } from './util/errors.js'
@@ -38,7 +39,7 @@ export interface CheckOutcome {
 function writeReportFiles(writer: ResultsWriter, summary: CheckSummary): string[] {
   return [
     writer.replaceFile(writer.paths.report, buildReport(summary, { maxChars: Infinity })),
-    writer.replaceFile(writer.paths.summary, `${JSON.stringify(redactDeep(summary), null, 2)}\n`)
+    writer.replaceFile(writer.paths.summary, toJson(redactDeep(summary)))
   ].filter((e): e is string => e !== null)
 }
 

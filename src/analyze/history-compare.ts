@@ -24,6 +24,7 @@ import { mean as ssMean } from 'simple-statistics'
 import type { Comparison, Direction, HistoryFacts, MetricScope } from '../types/index.js'
 import { at } from '../util/must.js'
 import { medianSorted, variance } from './stats/index.js'
+import { ratioToOverhead } from './compare/overhead-interval.js'
 
 /** What one stored check keeps of one metric: its summary (and, bounded by its runs, the values). */
 export interface CheckMetricSummary {
@@ -239,12 +240,12 @@ function decidableClaims(
 ): Pick<HistoryFigures, 'ci' | 'tostP' | 'mde' | 'pRegression'> {
   const diff = curMean - mbar
   const h = tInv(1 - 0.05 / 2, df) * se
-  const lo = Math.max(Number.MIN_VALUE, (diff - h) / mbar + 1)
+  // The prediction interval of the mean, as a ratio to the stored level. Where its low end is at or below zero
+  // the stored checks' spread does not bound the ratio from that side: no number (clamping it to a tiny ratio
+  // printed −100% or a huge factor as if measured), but an unbounded end the report names (issue 51).
+  const lo = (diff - h) / mbar + 1
   const hi = (diff + h) / mbar + 1
-  const ci =
-    input.direction === 'lower'
-      ? { low: overheadOfRatio(lo, 'lower'), high: overheadOfRatio(hi, 'lower') }
-      : { low: overheadOfRatio(hi, 'higher'), high: overheadOfRatio(lo, 'higher') }
+  const ci = ratioToOverhead({ low: lo > 0 ? lo : 0, high: hi > 0 ? hi : 0 }, input.direction)
   // Equivalence within ±margin on the same scale (mean difference bounds as in compare/overhead-interval.ts).
   const m = input.maxOverheadPct / 100
   const low = input.direction === 'lower' ? -m * mbar : mbar / (1 + m) - mbar

@@ -11,12 +11,16 @@
  * may decide a little before this end is inside the margin). Together at most α: 95% after the stop.
  *
  * Each end is the fixed-n interval widened by the ratio of t quantiles (one-sided level of the look over α/2, at
- * the same degrees of freedom), which is exact for a symmetric t interval and agrees with Fieller's to first order
- * where the denominator is well determined (times and rates always are).
+ * the same degrees of freedom), on the log scale of the ratio (compare/overhead-interval.ts scaleOnLogRatio):
+ * exact for the t-delta interval, which is symmetric there, and first-order equal to Fieller's where the
+ * denominator is well determined (times and rates always are). Widening on the percent scale took a paired
+ * interval below −100%, which no ratio has (README command 1 printed +42% [−160, +417], issue 51). An end the
+ * data do not bound stays unbounded.
  */
 import type { Comparison } from '../types/index.js'
 import { tInv } from './stats/index.js'
 import { lookAlpha, type SequentialOptions } from './sequential.js'
+import { scaleOnLogRatio } from './compare/overhead-interval.js'
 
 export interface RepeatedCi {
   ci: { low: number; high: number }
@@ -32,18 +36,18 @@ export function repeatedCi(
   opts: Pick<SequentialOptions, 'minRuns' | 'maxRuns' | 'spendingRegression' | 'spendingEquivalence'>
 ): RepeatedCi | null {
   const df = c.paired?.df ?? c.welch.df
-  if (!(df > 0) || !Number.isFinite(c.ci95.low) || !Number.isFinite(c.ci95.high)) return null
+  if (!(df > 0) || Number.isNaN(c.ci95.low) || Number.isNaN(c.ci95.high)) return null
+  if (!(c.overhead_pct > -100) || !Number.isFinite(c.overhead_pct)) return null
   const maxRuns = Math.max(n, opts.maxRuns)
   const low = lookAlpha(opts.spendingRegression, alpha / 2, n, Math.min(n, opts.minRuns), maxRuns)
   const high = lookAlpha(opts.spendingEquivalence, alpha / 2, n, Math.min(n, opts.minRuns), maxRuns)
   if (!(low > 0) || !(high > 0)) return null
   const q = tInv(1 - alpha / 2, df)
-  const e = c.overhead_pct
   return {
-    ci: {
-      low: e - (e - c.ci95.low) * (tInv(1 - low, df) / q),
-      high: e + (c.ci95.high - e) * (tInv(1 - high, df) / q)
-    },
+    ci: scaleOnLogRatio(c.overhead_pct, c.ci95, {
+      low: tInv(1 - low, df) / q,
+      high: tInv(1 - high, df) / q
+    }),
     levels: { low, high }
   }
 }

@@ -9,7 +9,14 @@
 import { pooledRows } from './multi-gpu.js'
 import { must } from '../util/must.js'
 import type { Analysis, Comparison, SampleRecord } from '../types/index.js'
-import { blockRatios, commonUnit, metricDirection, MIN_BLOCKS, overallVerdict } from './compare/index.js'
+import {
+  blockRatios,
+  commonUnit,
+  metricDirection,
+  MIN_BLOCKS,
+  overallVerdict,
+  redecide
+} from './compare/index.js'
 import { repeatedCi } from './repeated-ci.js'
 import { aggregateRows } from '../results/index.js'
 import { isTailMetric } from '../config/index.js'
@@ -204,8 +211,11 @@ export class SequentialController {
   }
 
   /**
-   * The comparison with the interval that holds after the stop (repeated-ci.ts); the fixed-n one is kept as
-   * nominal. Unchanged where no repeated interval exists (no spread, a look outside the plan).
+   * The comparison with the interval that holds after the stop (repeated-ci.ts), its verdict and reason decided
+   * again on it, so the verdict rests on the interval printed beside it and the reason quotes that one (a
+   * REGRESSION read +145% [−1, +327] with a reason of [+58.68, +246.54], issue 51). The fixed-n interval is kept
+   * in the JSON for reference only, under a name that says so. Unchanged where no repeated interval exists (no
+   * spread, a look outside the plan).
    */
   private afterStop(c: Comparison): Comparison {
     const stop = must(
@@ -215,7 +225,11 @@ export class SequentialController {
     const n = c.paired?.blocks ?? Math.min(c.n_baseline, c.n_candidate, stop.runs_per_arm)
     const r = repeatedCi(c, n, this.cfg.alpha, this.opts)
     if (r === null) return c
-    return { ...c, ci95: r.ci, ci95_nominal: c.ci95 }
+    const decided = redecide(
+      { ...c, ci95: r.ci },
+      { alpha: this.cfg.alpha, maxOverheadPct: this.cfg.maxOverheadPct }
+    )
+    return { ...decided, ci95_fixed_n_for_reference: c.ci95 }
   }
 
   /**
@@ -268,6 +282,6 @@ export function stopNote(s: WorkloadStop): string {
   return (
     `Sequential stop: ${s.workload} stopped after ${s.runs_per_arm} run(s) per arm (${WHY[s.reason]})${tail}. ` +
     'Its gated intervals are repeated 95% intervals, which hold after a stop chosen by looking (the fixed-n ' +
-    'interval there is nominal: ci95_nominal in the JSON).'
+    'interval there is nominal: ci95_fixed_n_for_reference in the JSON).'
   )
 }

@@ -3,6 +3,7 @@
  * pooling only checks with identical fingerprints. Writes OUT/aggregate.md and OUT/aggregate.json and
  * returns the text to print and the exit code; never exits the process.
  */
+import { toJson } from '../util/json-intervals.js'
 import * as fs from 'node:fs'
 import { safeReplace } from '../util/safe-fs.js'
 import * as path from 'node:path'
@@ -54,7 +55,7 @@ export function aggregateCommand(opts: AggregateCommandOptions): AggregateComman
     seed: opts.seed
   })
   const markdown = renderAggregateMarkdown(report)
-  const json = `${JSON.stringify(report, null, 2)}\n`
+  const json = toJson(report)
   const out = path.resolve(opts.out)
   try {
     fs.mkdirSync(out, { recursive: true })

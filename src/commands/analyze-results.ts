@@ -3,6 +3,7 @@
  * `gpu-overhead analyze`, recorded like a check that ran here: a summary (gate/ assembles it) and the
  * results artifact's files (report.md, summary.json in `out`). Publishing is the action's (entry/action).
  */
+import { toJson } from '../util/json-intervals.js'
 import { existsSync } from 'node:fs'
 import * as path from 'node:path'
 import type { AnalyzeConfig } from '../config/index.js'
@@ -70,7 +71,7 @@ export async function analyzeResultFiles({
   const written: string[] = []
   for (const [file, text] of [
     [paths.report, buildReport(summary, { maxChars: Infinity, secrets })],
-    [paths.summary, `${JSON.stringify(redactDeep(summary), null, 2)}\n`]
+    [paths.summary, toJson(redactDeep(summary))]
   ] as const) {
     try {
       safeReplace(file, text, { root: workspace })

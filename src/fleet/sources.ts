@@ -2,6 +2,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { InputError } from '../util/errors.js'
+import { intervalReviver } from '../util/json-intervals.js'
 import { READ_LIMITS, UnsafePathError, parseJsonQuiet, readUntrusted } from '../util/safe-fs.js'
 import { armStackDigest } from '../execute/index.js'
 import { readResults, resultPaths } from '../results/index.js'
@@ -28,7 +29,8 @@ function readSummary(dir: string, file: string): CheckSummary {
     )
   }
   // Never quote the file: the parser's message holds a slice of it.
-  const json = parseJsonQuiet(text)
+  // Intervals with an end the data did not bound are written as "unbounded": read back as ±Infinity.
+  const json = parseJsonQuiet(text, intervalReviver)
   if (!json.ok) throw bad(dir, 'summary.json is not valid JSON')
   const parsed = json.value
   const s = parsed as Partial<CheckSummary> | null

@@ -1,4 +1,5 @@
 /** Text output of `gpu-overhead analyze`: a markdown table (verdict line first) or JSON. */
+import { toJson } from '../util/json-intervals.js'
 import { table } from './table.js'
 import type { Analysis, Comparison } from '../types/index.js'
 import { formatOverhead, formatP } from '../analyze/index.js'
@@ -28,7 +29,7 @@ function comparisonTable(comparisons: readonly Comparison[]): string {
     num(c.mean_candidate),
     (c.undefined_stats ?? []).includes('overhead_pct')
       ? '–'
-      : `${formatOverhead(c)}${c.ci_method === 't-delta' ? ' t' : c.ci_method === 'paired' ? ' paired' : ''}`,
+      : `${formatOverhead(c)}${c.ci_method === 'paired' ? ' paired' : c.history !== undefined ? '' : ' two-sample'}`,
     formatP(c.p_adjusted),
     formatP(c.tost.p),
     `${num(c.mde_pct)}%`,
@@ -140,5 +141,5 @@ export function renderMarkdown(analysis: Analysis): string {
 
 /** JSON: `{ comparisons, verdict, max_overhead_pct, alpha, ... }`; every number is finite. */
 export function renderJson(analysis: Analysis): string {
-  return JSON.stringify(analysis, null, 2) + '\n'
+  return toJson(analysis)
 }

@@ -60,20 +60,39 @@ export function fmtRatio(ratio: number | null | undefined): string {
   return ratio >= FACTOR_FROM ? fmtFactor(ratio) : fmtPct((ratio - 1) * 100)
 }
 
+/** The words for an end of an overhead interval that the data do not bound (analyze: ±Infinity). */
+export const NOT_BOUNDED_BELOW = 'not bounded below'
+export const NOT_BOUNDED_ABOVE = 'not bounded above'
+
+/** An end that is no number, in words; null for a number. */
+function boundWords(v: number): string | null {
+  if (v === -Infinity) return NOT_BOUNDED_BELOW
+  if (v === Infinity) return NOT_BOUNDED_ABOVE
+  return Number.isNaN(v) ? 'undefined' : null
+}
+
+/** An interval end at `d` decimals, with more where rounding would print −100 (no ratio reaches it). */
+function signedBound(v: number, d: number): string {
+  let digits = d
+  while (digits < 6 && Number(v.toFixed(digits)) <= -100) digits++
+  return signed(v, digits)
+}
+
 /**
  * Signed percentage with its CI at the same precision, e.g. `+3.10% [+2.60, +3.50]`; from +900% on
- * as factors, e.g. `320× [154×, 441×]`.
+ * as factors, e.g. `320× [154×, 441×]`. An end the data do not bound reads in words (`[not bounded below,
+ * +417]`), never `?` or `Infinity` (issue 51); every finite end prints above −100.
  */
 export function fmtPctCi(x: number, ci: { low: number; high: number }): string {
   if (!Number.isFinite(x)) return DASH
   if (1 + x / 100 >= FACTOR_FROM) {
-    const bound = (v: number): string => (Number.isFinite(v) ? fmtFactor(1 + v / 100) : '?')
+    const bound = (v: number): string => boundWords(v) ?? fmtFactor(1 + v / 100)
     return `${fmtFactor(1 + x / 100)} [${bound(ci.low)}, ${bound(ci.high)}]`
   }
   const finite = [x, ci.low, ci.high].filter(Number.isFinite).map(Math.abs)
   const d = pctDecimals(maxOf(finite))
-  const lo = Number.isFinite(ci.low) ? signed(ci.low, d) : '?'
-  const hi = Number.isFinite(ci.high) ? signed(ci.high, d) : '?'
+  const lo = boundWords(ci.low) ?? signedBound(ci.low, d)
+  const hi = boundWords(ci.high) ?? signedBound(ci.high, d)
   return `${signed(x, d)}% [${lo}, ${hi}]`
 }
 
@@ -155,11 +174,11 @@ export function metricLabel(c: Pick<Comparison, 'metric' | 'direction'>): string
  * baseline mean, or too few runs.
  */
 export function fmtOverheadCi(
-  c: Pick<Comparison, 'overhead_pct' | 'ci95' | 'undefined_stats' | 'ci_method'>
+  c: Pick<Comparison, 'overhead_pct' | 'ci95' | 'undefined_stats' | 'ci_method' | 'history'>
 ): string {
   if ((c.undefined_stats ?? []).includes('overhead_pct')) return DASH
   // Paired: the within-block estimate, not the ratio of the two means beside it (see Definitions).
-  return `${fmtPctCi(c.overhead_pct, c.ci95)}${c.ci_method === 'paired' ? ' paired' : ''}`
+  return `${fmtPctCi(c.overhead_pct, c.ci95)}${c.ci_method === 'paired' ? ' paired' : c.ci_method === undefined || c.history !== undefined ? '' : ' two-sample'}`
 }
 
 /** A utilisation percentage, or a dash when none was measured. */

@@ -3,6 +3,7 @@
  * Nothing here throws for a GitHub-side problem: it becomes a warning, and the report still lands in
  * the job summary.
  */
+import { toJson } from '../util/json-intervals.js'
 import * as core from '@actions/core'
 import type { CheckSummary, CommentMode, TelemetrySample } from '../types/index.js'
 import { Outputs } from '../types/inputs.js'
@@ -68,7 +69,7 @@ export function numberOutput(x: number | null): string {
  */
 export function comparisonsOutput(summary: CheckSummary): string {
   const all = [...(summary.analysis?.comparisons ?? []), ...(summary.baseline?.comparisons ?? [])]
-  return JSON.stringify(
+  return toJson(
     // The names come from the workload (or a result file): the one sanitiser, like every published text.
     all.map(c => ({
       workload: plainText(c.workload),
@@ -82,8 +83,9 @@ export function comparisonsOutput(summary: CheckSummary): string {
       ci95: c.ci95,
       p_holm: c.scope === 'steady' ? c.p_adjusted : null,
       verdict: c.scope === 'steady' ? c.verdict : 'shown'
-    }))
-  )
+    })),
+    0
+  ).trimEnd()
 }
 
 export function setOutputs(summary: CheckSummary): void {

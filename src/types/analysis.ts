@@ -35,7 +35,13 @@ export interface Comparison {
   sd_candidate: number
   /** Candidate vs baseline, positive = candidate worse, in percent. */
   overhead_pct: number
-  /** 95% bootstrap CI of overhead_pct (ratio of means). */
+  /**
+   * THE interval of overhead_pct: the one the verdict rests on and the only one printed beside it (headline,
+   * table, reason, annotation, comment, summary, aggregate). The wider of bootstrap and t-delta for two samples,
+   * Fieller's for blocks, the repeated interval after a sequential stop, the prediction interval against a
+   * history. Every finite end lies above −100%; an end the data do not bound is ±Infinity here and reads "not
+   * bounded" in text and `"unbounded"` (with `bounded: false` and a reason) in JSON.
+   */
   ci95: { low: number; high: number }
   /** 95% bootstrap CI of the overhead on medians. */
   ci95_median: { low: number; high: number }
@@ -71,10 +77,10 @@ export interface Comparison {
   ci_method?: 'bootstrap' | 't-delta' | 'paired'
   ci95_median_method?: 'bootstrap' | 't-delta'
   /**
-   * After a sequential stop: the fixed-n interval, which is nominal there; ci95 is then the repeated interval
-   * that holds after the stop (analyze/repeated-ci.ts).
+   * After a sequential stop: the fixed-n interval, which is nominal there and which no verdict rests on; ci95 is
+   * then the repeated interval that holds after the stop (analyze/repeated-ci.ts). Never printed beside a verdict.
    */
-  ci95_nominal?: { low: number; high: number }
+  ci95_fixed_n_for_reference?: { low: number; high: number }
   /** Both candidate intervals of overhead_pct, before the wider was chosen. */
   ci95_bootstrap?: { low: number; high: number }
   ci95_t_delta?: { low: number; high: number }

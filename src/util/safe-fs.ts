@@ -245,9 +245,12 @@ export function readUntrusted(file: string, opts: ReadOptions): string {
 }
 
 /** JSON.parse whose error never quotes the text (V8's messages include a slice of it). */
-export function parseJsonQuiet(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+export function parseJsonQuiet(
+  text: string,
+  reviver?: (key: string, value: unknown) => unknown
+): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown }
+    return { ok: true, value: JSON.parse(text, reviver) as unknown }
   } catch {
     return { ok: false, error: 'not valid JSON' }
   }

@@ -84,9 +84,9 @@ describe('S9: the interval printed after a sequential stop holds after the stop'
   it('the repeated interval is printed, wider than the nominal one kept beside it', () => {
     const { analysis } = sequentialCheck(uniform(2, 'normal'), 3)
     const c = gated(analysis)
-    expect(c.ci95_nominal).toBeDefined()
-    expect(c.ci95.low).toBeLessThan(c.ci95_nominal!.low)
-    expect(c.ci95.high).toBeGreaterThan(c.ci95_nominal!.high)
+    expect(c.ci95_fixed_n_for_reference).toBeDefined()
+    expect(c.ci95.low).toBeLessThan(c.ci95_fixed_n_for_reference!.low)
+    expect(c.ci95.high).toBeGreaterThan(c.ci95_fixed_n_for_reference!.high)
     expect(analysis.notes?.some(n => /repeated 95% intervals/.test(n))).toBe(true)
   })
   it('covers +2% after the stop in at least 94% of 50 sequential checks', () => {

@@ -5,6 +5,7 @@
 import type { Comparison, MetricVerdict } from '../../types/index.js'
 import { holm, pairsToDetect, runsNeeded, variance } from '../stats/index.js'
 import { at } from '../../util/must.js'
+import { unboundedReason } from '../../util/json-intervals.js'
 import { formatOverhead, formatP, formatPct } from './format.js'
 import { equivalenceBounds } from './overhead-interval.js'
 import { setting } from '../../util/setting-name.js'
@@ -127,6 +128,14 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       verdict: 'inconclusive',
       reason: `${effect} lies above +${max}% at the unadjusted 95% CI, but not once the ${max}% claim is Holm-adjusted across the gated metrics (one-sided p=${formatP(pClaim)} ≥ ${opts.alpha / 2}): inconclusive.`
     }
+  // The printed interval must say what the verdict says (issue 51): TOST alone decides at the 90% interval, so
+  // an "equivalent" beside a 95% interval reaching past ±max read as a contradiction. Both must hold.
+  const inside = c.ci95.low >= -max && c.ci95.high <= max
+  if (c.tost.equivalent && !inside)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect}: within ±${max}% by TOST (p=${formatP(c.tost.p)}), but the 95% interval reaches past ±${max}%, so equivalence is not claimed: inconclusive (${powerAdvice(c, max)}).`
+    }
   if (c.tost.equivalent)
     return {
       verdict: 'equivalent',
@@ -167,32 +176,43 @@ export function decide(comparisons: readonly Comparison[], opts: DecideOptions):
   const claims = family.flatMap(c => (c.p_regression === undefined ? [] : [{ c, p: c.p_regression }]))
   const adjustedClaims = holm(claims.map(claim => claim.p))
   for (const [i, { c }] of claims.entries()) c.p_regression_adjusted = at(adjustedClaims, i)
-  for (const c of out) {
-    const enough = c.n_baseline >= 2 && c.n_candidate >= 2
-    c.runs_needed = null
-    let { verdict, reason } = verdictAndReason(c, opts)
-    if (
-      verdict === 'inconclusive' &&
-      enough &&
-      c.history === undefined &&
-      !(c.undefined_stats ?? []).includes('overhead_pct')
-    ) {
-      c.runs_needed = runsToDetect(c, opts)
-      ;({ verdict, reason } = verdictAndReason(c, opts))
-    }
-    c.verdict = verdict
-    c.reason =
-      c.scope === 'startup'
-        ? `Start-up phase, reported and never gating: ${reason}`
-        : c.scope === 'info'
-          ? `Reported for information (${/^(data_read_mb_s|ckpt_write_mb_s)$/.test(c.metric) ? 'bind-mounted data path: the same file system in both arms' : 'container writable layer'}), never gating: ${reason}`
-          : c.scope === 'derived'
-            ? `Derived from a gated metric, shown and not tested again: ${reason}`
-            : c.scope === 'tail'
-              ? `Tail percentile, shown and not gating (name it in gate-metrics to gate it): ${reason}`
-              : reason
+  return out.map(c => redecide(c, opts))
+}
+
+/**
+ * A comparison's verdict and reason from its own figures (its p values already Holm-adjusted): what `decide`
+ * gives each comparison, and what the sequential check gives one whose interval it replaced by the repeated
+ * one, so the reason quotes the interval the verdict rests on (issue 51). Returns a new object.
+ */
+export function redecide(input: Comparison, opts: DecideOptions): Comparison {
+  const c = { ...input }
+  const enough = c.n_baseline >= 2 && c.n_candidate >= 2
+  c.runs_needed = null
+  let { verdict, reason } = verdictAndReason(c, opts)
+  if (
+    verdict === 'inconclusive' &&
+    enough &&
+    c.history === undefined &&
+    !(c.undefined_stats ?? []).includes('overhead_pct')
+  ) {
+    c.runs_needed = runsToDetect(c, opts)
+    ;({ verdict, reason } = verdictAndReason(c, opts))
   }
-  return out
+  // An end the data do not bound is said in words, with what would bound it (issue 51).
+  const unbounded = unboundedReason(c.ci95, c.runs_needed)
+  if (unbounded !== null) reason = `${reason} The interval: ${unbounded}.`
+  c.verdict = verdict
+  c.reason =
+    c.scope === 'startup'
+      ? `Start-up phase, reported and never gating: ${reason}`
+      : c.scope === 'info'
+        ? `Reported for information (${/^(data_read_mb_s|ckpt_write_mb_s)$/.test(c.metric) ? 'bind-mounted data path: the same file system in both arms' : 'container writable layer'}), never gating: ${reason}`
+        : c.scope === 'derived'
+          ? `Derived from a gated metric, shown and not tested again: ${reason}`
+          : c.scope === 'tail'
+            ? `Tail percentile, shown and not gating (name it in gate-metrics to gate it): ${reason}`
+            : reason
+  return c
 }
 
 /**

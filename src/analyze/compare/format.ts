@@ -9,9 +9,19 @@ function signed(x: number, digits = 2): string {
   return (x < 0 ? MINUS : '+') + s
 }
 
-/** `+0.04% [−0.05, +0.12]` */
+/** An interval end: two decimals (more where rounding would print −100, which no ratio reaches), or words. */
+function bound(x: number): string {
+  if (x === -Infinity) return 'not bounded below'
+  if (x === Infinity) return 'not bounded above'
+  if (Number.isNaN(x)) return 'undefined'
+  let digits = 2
+  while (digits < 6 && Number(x.toFixed(digits)) <= -100) digits++
+  return signed(x, digits)
+}
+
+/** `+0.04% [−0.05, +0.12]`; an end the data do not bound in words, `[not bounded below, +417.00]`. */
 export function formatOverhead(c: Pick<Comparison, 'overhead_pct' | 'ci95'>): string {
-  return `${signed(c.overhead_pct)}% [${signed(c.ci95.low)}, ${signed(c.ci95.high)}]`
+  return `${signed(c.overhead_pct)}% [${bound(c.ci95.low)}, ${bound(c.ci95.high)}]`
 }
 
 /** p values: 2 significant digits, scientific below 0.0001. */

@@ -12,7 +12,7 @@ export {
   measureSeries,
   type AnalyzeRecordsOptions
 } from './analyze.js'
-export { decide, overallVerdict, type DecideOptions } from './decide.js'
+export { decide, overallVerdict, redecide, type DecideOptions } from './decide.js'
 export { commonUnit, metricDirection } from './direction.js'
 export { fingerprintDifferences } from './fingerprints.js'
 export { formatOverhead, formatP } from './format.js'

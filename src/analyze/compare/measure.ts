@@ -11,7 +11,15 @@ import { outliers, logRatioTest, ratioTest, tInv } from '../stats/index.js'
 import { maxOf, minOf } from '../../util/arrays.js'
 import { finiteInterval } from './overhead-interval.js'
 import { screenedView } from './agreement.js'
-import { blockRatios, logToPct, MIN_BLOCKS, ratioBounds, ratioToPct, type BlockRatios } from './pairs.js'
+import {
+  blockRatios,
+  logToPct,
+  MIN_BLOCKS,
+  ratioBounds,
+  ratioIntervalToPct,
+  ratioToPct,
+  type BlockRatios
+} from './pairs.js'
 import { isTailMetric } from '../../config/index.js'
 import {
   describeArms,
@@ -94,9 +102,12 @@ export function measureComparison(base: ArmSeries, cand: ArmSeries, opts: Measur
  */
 function pairedBlocks(arms: Arms, opts: MeasureOptions): { blocks: BlockRatios; paired: RatioTest | null } {
   const { base, cand, direction } = arms
-  const blocks = arms.positive
-    ? blockRatios(base, cand, direction)
-    : { runs: [], d: [], w: [], b: [], strata: [] }
+  // Runs that are no blocks (another tool's result files, numbered by the order they were named in) are
+  // never paired: two samples (issue 51).
+  const blocks =
+    arms.positive && base.unblocked !== true && cand.unblocked !== true
+      ? blockRatios(base, cand, direction)
+      : { runs: [], d: [], w: [], b: [], strata: [] }
   if (blocks.d.length < MIN_BLOCKS) return { blocks, paired: null }
   const bounds = ratioBounds(opts.maxOverheadPct)
   // A per-process percentile (a tail metric) is one value per process, not a mean of requests: the paired
@@ -116,7 +127,7 @@ function pairedFigures(paired: RatioTest, alpha: number): GateFigures {
   const se = paired.sdRel * Math.sqrt(paired.varFactor)
   return {
     overhead: ratioToPct(paired.ratio),
-    ci: { low: ratioToPct(paired.ci.low), high: ratioToPct(paired.ci.high) },
+    ci: ratioIntervalToPct(paired.ci),
     ciMethod: 'paired',
     tostP: paired.pEquivalent,
     pRegression: paired.pAbove,

@@ -92,3 +92,17 @@ export const logToPct = (x: number): number => (Math.exp(x) - 1) * 100
 
 /** A ratio as an overhead in percent. */
 export const ratioToPct = (r: number): number => (r - 1) * 100
+
+/**
+ * A ratio interval (worse-way, within [0, +∞]) as an overhead interval in percent, every finite end above
+ * −100%: a low end of 0 (or one so small that −100% is all a double can say of it) is not a bound the data give,
+ * so it reads −∞ ("not bounded below"), and a high end of +∞ stays +∞ ("not bounded above").
+ */
+export function ratioIntervalToPct(r: { low: number; high: number }): { low: number; high: number } {
+  const low = ratioToPct(r.low)
+  const high = ratioToPct(r.high)
+  return {
+    low: r.low > 1e-6 ? low : -Infinity,
+    high: Number.isFinite(high) ? high : Infinity
+  }
+}

@@ -40,13 +40,17 @@ const UNDEFINED_INTERVAL: Interval = { low: Number.NaN, high: Number.NaN }
  * Assumes positive data (times, throughputs); resamples with a zero denominator are dropped.
  */
 export function bootstrapRatios(
-  base: readonly number[],
-  cand: readonly number[],
+  baseIn: readonly number[],
+  candIn: readonly number[],
   options: BootstrapOptions = {}
 ): { mean: Interval; median: Interval } {
   const resamples = options.resamples ?? DEFAULT_RESAMPLES
   const level = options.level ?? DEFAULT_LEVEL
   const rng = seedrandom.alea(options.seed ?? DEFAULT_BOOTSTRAP_SEED)
+  // Each arm in value order: the resamples then depend on the values, never on the order the runs were read in
+  // (the order of `analyze --input` changed an interval, issue 51).
+  const base = [...baseIn].sort((x, y) => x - y)
+  const cand = [...candIn].sort((x, y) => x - y)
   const bufB = new Float64Array(base.length)
   const bufC = new Float64Array(cand.length)
   const meanRatios: number[] = []

@@ -46,7 +46,10 @@ export interface RatioTest {
   df: number
   /** R̂ = W̄ / B̄ (stratum-balanced means). */
   ratio: number
-  /** Two-sided 1 − alpha Fieller interval of R; infinite ends when the denominator is not clearly positive. */
+  /**
+   * Two-sided 1 − alpha Fieller interval of R within (0, +∞): low 0 where the blocks do not bound R away from
+   * zero, high +∞ where the denominator is not clearly positive (see fieller).
+   */
   ci: { low: number; high: number }
   /** Two-sided p of R = 1. */
   p: number
@@ -139,14 +142,22 @@ function tAt(m: Moments, theta: number): number {
   return diff / Math.sqrt(v)
 }
 
-/** Fieller's interval: the θ with |t(θ)| ≤ q, solved for δ = θ − R̂ (stable at a small spread). */
+/**
+ * Fieller's interval: the θ with |t(θ)| ≤ q, solved for δ = θ − R̂ (stable at a small spread), within the ratios
+ * two positive quantities can have. The true ratio of two positive means is positive, so the set's part at or
+ * below zero holds no value it could take: the interval is the set's part above zero (its coverage is the
+ * set's). A low end of 0 means the blocks do not bound the ratio away from zero (the numerator's mean is not
+ * clearly positive at this spread); a high end of +∞ that they do not bound it at all (the denominator's mean is
+ * not clearly positive: Fieller's set is the whole line or two pieces). Neither is a number: the report says so
+ * in words (issue 51).
+ */
 function fieller(m: Moments, q: number): { low: number; high: number } {
   const k = q * q * m.varFactor
   const a = m.B * m.B - k * m.sbb
-  // The denominator not clearly away from zero: the set is unbounded (times and rates never get here).
-  if (!(a > 0)) return { low: -Infinity, high: Infinity }
+  if (!(a > 0)) return { low: 0, high: Infinity }
   const r = Math.sqrt(k * k * m.seb * m.seb + a * k * m.see)
-  return { low: m.R + (-k * m.seb - r) / a, high: m.R + (-k * m.seb + r) / a }
+  const low = m.R + (-k * m.seb - r) / a
+  return { low: Math.max(0, low), high: m.R + (-k * m.seb + r) / a }
 }
 
 /** Fieller's set always holds R̂ (t(R̂) = 0); rounding at a near-zero spread must not move it off. */

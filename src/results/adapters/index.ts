@@ -134,7 +134,8 @@ export async function readResults(
         `hyperfine files with every arm's command (FILE, no ENV=: --arm names the arms), at most ${MAX_RESULT_FILES}`
       )
     const { rows, notes } = hyperfineArmRows(files, arms)
-    return { ...aggregated(rows, format), notes }
+    const set = aggregated(rows, format)
+    return { ...set, notes: [...notes, ...set.notes] }
   }
   if (checkFormat(format) === 'csv') {
     const [spec] = specs
@@ -156,7 +157,18 @@ export async function readResults(
 function aggregated(rows: RawRow[], format: string): ResultSet {
   try {
     const agg = aggregateRows(rows)
-    return { environments: agg.environments, series: agg.series(), fingerprints: agg.fingerprints, notes: [] }
+    // A result file says nothing of which run of one arm ran beside which of the other: its runs are numbered
+    // by the order of --input, so pairing them would let that order change the numbers (issue 51). Two samples.
+    const series = agg.series().map(s => ({ ...s, unblocked: true }))
+    const notes =
+      series.length > 0
+        ? [
+            `${format} files record no time a run ran beside the other arm's, so the arms are compared as two ` +
+              'samples (unpaired: Welch, and the wider of the bootstrap and t intervals of the ratio), and the order ' +
+              'of --input changes no number. Runs measured in blocks (gpu-overhead run, or --command) are paired.'
+          ]
+        : []
+    return { environments: agg.environments, series, fingerprints: agg.fingerprints, notes }
   } catch (error) {
     if (error instanceof RowConflictError)
       throw new InputError(`--input (${format}) column '${error.column}'`, error.value, error.allowed)

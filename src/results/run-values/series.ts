@@ -22,6 +22,12 @@ export interface ArmSeries {
   /** Run labels in run order (numeric order when all are numbers). */
   runs: string[]
   /**
+   * True where nothing says that run r of one arm ran beside run r of the other (a result file of another tool,
+   * read in the order of `--input`): the runs are no blocks and the arms are compared as two samples, never
+   * paired by the order the files were named in (issue 51). Absent: the tool's own runs, blocks by label.
+   */
+  unblocked?: boolean
+  /**
    * One value per run: the mean over that run's iterations (its requests), so the overhead is the ratio of
    * request means the README defines, and a slowdown only some requests pay is not hidden (issue 39, S5).
    */
