@@ -7,7 +7,7 @@ real training jobs do ("Unexpected bus error encountered in worker ... insuffici
 is one batch, from asking the loader for it to the GPU step's end (milliseconds, lower is better); the first
 epoch is warm-up (workers start, pages fault in) and is not reported.
 
-    - uses: org/gpu-overhead-action@<commit-sha>  # no release is tagged yet: pin a commit (README, "Pinning")
+    - uses: org/gpu-overhead-action@v1  # or a full commit SHA (README, "Pinning")
       with:
         image: nvcr.io/nvidia/pytorch:25.10-py3@sha256:…
         container-args: --ipc=host

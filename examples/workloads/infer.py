@@ -4,7 +4,7 @@ A small transformer-like forward loop (embedding, 4 blocks of attention + MLP, l
 when there is one, else PyTorch or NumPy on the CPU; each forward pass is one sample (milliseconds, lower is
 better), and throughput in tokens/s is reported beside it.
 
-    - uses: org/gpu-overhead-action@<commit-sha>  # no release is tagged yet: pin a commit (README, "Pinning")
+    - uses: org/gpu-overhead-action@v1  # or a full commit SHA (README, "Pinning")
       with:
         image: nvcr.io/nvidia/pytorch:25.10-py3@sha256:…
         commands: |

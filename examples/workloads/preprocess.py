@@ -5,7 +5,7 @@ pre-processing step of a pipeline runs. hyperfine starts it several times per ru
 each time into the run's own folder (`{out}`), which the action reads with `command-formats: NAME=hyperfine`
 (seconds, lower is better: start-up included, which is what hyperfine measures).
 
-    - uses: org/gpu-overhead-action@<commit-sha>  # no release is tagged yet: pin a commit (README, "Pinning")
+    - uses: org/gpu-overhead-action@v1  # or a full commit SHA (README, "Pinning")
       with:
         image: nvcr.io/nvidia/pytorch:25.10-py3@sha256:…
         commands: |

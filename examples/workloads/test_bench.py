@@ -4,7 +4,7 @@ Small CPU steps of an inference pipeline (NumPy and the standard library): pytes
 for several rounds, and `--benchmark-json` writes every round's time into the run's own folder (`{out}`),
 which the action reads with `command-formats: NAME=pytest-benchmark` (seconds, lower is better).
 
-    - uses: org/gpu-overhead-action@<commit-sha>  # no release is tagged yet: pin a commit (README, "Pinning")
+    - uses: org/gpu-overhead-action@v1  # or a full commit SHA (README, "Pinning")
       with:
         image: nvcr.io/nvidia/pytorch:25.10-py3@sha256:…
         commands: |

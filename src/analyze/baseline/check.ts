@@ -99,7 +99,7 @@ export async function compareWithBaseline(
       message:
         `${result.message} Not saved as a baseline: ${beyond.length} metric(s) measured more than ${opts.maxOverheadPct}% ` +
         `worse than the stored ${beyond.some(c => c.history?.against === 'anchor') ? 'checks or their anchor' : 'checks'} ` +
-        '(a shift is never accepted into the reference one check at a time; to accept a new level, see README, "Stored baselines").'
+        '(a shift is never accepted into the reference one check at a time; to accept a new level, see docs/verdicts.md, "Stored baselines").'
     }
   const saved = await store.append(current, {
     keep: opts.keep,
