@@ -10,9 +10,10 @@ import tseslint from 'typescript-eslint'
  * fleet/ and check.ts, and talks to no GitHub API; entry/ only adapts them (argv or INPUT_*, outputs, exit)
  * and may import anything. Nothing below report/ talks to GitHub or reads action inputs. results/ (the
  * record writer, and the result formats read into run values) comes before execute/, which reads a user
- * command's result file as it records the run.
+ * command's result file as it records the run. launchers/ (issue 54: native, docker, podman, one registry) comes
+ * first: config validates an arm's launcher by name, preflight and execute start processes through it.
  */
-const STAGES = ['config', 'preflight', 'plan', 'results', 'execute', 'analyze', 'report', 'gate']
+const STAGES = ['launchers', 'config', 'preflight', 'plan', 'results', 'execute', 'analyze', 'report', 'gate']
 const LAYERS = [...STAGES, 'fleet', 'commands']
 const UP = '^(?:\\.\\./)+'
 // check.ts and the files it is split into (check-runs.ts, check-steps.ts).

@@ -21,6 +21,7 @@ import { fingerprintCache, type PreflightOutcome } from './preflight/index.js'
 import type { ResultsWriter } from './results/index.js'
 import type { TelemetrySample } from './types/index.js'
 import { RUN_LABEL } from './tools/docker.js'
+import { imageRuntimes, launchersLacking } from './launchers/index.js'
 import type { Logger } from './util/log.js'
 import { attachTelemetry, startTelemetry } from './check-steps.js'
 
@@ -56,6 +57,14 @@ async function runOrSweep(run: CheckRun, prepared: PreparedRuns, runPlan: RunPla
   const { config, logger, signal, state } = run
   const { lanes, restoreFile } = prepared
   if (!config.powerCaps.length) return runPlan(null)
+  const noCaps = launchersLacking(config.arms, config.containerRuntime, 'powerCaps')
+  if (noCaps.length) {
+    state.notMeasured.push({
+      what: `power caps ${config.powerCaps.join(', ')} W`,
+      why: `not measured: launcher ${noCaps.join(', ')} cannot set power limits from this host`
+    })
+    return runPlan(null)
+  }
   const sweep = await sweepPowerCaps({
     caps: config.powerCaps,
     lanes: lanes ?? [],
@@ -83,6 +92,13 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
   const { config, logger, checkId, dir, writer, state, signal } = run
   const { pre, io, lanes, sequential } = prepared
   const sampler = await startTelemetry(config, writer, state)
+  // A launcher that cannot list its GPU's other processes from this host: the probe is not run, and said so.
+  const noCotenantProbe = launchersLacking(config.arms, config.containerRuntime, 'cotenantProbe')
+  if (noCotenantProbe.length && config.device === 'gpu')
+    state.notMeasured.push({
+      what: 'other processes on the GPU (co-tenant probe)',
+      why: `not measured: launcher ${noCotenantProbe.join(', ')} has no host-side view of its GPU`
+    })
   const fingerprintOf = fingerprintCache(config, pre)
   // Every process's own folders (event channel, io checkpoints), under one private folder of this check, in
   // the work folder a remote engine shares (RUNNER_TEMP, else the results folder).
@@ -116,7 +132,7 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
       logger,
       signal,
       scoring: { gateIoThroughput: config.gateIoThroughput, gateMetrics: gateMetricSet(config.gateMetrics) },
-      gpuCotenants: gpuCotenantProbe(config.device),
+      gpuCotenants: gpuCotenantProbe(noCotenantProbe.length ? 'cpu' : config.device),
       ...(sequential ? { afterBlock: (d: BlockDone) => sequential.afterBlock(d) } : {})
     })
   let exec: ExecuteResult
@@ -133,14 +149,15 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
     }
   } finally {
     if (sampler) telemetry = await sampler.stop()
-    if (config.arms.some(a => a.kind === 'container')) {
-      const left = await killCheckContainers(config.containerRuntime, checkId)
+    // Every engine an arm ran on (arms may use different launchers: docker:A,podman:B).
+    for (const runtime of imageRuntimes(config.arms, config.containerRuntime)) {
+      const left = await killCheckContainers(runtime, checkId)
       const ids = left.slice(0, 10).join(' ')
       if (left.length > 0)
         logger.warn(
-          `${left.length} container(s) of this check were still there after ${config.containerRuntime} rm -f ` +
+          `${left.length} container(s) of this check were still there after ${runtime} rm -f ` +
             `(the engine did not finish removing them in time): ${ids}. ` +
-            `They carry the label ${RUN_LABEL}=${checkId}; remove them with: ${config.containerRuntime} rm -f ${ids}`
+            `They carry the label ${RUN_LABEL}=${checkId}; remove them with: ${runtime} rm -f ${ids}`
         )
     }
     folders.close()

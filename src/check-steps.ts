@@ -3,6 +3,7 @@
  * the baseline, the sequential controller, telemetry start and attachment, leftover power limits. They
  * belong in analyze/ and execute/, with their inputs passed explicitly.
  */
+import { launchersLacking } from './launchers/index.js'
 import {
   analyzeRecords,
   capOf,
@@ -109,6 +110,15 @@ export async function startTelemetry(
     return null
   }
   if (config.device !== 'gpu') return null
+  // Host-side sampling means nothing for an arm whose GPU this host does not see (its launcher says so).
+  const blind = launchersLacking(config.arms, config.containerRuntime, 'telemetry')
+  if (blind.length) {
+    state.notMeasured.push({
+      what: 'GPU telemetry (utilization, clocks, power, throttling)',
+      why: `not measured: launcher ${blind.join(', ')} has no host-side telemetry`
+    })
+    return null
+  }
   const started = await TelemetrySampler.tryStart({
     csvPath: writer.paths.telemetry,
     device: config.device,

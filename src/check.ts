@@ -27,6 +27,7 @@ import type { Logger } from './util/log.js'
 import { appendAll } from './util/arrays.js'
 import { cancelOnSignals, newCheckId } from './util/cancel.js'
 import { redactDeep } from './util/secrets.js'
+import { imageRuntimes } from './launchers/index.js'
 import { measureRuns, type CheckRun } from './check-runs.js'
 import { analyzeCheck, restoreLeftoverCaps, sequentialFor } from './check-steps.js'
 
@@ -62,8 +63,8 @@ export async function runCheck(
       `cannot write the results folder ${config.out} (input 'out'): ${unwritable[0]}; free space there, or choose another out`
     )
   const cancel = cancelOnSignals(logger, () => {
-    if (config.arms.some(a => a.kind === 'container'))
-      removeCheckContainersNow(config.containerRuntime, checkId)
+    for (const runtime of imageRuntimes(config.arms, config.containerRuntime))
+      removeCheckContainersNow(runtime, checkId)
   })
   const signal = externalSignal ? AbortSignal.any([externalSignal, cancel.signal]) : cancel.signal
   try {

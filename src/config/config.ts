@@ -124,8 +124,9 @@ export function loadConfig(sources: ConfigSources): Config {
   const device = oneOf(Inputs.Device, get(Inputs.Device), DEVICES)
   const gpus = gpusOf(get(Inputs.Gpus))
   const runs = integer(Inputs.Runs, get(Inputs.Runs), 2, 1000)
-  const { arms, images } = parseArmsWithImages(get(Inputs.Arms), work.imageRef)
   const ctx: SettingsContext = { read, sources, device, runs, definitions: work.definitions }
+  const containerRuntime = runtimeOf(ctx)
+  const { arms, images } = parseArmsWithImages(get(Inputs.Arms), work.imageRef, containerRuntime)
   const config: Config = {
     image: work.imageRef?.ref ?? null,
     images,
@@ -136,7 +137,7 @@ export function loadConfig(sources: ConfigSources): Config {
     device,
     gpuAccess: gpuAccessOf(ctx),
     gpus,
-    containerRuntime: runtimeOf(ctx),
+    containerRuntime,
     arms,
     ...limits(ctx),
     ...baselineAndMounts(ctx),

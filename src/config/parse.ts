@@ -6,7 +6,8 @@
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
 import { parseNumber } from '../util/number.js'
-import { type Arm, type Device } from '../types/index.js'
+import { type Arm, type ContainerRuntime, type Device } from '../types/index.js'
+import { findLauncher, launcherNames } from '../launchers/index.js'
 import { validateImageRef, type ImageRef } from './image-ref.js'
 import { DEFAULTS } from './defaults.js'
 import { GATE_METRICS_ALLOWED, parseGateMetrics, type GateMetric } from './tail-metrics.js'
@@ -159,37 +160,51 @@ export function list(input: string, raw: string): string[] {
   return items
 }
 
-export function parseArms(raw: string, image: string | null): Arm[] {
-  return parseArmsWithImages(raw, image === null ? null : validateImageRef(image, Inputs.Image)).arms
+export function parseArms(raw: string, image: string | null, runtime: ContainerRuntime = 'docker'): Arm[] {
+  return parseArmsWithImages(raw, image === null ? null : validateImageRef(image, Inputs.Image), runtime).arms
 }
 
-/** The arms, and every image a container arm runs (unique, in arm order), each parsed once. */
+/** What an arm may be, for error messages: the fixed words and every registered launcher. */
+export function armForms(): string {
+  const names = launcherNames().filter(n => n !== 'native')
+  return `native | container | container:<image ref> | ${names.map(n => `${n} | ${n}:<image ref>`).join(' | ')}`
+}
+
+/**
+ * The arms, and every image a container arm runs (unique, in arm order), each parsed once. An arm is
+ * `native`, `container[:<image>]` (the container-runtime launcher) or `<launcher>[:<image>]` with a registered
+ * launcher (src/launchers/), so two arms may run on two launchers: `docker:<A>,podman:<B>`.
+ */
 export function parseArmsWithImages(
   raw: string,
-  image: ImageRef | null
+  image: ImageRef | null,
+  runtime: ContainerRuntime = 'docker'
 ): { arms: Arm[]; images: ImageRef[] } {
   const specs = list(Inputs.Arms, raw)
-  if (specs.length < 2)
-    throw new InputError(Inputs.Arms, raw, 'at least two of native | container | container:<image ref>')
+  if (specs.length < 2) throw new InputError(Inputs.Arms, raw, `at least two of ${armForms()}`)
   const images = new Map<string, ImageRef>()
   const arms: Arm[] = specs.map(spec => {
-    if (spec === 'native') return { label: 'native', kind: 'native', image: null }
-    if (spec === 'container') {
+    const colon = spec.indexOf(':')
+    const word = colon < 0 ? spec : spec.slice(0, colon)
+    const launcher = findLauncher(word === 'container' ? runtime : word)
+    if (!launcher) throw new InputError(Inputs.Arms, spec, armForms())
+    if (!launcher.runsImage) {
+      if (colon >= 0) throw new InputError(Inputs.Arms, spec, `${word} runs no image: ${armForms()}`)
+      return { label: word, kind: 'native', image: null, launcher: launcher.name }
+    }
+    if (colon < 0) {
       if (!image)
         throw new InputError(
           Inputs.Image,
           '',
-          'an image reference (required when arms include `container`; pin it by digest)'
+          `an image reference (required when arms include \`${word}\`; pin it by digest)`
         )
       images.set(image.ref, image)
-      return { label: 'container', kind: 'container', image: image.ref }
+      return { label: word, kind: 'container', image: image.ref, launcher: launcher.name }
     }
-    if (spec.startsWith('container:')) {
-      const parsed = validateImageRef(spec.slice('container:'.length), Inputs.Arms)
-      if (!images.has(parsed.ref)) images.set(parsed.ref, parsed)
-      return { label: `container:${parsed.ref}`, kind: 'container', image: parsed.ref }
-    }
-    throw new InputError(Inputs.Arms, spec, 'native | container | container:<image ref>')
+    const parsed = validateImageRef(spec.slice(colon + 1), Inputs.Arms)
+    if (!images.has(parsed.ref)) images.set(parsed.ref, parsed)
+    return { label: `${word}:${parsed.ref}`, kind: 'container', image: parsed.ref, launcher: launcher.name }
   })
   // Unique labels: A/A calibration (native,native) becomes native and native#2.
   const seen = new Map<string, number>()

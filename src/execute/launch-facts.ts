@@ -4,6 +4,7 @@
  * workflow's container-args. "The container is slower" can then be tied to "your launch flags differ".
  */
 import { launchFlagFacts, type Config } from '../config/index.js'
+import { armRuntime } from '../launchers/index.js'
 import type { PreflightOutcome } from '../preflight/index.js'
 import type { Arm } from '../types/index.js'
 import { redact } from '../util/secrets.js'
@@ -26,7 +27,7 @@ function rawLaunchFacts(arm: Arm, config: Config, pre: PreflightOutcome): Record
   // An image known by its ID alone (inspected without its config) has no entrypoint to name.
   const entrypoint = image?.entrypoint ?? []
   return {
-    how: `${config.containerRuntime} run`,
+    how: `${armRuntime(arm, config.containerRuntime)} run`,
     entrypoint: entrypoint.length ? entrypoint.join(' ') : NONE,
     image_user: image?.user ?? NONE,
     workdir: image?.workdir ?? NONE,

@@ -23,6 +23,7 @@ import { containerCommandParts, nativeCommandSpec, type CommandRunInput } from '
 import type { RunSpec } from './context.js'
 import type { ProcessSpec } from './process-types.js'
 import { launchFacts } from './launch-facts.js'
+import { armRuntime } from '../launchers/index.js'
 
 /** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
 export function workloadsDir(): string {
@@ -168,7 +169,7 @@ function containerRunSpec({ input, run, gpuInput, script, timeoutMs, cmdInput }:
       : [])
   ]
   return containerSpec({
-    runtime: config.containerRuntime,
+    runtime: armRuntime(planned.arm, config.containerRuntime),
     imageRef: imageId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
     checkId,

@@ -1,5 +1,6 @@
 /** The environment fingerprint every record of an arm carries: what preflight found, per lane. */
 import * as os from 'node:os'
+import { armRuntime } from '../launchers/index.js'
 import type { Config } from '../config/index.js'
 import type { Arm, Fingerprint, Lane } from '../types/index.js'
 import type { PreflightOutcome } from './stage.js'
@@ -21,7 +22,7 @@ export function fingerprintFor(
     cuda: config.device === 'gpu' ? (pre.gpus?.cuda_version ?? null) : null,
     image: arm.kind === 'container' ? arm.image : null,
     image_digest: image?.digest ?? null,
-    runtime: arm.kind === 'container' ? config.containerRuntime : null,
+    runtime: arm.kind === 'container' ? armRuntime(arm, config.containerRuntime) : null,
     runtime_version: arm.kind === 'container' ? pre.runtimeVersion : null,
     gpu_access: arm.kind === 'container' && config.device === 'gpu' ? config.gpuAccess : null,
     mig_mode: gpu?.mig_mode ?? null,

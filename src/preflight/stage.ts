@@ -14,7 +14,8 @@ import { DRIVER_GATE } from './driver-gate-types.js'
 import { checkContainerInit } from './container-init.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import { gpusInUse, matmulMemoryCheck } from './matmul-memory.js'
-import type { Mount, PreflightResult } from '../types/index.js'
+import type { ContainerRuntime, Mount, PreflightResult } from '../types/index.js'
+import { armRuntime, imageRuntimes } from '../launchers/index.js'
 import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { dockerRootDir, engineVersion } from '../tools/docker.js'
@@ -81,8 +82,11 @@ async function mountPolicyRows(config: Config): Promise<PreflightResult[]> {
   if (config.workspace && config.definitions.some(d => d.start.kind === 'command'))
     asked.push({ input: Inputs.Commands, path: config.workspace, purpose: 'data' })
   if (!asked.length || !config.arms.some(a => a.kind === 'container')) return []
-  const root = (await dockerRootDir(config.containerRuntime)) ?? ''
-  const extraForbidden = root.startsWith('/') ? [root] : []
+  // Every engine's data root an arm runs on (arms may use different launchers).
+  const roots = await Promise.all(
+    imageRuntimes(config.arms, config.containerRuntime).map(r => dockerRootDir(r))
+  )
+  const extraForbidden = roots.filter((r): r is string => r !== null && r.startsWith('/'))
   return asked.map(a => {
     const d = judgeMount({ input: a.input, path: a.path, kind: 'folder', purpose: a.purpose, extraForbidden })
     return {
@@ -132,10 +136,15 @@ export async function preflightStage(
   checkId?: string
 ): Promise<PreflightOutcome> {
   const images = config.images
+  // Each image is inspected and probed on the engine of the arm that runs it (docker:A,podman:B).
+  const runtimeOf = (ref: string | undefined): ContainerRuntime => {
+    const arm = config.arms.find(a => a.kind === 'container' && a.image === ref)
+    return arm ? armRuntime(arm, config.containerRuntime) : config.containerRuntime
+  }
   const base = {
     device: config.device,
     gpuAccess: config.gpuAccess,
-    runtime: config.containerRuntime,
+    runtime: runtimeOf(images[0]?.ref),
     strict: config.strict,
     checkId,
     gpuDevices: config.gpus === 'all' ? 'all' : config.gpus.join(','),
@@ -159,10 +168,10 @@ export async function preflightStage(
   if (first && out.image) facts.set(first.ref, out.image)
   // One container start with the workloads' flags: a runtime that cannot run --init fails here, once.
   if (out.image && config.arms.some(a => a.kind === 'container'))
-    results.push(await checkContainerInit(config.containerRuntime, out.image.id, checkId))
+    results.push(await checkContainerInit(base.runtime, out.image.id, checkId))
   for (const image of rest) {
     // Other images (image bump): only their own driver gate is new.
-    const more = await runPreflight({ ...base, image })
+    const more = await runPreflight({ ...base, runtime: runtimeOf(image.ref), image })
     if (more.image) facts.set(image.ref, more.image)
     for (const r of more.results.filter(r => IMAGE_GATES.includes(r.name)))
       results.push({ ...r, name: `${r.name} (${image.ref})` })
@@ -175,7 +184,7 @@ export async function preflightStage(
   if (isolation) results.push(isolation.row)
   let runtimeVersion: string | null = null
   if (images.length) {
-    runtimeVersion = await engineVersion(config.containerRuntime)
+    runtimeVersion = await engineVersion(base.runtime)
   }
   return {
     results,

@@ -154,6 +154,11 @@ export interface Arm {
   kind: 'native' | 'container'
   /** Image reference for container arms. */
   image: string | null
+  /**
+   * The launcher that starts its processes (src/launchers/ registry: native, docker, podman, …). Config always
+   * sets it; absent in summaries written before launchers (then: native, or the check's container-runtime).
+   */
+  launcher?: string
 }
 
 /** One selected GPU of a check: every planned run starts one process per lane (see plan/lanes.ts). */

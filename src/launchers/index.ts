@@ -1,0 +1,5 @@
+/** Launchers (issue 54): where an arm's processes run. Below preflight and execute; above tools/. */
+export type { Launcher, LauncherCapabilities, LauncherSettings } from './launcher.js'
+export { HOST_CAPABILITIES } from './launcher.js'
+export { findLauncher, launcherNames, launcherOf, registerLauncher } from './registry.js'
+export { armLauncher, armRuntime, imageRuntimes, launchersLacking } from './arms.js'

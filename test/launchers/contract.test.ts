@@ -1,0 +1,104 @@
+/**
+ * Issue 54: the contract every launcher keeps (native, docker, podman, and the tests' fake, registered here by
+ * one line), and how an arm names its launcher: `arms: docker:<A>,podman:<B>` runs two engines in one check.
+ */
+import * as os from 'node:os'
+import { launcherNames, launcherOf, registerLauncher } from '../../src/launchers/index.js'
+import { loadConfig, parseArms } from '../../src/config/index.js'
+import { startTelemetry } from '../../src/check-steps.js'
+import { initialCheckState } from '../../src/gate/index.js'
+import { Inputs } from '../../src/types/inputs.js'
+import { InputError } from '../../src/util/errors.js'
+import { fakeLauncher } from './fake/index.js'
+
+registerLauncher(fakeLauncher)
+
+const A = 'nvcr.io/nvidia/pytorch:25.10-py3@sha256:' + 'a'.repeat(64)
+const B = 'nvcr.io/nvidia/pytorch:25.11-py3@sha256:' + 'b'.repeat(64)
+
+describe.each(launcherNames())('launcher %s keeps the contract', name => {
+  const l = launcherOf(name)
+  it('is found by its name, a plain word', () => {
+    expect(l.name).toBe(name)
+    expect(name).toMatch(/^[a-z][a-z0-9-]*$/)
+  })
+  it('runs an image exactly when it names the engine that runs it', () => {
+    expect(l.runsImage).toBe(l.runtime !== null)
+  })
+  it('declares every capability, and parses its settings from an empty environment as the local engine', () => {
+    expect(Object.keys(l.capabilities).sort()).toEqual(
+      ['cotenantProbe', 'freeze', 'powerCaps', 'sharedFolder', 'telemetry'].sort()
+    )
+    const s = l.settings({})
+    expect(s).toEqual({ clientArgs: [], endpoint: null })
+    expect(l.describe(s)).not.toBe('')
+  })
+  it('an arm names it, and gets its kind from it', () => {
+    const arms = parseArms(`${name},native`, A)
+    expect(arms[0]).toEqual({
+      label: name,
+      kind: l.runsImage ? 'container' : 'native',
+      image: l.runsImage ? A : null,
+      launcher: name
+    })
+  })
+  it('is refused twice', () => {
+    expect(() => registerLauncher(l)).toThrow(/registered already/)
+  })
+})
+
+test('two arms on two engines: docker:<A>,podman:<B>', () => {
+  const arms = parseArms(`docker:${A},podman:${B}`, null)
+  expect(arms.map(a => [a.label, a.launcher, a.image])).toEqual([
+    [`docker:${A}`, 'docker', A],
+    [`podman:${B}`, 'podman', B]
+  ])
+})
+
+test('container is the container-runtime launcher, as before', () => {
+  expect(parseArms('native,container', A, 'podman')[1]).toEqual({
+    label: 'container',
+    kind: 'container',
+    image: A,
+    launcher: 'podman'
+  })
+  const config = loadConfig({
+    workspace: os.tmpdir(),
+    flags: { [Inputs.Image]: A, [Inputs.ContainerRuntime]: 'podman' }
+  })
+  expect(config.arms.map(a => a.launcher)).toEqual(['native', 'podman'])
+})
+
+test('an unknown launcher is refused, quoting every allowed form', () => {
+  let err: unknown
+  try {
+    parseArms('native,apptainer:img', A)
+  } catch (e) {
+    err = e
+  }
+  expect(err).toBeInstanceOf(InputError)
+  expect((err as Error).message).toContain('apptainer:img')
+  for (const form of ['native', 'container:<image ref>', 'docker:<image ref>', 'podman:<image ref>', 'fake'])
+    expect((err as Error).message).toContain(form)
+  expect(() => parseArms('native,fake:img', A)).toThrow(/fake runs no image/)
+})
+
+test('a launcher without host-side telemetry: the report says not measured, and no sampler starts', async () => {
+  const config = loadConfig({
+    workspace: os.tmpdir(),
+    flags: { [Inputs.Arms]: 'native,fake', [Inputs.Device]: 'gpu' }
+  })
+  const state = initialCheckState()
+  const sampler = await startTelemetry(
+    config,
+    { paths: { telemetry: '/nonexistent/telemetry.csv' } } as never,
+    state
+  )
+  expect(sampler).toBeNull()
+  expect(state.notMeasured).toEqual([
+    {
+      what: 'GPU telemetry (utilization, clocks, power, throttling)',
+      why: 'not measured: launcher fake has no host-side telemetry'
+    }
+  ])
+})

@@ -1,0 +1,20 @@
+/**
+ * A launcher that lives in the tests only (issue 54): the host's interpreter, like native, but with none of the
+ * host-side measurements. It shows what adding a launcher takes: this folder, and one registerLauncher line.
+ */
+import type { Launcher } from '../../../src/launchers/index.js'
+
+export const fakeLauncher: Launcher = {
+  name: 'fake',
+  runsImage: false,
+  runtime: null,
+  capabilities: {
+    telemetry: false,
+    cotenantProbe: false,
+    powerCaps: false,
+    freeze: false,
+    sharedFolder: true
+  },
+  settings: () => ({ clientArgs: [], endpoint: null }),
+  describe: () => 'a host process started by the tests’ fake launcher'
+}
