@@ -32,6 +32,7 @@ export const INTEGRATION_TESTS = [
   'test/hardening/faults-environment.test.ts',
   'test/hardening/faults-workload.test.ts',
   'test/hardening/untrusted-tree.test.ts',
+  'test/hardening/post-containers.test.ts',
   'test/preflight/compat-probe.test.ts',
   'test/preflight/container-init.test.ts',
   'test/preflight/docker-image-helper.test.ts',

@@ -47,10 +47,11 @@ function writeReportFiles(writer: ResultsWriter, summary: CheckSummary): string[
 export async function runCheck(
   config: Config,
   logger: Logger,
-  externalSignal?: AbortSignal
+  externalSignal?: AbortSignal,
+  /** The label of its containers; the action records it before they start, for its post step. */
+  checkId: string = newCheckId()
 ): Promise<CheckOutcome> {
   const started = new Date()
-  const checkId = newCheckId()
   const dir = workloadsDir()
   const writer = ResultsWriter.open(config.out, config.workspace ?? path.dirname(config.out))
   const state = initialCheckState()

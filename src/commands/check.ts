@@ -11,8 +11,12 @@ export interface CheckCommandResult extends CheckOutcome {
   gate: ReturnType<typeof checkGate>
 }
 
-export async function checkCommand(config: Config, logger: Logger): Promise<CheckCommandResult> {
-  const outcome = await runCheck(config, logger)
+export async function checkCommand(
+  config: Config,
+  logger: Logger,
+  checkId?: string
+): Promise<CheckCommandResult> {
+  const outcome = await runCheck(config, logger, undefined, checkId)
   // An error verdict fails too: the same gate for the action's step and the CLI's exit code.
   return { ...outcome, gate: checkGate(outcome.summary, config.failOnRegression) }
 }

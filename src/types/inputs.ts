@@ -68,7 +68,10 @@ export enum Outputs {
 /** Action state shared between the main step and its post step. */
 export enum State {
   IsPost = 'is-post',
-  PowerRestoreFile = 'power-restore-file'
+  PowerRestoreFile = 'power-restore-file',
+  /** The check's container label (its check id) and runtime: the post step removes what a killed main step left. */
+  CheckId = 'check-id',
+  ContainerRuntime = 'container-runtime'
 }
 
 export const DEFAULT_CONFIG_FILE = 'gpu-overhead.yml'

@@ -3,6 +3,9 @@ import * as fs from 'node:fs'
 import type { Config } from '../../config/index.js'
 import { CheckFailedError } from '../../util/errors.js'
 import { checkCommand } from '../../commands/check.js'
+import { newCheckId } from '../../util/cancel.js'
+import { saveState } from '../../util/runner-files.js'
+import { State } from '../../types/inputs.js'
 import { publish, repository } from '../../report/index.js'
 import { createGitHubApi, describeApiError } from '../../tools/github.js'
 import type { Logger } from '../../util/log.js'
@@ -52,7 +55,14 @@ export async function runCheckAction(config: Config, logger: Logger, workspace: 
       logger.warn(`baseline not fetched from branch ${store.branch}: ${describeApiError(error)}`)
     }
   }
-  const { summary, markdown, gate } = await checkCommand(config, logger)
+  // A SIGKILL of this step leaves its containers (one paused by turns among them): the post step finds them
+  // by this label (main.ts post), recorded before the first one starts.
+  const checkId = newCheckId()
+  if (config.arms.some(a => a.kind === 'container')) {
+    saveState(State.CheckId, checkId)
+    saveState(State.ContainerRuntime, config.containerRuntime)
+  }
+  const { summary, markdown, gate } = await checkCommand(config, logger, checkId)
   const files = [
     summary.paths.results,
     summary.paths.samples,

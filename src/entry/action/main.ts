@@ -15,7 +15,12 @@ import {
 } from '../../config/index.js'
 import { Inputs, Outputs, State } from '../../types/inputs.js'
 import { CheckFailedError, getErrorMessage } from '../../util/errors.js'
-import { leftoverRestoreFiles, restoreFromFile, stateDirProblem } from '../../execute/index.js'
+import {
+  killCheckContainers,
+  leftoverRestoreFiles,
+  restoreFromFile,
+  stateDirProblem
+} from '../../execute/index.js'
 import { checkEventTrust } from './trust.js'
 import { actionsLogger, failStep } from '../../util/log.js'
 import {
@@ -40,10 +45,30 @@ function readInputs(): RawInputs {
 }
 
 /**
+ * A main step killed with SIGKILL (a cancelled job, the runner's timeout) cannot clean up: its containers stay,
+ * one paused by turns among them, holding the GPU. Removed here by the check's label, which the main step
+ * recorded in its state before the first container started (GITHUB_STATE is watched: runner-files.ts).
+ */
+async function removeLeftContainers(): Promise<void> {
+  const checkId = core.getState(State.CheckId)
+  const runtime = core.getState(State.ContainerRuntime)
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(checkId) || (runtime !== 'docker' && runtime !== 'podman'))
+    return
+  try {
+    const left = await killCheckContainers(runtime, checkId)
+    if (left.length)
+      actionsLogger.warn(`containers of check ${checkId} could not be removed: ${left.join(', ')}`)
+  } catch (error) {
+    actionsLogger.warn(`could not remove the containers of check ${checkId}: ${getErrorMessage(error)}`)
+  }
+}
+
+/**
  * The post step (post-if: always()): a main step killed mid-sweep left the GPUs at a cap; put the
  * original limits back from its restore file. Nothing to do when no sweep ran or it restored them itself.
  */
 export async function post(): Promise<void> {
+  await removeLeftContainers()
   // Only a job that asked for power caps restores anything, and only from the tool's own HMAC'd files
   // outside the tree (execute/restore-file.ts).
   if (core.getState(State.PowerRestoreFile) !== 'true') return
