@@ -50,6 +50,7 @@ export const CALIBRATION_TESTS = [
   'test/analyze/stats.test.ts',
   'test/analyze/audit-cases.test.ts',
   'test/analyze/issue39-store.test.ts',
+  'test/analyze/issue-52-modes.test.ts',
   'test/analyze/issue39-s1-floor.test.ts',
   'test/analyze/issue39-tail-rows.test.ts',
   'test/analyze/issue52-tails.test.ts'

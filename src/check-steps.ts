@@ -9,12 +9,14 @@ import {
   capOf,
   compareWithBaseline,
   decideCheck,
+  guardNativeModes,
   measuredWork,
   measuredWorkNote,
   multiGpuSummary,
   multiGpuWarnings,
   pooledRows,
-  SequentialController
+  SequentialController,
+  storedArmHistory
 } from './analyze/index.js'
 import type { Config } from './config/index.js'
 import {
@@ -49,6 +51,8 @@ export async function analyzeCheck(config: Config, state: CheckState): Promise<v
   const rows = multi ? pooledRows(exec.samples) : exec.samples
   const fixed = exec.samples.length ? analyzeRecords(rows, analyzeOpts) : null
   const gateFailed = state.pre.results.some(p => p.status === 'fail')
+  // Read before this check may be saved: the accepted checks' native processes, where a slow mode shows (T1).
+  const nativeHistory = await storedArmHistory(config.baselinePath, rows, analyzeOpts.baselineEnv)
   state.baseline = exec.samples.length
     ? await compareWithBaseline(rows, {
         path: config.baselinePath,
@@ -69,6 +73,10 @@ export async function analyzeCheck(config: Config, state: CheckState): Promise<v
     state.analysis = decided.analysis
     if (state.baseline) state.baseline = { ...state.baseline, comparisons: decided.baseline }
   } else state.analysis = null
+  // A regression of the arms stands only where it also holds against the native level a stored slow mode implies
+  // (analyze/native-modes.ts, issue 52 T1); without such a mode in the history nothing changes.
+  if (state.analysis && nativeHistory.size > 0)
+    state.analysis = guardNativeModes(state.analysis, nativeHistory, config)
   const work = exec.runs.length ? measuredWorkNote(measuredWork(exec.runs)) : null
   if (state.analysis && work !== null) state.analysis.notes = [...(state.analysis.notes ?? []), work]
   if (multi && exec.samples.length) {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # One check through the action entry, as a runner runs it: every input that action.yml gives a default is set,
 # as INPUT_<NAME>, to that default (the runner does so), then the run's own inputs override them. Sourced by the e2e-*.sh scripts; needs R (the part's results folder) and REPO.
+# ACTION_TIMEOUT_S: seconds one check may run (default 280).
 # WS_SEED: repo paths copied into the check's workspace first (a user's own workload and the protocol helper).
 # action.yml's defaults as INPUT_ assignments (no YAML library on the GPU host: its inputs are flat scalars).
 mapfile -t DEFAULT_INPUTS < <(python3 - "$REPO/action.yml" <<'PY'
@@ -31,7 +32,7 @@ action() { # NAME IMAGE GPUS [MORE INPUT_ ASSIGNMENTS]
       GITHUB_STEP_SUMMARY="$R/$name-step_summary.md" GITHUB_EVENT_NAME=workflow_dispatch RUNNER_TEMP=/tmp/runner-temp \
       "${DEFAULT_INPUTS[@]}" "INPUT_IMAGE=$image" "INPUT_GPUS=$gpu" "INPUT_GPU-ACCESS=devices" "INPUT_COMMENT=never" \
       "INPUT_CHECK-RUN=" "INPUT_BASELINE-BRANCH=" "$@" \
-      timeout -s INT 280 node "$REPO/dist/index.js" ) > "$R/$name-action.log" 2>&1
+      timeout -s INT "${ACTION_TIMEOUT_S:-280}" node "$REPO/dist/index.js" ) > "$R/$name-action.log" 2>&1
   local rc=$?
   local v; v=$(python3 - "$ws/gpu-overhead-results/summary.json" <<'PY' 2>/dev/null
 import json, sys

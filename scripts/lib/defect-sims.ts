@@ -12,6 +12,7 @@ import seedrandom from 'seedrandom'
 import { analyzeRecords } from '../../src/analyze/compare/index.js'
 import { pooledRows } from '../../src/analyze/multi-gpu.js'
 import { SequentialController } from '../../src/analyze/sequential-check.js'
+import { guardNativeModes, historyKey, type NativeHistory } from '../../src/analyze/native-modes.js'
 import type { Analysis, Comparison, SampleRecord } from '../../src/types/index.js'
 
 export interface Block {
@@ -76,6 +77,21 @@ export function nativeSlowPath(pct: number): Generator {
     check: rand => () => ({
       native: requests(rand, BASE * (rand() < 0.15 ? 1.1 : 1)),
       container: requests(rand, BASE * nativeMean * (1 + pct / 100))
+    })
+  }
+}
+
+/**
+ * T2 (issue 52): a share of the container's processes take a slow path (×`factor` on every request of the
+ * process), the rest as native: a mode that a check of n processes misses with probability (1 − share)^n.
+ */
+export function candidateSlowPath(share: number, factor: number): Generator {
+  return {
+    name: `T2: ${Math.round(share * 100)}% of container processes ×${factor}`,
+    truthPct: share * (factor - 1) * 100,
+    check: rand => () => ({
+      native: requests(rand, BASE),
+      container: requests(rand, BASE * (rand() < share ? factor : 1))
     })
   }
 }
@@ -268,11 +284,12 @@ export function fixedCheck(g: Generator, n: number, seed: number): Analysis {
 export function sequentialCheck(
   g: Generator,
   seed: number,
-  maxRuns = 12
+  maxRuns = 12,
+  minRuns = 3
 ): { analysis: Analysis; runs: number } {
   const draw = g.check(streamOf(seed))
   const ctl = new SequentialController({
-    minRuns: 3,
+    minRuns,
     maxRuns,
     timeBudgetS: null,
     maxOverheadPct: MAX,
@@ -302,16 +319,53 @@ export interface Rates {
   sims: number
 }
 
-/** Rates over `sims` checks: `sequential` or a fixed count of blocks. */
-export function rates(g: Generator, how: 'sequential' | number, sims: number, seed0 = 1): Rates {
+/**
+ * The native arm's stored history a check of `g` would find (issue 52, T1): `checks` earlier accepted checks of
+ * `n` processes each, drawn from the same generator on a stream of their own; each process its request mean, as
+ * the store keeps it.
+ */
+export function nativeHistory(g: Generator, checks: number, n: number, seed: number): NativeHistory {
+  const rand = seedrandom.alea(`issue-52-history-${seed}`)
+  const stored: number[][] = []
+  for (let k = 0; k < checks; k++) {
+    const draw = g.check(rand)
+    stored.push(
+      Array.from({ length: n }, (_, i) => {
+        const v = draw(i, 0).native
+        return v.reduce((a, b) => a + b, 0) / v.length
+      })
+    )
+  }
+  return new Map([[historyKey('llm', '', metricName(0)), stored]])
+}
+
+/** Rates over `sims` checks: `sequential` or a fixed count of blocks; `history`: stored native checks to guard with. */
+export function rates(
+  g: Generator,
+  how: 'sequential' | number | { minRuns: number; maxRuns: number },
+  sims: number,
+  seed0 = 1,
+  history?: { checks: number; n: number }
+): Rates {
   let regression = 0
   let equivalent = 0
   let covered = 0
   let runs = 0
   for (let s = 0; s < sims; s++) {
     const seed = seed0 + s
-    const { analysis, runs: n } =
-      how === 'sequential' ? sequentialCheck(g, seed) : { analysis: fixedCheck(g, how, seed), runs: how }
+    const { analysis: measured, runs: n } =
+      how === 'sequential'
+        ? sequentialCheck(g, seed)
+        : typeof how === 'number'
+          ? { analysis: fixedCheck(g, how, seed), runs: how }
+          : sequentialCheck(g, seed, how.maxRuns, how.minRuns)
+    const analysis =
+      history === undefined
+        ? measured
+        : guardNativeModes(measured, nativeHistory(g, history.checks, history.n, seed), {
+            maxOverheadPct: MAX,
+            alpha: ALPHA
+          })
     runs += n
     const gated = analysis.comparisons.filter(c => c.scope === 'steady')
     // A tail row is judged on its gated percentile; the request mean is gated beside it, as in a check.

@@ -11,6 +11,7 @@ export {
   mergeCheck,
   parseBaseline,
   saveBaseline,
+  storedArmHistory,
   storePath,
   whyNotWrite,
   type BranchStore
@@ -18,6 +19,7 @@ export {
 export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
 export { explain, explainCheck } from './explain/index.js'
 export { decideCheck, decideFamily } from './family.js'
+export { guardNativeModes } from './native-modes.js'
 export { measuredWork, measuredWorkNote } from './measured-work.js'
 export { multiGpuSummary, multiGpuWarnings, pooledRows } from './multi-gpu.js'
 export { capOf, capOfParams, edpOptimal, powerCapRows } from './power.js'

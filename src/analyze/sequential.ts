@@ -19,7 +19,7 @@
 import jStat from 'jstat'
 import { mean as ssMean } from 'simple-statistics'
 import type { Direction } from '../types/index.js'
-import { equivalenceBounds, ratioBounds } from './compare/index.js'
+import { equivalenceBlocks, equivalenceBounds, ratioBounds } from './compare/index.js'
 import {
   holm,
   logRatioTest,
@@ -97,6 +97,12 @@ export interface SequentialOptions {
   spendingRegression: SpendingFunction
   /** Spending of the equivalence budget: Pocock lets a quiet metric be cleared at the first looks. */
   spendingEquivalence: SpendingFunction
+  /**
+   * Fewest runs per arm an equivalence claim needs (compare/mode-exclusion.ts: a slow mode met by a third of the
+   * candidate's processes must have had its chance to show; default 10). The equivalence budget is spent over
+   * the looks from here to max-runs, so none of it is lost on looks that could not claim.
+   */
+  equivalenceMinRuns?: number
 }
 
 /** One gated metric's per-run values (one value per process, as the analysis uses them). */
@@ -263,6 +269,8 @@ export function sequentialLook(series: readonly SequentialSeries[], opts: Sequen
   )
   const aReg = lookAlpha(opts.spendingRegression, opts.alphaRegression, n, opts.minRuns, opts.maxRuns)
   const aEq = lookAlpha(opts.spendingEquivalence, opts.alphaEquivalence, n, opts.minRuns, opts.maxRuns)
+  const eqMin = Math.max(opts.minRuns, opts.equivalenceMinRuns ?? equivalenceBlocks())
+  const aEqClaim = lookAlpha(opts.spendingEquivalence, opts.alphaEquivalence, n, eqMin, opts.maxRuns)
   const raw = series.map(s =>
     s.blocks !== undefined ? pairedLook(s.blocks, opts, s.tail === true) : unpairedLook(s, opts)
   )
@@ -273,7 +281,7 @@ export function sequentialLook(series: readonly SequentialSeries[], opts: Sequen
     const state: SequentialState =
       n >= opts.minRuns && aReg > 0 && pReg < aReg
         ? 'regression'
-        : n >= opts.minRuns && aEq > 0 && r.pEq < aEq
+        : n >= eqMin && aEqClaim > 0 && r.pEq < aEqClaim
           ? 'equivalent'
           : n >= opts.minRuns && aEq > 0 && r.pBetter < aEq
             ? 'improvement'

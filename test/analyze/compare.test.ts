@@ -407,7 +407,8 @@ describe('analyzeRecords (the pipeline entry)', () => {
     seed: number,
     unit = 'ms'
   ) =>
-    noise(seed, 6, mean, mean * 0.001).map((value, i) => ({
+    // Ten runs: an equivalence claim needs them (mode-exclusion.ts).
+    noise(seed, 10, mean, mean * 0.001).map((value, i) => ({
       workload: 'io',
       environment,
       run: i + 1,

@@ -9,6 +9,7 @@ import { unboundedReason } from '../../util/json-intervals.js'
 import { formatOverhead, formatP, formatPct } from './format.js'
 import { equivalenceBounds } from './overhead-interval.js'
 import { setting } from '../../util/setting-name.js'
+import { equivalenceBlocks, exclusionText, tooFewText } from './mode-exclusion.js'
 
 export interface DecideOptions {
   alpha: number
@@ -136,12 +137,23 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       verdict: 'inconclusive',
       reason: `${effect}: within ±${max}% by TOST (p=${formatP(c.tost.p)}), but the 95% interval reaches past ±${max}%, so equivalence is not claimed: inconclusive (${powerAdvice(c, max)}).`
     }
+  // Processes per arm, for the slow modes a claim of equivalence excludes (mode-exclusion.ts); a stored-baseline
+  // comparison's units are checks, whose processes the history screen already judged.
+  const processes =
+    c.history === undefined ? (c.paired?.blocks ?? Math.min(c.n_baseline, c.n_candidate)) : null
+  if (c.tost.equivalent && processes !== null && processes < equivalenceBlocks())
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect} is within ±${max}% (TOST p=${formatP(c.tost.p)}), but ${tooFewText(processes)}: inconclusive.`
+    }
   if (c.tost.equivalent)
     return {
       verdict: 'equivalent',
-      reason: identical
-        ? `${effect}: both arms are identical (zero variance, Welch's t undefined, p=1) and within ±${max}%: equivalent.`
-        : `${effect} is within ±${max}%: equivalent (TOST p=${formatP(c.tost.p)}).`
+      reason:
+        (identical
+          ? `${effect}: both arms are identical (zero variance, Welch's t undefined, p=1) and within ±${max}%: equivalent.`
+          : `${effect} is within ±${max}%: equivalent (TOST p=${formatP(c.tost.p)}).`) +
+        (processes === null ? '' : ` ${exclusionText(processes)}`)
     }
   if (significant && c.ci95.high < 0)
     return {

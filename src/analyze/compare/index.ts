@@ -17,6 +17,14 @@ export { commonUnit, metricDirection } from './direction.js'
 export { fingerprintDifferences } from './fingerprints.js'
 export { formatOverhead, formatP } from './format.js'
 export { measureComparison } from './measure.js'
+export {
+  equivalenceBlocks,
+  excludedShare,
+  exclusionText,
+  MODE_LEVEL,
+  MODE_SHARE,
+  tooFewText
+} from './mode-exclusion.js'
 export { equivalenceBounds } from './overhead-interval.js'
 export {
   blockRatios,
