@@ -84,7 +84,7 @@ function fileSamples(
       value: r.value,
       unit: r.unit,
       better: r.better,
-      scope: 'steady',
+      scope: r.scope ?? 'steady',
       iteration: (r.iteration ?? k) + 1,
       time
     })

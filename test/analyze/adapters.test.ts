@@ -12,6 +12,7 @@ import {
   readResults,
   RESULT_FILE_LIMITS
 } from '../../src/results/adapters/index.js'
+import { analyzeCommand } from '../../src/commands/analyze.js'
 import { InputError } from '../../src/util/errors.js'
 
 const FIX = join(import.meta.dirname, '..', '__fixtures__', 'adapters')
@@ -110,6 +111,36 @@ test('Google Benchmark: repetitions are samples (aggregates skipped), times in t
   ])
   expect(acc.every(r => r.unit === 'us')).toBe(true)
   expect(rows.some(r => /_(mean|median|stddev|cv)$/.test(r.workload))).toBe(false)
+})
+
+test('Google Benchmark: items_per_second and bytes_per_second are functions of the time: shown, not gated', async () => {
+  const rows = readResultFile('google-benchmark', join(FIX, 'google-benchmark.json'))
+  const scopes = new Map(rows.map(r => [r.metric, r.scope]))
+  expect([...scopes]).toEqual([
+    ['real_time', undefined],
+    ['cpu_time', undefined],
+    ['items_per_second', 'derived'],
+    ['bytes_per_second', 'derived']
+  ])
+  // Through analyze: the two times are the gated family; the rates are shown beside them, never tested again.
+  // A file is one run: the recorded file as each arm's two runs, under four names.
+  const text = readFileSync(join(FIX, 'google-benchmark.json'), 'utf8')
+  const runs = ['n1', 'n2', 'c1', 'c2'].map(n => write(`gb-${n}.json`, text))
+  const { analysis } = await analyzeCommand({
+    input: runs.map((f, i) => `${i < 2 ? 'native' : 'container'}=${f}`),
+    formatIn: 'google-benchmark',
+    format: 'json',
+    maxOverheadPct: 2,
+    alpha: 0.05
+  })
+  const sort = analysis.comparisons.filter(c => c.workload === 'BM_Sort/256')
+  const byMetric = Object.fromEntries(sort.map(c => [c.metric, c]))
+  for (const m of ['items_per_second', 'bytes_per_second']) {
+    expect(byMetric[m]!.scope).toBe('derived')
+    expect(byMetric[m]!.reason).toMatch(/^Derived from a gated metric, shown and not tested again/)
+  }
+  // The gated (Holm) family of this benchmark: its two times only.
+  expect(sort.filter(c => c.scope === 'steady').map(c => c.metric)).toEqual(['real_time', 'cpu_time'])
 })
 
 test('Google Benchmark: a file with aggregates only gives the median; an errored benchmark is refused', () => {

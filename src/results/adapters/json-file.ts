@@ -30,6 +30,11 @@ export interface SampleRow {
   better: Direction
   iteration?: number
   params?: Record<string, unknown>
+  /**
+   * 'derived': a function of another metric of the same entry (Google Benchmark's rates are iterations or bytes
+   * over its time): shown, never tested again, so one measurement is not several members of the Holm family.
+   */
+  scope?: 'derived'
 }
 
 /** Where in which file of which format: the context every error of an adapter carries. */
