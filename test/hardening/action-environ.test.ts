@@ -113,7 +113,8 @@ const INPUTS: Record<string, string> = {
 /** The action entry in its own process, as the runner starts it (as `user` when given: setpriv). */
 function runAction(
   layout: ReturnType<typeof runnerLayout>,
-  user: string[] = []
+  user: string[] = [],
+  more: Record<string, string> = {}
 ): Promise<{ code: number | null; stdout: string }> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -127,6 +128,7 @@ function runAction(
     ...SECRETS
   }
   for (const [k, v] of Object.entries(INPUTS)) env[`INPUT_${k.toUpperCase()}`] = v
+  Object.assign(env, more)
   if (user.length)
     for (const d of walk(layout.root)) fs.chmodSync(d, fs.statSync(d).isDirectory() ? 0o777 : 0o666)
   const argv = [...user, process.execPath, '--import', TSX, ENTRY]
@@ -205,4 +207,43 @@ test('as an unprivileged runner user: the same, through an unprivileged user nam
   if (!nobodyCan)
     return console.log('skipped: needs root (to become nobody) and unprivileged user namespaces')
   await expectNothingRead(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'])
+}, 180_000)
+
+/** A PATH with every program of /usr/bin and /bin but util-linux unshare: a host where it cannot isolate. */
+function pathWithoutUnshare(root: string): string {
+  const bin = path.join(root, 'bin')
+  fs.mkdirSync(bin)
+  for (const dir of ['/usr/bin', '/bin'])
+    for (const name of fs.readdirSync(dir))
+      if (name !== 'unshare' && !fs.existsSync(path.join(bin, name)))
+        fs.symlinkSync(path.join(dir, name), path.join(bin, name))
+  return bin
+}
+
+test('where it cannot isolate, a step holding the token or a secret fails before any command runs', async () => {
+  const layout = runnerLayout()
+  const r = await runAction(layout, [], { PATH: pathWithoutUnshare(layout.root) })
+  expect(findings(layout.ws)).toEqual([])
+  expect(r.code).not.toBe(0)
+  expect(r.stdout).toMatch(
+    /native-isolation: fail .*cannot be isolated here \(util-linux unshare is not installed\)/
+  )
+  expect(r.stdout).toMatch(/HF_TOKEN, INPUT_GITHUB-TOKEN/)
+  expect(r.stdout).toMatch(/github-token: ''/)
+}, 180_000)
+
+test('where it cannot isolate and the step holds no secret, the commands run with a warning', async () => {
+  const layout = runnerLayout()
+  const r = await runAction(layout, [], {
+    PATH: pathWithoutUnshare(layout.root),
+    'INPUT_GITHUB-TOKEN': '',
+    HF_TOKEN: ''
+  })
+  expect(r.stdout).toMatch(/native-isolation: warn/)
+  // It ran, unisolated: it saw the action's process (ACTIONS_RUNTIME_TOKEN, which every action step has).
+  const seen = findings(layout.ws)
+  expect(seen.length).toBeGreaterThanOrEqual(4)
+  expect(seen.some(f => f.visible > 3)).toBe(true)
+  // Its GITHUB_ENV write is still undone.
+  expect(fs.readFileSync(layout.files.GITHUB_ENV ?? '', 'utf8')).toBe('')
 }, 180_000)
