@@ -65,7 +65,8 @@ export async function analyzeResultFiles({
     format: cfg.format,
     files,
     onInconclusive: cfg.onInconclusive,
-    paths
+    paths,
+    gateMetrics: cfg.gateMetrics
   })
   const secrets = cfg.githubToken ? [cfg.githubToken] : []
   const written: string[] = []

@@ -141,7 +141,11 @@ export async function analyzeCommand(
   if (allNotes.length > 0) analysis.notes = allNotes
   if (baseline !== undefined) analysis.baseline = baseline
   // Nothing measured is never a pass: no gated comparison with 2 runs per arm → error, exit 2.
-  const nothing = nothingMeasuredReason({ comparisons: [...family.arms, ...family.baseline] })
+  const nothing = nothingMeasuredReason(
+    { comparisons: [...family.arms, ...family.baseline] },
+    [],
+    opts.gateMetrics ?? []
+  )
   if (nothing !== null) analysis.error = `nothing measured: ${nothing}`
   const verdict =
     nothing !== null

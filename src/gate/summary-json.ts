@@ -36,7 +36,7 @@ import type {
 } from '../types/index.js'
 import { maxOf } from '../util/arrays.js'
 import { VERSION } from '../util/version.js'
-import { checkVerdict, headline, nothingMeasuredReason } from './verdict.js'
+import { checkVerdict, headline, nothingMeasuredReason, type NamedGateMetric } from './verdict.js'
 
 /** What a check knows so far; the summary is assembled from it at the start, on a fault and at the end. */
 export interface CheckState {
@@ -99,7 +99,10 @@ export function assembleSummary(
   const sampleGated = workloadsGatedBySamples(config.definitions, config.gateIoThroughput)
   // A check of rule-gated workloads only (io by its mount rule) has no gated samples by design.
   const requireGated = sampleGated.length > 0
-  const nothing = exec.complete && requireGated ? nothingMeasuredReason(analysis, sampleGated) : null
+  const nothing =
+    exec.complete && (requireGated || config.gateMetrics.length > 0)
+      ? nothingMeasuredReason(analysis, requireGated ? sampleGated : [], config.gateMetrics)
+      : null
   return {
     schema: 'gpu-overhead/summary@1',
     check_id: checkId,
@@ -109,7 +112,14 @@ export function assembleSummary(
     wall_s: (finished.getTime() - started.getTime()) / 1000,
     complete: exec.complete,
     incomplete_reason: exec.incompleteReason,
-    verdict: checkVerdict(analysis, pre.results, exec.complete, sampleGated, requireGated),
+    verdict: checkVerdict(
+      analysis,
+      pre.results,
+      exec.complete,
+      sampleGated,
+      requireGated,
+      config.gateMetrics
+    ),
     ...headline(analysis),
     config: summaryConfig(config, state),
     arms: config.arms,
@@ -203,6 +213,8 @@ export interface ResultFilesCheck {
   files: number
   onInconclusive: OnInconclusive
   paths: ResultsWriter['paths']
+  /** The metrics gate-metrics names: each must have data in both arms. */
+  gateMetrics?: readonly NamedGateMetric[]
 }
 
 /**
@@ -215,7 +227,7 @@ export function assembleResultFilesSummary(input: ResultFilesCheck): CheckSummar
   const finished = new Date()
   const steady = results.series.filter(s => s.scope === 'steady')
   const runs = steady.map(s => s.values.length)
-  const nothing = nothingMeasuredReason(analysis)
+  const nothing = nothingMeasuredReason(analysis, [], input.gateMetrics ?? [])
   // A CSV may carry fingerprint columns; a tool's file carries none (the environment section then says so).
   const fingerprints = Object.fromEntries(
     Object.entries(results.fingerprints)
@@ -232,7 +244,7 @@ export function assembleResultFilesSummary(input: ResultFilesCheck): CheckSummar
     wall_s: (finished.getTime() - input.started.getTime()) / 1000,
     complete: true,
     incomplete_reason: null,
-    verdict: checkVerdict(analysis, [], true),
+    verdict: checkVerdict(analysis, [], true, [], true, input.gateMetrics ?? []),
     ...headline(analysis),
     config: {
       image: null,

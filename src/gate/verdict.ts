@@ -15,14 +15,54 @@ const MIN_RUNS = 2
 const gated = (comparisons: readonly Comparison[]): Comparison[] =>
   comparisons.filter(c => c.scope === 'steady')
 
+/** A metric the workflow named to gate (gate-metrics: `workload/metric`). */
+export interface NamedGateMetric {
+  workload: string
+  metric: string
+}
+
+const baseName = (metric: string): string => metric.split('@')[0] ?? metric
+
+/**
+ * The metrics named in gate-metrics that have no data to gate on: no comparison of that workload and metric
+ * (an arm's files left it out, or no file has it), or one with fewer than 2 runs in an arm. A gated metric
+ * without data is an error, never a pass.
+ */
+export function unmeasuredGateMetrics(
+  analysis: Pick<Analysis, 'comparisons'> | null,
+  named: readonly NamedGateMetric[]
+): string[] {
+  const comparisons = analysis?.comparisons ?? []
+  return named
+    .filter(g => {
+      const of = comparisons.filter(
+        c => c.workload === g.workload && baseName(c.metric) === baseName(g.metric)
+      )
+      return of.length === 0 || of.some(c => c.n_baseline < MIN_RUNS || c.n_candidate < MIN_RUNS)
+    })
+    .map(g => {
+      const of = comparisons.filter(
+        c => c.workload === g.workload && baseName(c.metric) === baseName(g.metric)
+      )
+      return of.length === 0
+        ? `${g.workload}/${g.metric}: not in both arms' results`
+        : `${g.workload}/${g.metric}: ${of.map(c => `${c.n_baseline}+${c.n_candidate}`).join(', ')} runs`
+    })
+}
+
 /**
  * Why the analysis measured nothing that can gate, or null when it did. `workloads`: the workloads the
- * check ran; each must have produced at least one gated comparison.
+ * check ran; each must have produced at least one gated comparison. `named`: the metrics gate-metrics names;
+ * each must have been measured in both arms.
  */
 export function nothingMeasuredReason(
   analysis: Pick<Analysis, 'comparisons'> | null,
-  workloads: readonly string[] = []
+  workloads: readonly string[] = [],
+  named: readonly NamedGateMetric[] = []
 ): string | null {
+  const unmeasured = unmeasuredGateMetrics(analysis, named)
+  if (unmeasured.length > 0)
+    return `gate-metrics names metric(s) without ${MIN_RUNS} runs of data in both arms (${unmeasured.join('; ')})`
   const steady = gated(analysis?.comparisons ?? [])
   if (steady.length === 0)
     return 'no gated metric was measured (zero gated samples, or the workloads emitted only informational metrics)'
@@ -47,12 +87,14 @@ export function checkVerdict(
   preflight: readonly PreflightResult[],
   complete: boolean,
   workloads: readonly string[] = [],
-  requireGated = true
+  requireGated = true,
+  named: readonly NamedGateMetric[] = []
 ): CheckVerdict {
   if (preflight.some(p => p.status === 'fail')) return 'error'
   if (analysis?.verdict === 'regression') return 'regression'
   if (!complete || !analysis) return 'error'
   if (requireGated && nothingMeasuredReason(analysis, workloads) !== null) return 'error'
+  if (unmeasuredGateMetrics(analysis, named).length > 0) return 'error'
   if (analysis.verdict === 'incomparable') return 'incomparable'
   // Measured but not decided: never a pass by itself (on-inconclusive says what it does to the step).
   if (analysis.verdict === 'inconclusive' && gated(analysis.comparisons).length > 0) return 'inconclusive'
