@@ -14,6 +14,7 @@ import {
   DEFAULT_WINDOW,
   magnitude
 } from './changepoints/index.js'
+import { InputError } from '../util/errors.js'
 import { at } from '../util/must.js'
 import {
   STACK_FIELDS,
@@ -160,6 +161,34 @@ function linkReverts(changes: TrendChange[], minMagnitude: number): void {
   }
 }
 
+/**
+ * One metric, one unit and one direction over the history: a level shift from ms to s is no change of the
+ * workload, and the last point's direction over earlier ones would flip what "worse" means. Refused, naming
+ * the first check of each.
+ */
+function refuseMixedDeclarations(
+  key: string,
+  metric: string,
+  withMetric: readonly { point: HistoryPoint; summary: PointSummary }[]
+): void {
+  for (const [what, values] of [
+    ['unit', withMetric.map(r => r.summary.unit.trim()).filter(u => u !== '')],
+    ['better', withMetric.flatMap(r => (r.summary.better === undefined ? [] : [r.summary.better]))]
+  ] as const) {
+    const distinct = [...new Set<string>(values)]
+    if (distinct.length > 1) {
+      const first = (v: string): string =>
+        withMetric.find(r => (what === 'unit' ? r.summary.unit.trim() : r.summary.better) === v)?.point
+          .check_id ?? ''
+      throw new InputError(
+        `${what} (${key}/${metric} in the history)`,
+        distinct.map(v => `${v} from check ${first(v)}`).join(' and '),
+        `one ${what === 'unit' ? 'unit' : 'direction'} per metric across the history (name the changed metric anew, or start a new history)`
+      )
+    }
+  }
+}
+
 function analyzeMetric(series: HistorySeries, metric: string, opts: TrendReport['options']): TrendSeries {
   // The points that have this metric, each with its summary of it.
   const withMetric: { point: HistoryPoint; summary: PointSummary }[] = []
@@ -167,6 +196,7 @@ function analyzeMetric(series: HistorySeries, metric: string, opts: TrendReport[
     const summary = point.metrics[metric]
     if (summary !== undefined) withMetric.push({ point, summary })
   }
+  refuseMixedDeclarations(series.key, metric, withMetric)
   const points: TrendPoint[] = withMetric.map(({ point: p, summary }) => ({
     check_id: p.check_id,
     time: p.time,

@@ -8,6 +8,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { main } from '../../src/entry/cli/index.js'
 import { clearSecrets } from '../../src/util/secrets.js'
+import { buildHistory } from '../helpers/trend-history.js'
 
 const FIX = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters')
 const made: string[] = []
@@ -93,5 +94,86 @@ describe('gate-metrics names a metric without data (C16-27, -28, -37)', () => {
     const r = await analyze(inputs(() => false))
     expect(r.code).not.toBe(2)
     expect((JSON.parse(r.out) as { error?: string }).error).toBeUndefined()
+  })
+})
+
+describe('one metric, two units or directions (D-18)', () => {
+  type Metrics = Record<string, { unit: string; better?: string }>
+  /** A stored history of 12 nights with `edit` applied to each stored check's kernel_ms (night index). */
+  function history(edit: (m: { unit: string; better?: string }, night: number) => void): string {
+    const data = buildHistory({ nights: 12, level: () => 43 }) as unknown as {
+      entries: Record<string, { checks: { metrics: Metrics }[] }>
+      history: Record<string, { points: { metrics: Metrics }[] }>
+    }
+    // The same edit to the stored checks (what analyze compares with) and the history (what trend reads).
+    for (const list of [
+      ...Object.values(data.entries).map(e => e.checks),
+      ...Object.values(data.history).map(s => s.points)
+    ])
+      list.forEach((c, i) => {
+        const m = c.metrics['kernel_ms']
+        if (m) edit(m, i)
+      })
+    const file = path.join(tmp('d18'), 'baseline.json')
+    fs.writeFileSync(file, JSON.stringify(data))
+    return file
+  }
+  /** This check's samples as a CSV, in ms, lower is better (as the stored checks declared). */
+  function currentCsv(): string {
+    const rows = ['workload,params,environment,run,metric,value,unit,better']
+    for (const env of ['native', 'container'])
+      for (let run = 1; run <= 3; run++)
+        rows.push(
+          `matmul,"{""n"":10000}",${env},${run},kernel_ms,${env === 'native' ? 41 + run * 0.01 : 43 + run * 0.01},ms,lower`
+        )
+    const file = path.join(tmp('d18-csv'), 'results.csv')
+    fs.writeFileSync(file, rows.join('\n') + '\n')
+    return file
+  }
+
+  it.each([
+    [
+      'a unit that changed half-way',
+      (m: { unit: string }, n: number): void => void (m.unit = n < 6 ? 'ms' : 's'),
+      /unit/
+    ],
+    [
+      'a direction that changed half-way',
+      (m: { better?: string }, n: number): void => void (m.better = n < 6 ? 'lower' : 'higher'),
+      /better/
+    ]
+  ])('trend over a history with %s: exit 2 naming the metric and both', async (_, edit, what) => {
+    const r = await cli(['trend', '--baseline', history(edit)])
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(what)
+    expect(r.err).toMatch(/kernel_ms in the history/)
+  })
+
+  it.each([
+    [
+      'stored in s, this check in ms',
+      (m: { unit: string }): void => void (m.unit = 's'),
+      /unit.*s in the stored baseline and ms/
+    ],
+    [
+      'stored checks in ms and in s',
+      (m: { unit: string }, n: number): void => void (m.unit = n % 2 ? 's' : 'ms'),
+      /unit \(kernel_ms in the stored baseline\)/
+    ],
+    [
+      'stored checks lower and higher',
+      (m: { better?: string }, n: number): void => void (m.better = n % 2 ? 'higher' : 'lower'),
+      /better \(kernel_ms in the stored baseline\)/
+    ]
+  ])('analyze against a stored baseline %s: exit 2, never a ratio of two units', async (_, edit, what) => {
+    const r = await cli(['analyze', '--input', currentCsv(), '--baseline', history(edit)])
+    expect(r.err).toMatch(what)
+    expect(r.code).toBe(2)
+  })
+
+  it('the control: one unit and one direction throughout is compared', async () => {
+    const r = await cli(['analyze', '--input', currentCsv(), '--baseline', history(() => undefined)])
+    expect(r.code).not.toBe(2)
+    expect((await cli(['trend', '--baseline', history(() => undefined)])).code).not.toBe(2)
   })
 })

@@ -3,7 +3,8 @@
  * the stored check means), never by pooling runs of different days into one sample.
  */
 import type { BaselineResult, Comparison } from '../../types/index.js'
-import { decide, fingerprintDifferences, metricDirection } from '../compare/index.js'
+import { commonUnit, decide, fingerprintDifferences, metricDirection } from '../compare/index.js'
+import { InputError } from '../../util/errors.js'
 import { compareWithHistory, summarizeCheck, type CheckMetricSummary } from '../history-compare.js'
 import type { BaselineFile, StoredCheck, StoredMetric } from './format.js'
 import { baselineKey, factsFor, findEntry, groupSeries } from './match.js'
@@ -20,16 +21,32 @@ function metricSummary(m: StoredMetric, checkId: string): CheckMetricSummary {
 function storedHistory(
   checks: readonly StoredCheck[],
   metric: string
-): { history: CheckMetricSummary[]; better?: 'lower' | 'higher' } | undefined {
+): { history: CheckMetricSummary[]; better?: 'lower' | 'higher'; unit: string } | undefined {
   const history: CheckMetricSummary[] = []
-  let better: 'lower' | 'higher' | undefined
+  const betters = new Set<'lower' | 'higher'>()
+  const units = new Set<string>()
   for (const check of checks) {
     const m = check.metrics[metric]
     if (m === undefined || m.values.length === 0) continue
     history.push(metricSummary(m, check.check_id))
-    better = m.better ?? better
+    if (m.better !== undefined) betters.add(m.better)
+    if (m.unit.trim() !== '') units.add(m.unit.trim())
   }
-  return history.length === 0 ? undefined : { history, ...(better ? { better } : {}) }
+  if (history.length === 0) return undefined
+  // One metric, one unit and one direction across the stored checks: a mean of ms and s checks, or the last
+  // check's direction over earlier ones, would be a made-up reference.
+  for (const [what, set] of [
+    ['unit', units],
+    ['better', betters]
+  ] as const)
+    if (set.size > 1)
+      throw new InputError(
+        `${what} (${metric} in the stored baseline)`,
+        [...set].join(' and '),
+        `one ${what === 'unit' ? 'unit' : 'direction'} per metric in every stored check (the baseline store has checks that disagree; reset the entry)`
+      )
+  const [better] = betters
+  return { history, unit: [...units][0] ?? '', ...(better ? { better } : {}) }
 }
 
 /** How far the rolling reference's level sits from the anchor's, as an overhead (%, positive = worse). */
@@ -74,6 +91,16 @@ export function compareWithStored(
     for (const cand of g.series) {
       const stored = storedHistory(entry.checks, cand.metric)
       if (stored === undefined) continue
+      // The stored checks' unit is the current one's, or the ratio is one of two units (refused, naming both).
+      commonUnit(
+        {
+          workload: cand.workload,
+          metric: cand.metric,
+          unit: stored.unit,
+          environment: 'the stored baseline'
+        },
+        cand
+      )
       const { direction, source } = metricDirection(cand, { better: stored.better })
       const against = (history: CheckMetricSummary[], baselineEnv: string): Comparison =>
         compareWithHistory({
