@@ -270,7 +270,9 @@ const WHY: Record<StopReason, string> = {
   decided: 'every gated metric decided',
   'max-runs': 'max-runs reached',
   'time-budget': 'another pair would overrun time-budget',
-  'nothing-gated': 'no gated metric',
+  // io by default (its MB/s inform; its verdict is the mount rule's): `runs` is the first look of gated metrics, so
+  // such a workload stops at INFORMATIONAL_RUNS whatever `runs` asks, and the report says so (issue 55).
+  'nothing-gated': `no gated metric: ${INFORMATIONAL_RUNS} runs per arm inform, whatever runs asks; gate-io-throughput: true gates io's MB/s`,
   'verdict-decided':
     'a gated metric is already a decided regression, so more runs could not change the verdict',
   futile: `futility: the runs needed far exceed max-runs (over ${FUTILITY}×), so the rest of the budget could not decide it`,

@@ -275,7 +275,9 @@ class StepRunner {
     if (stop !== null) {
       this.stoppedWorkloads.add(workload)
       ctx.logger.info(
-        `${this.prefix}${workload}: stopping after ${planned.run * perBlock} run(s) per arm (${stop})`
+        `${this.prefix}${workload}: stopping after ${planned.run * perBlock} run(s) per arm (${stop})` +
+          // runs (--runs) is where gated metrics first look: say why a workload without any ran fewer (issue 55).
+          (stop === 'nothing-gated' ? ': no metric of it gates, so runs does not apply to it' : '')
       )
     }
   }

@@ -213,6 +213,12 @@ describe('constant arms decide nothing (D2, D3)', () => {
       })
     expect(at(1)).toBeNull()
     expect(at(2)).toBe('nothing-gated')
+    // The report says why `runs` (3 here, 4 in README command 1) did not apply (issue 55).
+    expect(
+      stopNote({ workload: 'io', runs_per_arm: 2, reason: 'nothing-gated', metrics: [], undecided: [] })
+    ).toMatch(
+      /io stopped after 2 run\(s\) per arm \(no gated metric: 2 runs per arm inform, whatever runs asks; gate-io-throughput: true gates io's MB\/s\)/
+    )
   })
 
   it('D2: a constant first workload no longer stops the check, and a real +4% in the next is caught', () => {
