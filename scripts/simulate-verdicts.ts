@@ -34,6 +34,7 @@ import { defectTable } from './lib/defect-rows.js'
 import { s2Floor } from './lib/s2-floor.js'
 import { ALPHA as DEFECT_ALPHA, MAX as DEFECT_MAX } from './lib/defect-sims.js'
 import { simulateIssue39 } from './lib/issue39-sim.js'
+import { simulateIssue52Tails } from './lib/issue52-tails-sim.js'
 
 const argv = process.argv.slice(2)
 const SIMS = Number(argv[argv.indexOf('--sims') + 1] ?? 0) || 1000
@@ -66,6 +67,16 @@ if (argv.includes('--only') && argv[argv.indexOf('--only') + 1] === 'defects') {
   process.exit(0)
 }
 const rng = seedrandom.alea('issue-17-verdicts')
+
+// `--only issue52-tails`: issue 52's T3, T9 and T7 rows alone (docs/error-rates.md), written beside the rest.
+if (argv.includes('--only') && argv[argv.indexOf('--only') + 1] === 'issue52-tails') {
+  const rows = await simulateIssue52Tails(SIMS, line => process.stderr.write(line + '\n'))
+  mkdirSync('docs/evidence/verdicts', { recursive: true })
+  writeFileSync('docs/evidence/verdicts/issue52-tails.md', rows.md.join('\n') + '\n')
+  writeFileSync('docs/evidence/verdicts/issue52-tails.json', JSON.stringify(rows.json, null, 2) + '\n')
+  process.stdout.write(rows.md.join('\n') + '\n')
+  process.exit(0)
+}
 
 // `--only issue39`: issue 39's stored-baseline and CSV rows alone (their own seeds), written beside the rest.
 if (argv.includes('--only') && argv[argv.indexOf('--only') + 1] === 'issue39') {

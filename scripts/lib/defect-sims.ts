@@ -14,6 +14,7 @@ import { pooledRows } from '../../src/analyze/multi-gpu.js'
 import { SequentialController } from '../../src/analyze/sequential-check.js'
 import { guardNativeModes, historyKey, type NativeHistory } from '../../src/analyze/native-modes.js'
 import type { Analysis, Comparison, SampleRecord } from '../../src/types/index.js'
+import { valuesNeeded } from '../../src/config/index.js'
 
 export interface Block {
   native: number[]
@@ -110,22 +111,26 @@ export function requestTail(share: number, factor: number, n = REQUESTS): Genera
 
 /**
  * S5 through gate-metrics: the same slowdown, with the per-process q-th percentile named in gate-metrics. Its
- * truth is a percentile of a two-level mixture read from 100 requests, which no one number states: no coverage.
+ * truth is a percentile of a two-level mixture read from the requests, which no one number states: no coverage.
+ * Requests per process: `n`, by default what a check that gates the percentile runs (100, or valuesNeeded(q)).
  */
-export function requestTailGated(share: number, factor: number, q: number): Generator {
-  const g = requestTail(share, factor, 100)
+export function requestTailGated(share: number, factor: number, q: number, n = tailRequests(q)): Generator {
+  const g = requestTail(share, factor, n)
   return { ...g, name: `${g.name}, p${q} gated`, tail: { q } }
 }
+
+/** Requests per process of a row that gates the q-th percentile: 100, or what the percentile needs (p99: 300). */
+export const tailRequests = (q: number): number => Math.max(100, valuesNeeded(q))
 
 /**
  * Tail metrics at the threshold: every container request ×(1 + pct), so every percentile of a process is too
  * (a scale change) and the gated p<q>'s true overhead is `pct`. Requests are log-normal (CV 3%, a right-skewed
- * latency), 100 per process, around a process level (CV 0.5%).
+ * latency), tailRequests(q) per process, around a process level (CV 0.5%).
  */
 export function tailScale(pct: number, q: number): Generator {
   const reqs = (rand: () => number, level: number): number[] => {
     const p = level * (1 + 0.005 * normal(rand))
-    return Array.from({ length: 100 }, () => p * Math.exp(0.03 * normal(rand)))
+    return Array.from({ length: tailRequests(q) }, () => p * Math.exp(0.03 * normal(rand)))
   }
   return {
     name: `tail: every container request +${pct}%, log-normal CV 3%, p${q} gated`,

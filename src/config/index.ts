@@ -42,7 +42,12 @@ export {
   gateMetricSet,
   isGatedTail,
   isTailMetric,
+  llmRequests,
+  llmTailBase,
   parseGateMetrics,
+  tailQuantile,
+  TAIL_BEYOND,
+  valuesNeeded,
   type GateMetric,
   type GateMetricSet
 } from './tail-metrics.js'

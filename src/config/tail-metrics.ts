@@ -52,6 +52,47 @@ export function isTailMetric(workload: string, metric: string): boolean {
   return TAIL_PART.test(name)
 }
 
+/**
+ * How many values a per-process percentile must rest on to be a tail (issue 52, T3): at least TAIL_BEYOND values
+ * beyond it, so 3 / (1 − q) in all: p90 30, p99 300, p99.9 3000. Below that the percentile is about the largest
+ * value of the process — the built-in llm's p99 of its 6 requests is their maximum — and a slowdown that a few
+ * requests in a hundred pay is in too few processes to move it: 2% of requests ×1.5 (true p99 +40%) was flagged
+ * in 0 of 600 checks at 6 requests, 38.5% at 100 and 75% at 200 (scripts/simulate-verdicts.ts, docs/error-rates.md).
+ */
+export const TAIL_BEYOND = 3
+
+/** The percentile of a tail metric's name (`tpot_p99_ms` → 99), or null. */
+export function tailQuantile(metric: string): number | null {
+  const m = /(?:^|[_.])p(9\d(?:\.\d{1,3})?)(?=[_.]|$)/.exec(metric.split('@')[0] ?? metric)
+  return m === null ? null : Number(m[1])
+}
+
+/** Values a per-process q-th percentile needs (TAIL_BEYOND beyond it). */
+export function valuesNeeded(q: number): number {
+  return Math.ceil((TAIL_BEYOND * 100) / (100 - q) - 1e-9)
+}
+
+/** The built-in llm's per-request metric a tail metric is a percentile of (`tpot_p99_ms` → `tpot_ms`). */
+export function llmTailBase(metric: string): string | null {
+  const name = metric.split('@')[0] ?? metric
+  if (!(LLM_TAIL_METRICS as readonly string[]).includes(name)) return null
+  return name.replace(/_p9\d_ms$/, '_ms')
+}
+
+/**
+ * Requests per llm process a check runs: the default, or, where gate-metrics names a TTFT or TPOT tail of the
+ * llm, as many as its percentile needs (valuesNeeded). ITL tails are percentiles of token gaps, ~127 per request.
+ */
+export function llmRequests(defaultRequests: number, gate: readonly GateMetric[]): number {
+  let n = defaultRequests
+  for (const g of gate) {
+    if (g.workload !== 'llm' || !/^(ttft|tpot)_/.test(g.metric)) continue
+    const q = tailQuantile(g.metric)
+    if (q !== null) n = Math.max(n, valuesNeeded(q))
+  }
+  return n
+}
+
 /** One `workload/metric` entry of gate-metrics. */
 export interface GateMetric {
   workload: string

@@ -134,6 +134,11 @@ export interface Comparison {
   levels_gap_pct?: number
   /** Blocks far off the others' median (analyze/far-blocks.ts): named in the notes. */
   far_blocks?: number
+  /**
+   * A per-process percentile resting on too few values to be a tail (config/tail-metrics.ts, valuesNeeded): the
+   * fewest values a process had and the count its percentile needs. Such a comparison is not tested (issue 52, T3).
+   */
+  tail_support?: { per_process: number; needed: number }
 }
 
 /** The comparison against the stored baseline (a check's, or `analyze --baseline`). */

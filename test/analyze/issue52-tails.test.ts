@@ -2,7 +2,7 @@
  * Issue 52's calibration rows of T9, T3 and T7 (README, "Verdict error rates"; docs/error-rates.md), each from
  * the generator scripts/simulate-verdicts.ts runs, on fewer checks and with margins for the Monte Carlo error.
  */
-import { uniform } from '../../scripts/lib/defect-sims.js'
+import { fixedCheck, requestTailGated, sequentialCheck, uniform } from '../../scripts/lib/defect-sims.js'
 import { baselineRates } from '../../scripts/lib/sequential-baseline-sim.js'
 
 describe('T9: a sequential check with a stored baseline', () => {
@@ -14,5 +14,36 @@ describe('T9: a sequential check with a stored baseline', () => {
     // 300 checks gave 2.0% (SE 0.8 point): 5% is the bound, 4.5% leaves the noise of 200 a margin.
     expect(r.equivalent).toBeLessThanOrEqual(0.045)
     expect(r.regression).toBeLessThanOrEqual(0.04)
+  })
+})
+
+describe('T3: a gated p99 with 2% of requests ×1.5 (true p99 +40%)', () => {
+  const tail = (a: ReturnType<typeof fixedCheck>) => a.comparisons.find(c => c.metric === 'tpot_p99_ms')!
+  it('at the llm default of 6 requests per process: refused in every check, with the count (was equivalent in 23–44%)', () => {
+    const g = requestTailGated(0.02, 1.5, 99, 6)
+    for (let seed = 1; seed <= 60; seed++) {
+      for (const a of [fixedCheck(g, 6, seed), sequentialCheck(g, seed).analysis]) {
+        const c = tail(a)
+        expect(c.tail_support).toEqual({ per_process: 6, needed: 300 })
+        expect(c.verdict).toBe('inconclusive')
+        expect(a.verdict).not.toBe('equivalent')
+      }
+    }
+  })
+  it('at the 300 requests a check gating it runs: flagged ≥ 80%, equivalent ≤ 5% (sequential and fixed 12)', () => {
+    const g = requestTailGated(0.02, 1.5, 99, 300)
+    for (const how of ['sequential', 12] as const) {
+      let flagged = 0
+      let equivalent = 0
+      const sims = 80
+      for (let seed = 1; seed <= sims; seed++) {
+        const a = how === 'sequential' ? sequentialCheck(g, seed).analysis : fixedCheck(g, how, seed)
+        if (a.verdict === 'regression') flagged++
+        if (tail(a).verdict === 'equivalent') equivalent++
+      }
+      // 200 checks gave 97% for both (SE 1.2 points); 88% leaves 80 checks' noise a margin above the 80% bound.
+      expect(flagged / sims).toBeGreaterThanOrEqual(0.88)
+      expect(equivalent / sims).toBeLessThanOrEqual(0.05)
+    }
   })
 })

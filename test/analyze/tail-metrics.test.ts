@@ -6,13 +6,13 @@ import seedrandom from 'seedrandom'
 import { analyzeRecords } from '../../src/analyze/compare/index.js'
 import { SequentialController } from '../../src/analyze/sequential-check.js'
 import { logRatioTest } from '../../src/analyze/stats/index.js'
-import { gateMetricSet, isTailMetric, parseGateMetrics } from '../../src/config/index.js'
+import { gateMetricSet, isTailMetric, parseGateMetrics, valuesNeeded } from '../../src/config/index.js'
 import { sampleScope } from '../../src/execute/metrics.js'
 import type { SampleRecord } from '../../src/types/index.js'
 import { sampleRecord } from '../helpers/sample-record.js'
 import { estimatorFootnote } from '../../src/report/analysis-text.js'
 
-const REQUESTS = 200
+const REQUESTS = 300
 /** Every 50th request is slow: 2% of requests, so the p99 lies among them. */
 const TAIL_EVERY = 50
 const BASE = 10
@@ -34,12 +34,12 @@ function p99(xs: number[]): number {
  * One process's TPOTs: the bulk ±2% per request, every 50th request ×1.5 (×1.65 in the container, its p99
  * +10%), and the container's bulk lowered so that its request mean equals the native one.
  */
-function process(rand: () => number, level: number, container: boolean): number[] {
+function process(rand: () => number, level: number, container: boolean, requests = REQUESTS): number[] {
   const tail = container ? SLOW * 1.1 : SLOW
   const share = 1 / TAIL_EVERY
   // The extra tail cost the container's bulk gives back: mean unchanged.
   const bulk = container ? 1 - (share * (tail - SLOW)) / (1 - share) : 1
-  return Array.from({ length: REQUESTS }, (_, k) =>
+  return Array.from({ length: requests }, (_, k) =>
     (k + 1) % TAIL_EVERY === 0
       ? level * tail * (1 + 0.01 * normal(rand))
       : level * bulk * (1 + 0.02 * normal(rand))
@@ -60,7 +60,7 @@ function record(env: string, run: number, iteration: number, metric: string, val
 }
 
 /** A check of `blocks` blocks: per-request tpot_ms and one tpot_p99_ms per process, scoped as the runner would. */
-function check(blocks: number, seed: number, gateMetrics: string): SampleRecord[] {
+function check(blocks: number, seed: number, gateMetrics: string, requests = REQUESTS): SampleRecord[] {
   const rand = seedrandom.alea(`tail-${seed}`)
   const parsed = parseGateMetrics(gateMetrics)
   if (!parsed.ok) throw new Error(parsed.entry)
@@ -70,7 +70,7 @@ function check(blocks: number, seed: number, gateMetrics: string): SampleRecord[
     // A host state both processes of the block share.
     const level = BASE * (1 + 0.01 * normal(rand))
     for (const env of ['native', 'container']) {
-      const tpots = process(rand, level, env === 'container')
+      const tpots = process(rand, level, env === 'container', requests)
       tpots.forEach((v, k) => out.push(record(env, r, k + 1, 'tpot_ms', v, 'steady')))
       const scope = sampleScope({ metric: 'tpot_p99_ms' }, false, 'llm', gate)
       out.push(record(env, r, 0, 'tpot_p99_ms', p99(tpots), scope))
@@ -129,6 +129,34 @@ describe('tail metrics: p99 TPOT +10%, request mean unchanged', () => {
     expect(gated.verdict).toBe('regression')
     const shown = analyzeRecords(rows, { ...opts, gateMetrics: gateMetricSet([]) })
     expect(find(shown, 'tpot_p99_ms').scope).toBe('tail')
+  })
+})
+
+describe('issue 52, T3: a percentile of too few requests is not a tail, and is not tested', () => {
+  it('a gated p99 of 6 requests per process (the llm default) is refused with the count needed and available', () => {
+    // Every 50th request is slow, so a process of 6 has none: its "p99" is its largest ordinary request.
+    const a = analyzeRecords(check(12, 1, 'llm/tpot_p99_ms', 6), opts)
+    const tail = find(a, 'tpot_p99_ms')
+    expect(tail.scope).toBe('steady')
+    expect(tail.tail_support).toEqual({ per_process: 6, needed: 300 })
+    expect(tail.verdict).toBe('inconclusive')
+    expect(tail.reason).toMatch(/rests on 6 values, where this percentile needs 300/)
+    expect(tail.runs_needed).toBeNull()
+    // Never a pass: the gated tail is undecided, whatever the request mean says.
+    expect(a.verdict).toBe('inconclusive')
+  })
+  it('the same at 299 requests; at 300 it is tested (and flagged), and a p90 needs 30', () => {
+    expect(
+      find(analyzeRecords(check(6, 2, 'llm/tpot_p99_ms', 299), opts), 'tpot_p99_ms').tail_support
+    ).toEqual({
+      per_process: 299,
+      needed: 300
+    })
+    const at300 = find(analyzeRecords(check(8, 2, 'llm/tpot_p99_ms', 300), opts), 'tpot_p99_ms')
+    expect(at300.tail_support).toBeUndefined()
+    expect(at300.verdict).toBe('regression')
+    expect(valuesNeeded(90)).toBe(30)
+    expect(valuesNeeded(99.9)).toBe(3000)
   })
 })
 

@@ -50,3 +50,14 @@ test('the llm and matmul command lines carry the settings', () => {
   expect(valueOf(mm, '--size')).toBe('512')
   expect(mm).not.toContain('--iters')
 })
+
+test('a gated llm TTFT/TPOT tail runs as many requests per process as its percentile needs (issue 52, T3)', () => {
+  const iters = (gateMetrics: { workload: string; metric: string }[], device: 'gpu' | 'cpu' = 'gpu') =>
+    valueOf(workloadArgs('llm', settings({ device, gateMetrics }), io), '--iters')
+  expect(iters([])).toBe('6')
+  expect(iters([{ workload: 'llm', metric: 'tpot_p99_ms' }])).toBe('300')
+  expect(iters([{ workload: 'llm', metric: 'ttft_p90_ms' }], 'cpu')).toBe('30')
+  // ITL tails are percentiles of token gaps (~127 a request): the default requests give them enough.
+  expect(iters([{ workload: 'llm', metric: 'itl_p99_ms' }])).toBe('6')
+  expect(iters([{ workload: 'vllm-bench-serve', metric: 'p99_ttft_ms' }])).toBe('6')
+})

@@ -3,7 +3,7 @@
  * (workload, params, metric), measure every pair, then decide them as one Holm family.
  */
 import type { Analysis, Comparison } from '../../types/index.js'
-import { appendAll } from '../../util/arrays.js'
+import { appendAll, minOf } from '../../util/arrays.js'
 import { at, last } from '../../util/must.js'
 import { describeModes, describeSharedLevels, findModes, sharedLevels } from '../modality.js'
 import { describeFarBlocks, farBlocks } from '../far-blocks.js'
@@ -15,7 +15,14 @@ import type { BootstrapOptions } from '../stats/index.js'
 import { decide, overallVerdict, type DecideOptions } from './decide.js'
 import { fingerprintDifferences } from './fingerprints.js'
 import { measureComparison } from './measure.js'
-import { isGatedTail, isTailMetric, type GateMetricSet } from '../../config/index.js'
+import {
+  isGatedTail,
+  isTailMetric,
+  llmTailBase,
+  tailQuantile,
+  valuesNeeded,
+  type GateMetricSet
+} from '../../config/index.js'
 import { setting } from '../../util/setting-name.js'
 
 /**
@@ -32,6 +39,25 @@ function withTailScope(
   const named = isGatedTail(s.workload, s.metric, gate) || !gatesOtherwise.has(s.workload)
   const scope = named ? 'steady' : 'tail'
   return scope === s.scope ? s : { ...s, scope }
+}
+
+/**
+ * Where a built-in llm tail rests on too few values per process (issue 52, T3): the fewest requests (TTFT,
+ * TPOT) or token gaps (ITL) behind one process's percentile in either arm, read from the per-request series
+ * it is a percentile of, and the count it needs. Null where it has enough, or where that series is absent.
+ */
+function tailSupport(
+  tail: ArmSeries,
+  arms: readonly (ArmSeries | undefined)[]
+): { per_process: number; needed: number } | null {
+  const base = llmTailBase(tail.metric)
+  const q = tailQuantile(tail.metric)
+  if (tail.workload !== 'llm' || base === null || q === null) return null
+  const counts = arms.flatMap(a => a?.iterations ?? [])
+  if (counts.length === 0) return null
+  const perProcess = minOf(counts)
+  const needed = valuesNeeded(q)
+  return perProcess < needed ? { per_process: perProcess, needed } : null
 }
 
 /** The workloads with a gated metric other than a tail percentile. */
@@ -113,6 +139,12 @@ export function measureSeries(
       incomparable,
       bootstrap: opts.seed === undefined ? opts.bootstrap : { ...opts.bootstrap, seed: String(opts.seed) }
     })
+    if (isTailMetric(b.workload, b.metric)) {
+      const perRequest = (env: Map<string, ArmSeries>): ArmSeries | undefined =>
+        env.get(key({ ...b, metric: llmTailBase(b.metric) ?? b.metric }))
+      const support = tailSupport(b, [perRequest(base), perRequest(cand)])
+      if (support !== null) comparison.tail_support = support
+    }
     if (comparison.scope === 'steady') {
       const what = `${b.workload}/${b.metric}${b.params === '' ? '' : ` (${b.params})`}`
       const mb = findModes(b.values)

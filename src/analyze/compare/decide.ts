@@ -66,6 +66,11 @@ function untestableVerdict(c: Comparison, effect: string): { verdict: MetricVerd
       verdict: 'inconclusive',
       reason: `Only ${c.n_baseline} baseline and ${c.n_candidate} candidate run(s); at least 2 runs per arm are needed to test anything: inconclusive.`
     }
+  if (c.tail_support !== undefined)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect}, but each process's ${c.metric} rests on ${c.tail_support.per_process} values, where this percentile needs ${c.tail_support.needed} (3 beyond it): with fewer it is about the process's largest value, which a slowdown of a few requests in a hundred does not move, so it is not tested: inconclusive (a check that gates it runs the llm with ${c.tail_support.needed} requests per process; README, "Tail metrics").`
+    }
   if (undef.has('overhead_pct'))
     return {
       verdict: 'inconclusive',
@@ -205,6 +210,7 @@ export function redecide(input: Comparison, opts: DecideOptions): Comparison {
     verdict === 'inconclusive' &&
     enough &&
     c.history === undefined &&
+    c.tail_support === undefined &&
     !(c.undefined_stats ?? []).includes('overhead_pct')
   ) {
     c.runs_needed = runsToDetect(c, opts)

@@ -4,6 +4,7 @@
  * built-ins and the user's commands go through one path and no stage compares workload names.
  */
 import type { CommandFormat, CommandWorkload, Device } from '../../types/index.js'
+import type { GateMetric } from '../tail-metrics.js'
 
 /** The built-ins' knobs a definition reads (inputs matmul-dtype and llm-preset). */
 export const MATMUL_DTYPES = ['fp32', 'tf32', 'bf16', 'fp16'] as const
@@ -20,6 +21,8 @@ export interface WorkloadSettings {
   checkpointMb: number
   seed: number
   gateIoThroughput: boolean
+  /** Tail metrics named in gate-metrics: a gated llm TTFT/TPOT tail raises its requests per process. */
+  gateMetrics?: readonly GateMetric[]
 }
 
 /** io's folders as the process sees them (host paths natively, container paths in the image). */
