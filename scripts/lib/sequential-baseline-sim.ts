@@ -39,7 +39,8 @@ const withId = (rows: SampleRecord[], id: string): SampleRecord[] => rows.map(r 
 export async function sequentialCheckWithBaseline(
   g: Generator,
   seed: number,
-  maxRuns = 12
+  maxRuns = 12,
+  gatedWorkloads = 1
 ): Promise<BaselineCheck> {
   const store = memoryStore()
   const opts = { path: null, maxOverheadPct: MAX, alpha: ALPHA, store, seed }
@@ -57,7 +58,8 @@ export async function sequentialCheckWithBaseline(
     alpha: ALPHA,
     baselineEnv: 'native',
     candidateEnvs: ['container'],
-    gatedWorkloads: 1
+    // A default check gates two workloads (matmul, llm): the regression budget is split between them.
+    gatedWorkloads
   })
   const samples: SampleRecord[] = []
   let run = 0
@@ -87,14 +89,19 @@ export interface BaselineRates {
 }
 
 /** Rates of the arms' gated request-mean comparison over `sims` sequential checks with a stored baseline. */
-export async function baselineRates(g: Generator, sims: number, seed0 = 1): Promise<BaselineRates> {
+export async function baselineRates(
+  g: Generator,
+  sims: number,
+  seed0 = 1,
+  gatedWorkloads = 1
+): Promise<BaselineRates> {
   let regression = 0
   let equivalent = 0
   let covered = 0
   let notSequential = 0
   let runs = 0
   for (let s = 0; s < sims; s++) {
-    const r = await sequentialCheckWithBaseline(g, seed0 + s)
+    const r = await sequentialCheckWithBaseline(g, seed0 + s, 12, gatedWorkloads)
     runs += r.runs
     const arm = r.analysis.comparisons.find(c => c.scope === 'steady' && c.metric === 'tpot_ms')
     if (r.analysis.comparisons.some(c => c.scope === 'steady' && c.verdict === 'regression')) regression++

@@ -2,8 +2,9 @@
  * Issue 52, T9: with a stored baseline, a sequential check's verdicts are the sequential rule's. The check's
  * analysis step (check-steps.ts `analyzeCheck`, as `run` and the action call it) with a real config, a real
  * baseline file holding 5 accepted checks, and a SequentialController that looked after every block. Before the
- * fix the family step re-decided the arms at fixed-count levels after the controller's downgrade: the check below
- * (12 blocks, sequential rule undecided, repeated interval [+1.30, +2.23]) read `equivalent`.
+ * fix the family step re-decided the arms at fixed-count levels after the controller's downgrade: the check below,
+ * a clean +2% (at the threshold) in a check that gates two workloads (the regression budget split between them),
+ * stopped at 12 blocks with the sequential rule undecided, and read REGRESSION +2.71% [+2.04, +3.66].
  */
 import * as fs from 'node:fs'
 import * as os from 'node:os'
@@ -25,10 +26,10 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-/** Seed 135 of scripts/lib/sequential-baseline-sim.ts: a clean +2% check the sequential rule leaves undecided. */
-const SEED = 135
+/** Seed 4 of scripts/lib/sequential-baseline-sim.ts: a clean +2% check the sequential rule leaves undecided. */
+const SEED = 4
 
-it('a check the sequential rule left undecided stays inconclusive with a stored baseline (was: equivalent)', async () => {
+it('a check the sequential rule left undecided stays inconclusive with a stored baseline (was: regression)', async () => {
   const g = uniform(2, 'normal')
   const baselinePath = path.join(dir, 'baseline.json')
   const config = loadConfig({
@@ -37,7 +38,7 @@ it('a check the sequential rule left undecided stays inconclusive with a stored 
       [Inputs.Image]: IMAGE,
       [Inputs.Device]: 'cpu',
       [Inputs.Python]: '/usr/bin/python3',
-      [Inputs.Workloads]: 'llm',
+      [Inputs.Workloads]: 'llm,matmul',
       [Inputs.Runs]: '3',
       [Inputs.MaxRuns]: '12',
       [Inputs.BaselinePath]: baselinePath
@@ -74,8 +75,7 @@ it('a check the sequential rule left undecided stays inconclusive with a stored 
   expect(state.baseline?.comparisons.filter(c => c.scope === 'steady').length).toBeGreaterThan(0)
   const arm = state.analysis!.comparisons.find(c => c.metric === 'tpot_ms' && c.scope === 'steady')!
   expect(arm.verdict).toBe('inconclusive')
-  // The printed interval is the repeated one, and it reaches beyond +2%: nothing may call it equivalent.
+  // The printed interval is the repeated one; the truth (+2%) is not beyond the threshold.
   expect(arm.ci95_fixed_n_for_reference).toBeDefined()
-  expect(arm.ci95.high).toBeGreaterThan(config.maxOverheadPct)
   expect(state.analysis!.verdict).toBe('inconclusive')
 })

@@ -6,14 +6,17 @@ import { fixedCheck, requestTailGated, sequentialCheck, uniform } from '../../sc
 import { baselineRates } from '../../scripts/lib/sequential-baseline-sim.js'
 
 describe('T9: a sequential check with a stored baseline', () => {
-  it('keeps the sequential rule’s verdicts: no claim the rule did not reach; false equivalence ≤ 5%', async () => {
-    // Clean +2% (the threshold), 200 checks, each after 5 stored accepted checks. Before the fix 4 of these
-    // 200 read equivalent where the sequential rule had not decided (1.7% of 300, false equivalence 3.7% → 2.0%).
-    const r = await baselineRates(uniform(2, 'normal'), 200, 1)
-    expect(r.notSequential).toBe(0)
-    // 300 checks gave 2.0% (SE 0.8 point): 5% is the bound, 4.5% leaves the noise of 200 a margin.
-    expect(r.equivalent).toBeLessThanOrEqual(0.045)
-    expect(r.regression).toBeLessThanOrEqual(0.04)
+  it('keeps the sequential rule’s verdicts: no claim the rule did not reach (a check gating two workloads)', async () => {
+    // Each check after 5 stored accepted checks; the regression budget split between two gated workloads, as
+    // in a default check. Before the fix the family step restored regressions the rule had not reached: at a
+    // clean +2% 2 of these 150 checks (seeds 4 and 133: false regressions), at +2.5% 4.3% of 300.
+    const atThreshold = await baselineRates(uniform(2, 'normal'), 150, 1, 2)
+    expect(atThreshold.notSequential).toBe(0)
+    // 300 checks gave 1.0% (SE 0.6 point); the bound is 2.5%, 4% leaves 150 checks' noise a margin.
+    expect(atThreshold.regression).toBeLessThanOrEqual(0.04)
+    expect(atThreshold.equivalent).toBeLessThanOrEqual(0.05)
+    const above = await baselineRates(uniform(2.5, 'normal'), 150, 1, 2)
+    expect(above.notSequential).toBe(0)
   })
 })
 
