@@ -185,7 +185,20 @@ function tag(version, moving, remote) {
   )
 }
 
+/** The usage: the header comment of this file, from its first command line to the line before the imports. */
+function usage() {
+  const text = readFileSync(new URL(import.meta.url), 'utf8').split('\n')
+  const from = text.findIndex(l => l.includes('node scripts/release.mjs prepare'))
+  const to = text.findIndex(l => l.startsWith('import '))
+  return text
+    .slice(from, to)
+    .map(l => l.replace(/^\/\/ ?/, ''))
+    .join('\n')
+    .trimEnd()
+}
+
 function main(argv) {
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) return console.log(usage())
   const [command, version, ...rest] = argv
   const option = name => {
     const i = rest.indexOf(name)

@@ -69,6 +69,15 @@ describeWhere(
   'test/package/release.test.ts',
   'git and a git checkout'
 )('scripts/release.mjs on a scratch clone', () => {
+  it('--help (or no argument) prints both commands as docs/development.md runs them, exit 0', () => {
+    for (const args of [['--help'], []]) {
+      const r = release(...args)
+      expect(r.status).toBe(0)
+      expect(r.stdout).toContain('node scripts/release.mjs prepare X.Y.Z [--date YYYY-MM-DD]')
+      expect(r.stdout).toContain('node scripts/release.mjs tag X.Y.Z vN [--push REMOTE]')
+    }
+  })
+
   it('prepare refuses an empty Unreleased section before writing anything', () => {
     // What a release says is written by hand as changes land, never the commit subjects.
     const log = read('CHANGELOG.md').replace(/^## Unreleased\n[\s\S]*?(?=^## )/m, '## Unreleased\n\n')
