@@ -183,7 +183,9 @@ function groupSection(g: AggregateGroup): string {
     '',
     `${facts.join(', ')}. Baseline arm ${code(g.baseline_env)}. Arms: ${arms.join('; ')}.`,
     '',
-    `Sources pooled (runs relabelled \`<source>/<run>\`): ${sources.join('; ')}.`,
+    sources.length === 1
+      ? `One source, shown with its own numbers (the intervals and verdicts its report printed): ${sources.join('; ')}.`
+      : `Sources pooled (runs relabelled \`<source>/<run>\`): ${sources.join('; ')}.`,
     '',
     comparisonsTable(g)
   ]

@@ -135,21 +135,33 @@ function analyseGroup(
   const baselineEnv = must(arms[0], 'a summary without arms')
   const candidateEnvs = arms.slice(1)
   const records = poolRecords(sources)
+  // One check: its own analysis, the numbers its report printed (after a sequential stop the repeated interval,
+  // which a fixed-n analysis of its runs would not give: aggregate printed [−23, +234] where the check printed
+  // another interval, issue 51). Several: their runs pooled, and the notes say so.
+  const own = sources.length === 1 ? (sources[0]?.summary.analysis ?? null) : null
   const analysis =
-    records.length > 0
-      ? analyzeRecords(records, {
-          baselineEnv,
-          candidateEnvs,
-          maxOverheadPct: opts.maxOverheadPct,
-          alpha: opts.alpha,
-          seed: opts.seed ?? 1
-        })
-      : null
+    own !== null
+      ? own
+      : records.length > 0
+        ? analyzeRecords(records, {
+            baselineEnv,
+            candidateEnvs,
+            maxOverheadPct: opts.maxOverheadPct,
+            alpha: opts.alpha,
+            seed: opts.seed ?? 1
+          })
+        : null
   const preflight: PreflightResult[] = sources.flatMap(s =>
     s.summary.preflight.map(p => ({ ...p, message: `${s.label}: ${p.message}` }))
   )
   const complete = sources.every(s => s.summary.complete)
   const notes = contextNotes(sources)
+  if (own === null && sources.length > 1 && analysis !== null)
+    notes.push(
+      `Pooled from ${sources.length} checks (${sources.map(s => s.label).join(', ')}): every run of them analysed ` +
+        'as one fixed-count sample, each check a block, so the intervals here are not any one check’s (a check ' +
+        'that stopped by the sequential rule printed a repeated interval, wider at the same runs).'
+    )
   for (const s of sources)
     if (!s.summary.complete)
       notes.push(

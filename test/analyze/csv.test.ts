@@ -103,12 +103,13 @@ test('quoted fields (params JSON with commas) go through csv-parse; errors still
   const p = file(
     'quoted.csv',
     [
-      'workload,environment,run,metric,value,params',
-      'llm,native,1,tpot_ms,20,"{""batch"":1,""seq"":128}"',
-      'llm,native,1,tpot_ms,22,"{""batch"":1,""seq"":128}"',
-      'llm,native,1,tpot_ms,30,"{""batch"":8,""seq"":128}"',
-      'llm,container,1,tpot_ms,21,"{""batch"":1,""seq"":128}"',
-      'llm,container,1,tpot_ms,"a,b","{""batch"":8,""seq"":128}"'
+      // Two rows of one run need the iteration column that says they are one process's (issue 51).
+      'workload,environment,run,iteration,metric,value,params',
+      'llm,native,1,1,tpot_ms,20,"{""batch"":1,""seq"":128}"',
+      'llm,native,1,2,tpot_ms,22,"{""batch"":1,""seq"":128}"',
+      'llm,native,1,1,tpot_ms,30,"{""batch"":8,""seq"":128}"',
+      'llm,container,1,1,tpot_ms,21,"{""batch"":1,""seq"":128}"',
+      'llm,container,1,1,tpot_ms,"a,b","{""batch"":8,""seq"":128}"'
     ].join('\r\n')
   )
   const err = await readResultsCsv(p).catch((e: unknown) => e)

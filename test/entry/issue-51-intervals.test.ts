@@ -180,3 +180,32 @@ describe('paired only where paired', () => {
     for (const c of a) expect(c.ci_method).not.toBe('paired')
   })
 })
+
+describe('two checks in one file', () => {
+  test('the sorted concatenation of two checks without an iteration column is refused, naming the run', async () => {
+    // Two checks of three runs each, then what `sort -t, -k2,2 -k3,3n` (a spreadsheet's sort) makes of them:
+    // each run's rows of both checks side by side, which read as one check of two iterations per run before.
+    const body: string[] = []
+    for (const [_check, shift] of [
+      [1, 0],
+      [2, 0.3]
+    ] as const)
+      for (let run = 1; run <= 3; run++)
+        for (const env of ['native', 'container'])
+          body.push(
+            `w,${env},${run},t_ms,${(10 + shift + run * 0.01 + (env === 'container' ? 0.3 : 0)).toFixed(3)}`
+          )
+    body.sort((a, b) => {
+      const [, ea, ra] = a.split(',')
+      const [, eb, rb] = b.split(',')
+      return ea! < eb! ? -1 : ea! > eb! ? 1 : Number(ra) - Number(rb)
+    })
+    const file = path.join(dir, 'sorted.csv')
+    writeFileSync(file, ['workload,environment,run,metric,value', ...body].join('\n') + '\n')
+    const r = await cli('--input', file)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('no iteration column')
+    expect(r.stderr).toContain('2 rows of run 1 of w/t_ms')
+    expect(r.stderr).toContain('the same run of two checks')
+  })
+})

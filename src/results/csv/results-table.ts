@@ -23,6 +23,7 @@ import { METRIC_SCOPES } from '../../types/index.js'
 import { poolGpus } from './gpu-pooling.js'
 import { csvText } from '../../util/text.js'
 import { at } from '../../util/must.js'
+import { InputError } from '../../util/errors.js'
 
 export interface CsvResults {
   file: string
@@ -253,6 +254,27 @@ export class ResultsTable {
     )
   }
 
+  /**
+   * Several rows of one run's metric with no iteration column: one process's iterations, or the same run number
+   * of two checks side by side (a sorted concatenation, `sort -t, -k2,2 -k3,3n`, what a spreadsheet does, read
+   * as one check of two iterations per run and judged PASS, issue 51). Nothing in the file tells them apart, so
+   * neither is guessed: the iteration column says which. Derived metrics repeat by design and are not asked.
+   */
+  private refuseUnnumberedRows(series: readonly ArmSeries[]): void {
+    for (const s of series) {
+      if (s.scope === 'derived') continue
+      const i = s.iterations.findIndex(n => n > 1)
+      if (i < 0) continue
+      throw new InputError(
+        `${this.file} (no iteration column)`,
+        `${s.iterations[i]} rows of run ${s.runs[i] ?? '?'} of ${s.workload}/${s.metric} in ${s.environment}`,
+        'one row per run and metric, or an iteration column (1, 2, … within each run) when a run has several: ' +
+          'without it, two rows of one run may be two iterations of one process or the same run of two checks ' +
+          '(a sorted concatenation of two results files) — give each check its own run numbers, or analyse them apart'
+      )
+    }
+  }
+
   /** The series read; RowConflictError when runs of one metric disagree (unit, direction). */
   results(): CsvResults {
     if (this.gpus.size > 1) poolGpus(this.agg)
@@ -260,6 +282,7 @@ export class ResultsTable {
       for (const [environment, gpu_uuid, workload] of this.uuids)
         this.agg.noteFingerprint(environment, { gpu_uuid }, workload)
     const series = this.agg.series()
+    if (this.header.index.iteration < 0) this.refuseUnnumberedRows(series)
     return {
       file: this.file,
       rows: this.agg.rows,
