@@ -7,6 +7,7 @@
  * request's choice of what runs, docs/security.md). Both are judged by the same rules; a workflow command
  * of the same name wins.
  */
+import { registerCommandSecrets } from '../util/secrets.js'
 import {
   COMMAND_FORMATS,
   WORKLOADS,
@@ -138,6 +139,8 @@ function judged(
       'a command on one line, without line breaks or NUL characters'
     )
   const argv = splitCommand(name, text, shownAs(`${name}: ${text}`))
+  // A key the command is given is masked in whatever the command prints, as the token is.
+  registerCommandSecrets(argv)
   if (argv.length === 0)
     throw new InputError(Inputs.Commands, `${shownAs(name)}:`, 'a command after the name')
   return { name, argv, format, source }

@@ -12,6 +12,13 @@ const MASK = '***'
 const MIN_PART_CHARS = 4
 
 const registered = new Set<string>()
+/** Where a secret registered later is also announced (the action: core.setSecret), set once by the entry. */
+let announce: (part: string) => void = () => {}
+
+/** Every secret registered from now on is also passed to `mask` (the action's core.setSecret). */
+export function announceSecretsTo(mask: (part: string) => void): void {
+  announce = mask
+}
 /**
  * `redactName`'s answers: a metric name or unit stands on every sample (150k of one process), and `redact` of
  * each took seconds of a check's CPU. Emptied whenever the registered secrets change.
@@ -67,7 +74,14 @@ export function encodedForms(value: string): string[] {
     forms.add(Buffer.from(`${user}:${value}`).toString('base64'))
   const uri = encodeURIComponent(value)
   if (uri !== value) forms.add(uri)
-  if (value.length >= MIN_PART_CHARS * 2) forms.add(bytes.toString('hex'))
+  if (value.length >= MIN_PART_CHARS * 2) {
+    const hex = bytes.toString('hex')
+    forms.add(hex)
+    forms.add(hex.toUpperCase())
+    // Every byte percent-encoded (`%74%6F…`), as some clients write a URL's userinfo.
+    forms.add(hex.replace(/../g, '%$&'))
+    forms.add(hex.toUpperCase().replace(/../g, '%$&'))
+  }
   forms.delete(value)
   return [...forms].filter(f => f.length >= MIN_ENCODED_CHARS)
 }
@@ -79,7 +93,7 @@ export function encodedForms(value: string): string[] {
  */
 export function registerSecret(
   value: string | null | undefined,
-  mask: (part: string) => void = () => {}
+  mask: (part: string) => void = announce
 ): void {
   if (!value) return
   const parts = secretParts(value)
@@ -97,13 +111,48 @@ export function registerSecret(
 export function redactSecrets(text: string, extra: readonly (string | null | undefined)[] = []): string {
   const parts = new Set(registered)
   for (const e of extra) if (e) for (const p of secretParts(e)) parts.add(p)
+  const sorted = [...parts].sort((a, b) => b.length - a.length)
   let out = text
-  for (const p of [...parts].sort((a, b) => b.length - a.length)) out = out.split(p).join(MASK)
-  return out
+  for (const p of sorted) out = out.split(p).join(MASK)
+  return maskEncodedRuns(out, sorted)
+}
+
+/** Secret parts at least this long are looked for in decoded text (a shorter one would match by chance). */
+const MIN_DECODED_PART_CHARS = 8
+
+/**
+ * Runs of percent-encoding (any mix of `%XX` in either case and plain characters) and of hex (either case, any
+ * alignment) are decoded, and a run whose decoding holds a secret is masked whole: no list of encodings can
+ * name every mix of encoded and plain characters, or of upper- and lower-case digits.
+ */
+function maskEncodedRuns(text: string, parts: readonly string[]): string {
+  const long = parts.filter(p => p.length >= MIN_DECODED_PART_CHARS)
+  if (long.length === 0) return text
+  const holds = (decoded: string): boolean => long.some(p => decoded.includes(p))
+  return text
+    .replace(
+      /(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/-])*%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/-])*/g,
+      run => (holds(percentDecoded(run)) ? MASK : run)
+    )
+    .replace(/[0-9A-Fa-f]{16,}/g, run =>
+      holds(Buffer.from(run, 'hex').toString('latin1')) ||
+      holds(Buffer.from(run.slice(1), 'hex').toString('latin1'))
+        ? MASK
+        : run
+    )
+}
+
+/** `%XX` to its byte, everything else as it is; bytes read as UTF-8 (a malformed sequence stays as bytes). */
+function percentDecoded(run: string): string {
+  const bytes = Buffer.from(
+    run.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+    'latin1'
+  )
+  return bytes.toString('utf8')
 }
 
 // Token shapes that must never be published, whatever string carried them in.
-const TOKEN_SHAPES: [RegExp, string][] = [
+const TOKEN_SHAPES: [RegExp, string | ((...m: string[]) => string)][] = [
   [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, MASK],
   [/\bgithub_pat_[A-Za-z0-9_]{20,}\b/g, MASK],
   [/\bnvapi-[A-Za-z0-9_-]{16,}/g, MASK],
@@ -116,8 +165,17 @@ const TOKEN_SHAPES: [RegExp, string][] = [
   [/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g, MASK],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, MASK],
   [/\b(Bearer|token|Basic)(\s+)[A-Za-z0-9._~+/=-]{16,}/gi, `$1$2${MASK}`],
-  // Credentials in URLs: scheme://user:password@host
-  [/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/:@]+:[^\s/@]+@/gi, `$1${MASK}@`]
+  // A Bearer credential of any length (a short one is still a credential), and whatever an Authorization
+  // header carries, with or without its scheme.
+  [/\b(Bearer)(\s+)(?!\*\*\*)[A-Za-z0-9._~+/-]{4,}=*/gi, `$1$2${MASK}`],
+  [
+    /\b(Authorization:[ \t]*)(?:(Bearer|Basic|token|Digest)[ \t]+)?(?!\*\*\*)[^\s,;]+/gi,
+    (_: string, h: string, scheme?: string) => `${h}${scheme ? `${scheme} ` : ''}${MASK}`
+  ],
+  // Credentials in URLs: scheme://user:password@host, and scheme://user@host (a token alone is a user name
+  // to git and to most HTTP clients: https://TOKEN@github.com/…).
+  [/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/:@]+:[^\s/@]+@/gi, `$1${MASK}@`],
+  [/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)(?!\*\*\*@)[^\s/:@?#]+@(?=[^\s/@])/gi, `$1${MASK}@`]
 ]
 
 /**
@@ -126,15 +184,18 @@ const TOKEN_SHAPES: [RegExp, string][] = [
  */
 export function redact(text: string, extra: readonly (string | null | undefined)[] = []): string {
   let out = redactSecrets(text, extra)
-  for (const [pattern, replacement] of TOKEN_SHAPES) out = out.replace(pattern, replacement)
+  for (const [pattern, replacement] of TOKEN_SHAPES)
+    out =
+      typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement)
   return out
     .replace(
       /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(\s*=\s*)("[^"]*"|'[^']*'|[^\s,;]+)/g,
       (whole, name: string, sep: string) => (isSecretName(name) ? `${name}${sep}${MASK}` : whole)
     )
     .replace(
-      // `--token VALUE`, `-api-key VALUE`: an option with a secret-shaped name, and the word after it.
-      /(?<![A-Za-z0-9_.-])(--?[A-Za-z][A-Za-z0-9_.-]*)([ \t]+)("[^"]*"|'[^']*'|[^\s"'-][^\s,;]*)/g,
+      // `--token VALUE`, `-api-key VALUE`: an option with a secret-shaped name, and the word after it, whatever
+      // it starts with (`--token -Xy3…`: a value may start with '-').
+      /(?<![A-Za-z0-9_.-])(--?[A-Za-z][A-Za-z0-9_.-]*)([ \t]+)("[^"]*"|'[^']*'|[^\s"',;][^\s,;]*)/g,
       (whole, name: string, sep: string, word: string) =>
         isSecretName(name) && word !== MASK ? `${name}${sep}${MASK}` : whole
     )
@@ -161,11 +222,10 @@ export function redactCommand(argv: readonly string[]): string {
   let maskNext = false
   for (const word of argv) {
     if (maskNext) {
+      // The word after `--token` is its value, whatever it starts with (a value may start with '-').
       maskNext = false
-      if (!word.startsWith('-')) {
-        out.push(MASK)
-        continue
-      }
+      out.push(MASK)
+      continue
     }
     const option = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(?:([=:])([\s\S]*))?$/.exec(word)
     const name = option?.[2]
@@ -179,6 +239,24 @@ export function redactCommand(argv: readonly string[]): string {
     out.push(redact(word))
   }
   return out.join(' ')
+}
+
+/**
+ * The values a command's words give secret-named options (`--api-key X`, `--token=X`) and variables
+ * (`HF_TOKEN=X`), registered as secrets: the command's own output (a failing command that echoes its key on
+ * stderr) is masked like the token wherever the tool shows it.
+ */
+export function registerCommandSecrets(argv: readonly string[]): void {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] ?? ''
+    const option = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(?:([=:])([\s\S]*))?$/.exec(word)
+    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]+)$/.exec(word)
+    if (option?.[2] !== undefined && isSecretName(option[2])) {
+      const value = option[3] === undefined ? argv[i + 1] : option[4]
+      if (value !== undefined && value.trim().length >= MIN_PART_CHARS) registerSecret(value)
+    } else if (assignment?.[1] !== undefined && assignment[2] !== undefined && isSecretName(assignment[1]))
+      if (assignment[2].trim().length >= MIN_PART_CHARS) registerSecret(assignment[2])
+  }
 }
 
 /** Shorter values of secret-named variables are not masked (`FOO_AUTH=1` would garble every number). */

@@ -9,6 +9,7 @@ import * as path from 'node:path'
 import { main } from '../../src/entry/cli/index.js'
 import { clearSecrets } from '../../src/util/secrets.js'
 import { buildHistory } from '../helpers/trend-history.js'
+import { runAction } from './action-env.js'
 
 const FIX = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters')
 const made: string[] = []
@@ -175,5 +176,64 @@ describe('one metric, two units or directions (D-18)', () => {
     const r = await cli(['analyze', '--input', currentCsv(), '--baseline', history(() => undefined)])
     expect(r.code).not.toBe(2)
     expect((await cli(['trend', '--baseline', history(() => undefined)])).code).not.toBe(2)
+  })
+})
+
+describe('redaction edge cases, through the action (C17-01, -05, -06, -11, -12, -22)', () => {
+  const word = (n: number): string =>
+    Array.from({ length: n }, (_, i) => 'Qx7Kp2Lm9ZrT4vWb8NcY3hJd6'[(i * 7 + n) % 25]).join('')
+  it('what a failing command prints on stderr and its words never reach anything published', async () => {
+    const ws = tmp('redact')
+    const hf = `hf${word(30)}`
+    const apiKey = `-${word(24)}`
+    const bearer = `b${word(9)}`
+    const userOnly = `u${word(19)}`
+    const full = [...Buffer.from(hf)].map(b => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('')
+    const mixed = [...Buffer.from(hf)]
+      .map((b, i) => (i % 3 ? String.fromCharCode(b) : `%${b.toString(16)}`))
+      .join('')
+    fs.writeFileSync(
+      path.join(ws, 'leak.py'),
+      `import sys
+print("VISIBLE-MARKER: the command's stderr is shown", file=sys.stderr)
+print("invalid key", sys.argv[2], file=sys.stderr)
+print("Authorization: Bearer ${bearer}", file=sys.stderr)
+print("clone https://${userOnly}@github.com/o/r.git", file=sys.stderr)
+print("hex ${Buffer.from(hf).toString('hex').toUpperCase()}", file=sys.stderr)
+print("url ${full} and ${mixed}", file=sys.stderr)
+sys.exit(3)
+`
+    )
+    const r = await runAction({
+      workspace: ws,
+      inputs: { commands: `leaky: /usr/bin/python3 leak.py --api-key ${apiKey}` },
+      env: { HF_TOKEN: hf }
+    })
+    const log = r.log
+      .split('\n')
+      .filter(l => !l.startsWith('::add-mask::'))
+      .join('\n')
+    const texts = [r.outputs, r.summary, log]
+    const walk = (dir: string): void => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name)
+        if (e.isDirectory()) walk(p)
+        else if (e.isFile()) texts.push(fs.readFileSync(p, 'utf8'))
+      }
+    }
+    walk(path.join(ws, 'gpu-overhead-results'))
+    const all = texts.join('\n')
+    // The control: the command's stderr is what the tool shows of a failure.
+    expect(all).toContain('VISIBLE-MARKER')
+    for (const leaked of [
+      apiKey,
+      apiKey.slice(1),
+      bearer,
+      userOnly,
+      Buffer.from(hf).toString('hex').toUpperCase(),
+      full,
+      mixed
+    ])
+      expect({ leaked, found: all.includes(leaked) }).toEqual({ leaked, found: false })
   })
 })

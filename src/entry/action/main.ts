@@ -31,7 +31,7 @@ import {
   setOutput,
   watchRunnerFiles
 } from '../../util/runner-files.js'
-import { registerEnvSecrets, registerSecret } from '../../util/secrets.js'
+import { announceSecretsTo, registerEnvSecrets, registerSecret } from '../../util/secrets.js'
 import { useSettingNames } from '../../util/setting-name.js'
 
 function readInputs(): RawInputs {
@@ -153,6 +153,8 @@ export async function run(): Promise<void> {
   useSettingNames('action')
   try {
     const inputs = readInputs()
+    // Every secret found from here on (a command's --api-key value, …) reaches the runner's masking too.
+    announceSecretsTo(part => core.setSecret(part))
     // Masked whole and line by line, before anything can print it (util/secrets.ts).
     registerSecret(inputs[Inputs.GithubToken], part => core.setSecret(part))
     // So are the values of secret-named variables a workflow put in `env:` (NVIDIA_NGC_PAT, …).
