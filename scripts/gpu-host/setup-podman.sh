@@ -41,6 +41,20 @@ python3 "$PODMAN_HERE/cdi-spec.py" > /etc/cdi/nvidia.json && echo "CDI spec: /et
 PODMAN_IMAGE=${1:-local/gpu-torch:host}
 if ! podman image exists "$PODMAN_IMAGE" 2>/dev/null; then
   t0=$(date +%s)
-  docker save "$PODMAN_IMAGE" | podman load -q && echo "podman: loaded $PODMAN_IMAGE in $(( $(date +%s) - t0 ))s"
+  if command -v docker >/dev/null && docker image inspect "$PODMAN_IMAGE" >/dev/null 2>&1; then
+    docker save "$PODMAN_IMAGE" | podman load -q && echo "podman: loaded $PODMAN_IMAGE from Docker in $(( $(date +%s) - t0 ))s"
+  else
+    # No Docker engine here: the same image as .gpu-host/setup.sh builds, imported by Podman itself.
+    tar -C / -c --exclude=./proc --exclude=./sys --exclude=./dev --exclude=./run --exclude=./tmp \
+        --exclude=./var/lib/docker --exclude=./var/lib/containers --exclude=./usr/local/nvidia --exclude=./mnt \
+        --exclude=./opt/gpu-host --exclude=./root --exclude=./home --exclude=./work --exclude="./${PWD#/}" \
+        --exclude=./usr/local/cuda --exclude=./opt/nvidia --exclude=./usr/share/doc . 2>/dev/null |
+      podman import \
+        -c "ENV PATH=/opt/torch/.venv/bin:/usr/local/nvidia/bin:/usr/bin:/bin" \
+        -c "ENV LD_LIBRARY_PATH=/usr/local/nvidia/lib64" \
+        -c "ENV CUDA_VERSION=${CUDA_VERSION:-}" \
+        -c "ENV NVIDIA_REQUIRE_CUDA=cuda>=${CUDA_VERSION%.*}" \
+        - "$PODMAN_IMAGE" >/dev/null && echo "podman: imported $PODMAN_IMAGE in $(( $(date +%s) - t0 ))s"
+  fi
 fi
 export PODMAN_ROOT
