@@ -37,6 +37,8 @@ export const FILE_KNOBS: readonly Inputs[] = [
 export const SHOWN_CHARS = 80
 /** Entries a config file may hold (there are a dozen knobs). */
 const MAX_KEYS = 100
+/** Keys, list items and commas in the whole file, counted before parsing (a config file has a few hundred). */
+const MAX_YAML_ENTRIES = 2000
 
 export function shown(v: string): string {
   return v.length > SHOWN_CHARS ? `${v.slice(0, SHOWN_CHARS)}…` : v
@@ -153,7 +155,17 @@ export function readConfigFile(
   options: ConfigFileOptions = {}
 ): ConfigFileContents {
   if (workspace !== undefined) checkLocation(file, workspace)
-  const doc = parseDocument(readConfigText(file, workspace), { uniqueKeys: true, prettyErrors: false })
+  const text = readConfigText(file, workspace)
+  // Bounded before parsing: the YAML parser's time grows with the entries (and its duplicate-key check with
+  // their square: 60,000 keys took ~100 s), and a config file has a few hundred at most.
+  const entries = text.match(/:(?=[\s]|$)|,|^\s*-(?=\s)/gm)?.length ?? 0
+  if (entries > MAX_YAML_ENTRIES)
+    throw new InputError(
+      Inputs.Config,
+      file,
+      `a config file of at most ${MAX_YAML_ENTRIES} keys, list items and commas (it has ${entries})`
+    )
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
   const problem = doc.errors[0]
   if (problem) {
     const at = problem.linePos?.[0]

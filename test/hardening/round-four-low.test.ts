@@ -237,3 +237,42 @@ sys.exit(3)
       expect({ leaked, found: all.includes(leaked) }).toEqual({ leaked, found: false })
   })
 })
+
+describe('a config file with 60,000 keys (C21-07)', () => {
+  it.each([
+    ['block keys', (n: number): string => Array.from({ length: n }, (_, i) => `k${i}: 1`).join('\n')],
+    [
+      'one flow mapping',
+      (n: number): string => `{${Array.from({ length: n }, (_, i) => `k${i}: 1`).join(', ')}}`
+    ],
+    ['a list', (n: number): string => `runs:\n${Array.from({ length: n }, () => '  - 1').join('\n')}`]
+  ])(
+    '%s: refused at once (exit 2), not parsed for minutes',
+    async (_, body) => {
+      const ws = tmp('yaml')
+      // Under the file's byte limit (1 MiB), so only a bound on the entries stops it.
+      let n = 60_000
+      while (body(n).length > 1_000_000) n = Math.floor(n * 0.9)
+      fs.writeFileSync(path.join(ws, 'gpu-overhead.yml'), body(n))
+      const t0 = Date.now()
+      const r = await cli(
+        [
+          'run',
+          '--device',
+          'cpu',
+          '--arms',
+          'native,native',
+          '--python',
+          '/usr/bin/python3',
+          '--config',
+          'gpu-overhead.yml'
+        ],
+        ws
+      )
+      expect(r.code).toBe(2)
+      expect(r.err).toMatch(/input 'config'.*at most 2000 keys, list items and commas/)
+      expect(Date.now() - t0).toBeLessThan(5_000)
+    },
+    30_000
+  )
+})
