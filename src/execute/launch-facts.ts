@@ -4,7 +4,7 @@
  * workflow's container-args. "The container is slower" can then be tied to "your launch flags differ".
  */
 import { launchFlagFacts, type Config } from '../config/index.js'
-import { armRuntime } from '../launchers/index.js'
+import { armImage, armRuntime } from '../launchers/index.js'
 import type { PreflightOutcome } from '../preflight/index.js'
 import type { Arm } from '../types/index.js'
 import { redact } from '../util/secrets.js'
@@ -22,7 +22,7 @@ export function launchFacts(arm: Arm, config: Config, pre: PreflightOutcome): Re
 function rawLaunchFacts(arm: Arm, config: Config, pre: PreflightOutcome): Record<string, string> {
   if (arm.kind === 'native')
     return { how: 'host process', entrypoint: NONE, ipc: 'host', container_args: NONE }
-  const image = pre.images.get(arm.image ?? '')
+  const image = armImage(pre.images, arm, config.containerRuntime)
   const flags = launchFlagFacts(config.containerArgs)
   // An image known by its ID alone (inspected without its config) has no entrypoint to name.
   const entrypoint = image?.entrypoint ?? []

@@ -23,7 +23,7 @@ import { containerCommandParts, nativeCommandSpec, type CommandRunInput } from '
 import type { RunSpec } from './context.js'
 import type { ProcessSpec } from './process-types.js'
 import { launchFacts } from './launch-facts.js'
-import { armRuntime } from '../launchers/index.js'
+import { armImage, armRuntime } from '../launchers/index.js'
 
 /** The workloads folder: next to dist/ in a checkout or package, or GPU_OVERHEAD_WORKLOADS. */
 export function workloadsDir(): string {
@@ -143,7 +143,7 @@ function nativeRunSpec({ input, run, gpuInput, script, timeoutMs, cmdInput }: Ru
 function containerRunSpec({ input, run, gpuInput, script, timeoutMs, cmdInput }: RunStart): ProcessSpec {
   const { planned, config, checkId, io, pre, lane, definition, hold, turns = false } = input
   const image = planned.arm.image ?? ''
-  const imageId = pre.images.get(image)?.id
+  const imageId = armImage(pre.images, planned.arm, config.containerRuntime)?.id
   // Run exactly what was inspected: the ID, never a tag that could move during the check.
   if (!imageId) {
     run.remove()

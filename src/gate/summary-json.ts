@@ -15,6 +15,7 @@ import {
 } from '../analyze/index.js'
 import type { ResultSet } from '../results/index.js'
 import type { Config } from '../config/index.js'
+import { armImage } from '../launchers/index.js'
 import {
   armStackDigest,
   armStacks,
@@ -191,7 +192,7 @@ function armFingerprints(config: Config, state: CheckState): CheckSummary['finge
 function armImageEnv(config: Config, pre: CheckState['pre']): Record<string, Record<string, string>> {
   return Object.fromEntries(
     config.arms.flatMap(a => {
-      const facts = a.kind === 'container' && a.image ? pre.images.get(a.image) : undefined
+      const facts = armImage(pre.images, a, config.containerRuntime)
       return facts ? [[a.label, facts.env]] : []
     })
   )

@@ -33,3 +33,21 @@ export function launchersLacking(
     )
   ]
 }
+
+/** Preflight's key of an image on an engine: the same reference on two engines is two images (two IDs). */
+export function imageKey(runtime: ContainerRuntime, ref: string): string {
+  return `${runtime} ${ref}`
+}
+
+/**
+ * What preflight learned of the arm's image on the arm's engine; a map keyed by reference alone (a caller that
+ * knows one engine) is read by reference.
+ */
+export function armImage<T>(
+  images: ReadonlyMap<string, T>,
+  arm: Arm,
+  runtime: ContainerRuntime
+): T | undefined {
+  if (arm.kind !== 'container' || !arm.image) return undefined
+  return images.get(imageKey(armRuntime(arm, runtime), arm.image)) ?? images.get(arm.image)
+}

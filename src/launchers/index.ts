@@ -2,4 +2,4 @@
 export type { Launcher, LauncherCapabilities, LauncherSettings } from './launcher.js'
 export { HOST_CAPABILITIES } from './launcher.js'
 export { findLauncher, launcherNames, launcherOf, registerLauncher } from './registry.js'
-export { armLauncher, armRuntime, imageRuntimes, launchersLacking } from './arms.js'
+export { armImage, armLauncher, armRuntime, imageKey, imageRuntimes, launchersLacking } from './arms.js'

@@ -1,6 +1,6 @@
 /** The environment fingerprint every record of an arm carries: what preflight found, per lane. */
 import * as os from 'node:os'
-import { armRuntime } from '../launchers/index.js'
+import { armImage, armRuntime } from '../launchers/index.js'
 import type { Config } from '../config/index.js'
 import type { Arm, Fingerprint, Lane } from '../types/index.js'
 import type { PreflightOutcome } from './stage.js'
@@ -12,7 +12,7 @@ export function fingerprintFor(
   lane: Lane | null = null
 ): Fingerprint {
   const gpu = (lane && pre.gpus?.gpus.find(g => g.index === lane.index)) ?? pre.gpus?.gpus[0] ?? null
-  const image = arm.kind === 'container' && arm.image ? (pre.images.get(arm.image) ?? null) : null
+  const image = armImage(pre.images, arm, config.containerRuntime) ?? null
   return {
     host: os.hostname(),
     device: config.device,

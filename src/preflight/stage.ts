@@ -3,7 +3,14 @@
  * mount checks with the folders the io workload will really get. Bad input and a broken environment
  * throw (exit 2); check outcomes come back as results.
  */
-import { bindSpecOf, judgeMount, refusalMessage, type Config, type MountPurpose } from '../config/index.js'
+import {
+  bindSpecOf,
+  judgeMount,
+  refusalMessage,
+  type Config,
+  type ImageRef,
+  type MountPurpose
+} from '../config/index.js'
 import { Inputs } from '../types/inputs.js'
 import { containerGpuArgs } from '../tools/gpu-access.js'
 import type { GpuReport } from './gpu.js'
@@ -15,7 +22,7 @@ import { checkContainerInit } from './container-init.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import { gpusInUse, matmulMemoryCheck } from './matmul-memory.js'
 import type { ContainerRuntime, Mount, PreflightResult } from '../types/index.js'
-import { armRuntime, imageRuntimes } from '../launchers/index.js'
+import { armRuntime, imageKey, imageRuntimes } from '../launchers/index.js'
 import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { dockerRootDir, engineVersion } from '../tools/docker.js'
@@ -130,21 +137,35 @@ function turnsOnOneGpu(config: Config, gpusUsed: number): boolean {
   return config.turns && gpusUsed <= 1 && config.definitions.some(d => d.turns && d.checksLlmMemory)
 }
 
+interface ImageOnEngine {
+  image: ImageRef
+  runtime: ContainerRuntime
+}
+
+/** Every image an arm runs, with the engine it runs on, once each, in arm order. */
+function imagesOnEngines(config: Config): ImageOnEngine[] {
+  const out: ImageOnEngine[] = []
+  for (const arm of config.arms) {
+    const image = config.images.find(i => i.ref === arm.image)
+    if (arm.kind !== 'container' || !image) continue
+    const runtime = armRuntime(arm, config.containerRuntime)
+    if (!out.some(p => p.runtime === runtime && p.image.ref === image.ref)) out.push({ image, runtime })
+  }
+  return out
+}
+
 export async function preflightStage(
   config: Config,
   io: { data: Mount; checkpoint: Mount } | null,
   checkId?: string
 ): Promise<PreflightOutcome> {
-  const images = config.images
-  // Each image is inspected and probed on the engine of the arm that runs it (docker:A,podman:B).
-  const runtimeOf = (ref: string | undefined): ContainerRuntime => {
-    const arm = config.arms.find(a => a.kind === 'container' && a.image === ref)
-    return arm ? armRuntime(arm, config.containerRuntime) : config.containerRuntime
-  }
+  // Each image is inspected and probed on the engine of the arm that runs it (docker:A,podman:B); one
+  // reference on two engines is two images there.
+  const pairs = imagesOnEngines(config)
   const base = {
     device: config.device,
     gpuAccess: config.gpuAccess,
-    runtime: runtimeOf(images[0]?.ref),
+    runtime: pairs[0]?.runtime ?? config.containerRuntime,
     strict: config.strict,
     checkId,
     gpuDevices: config.gpus === 'all' ? 'all' : config.gpus.join(','),
@@ -155,26 +176,31 @@ export async function preflightStage(
   const results: PreflightResult[] = []
   const facts = new Map<string, ImageFacts>()
   let gpus: GpuReport | null = null
-  const first = images[0] ?? null
-  const rest = images.slice(1)
+  const first = pairs[0] ?? null
+  const rest = pairs.slice(1)
+  const keep = (pair: ImageOnEngine, image: ImageFacts): void => {
+    facts.set(imageKey(pair.runtime, pair.image.ref), image)
+    if (!facts.has(pair.image.ref)) facts.set(pair.image.ref, image)
+  }
   const out = await runPreflight({
     ...base,
-    image: first,
+    image: first?.image ?? null,
     data: io ? bindSpecOf(io.data) : null,
     ckpt: io ? bindSpecOf(io.checkpoint) : null
   })
   appendAll(results, out.results)
   if (config.device === 'gpu') gpus = { gpus: out.gpus, driver: out.driver, cuda_version: out.driver_cuda }
-  if (first && out.image) facts.set(first.ref, out.image)
+  if (first && out.image) keep(first, out.image)
   // One container start with the workloads' flags: a runtime that cannot run --init fails here, once.
   if (out.image && config.arms.some(a => a.kind === 'container'))
     results.push(await checkContainerInit(base.runtime, out.image.id, checkId))
-  for (const image of rest) {
-    // Other images (image bump): only their own driver gate is new.
-    const more = await runPreflight({ ...base, runtime: runtimeOf(image.ref), image })
-    if (more.image) facts.set(image.ref, more.image)
+  for (const pair of rest) {
+    // Other images (image bump, another engine): only their own driver gate is new.
+    const more = await runPreflight({ ...base, runtime: pair.runtime, image: pair.image })
+    if (more.image) keep(pair, more.image)
+    const where = pairs.filter(p => p.image.ref === pair.image.ref).length > 1 ? ` on ${pair.runtime}` : ''
     for (const r of more.results.filter(r => IMAGE_GATES.includes(r.name)))
-      results.push({ ...r, name: `${r.name} (${image.ref})` })
+      results.push({ ...r, name: `${r.name} (${pair.image.ref}${where})` })
   }
   appendAll(results, await mountPolicyRows(config))
   if (config.definitions.some(d => d.checksLlmMemory)) results.push(llmMemoryCheck(config, gpus))
@@ -183,7 +209,7 @@ export async function preflightStage(
   const isolation = runsNativeCommands(config) ? await nativeIsolation() : null
   if (isolation) results.push(isolation.row)
   let runtimeVersion: string | null = null
-  if (images.length) {
+  if (pairs.length) {
     runtimeVersion = await engineVersion(base.runtime)
   }
   return {

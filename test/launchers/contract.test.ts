@@ -3,7 +3,14 @@
  * one line), and how an arm names its launcher: `arms: docker:<A>,podman:<B>` runs two engines in one check.
  */
 import * as os from 'node:os'
-import { launcherNames, launcherOf, registerLauncher } from '../../src/launchers/index.js'
+import {
+  armImage,
+  imageKey,
+  imageRuntimes,
+  launcherNames,
+  launcherOf,
+  registerLauncher
+} from '../../src/launchers/index.js'
 import { loadConfig, parseArms } from '../../src/config/index.js'
 import { startTelemetry } from '../../src/check-steps.js'
 import { initialCheckState } from '../../src/gate/index.js'
@@ -101,4 +108,18 @@ test('a launcher without host-side telemetry: the report says not measured, and 
       why: 'not measured: launcher fake has no host-side telemetry'
     }
   ])
+})
+
+test("one image reference on two engines is two images: each arm reads its own engine's facts", () => {
+  const [docker, podman] = parseArms(`docker:${A},podman:${A}`, null)
+  const images = new Map([
+    [imageKey('docker', A), { id: 'sha256:docker' }],
+    [imageKey('podman', A), { id: 'sha256:podman' }],
+    [A, { id: 'sha256:docker' }]
+  ])
+  expect(armImage(images, docker!, 'docker')?.id).toBe('sha256:docker')
+  expect(armImage(images, podman!, 'docker')?.id).toBe('sha256:podman')
+  // A map keyed by reference alone (one engine) is read by reference.
+  expect(armImage(new Map([[A, { id: 'x' }]]), podman!, 'docker')?.id).toBe('x')
+  expect(imageRuntimes([docker!, podman!], 'docker')).toEqual(['docker', 'podman'])
 })

@@ -5,6 +5,7 @@ import { CheckFailedError } from '../../util/errors.js'
 import { checkCommand } from '../../commands/check.js'
 import { newCheckId } from '../../util/cancel.js'
 import { saveState } from '../../util/runner-files.js'
+import { imageRuntimes } from '../../launchers/index.js'
 import { State } from '../../types/inputs.js'
 import { publish, repository } from '../../report/index.js'
 import { createGitHubApi, describeApiError } from '../../tools/github.js'
@@ -60,7 +61,11 @@ export async function runCheckAction(config: Config, logger: Logger, workspace: 
   const checkId = newCheckId()
   if (config.arms.some(a => a.kind === 'container')) {
     saveState(State.CheckId, checkId)
-    saveState(State.ContainerRuntime, config.containerRuntime)
+    // Every engine an arm runs on (arms may use different launchers: docker:A,podman:B), comma-separated.
+    saveState(
+      State.ContainerRuntime,
+      imageRuntimes(config.arms, config.containerRuntime).join(',') || config.containerRuntime
+    )
   }
   const { summary, markdown, gate } = await checkCommand(config, logger, checkId)
   const files = [

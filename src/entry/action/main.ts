@@ -51,15 +51,18 @@ function readInputs(): RawInputs {
  */
 async function removeLeftContainers(): Promise<void> {
   const checkId = core.getState(State.CheckId)
-  const runtime = core.getState(State.ContainerRuntime)
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(checkId) || (runtime !== 'docker' && runtime !== 'podman'))
-    return
-  try {
-    const left = await killCheckContainers(runtime, checkId)
-    if (left.length)
-      actionsLogger.warn(`containers of check ${checkId} could not be removed: ${left.join(', ')}`)
-  } catch (error) {
-    actionsLogger.warn(`could not remove the containers of check ${checkId}: ${getErrorMessage(error)}`)
+  // One engine per launcher the arms used (docker,podman), each asked in turn.
+  const runtimes = core.getState(State.ContainerRuntime).split(',')
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(checkId)) return
+  for (const runtime of runtimes) {
+    if (runtime !== 'docker' && runtime !== 'podman') continue
+    try {
+      const left = await killCheckContainers(runtime, checkId)
+      if (left.length)
+        actionsLogger.warn(`containers of check ${checkId} could not be removed: ${left.join(', ')}`)
+    } catch (error) {
+      actionsLogger.warn(`could not remove the containers of check ${checkId}: ${getErrorMessage(error)}`)
+    }
   }
 }
 
