@@ -1,8 +1,10 @@
 #!/bin/bash
-# On the GPU test host, after `source .gpu-host/setup.sh`: unpack Podman (packed by scripts/gpu-host/pack-podman.sh),
-# configure it for a host without systemd (cgroupfs, file events, overlay storage), write a CDI spec for the host's
-# GPUs the way `nvidia-ctk cdi generate` does (scripts/gpu-host/cdi-spec.py), and give Podman the image
-# local/gpu-torch:host from the Docker engine. Sets PODMAN_ROOT; puts wrappers for podman on PATH.
+# On the GPU test host, after `source .gpu-host/setup.sh` (or .gpu-lite/setup.sh, node without Docker): unpack Podman
+# (packed by scripts/gpu-host/pack-podman.sh), configure it for a host without systemd (cgroupfs, file events,
+# overlay storage on the file system with the most room), write a CDI spec for the host's GPUs the way
+# `nvidia-ctk cdi generate` does (scripts/gpu-host/cdi-spec.py), and give Podman the image local/gpu-torch:host
+# (from the Docker engine when it has it, else imported from the host's root file system as setup.sh builds it).
+# Sets PODMAN_ROOT; puts wrappers for podman on PATH.
 PODMAN_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PODMAN_ROOT=/opt/gpu-host/podman
 if [ ! -x "$PODMAN_ROOT/bin/podman" ]; then
@@ -15,23 +17,31 @@ for b in podman conmon crun; do
   printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/lib exec %s/bin/%s "$@"\n' "$PODMAN_ROOT" "$PODMAN_ROOT" "$b" > "$PODMAN_ROOT/wrap/$b"
   chmod +x "$PODMAN_ROOT/wrap/$b"
 done
+# Storage and Podman's temporary copies on the file system with the most room: the host image is ~10 GB, and a
+# load or an import keeps a temporary copy beside the stored one (the first try: "no space left on device").
+PODMAN_BIG=$(df -P / /tmp /var /opt /mnt /workspace "$PWD" 2>/dev/null | awk 'NR>1{print $4, $6}' | sort -rn | head -1 | cut -d' ' -f2)
+PODMAN_DATA=${PODMAN_BIG%/}/podman-data
+mkdir -p "$PODMAN_DATA/storage" "$PODMAN_DATA/tmp"
+export TMPDIR="$PODMAN_DATA/tmp"
+echo "podman storage: $PODMAN_DATA ($(df -h --output=avail "$PODMAN_BIG" | tail -1 | tr -d ' ') free)"
+cat > /etc/containers/storage.conf <<CONF
+[storage]
+driver = "overlay"
+runroot = "/run/containers/storage"
+graphroot = "$PODMAN_DATA/storage"
+CONF
 cat > /etc/containers/containers.conf <<CONF
 [containers]
 seccomp_profile = "$PODMAN_ROOT/share/seccomp.json"
 init_path = "$PODMAN_ROOT/bin/catatonit"
 [engine]
+image_copy_tmp_dir = "$PODMAN_DATA/tmp"
 cgroup_manager = "cgroupfs"
 events_logger = "file"
 conmon_path = ["$PODMAN_ROOT/wrap/conmon"]
 runtime = "crun"
 [engine.runtimes]
 crun = ["$PODMAN_ROOT/wrap/crun"]
-CONF
-cat > /etc/containers/storage.conf <<'CONF'
-[storage]
-driver = "overlay"
-runroot = "/run/containers/storage"
-graphroot = "/var/lib/containers/storage"
 CONF
 [ -f /etc/containers/policy.json ] || echo '{"default":[{"type":"insecureAcceptAnything"}]}' > /etc/containers/policy.json
 [ -f /etc/containers/registries.conf ] || : > /etc/containers/registries.conf
@@ -44,11 +54,12 @@ if ! podman image exists "$PODMAN_IMAGE" 2>/dev/null; then
   if command -v docker >/dev/null && docker image inspect "$PODMAN_IMAGE" >/dev/null 2>&1; then
     docker save "$PODMAN_IMAGE" | podman load -q && echo "podman: loaded $PODMAN_IMAGE from Docker in $(( $(date +%s) - t0 ))s"
   else
-    # No Docker engine here: the same image as .gpu-host/setup.sh builds, imported by Podman itself.
+    # No Docker engine here: the same image as setup.sh builds, imported by Podman itself.
     tar -C / -c --exclude=./proc --exclude=./sys --exclude=./dev --exclude=./run --exclude=./tmp \
         --exclude=./var/lib/docker --exclude=./var/lib/containers --exclude=./usr/local/nvidia --exclude=./mnt \
         --exclude=./opt/gpu-host --exclude=./root --exclude=./home --exclude=./work --exclude="./${PWD#/}" \
-        --exclude=./usr/local/cuda --exclude=./opt/nvidia --exclude=./usr/share/doc . 2>/dev/null |
+        --exclude="./${PODMAN_DATA#/}" --exclude=./usr/local/cuda --exclude=./opt/nvidia --exclude=./usr/share/doc \
+        . 2>/dev/null |
       podman import \
         -c "ENV PATH=/opt/torch/.venv/bin:/usr/local/nvidia/bin:/usr/bin:/bin" \
         -c "ENV LD_LIBRARY_PATH=/usr/local/nvidia/lib64" \
