@@ -16,7 +16,10 @@ const OPTS: SequentialOptions = {
   minRuns: 3,
   maxRuns: 12,
   spendingRegression: 'obrien-fleming',
-  spendingEquivalence: 'pocock'
+  spendingEquivalence: 'pocock',
+  // These tests are about the looks and their alpha: equivalence from the minimum on. The default (10 processes,
+  // compare/mode-exclusion.ts) has its own test below.
+  equivalenceMinRuns: 3
 }
 
 const series = (
@@ -82,6 +85,27 @@ describe('sequentialLook', () => {
     expect(more.decided).toBe(true)
     const faster = sequentialLook([series('tpot_ms', [3.61, 3.611, 3.612], [3.396, 3.394, 3.398])], OPTS)
     expect(faster.metrics[0]!.state).toBe('improvement')
+  })
+
+  it('by default waits for 10 runs per arm before an equivalence (a slow mode of a third of the processes)', () => {
+    const { equivalenceMinRuns: _, ...defaults } = OPTS
+    const three = sequentialLook([series('kernel_ms', quiet, [100.02, 99.97, 100.01])], defaults)
+    expect(three.metrics[0]!.state).toBe('undecided')
+    const b = [100.0, 100.05, 99.95, 100.02, 99.98, 100.01, 99.99, 100.03, 99.97, 100.0]
+    const ten = sequentialLook(
+      [
+        series(
+          'kernel_ms',
+          b,
+          b.map(v => v + 0.01)
+        )
+      ],
+      defaults
+    )
+    expect(ten.metrics[0]!.state).toBe('equivalent')
+    // A regression is not held back: the mode argument is about passing.
+    const slow = sequentialLook([series('kernel_ms', quiet, [110.0, 110.05, 109.97])], defaults)
+    expect(slow.metrics[0]!.state).toBe('regression')
   })
 
   it('decides nothing before the minimum number of runs', () => {
