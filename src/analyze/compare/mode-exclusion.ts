@@ -37,7 +37,7 @@ export function exclusionText(n: number, level = MODE_LEVEL): string {
   return (
     `Over ${n} processes per arm this excludes a slow path met by ${oneIn(f)} of the candidate's processes or more ` +
     `(missed by all ${n} with probability ≤ ${(level * 100).toFixed(1)}%); a slow path met by fewer than ${oneIn(f)} ` +
-    `cannot be excluded with ${n} processes (README, "Slow modes").`
+    `cannot be excluded with ${n} processes (docs/error-rates.md, "Slow modes").`
   )
 }
 
