@@ -53,7 +53,8 @@ export const CALIBRATION_TESTS = [
   'test/analyze/issue-52-modes.test.ts',
   'test/analyze/issue39-s1-floor.test.ts',
   'test/analyze/issue39-tail-rows.test.ts',
-  'test/analyze/issue52-tails.test.ts'
+  'test/analyze/issue52-tails.test.ts',
+  'test/analyze/report-consistency.test.ts'
 ]
 const integrationGlobs = INTEGRATION_TESTS.map(p => `<rootDir>/${p.endsWith('/') ? `${p}**/*.test.ts` : p}`)
 
