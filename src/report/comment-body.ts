@@ -1,15 +1,21 @@
 /**
- * The compact PR comment: what a reviewer decides on, nothing else. The verdict line, the gated table, the short
- * form of any section that offers one (the explainer's "why the arms differ"), the worst start-up delta in one
- * line, and links to the job summary and the results artifact, which keep the full report. Pure.
+ * The compact PR comment: what a reviewer decides on, in one screen. The verdict line in plain words, the gated
+ * table (whole-process times apart: whole-process.ts), at most three short notes that change what the reader
+ * should do (commentNotes), and links to the job summary and the results artifact, which keep everything else:
+ * the statistics' terms, the stop rule, parameters, start-up, the stacks (issue 51). Pure.
  */
 import type { CheckSummary } from '../types/index.js'
 import { redact } from './format.js'
-import { overheadSection } from './overhead-section.js'
+import type { Comparison } from '../types/index.js'
+import { armRank } from './arms.js'
+import { commentNotes } from './comment-notes.js'
+import { comparisonTable } from './comparison-table.js'
+import { VERDICT_WORDS } from './format.js'
 import type { Section } from './section.js'
+import { gatingComparisons } from './verdict.js'
 import { verdictSection } from './verdict-section.js'
 import { reportSections } from './markdown.js'
-import { worstStartupLine } from './startup.js'
+import { includesStartup } from './whole-process.js'
 import { publishMarkdown } from '../util/text.js'
 
 export interface CommentLinks {
@@ -30,11 +36,6 @@ export function runLinks(env: NodeJS.ProcessEnv, artifactId: number | null): Com
     summaryUrl: attempt ? `${base}/attempts/${attempt}` : base,
     artifactUrl: artifactId === null ? null : `${base}/artifacts/${artifactId}`
   }
-}
-
-/** `## Title` → `### Title`: the comment sits under the PR conversation, one level down. */
-function demote(markdown: string): string {
-  return markdown.replace(/^(#{2,5}) /gm, '#$1 ')
 }
 
 /** Sections shown in the comment itself; every other one is named in the footer as "in the full report". */
@@ -61,19 +62,34 @@ function footer(summary: CheckSummary, sections: readonly Section[], links: Comm
     : `<sub>${full}: \`report.md\` in the results folder.</sub>`
 }
 
+/** The gated tables alone (their notes are the job summary's), one level down. */
+function gatedTables(summary: CheckSummary): string | null {
+  const gating = gatingComparisons(summary)
+  if (!gating.length) return null
+  const table = (list: Comparison[]): string =>
+    comparisonTable(list, { armRank: armRank(summary), words: VERDICT_WORDS, holm: false })
+  const whole = gating.filter(includesStartup)
+  const steady = gating.filter(c => !includesStartup(c))
+  return [
+    steady.length ? `### Steady-state overhead (gated)\n\n${table(steady)}` : null,
+    whole.length ? `### Whole-process time (gated, start-up included)\n\n${table(whole)}` : null
+  ]
+    .filter((x): x is string => x !== null)
+    .join('\n\n')
+}
+
 export function buildComment(
   summary: CheckSummary,
   links: CommentLinks,
   secrets: readonly string[] = [],
   sections: readonly Section[] = reportSections(summary)
 ): string {
-  const shorts = sections.filter(s => s.short).map(s => demote(s.short ?? ''))
+  const notes = commentNotes(summary)
   const parts = [
     // The comment has no "why the arms differ" section to jump to: the verdict line links the job summary.
-    verdictSection(summary, links.summaryUrl).body,
-    demote(overheadSection(summary).body),
-    ...shorts,
-    worstStartupLine(summary),
+    verdictSection(summary, links.summaryUrl, { brief: true }).body,
+    gatedTables(summary),
+    notes.length ? notes.map(n => `- ${n}`).join('\n') : null,
     footer(summary, sections, links)
   ].filter((x): x is string => !!x)
   return publishMarkdown(redact(`${parts.join('\n\n')}\n`, secrets))

@@ -8,6 +8,7 @@ import { ownWorkloadAdvice, runsNeeded } from './runs.js'
 import type { Section } from './section.js'
 import { armPair, gatingComparisons } from './verdict.js'
 import { first } from '../util/must.js'
+import { includesStartup, startupCause } from './whole-process.js'
 
 function sentence(text: string): string {
   const t = inline(text).trim()
@@ -65,21 +66,53 @@ function comparisonNotes(
   return lines
 }
 
+/** One gated table with its notes; `extra` lines first (what the table's rows contain). */
+function gatedPart(
+  summary: CheckSummary,
+  title: string,
+  list: Comparison[],
+  extra: string[],
+  general: boolean
+): string {
+  const max = summary.analysis?.max_overhead_pct ?? summary.config.max_overhead_pct
+  const notes = [
+    ...extra,
+    ...comparisonNotes(summary, list, max, armPair(list) === null),
+    ...(general ? analysisNotes(summary, 'steady') : [])
+  ]
+  const table = comparisonTable(list, { armRank: armRank(summary), words: VERDICT_WORDS, holm: true })
+  return `## ${title}\n\n${table}${notes.length ? `\n\n${notes.join('\n')}` : ''}`
+}
+
+/**
+ * The gated tables: steady state, and apart from it any gated metric that times a whole process (start-up and
+ * the container launch included: whole-process.ts), with what its rows contain said beside them.
+ */
 export function overheadSection(summary: CheckSummary): Section {
   const gating = gatingComparisons(summary)
-  let body = '## Steady-state overhead (gated)\n\n'
+  const whole = gating.filter(includesStartup)
+  const steady = gating.filter(c => !includesStartup(c))
+  let body: string
   if (!summary.analysis) {
-    body +=
-      'Nothing was analysed: no steady-state samples reached the analysis (see preflight and not measured).'
+    body =
+      '## Steady-state overhead (gated)\n\nNothing was analysed: no steady-state samples reached the analysis (see preflight and not measured).'
   } else if (!gating.length) {
-    body += 'No steady-state metric was compared.'
+    body = '## Steady-state overhead (gated)\n\nNo steady-state metric was compared.'
   } else {
-    body += comparisonTable(gating, { armRank: armRank(summary), words: VERDICT_WORDS, holm: true })
-    const notes = [
-      ...comparisonNotes(summary, gating, summary.analysis.max_overhead_pct, armPair(gating) === null),
-      ...analysisNotes(summary, 'steady')
-    ]
-    if (notes.length) body += `\n\n${notes.join('\n')}`
+    const parts: string[] = []
+    if (steady.length) parts.push(gatedPart(summary, 'Steady-state overhead (gated)', steady, [], true))
+    if (whole.length)
+      parts.push(
+        gatedPart(
+          summary,
+          'Whole-process time (gated, start-up included)',
+          whole,
+          whole.map(c => `- ${startupCause(summary, c)}`),
+          !steady.length
+        )
+      )
+    body = parts.join('\n\n')
   }
-  return { id: 'overhead', kind: 'core', title: 'Steady-state overhead', body }
+  const title = steady.length || !whole.length ? 'Steady-state overhead' : 'Whole-process time'
+  return { id: 'overhead', kind: 'core', title, body }
 }

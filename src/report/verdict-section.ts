@@ -15,7 +15,11 @@ function fmtDuration(seconds: number): string {
 }
 
 /** `whyHref`: where the verdict line's "why" links (verdictLine); the full report's own section by default. */
-export function verdictSection(summary: CheckSummary, whyHref?: string | null): Section {
+export function verdictSection(
+  summary: CheckSummary,
+  whyHref?: string | null,
+  options: { brief?: boolean } = {}
+): Section {
   const c = summary.config
   // Samples from earlier steps' files: where they ran, and how long, is theirs to say, not this record's.
   const src = summary.source
@@ -35,7 +39,7 @@ export function verdictSection(summary: CheckSummary, whyHref?: string | null): 
     kind: 'verdict',
     title: 'Verdict',
     // The verdict is the first line: the CLI prints it, and it is what a reviewer reads first.
-    body: `${verdictLine(summary, whyHref)}\n\n<sub>${meta.join(' · ')}</sub>`
+    body: `${verdictLine(summary, whyHref, options)}\n\n<sub>${meta.join(' · ')}</sub>`
   }
 }
 

@@ -7,6 +7,7 @@ import { ownWorkloadAdvice, runsNeeded, runsToDecide } from './runs.js'
 import { plainText } from '../util/text.js'
 import { at } from '../util/must.js'
 import { setting } from '../util/setting-name.js'
+import { includesStartup, startupWords } from './whole-process.js'
 
 /** How recorded names are written into a line: `inline` for markdown, `plainText` for logs and annotations. */
 type Escape = (text: string) => string
@@ -26,7 +27,7 @@ export function failedPreflight(summary: CheckSummary): PreflightResult[] {
  */
 export function describeComparison(c: Comparison, arms = false, esc: Escape = plainText): string {
   const pair = arms ? ` (${esc(c.candidate_env)} vs ${esc(c.baseline_env)})` : ''
-  return `${esc(workloadName(c))} ${esc(c.metric)}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
+  return `${esc(workloadName(c))} ${esc(c.metric)}${startupWords(c)}${pair} ${fmtPctCi(c.overhead_pct, c.ci95)}`
 }
 
 /** `llm tpot_ms`, with its arms where the check has several pairs. */
@@ -131,7 +132,11 @@ function preflightClause(failed: PreflightResult[], esc: Escape = inline): strin
  * "why" clause links — the section's anchor in the full report; a document without that section (the PR
  * comment) passes the job summary's URL, or null for plain text.
  */
-export function verdictLine(summary: CheckSummary, whyHref: string | null = WHY_ANCHOR): string {
+export function verdictLine(
+  summary: CheckSummary,
+  whyHref: string | null = WHY_ANCHOR,
+  options: { brief?: boolean } = {}
+): string {
   const failed = failedPreflight(summary)
   const gating = gatingComparisons(summary)
   let line: string
@@ -159,7 +164,8 @@ export function verdictLine(summary: CheckSummary, whyHref: string | null = WHY_
     const why = summary.incomplete_reason ?? summary.warnings[0] ?? 'the check did not produce results'
     line = `**ERROR** — ${clip(why)}`
   } else if (summary.verdict === 'inconclusive') {
-    line = `**UNDECIDED** (${undecidedGate(summary)}) — ${undecidedClause(summary, inline)}`
+    // Brief (the PR comment): which metric is open; what would decide it is one of the comment's notes.
+    line = `**UNDECIDED** (${undecidedGate(summary)}) — ${options.brief ? openClause(summary, inline) : undecidedClause(summary, inline)}`
   } else {
     line = `**PASS** — ${outcomeClause(summary)}`
   }
@@ -176,16 +182,23 @@ function undecidedGate(summary: CheckSummary): string {
   return 'neutral: not a pass'
 }
 
+/** `2 of 8 gated metrics undecided (llm tpot_ms +1.05% [−3.13, +5.42])`. */
+function openClause(summary: CheckSummary, esc: Escape): string {
+  const gating = gatingComparisons(summary)
+  const open = worstFirst(gating.filter(c => c.verdict === 'inconclusive'))
+  const first = open[0]
+  return (
+    `${open.length} of ${plural(gating.length, 'gated metric')} undecided` +
+    (first ? ` (${describeComparison(first, !armPair(gating), esc)})` : '')
+  )
+}
+
 /** `2 of 8 gated metrics undecided (llm tpot_ms +1.05% [−3.13, +5.42]); ~40 runs per arm would decide them …` */
 function undecidedClause(summary: CheckSummary, esc: Escape): string {
   const gating = gatingComparisons(summary)
   const open = worstFirst(gating.filter(c => c.verdict === 'inconclusive'))
   const pair = armPair(gating)
-  const first = open[0]
-  const parts = [
-    `${open.length} of ${plural(gating.length, 'gated metric')} undecided` +
-      (first ? ` (${describeComparison(first, !pair, esc)})` : '')
-  ]
+  const parts = [openClause(summary, esc)]
   // The same figure the table gives the metric that needs the most (runsNeeded, one source).
   const want = runsToDecide(summary, open)
   const stops = summary.sequential ?? []
@@ -217,7 +230,18 @@ function whyClause(summary: CheckSummary, href: string | null): string | null {
     summary.verdict === 'regression' ||
     summary.verdict === 'inconclusive' ||
     gatingComparisons(summary).some(c => (c.verdict as string) === 'improvement')
-  if (!e || !undecided) return null
+  if (!undecided) return null
+  // A gate that rests on whole-process times alone: what they contain is the reason, not the stacks' facts.
+  const open = gatingComparisons(summary).filter(
+    c => c.verdict === (summary.verdict === 'regression' ? 'regression' : 'inconclusive')
+  )
+  const [w] = open
+  if (w && open.every(includesStartup)) {
+    const diff = (w.mean_candidate - w.mean_baseline) * 1000
+    const text = `why: the whole process is timed, start-up and ${/container/.test(w.candidate_env) ? 'the container launch' : 'process start'} included (${diff >= 0 ? '+' : '−'}${fmtPlain(Math.round(Math.abs(diff)))} ms per process)`
+    return href === null ? text : `[${clip(text)}](${href})`
+  }
+  if (!e) return null
   // clip escapes the headline for markdown (brackets included), so it can sit inside the link text.
   return href === null ? `why: ${clip(e.headline, 300, plainText)}` : `[why: ${clip(e.headline)}](${href})`
 }

@@ -68,15 +68,27 @@ describe('notes in the PR comment of a default CPU check', () => {
       const seen = new Map<string, number>()
       for (const s of paragraphs(text)) seen.set(s, (seen.get(s) ?? 0) + 1)
       expect([...seen].filter(([, n]) => n > 1)).toEqual([])
-      expect(text.match(/Either the host changed state/g) ?? []).toHaveLength(1)
     }
+    // The full report says it once; the comment leaves it to the job summary (issue 51: at most three short notes).
+    expect(buildReport(summary).match(/Either the host changed state/g) ?? []).toHaveLength(1)
+    expect(comment).not.toContain('Either the host changed state')
+  })
+
+  it('the comment is a verdict line, the gated table, at most three short notes and the link (issue 51)', () => {
+    const notes = comment.split('\n').filter(l => l.startsWith('- '))
+    expect(notes.length).toBeLessThanOrEqual(3)
+    for (const n of notes) expect(n.length).toBeLessThan(400)
+    // No statistics terms and no parameter JSON: those are the job summary's.
+    expect(comment).not.toMatch(/repeated 95%|nominal|ci95_nominal|Holm|sequential rule|\{"device"/)
+    // Said once: the runs that would decide it.
+    expect(comment.match(/runs per arm would decide/g)?.length ?? 0).toBeLessThanOrEqual(1)
   })
 
   it("points at this project's docs by URL, never at a path the user's repository does not have", () => {
     expect(DECODE_STATE_DOC).toMatch(/^https:\/\/github\.com\//)
     // A link that works: the sanitiser's broken form (a zero-width space after `https:/`) would neither link
     // nor survive a copy.
-    for (const text of [comment, buildReport(summary)]) {
+    for (const text of [buildReport(summary)]) {
       expect(text).toContain(`<${DECODE_STATE_DOC}>`)
       expect(text).not.toContain('\u200b/github.com/org/gpu-overhead-action')
       expect(text).not.toMatch(/[ (]docs\/evidence\//)
