@@ -35,7 +35,12 @@ class PeersTest(unittest.TestCase):
 
     def test_lists_an_older_busy_process_with_its_cpu_and_not_its_own_children(self):
         older = subprocess.Popen([sys.executable, "-c", BUSY, "API_TOKEN=leak"])
+        # Started and asleep before the window opens (its interpreter start would count otherwise).
+        idle = subprocess.Popen(
+            [sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE
+        )
         try:
+            idle.stdout.readline()
             time.sleep(0.3)
             peers = P.Peers()
             own = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
@@ -47,8 +52,10 @@ class PeersTest(unittest.TestCase):
                 own.kill()
                 own.wait()
         finally:
-            older.kill()
-            older.wait()
+            for p in (older, idle):
+                p.kill()
+                p.wait()
+            idle.stdout.close()
         self.assertEqual(facts["scope"], "pid-namespace")
         pids = {p["pid"]: p for p in facts["processes"]}
         self.assertIn(older.pid, pids, facts)
@@ -56,8 +63,11 @@ class PeersTest(unittest.TestCase):
         self.assertNotIn(os.getpid(), pids)
         self.assertNotIn(os.getppid(), pids)  # the launch chain
         mine = pids[older.pid]
-        # Busy for the whole window, on a shared machine: well above idle, whatever the load.
-        self.assertGreater(mine["cpu_pct"], 10)
+        # Busy for the whole window: far above an idle process of the same age. Not a fixed share: on 2 cores with
+        # a load of 30 (a shared CI machine, issue 55) a busy loop gets ~7% of a core, and a fixed 10% failed.
+        # The idle one is listed only when fewer than MAX_LISTED others used more CPU than it.
+        idle_pct = pids[idle.pid]["cpu_pct"] if idle.pid in pids else 0.0
+        self.assertGreater(mine["cpu_pct"], max(1.0, 5 * idle_pct))
         self.assertIn("API_TOKEN=***", mine["cmdline"])
         self.assertNotIn("leak", mine["cmdline"])
         self.assertFalse(mine["uses_gpu"])
