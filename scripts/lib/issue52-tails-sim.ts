@@ -3,12 +3,16 @@
  * holds the tables, README's "Verdict error rates" one line each). Each row through the production entries:
  * - T3: 2% of the container's requests ×1.5 (true p99 +40%) with the p99 named in gate-metrics, at the llm's 6
  *   requests per process (refused, with the count) and at the 300 a check that gates a p99 now runs.
- * - T9: a clean +2% sequential check after 5 stored accepted checks (scripts/lib/sequential-baseline-sim.ts).
+ * - T9: a sequential check after 5 stored accepted checks (scripts/lib/sequential-baseline-sim.ts).
+ * - T7: change points (defaults) on nightly series of 100 checks with AR(1) noise, sd 1%: any false point, and a
+ *   +3% / +5% step half way found within ±2 checks.
  * Monte Carlo SE of a rate p over n checks: √(p(1−p)/n), printed beside each.
  */
 import type { Analysis } from '../../src/types/index.js'
 import { fixedCheck, requestTailGated, sequentialCheck, uniform, type Generator } from './defect-sims.js'
 import { baselineRates } from './sequential-baseline-sim.js'
+import { changePoints } from '../../src/analyze/changepoints/index.js'
+import { ar1Series } from '../changepoints/ar1.js'
 
 export interface Rows {
   md: string[]
@@ -85,5 +89,39 @@ export async function simulateIssue52Tails(sims: number, log: (line: string) => 
     log(`issue 52 T9: +${truth}% done`)
   }
   json.t9_sequential_baseline = t9
+
+  // ---- T7 ----
+  const series = sims * 4
+  md.push(
+    '',
+    `T7 — change points (defaults: window 50, p 0.001, 2%) on ${series} nightly series of 100 checks per row, AR(1) noise of sd 1% (SE in brackets):`,
+    '',
+    '| lag-1 correlation ρ | series with a false change point | +3% step found (±2 checks) | +5% step found |',
+    '| --: | --: | --: | --: |'
+  )
+  const t7: unknown[] = []
+  for (const rho of [0, 0.5, 0.8]) {
+    let falsePoint = 0
+    const found = [0, 0]
+    for (let i = 0; i < series; i++) {
+      if (changePoints(ar1Series(`issue52-t7-${rho}-${i}`, rho)).changePoints.length > 0) falsePoint++
+      for (const [k, step] of [0.03, 0.05].entries()) {
+        const cps = changePoints(ar1Series(`issue52-t7-step-${rho}-${i}`, rho, { step })).changePoints
+        if (cps.some(c => Math.abs(c.index - 50) <= 2)) found[k]!++
+      }
+    }
+    md.push(
+      `| ${rho} | ${cell(falsePoint / series, series)} | ${cell(found[0]! / series, series)} | ${cell(found[1]! / series, series)} |`
+    )
+    t7.push({
+      rho,
+      series,
+      false_point: falsePoint / series,
+      step3: found[0]! / series,
+      step5: found[1]! / series
+    })
+    log(`issue 52 T7: rho ${rho} done`)
+  }
+  json.t7_autocorrelated_noise = t7
   return { md, json }
 }

@@ -4,6 +4,8 @@
  */
 import { fixedCheck, requestTailGated, sequentialCheck, uniform } from '../../scripts/lib/defect-sims.js'
 import { baselineRates } from '../../scripts/lib/sequential-baseline-sim.js'
+import { ar1Series } from '../../scripts/changepoints/ar1.js'
+import { changePoints } from '../../src/analyze/changepoints/index.js'
 
 describe('T9: a sequential check with a stored baseline', () => {
   it('keeps the sequential rule’s verdicts: no claim the rule did not reach (a check gating two workloads)', async () => {
@@ -48,5 +50,22 @@ describe('T3: a gated p99 with 2% of requests ×1.5 (true p99 +40%)', () => {
       expect(flagged / sims).toBeGreaterThanOrEqual(0.88)
       expect(equivalent / sims).toBeLessThanOrEqual(0.05)
     }
+  })
+})
+
+describe('T7: change points on serially correlated nightly noise (AR(1), sd 1%, 100 checks)', () => {
+  const anyPoint = (rho: number, n: number, step = 0): number => {
+    let k = 0
+    for (let i = 0; i < n; i++)
+      if (changePoints(ar1Series(`t7-test-${rho}-${step}-${i}`, rho, { step })).changePoints.length > 0) k++
+    return k / n
+  }
+  it('ρ 0.8: a false change point in ≤ 1.5% of series (was 5.75–6.5%); iid noise still none', () => {
+    // 2,000 series gave 0.0% after, 6.5% of 400 before; 1.5% over 400 leaves the noise a margin.
+    expect(anyPoint(0.8, 400)).toBeLessThanOrEqual(0.015)
+    expect(anyPoint(0, 200)).toBe(0)
+  })
+  it('a +5% step in iid noise is still found in every series', () => {
+    expect(anyPoint(0, 100, 0.05)).toBe(1)
   })
 })
