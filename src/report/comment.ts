@@ -66,6 +66,14 @@ export function repository(
   return owner !== undefined && repo !== undefined ? { owner, repo } : null
 }
 
+/** A comment of a listing, as far as it is read. */
+const ListedComment = z.object({
+  id: z.number().int(),
+  body: z.string().nullable().optional(),
+  html_url: z.string(),
+  user: z.object({ login: z.unknown() }).nullable().optional()
+})
+
 /** What a created or updated comment must look like; anything else (a proxy's HTML page) is named, not trusted. */
 const CommentAnswer = z.object({ id: z.number().int(), html_url: z.string().min(1) })
 
@@ -78,18 +86,25 @@ function commentFrom(call: string, data: unknown): { id: number; html_url: strin
 
 /** Page through the issue's comments (bounded: tools/github paginate) for the first one carrying the marker. */
 export async function findComment(api: GitHubApi, t: CommentTarget): Promise<IssueComment | null> {
-  const pages = paginate<IssueComment>(api, 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+  const pages = paginate<unknown>(api, 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
     owner: t.owner,
     repo: t.repo,
     issue_number: t.issue
   })
   const author = t.author ?? (await tokenLogin(api))
-  for await (const page of pages) {
-    const hit = page.find(
-      c => typeof c.body === 'string' && c.body.includes(t.marker) && c.user?.login === author
-    )
-    if (hit) return hit
-  }
+  for await (const page of pages)
+    for (const raw of page) {
+      // Each item checked for the fields read: a malformed one (null, a number, an id that is no number) is
+      // nobody's comment of ours, never a TypeError.
+      const c = ListedComment.safeParse(raw)
+      if (
+        c.success &&
+        typeof c.data.body === 'string' &&
+        c.data.body.includes(t.marker) &&
+        c.data.user?.login === author
+      )
+        return c.data
+    }
   return null
 }
 

@@ -245,7 +245,13 @@ export async function* paginate<T>(
   let res = await api.request(route, { ...params, per_page: PER_PAGE })
   guard.visit(res.url)
   for (;;) {
-    yield Array.isArray(res.data) ? (res.data as T[]) : []
+    // A list endpoint answers a list: anything else (a proxy's page, an object) is named, never read as "none".
+    if (!Array.isArray(res.data)) {
+      const shown =
+        typeof res.data === 'string' ? res.data.slice(0, 80) : JSON.stringify(res.data)?.slice(0, 80)
+      throw new Error(`${route} answered without a list: ${shown ?? 'nothing'}`)
+    }
+    yield res.data as T[]
     const next = NEXT_LINK.exec(String(res.headers.link ?? ''))?.[1]
     if (!next) return
     guard.visit(next)

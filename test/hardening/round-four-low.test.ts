@@ -10,6 +10,7 @@ import { main } from '../../src/entry/cli/index.js'
 import { clearSecrets } from '../../src/util/secrets.js'
 import { buildHistory } from '../helpers/trend-history.js'
 import { runAction } from './action-env.js'
+import { startFakeApi } from '../helpers/fake-github.js'
 
 const FIX = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters')
 const made: string[] = []
@@ -275,4 +276,89 @@ describe('a config file with 60,000 keys (C21-07)', () => {
     },
     30_000
   )
+})
+
+describe('a malformed comment list from the API (C20-12)', () => {
+  const BOT = 'github-actions[bot]'
+  const pr = {
+    name: 'pull_request',
+    payload: {
+      number: 7,
+      pull_request: {
+        number: 7,
+        head: { repo: { full_name: 'o/r', fork: false } },
+        base: { repo: { full_name: 'o/r' } }
+      }
+    }
+  }
+  async function withComments(list: unknown): Promise<{ log: string; posts: number; patches: number }> {
+    const ws = tmp('comments')
+    fs.writeFileSync(
+      path.join(ws, 'b.py'),
+      `import json\nfor i in range(3):\n    print(json.dumps({"event": "sample", "metric": "x_ms", "value": 1.0 + i, "unit": "ms", "better": "lower", "iteration": i + 1}), flush=True)\n`
+    )
+    const api = await startFakeApi({
+      'GET /repos/o/r/issues/7/comments': { status: 200, body: list },
+      'POST /repos/o/r/issues/7/comments': {
+        status: 201,
+        body: { id: 9, html_url: 'https://github.example/c/9' }
+      },
+      'PATCH /repos/o/r/issues/comments/5': {
+        status: 200,
+        body: { id: 5, html_url: 'https://github.example/c/5' }
+      }
+    })
+    try {
+      const r = await runAction({
+        workspace: ws,
+        inputs: {
+          commands: 'b: /usr/bin/python3 b.py',
+          'github-token': `ghs_${'k'.repeat(36)}`,
+          comment: 'always'
+        },
+        env: {
+          GITHUB_REPOSITORY: 'o/r',
+          GITHUB_API_URL: api.url,
+          GITHUB_ACTIONS: 'true',
+          GITHUB_WORKFLOW: 'pr',
+          GITHUB_JOB: 'overhead'
+        },
+        event: pr
+      })
+      const count = (m: string): number =>
+        api.requests.filter(q => q.method === m && q.path.includes('comments')).length
+      return { log: r.log, posts: count('POST'), patches: count('PATCH') }
+    } finally {
+      await api.close()
+    }
+  }
+
+  it('items that are no comment are passed over; ours among them is updated, not duplicated', async () => {
+    const ours = {
+      id: 5,
+      body: '<!-- gpu-overhead-action:report workflow="pr" job="overhead" -->\nold',
+      html_url: 'https://github.example/c/5',
+      user: { login: BOT }
+    }
+    const r = await withComments([
+      null,
+      7,
+      'x',
+      { id: 'nine' },
+      { id: 6, body: null, user: null, html_url: 'u' },
+      ours
+    ])
+    expect(r.log).not.toMatch(/TypeError|Cannot read properties/)
+    expect({ patches: r.patches, posts: r.posts }).toEqual({ patches: 1, posts: 0 })
+  })
+
+  it.each([
+    ['an object', { message: 'rate limited' }],
+    ['a proxy page', '<html>login</html>']
+  ])('%s instead of a list: named, and no second comment is posted', async (_, body) => {
+    const r = await withComments(body)
+    expect(r.log).not.toMatch(/TypeError|Cannot read properties/)
+    expect(r.log).toMatch(/comments answered without a list/)
+    expect(r.posts).toBe(0)
+  })
 })
