@@ -65,6 +65,15 @@ function shifted(gpu: number, envs: string[], factor: number): SampleRecord[] {
   )
 }
 
+/**
+ * Equivalent within the margin, as the recorded summary said: since issue 52 a claim over fewer than 10 processes
+ * per arm is inconclusive for that reason alone (compare/mode-exclusion.ts), so the test reads the reason.
+ */
+const withinButFew = (c: { verdict: string; reason: string; tost: { equivalent: boolean } }): boolean =>
+  c.verdict === 'inconclusive' && c.tost.equivalent && /only \d+ processes per arm/.test(c.reason)
+const passesOrFew = (c: Parameters<typeof withinButFew>[0]): boolean =>
+  c.verdict === 'equivalent' || withinButFew(c)
+
 describe('the real two-GPU check', () => {
   it('every process is its own run: 8 per arm and workload, 4 on each GPU', () => {
     const runs = new Set(
@@ -82,7 +91,8 @@ describe('the real two-GPU check', () => {
     expect(gated.map(c => c.metric).sort()).toEqual(['kernel_ms', 'tpot_ms', 'ttft_ms'])
     for (const c of gated) {
       const mine = steady(a, c.workload, c.metric)
-      expect(mine.verdict).toBe(c.verdict)
+      if (c.verdict === 'equivalent') expect(withinButFew(mine)).toBe(true)
+      else expect(mine.verdict).toBe(c.verdict)
       expect(mine.n_baseline).toBe(8)
       // The summary's figure is the ratio of the arms' means; a paired estimate (within-block ratios, issue
       // 28) may differ from it, but stays inside the interval the summary gave.
@@ -119,10 +129,12 @@ describe('the real two-GPU check', () => {
   it('per GPU: matmul equivalent on both; the LLM only resolves on GPU 1 (GPU 0 native ran in two modes)', () => {
     const m = multiGpuSummary(samples, gpus, opts)
     const [g0, g1] = m.per_gpu
-    expect(steady(g0!.analysis, 'matmul', 'kernel_ms').verdict).toBe('equivalent')
-    expect(steady(g1!.analysis, 'matmul', 'kernel_ms').verdict).toBe('equivalent')
-    expect(steady(g1!.analysis, 'llm', 'tpot_ms').verdict).toBe('equivalent')
+    // Within the margin on 4 processes a GPU: too few for an equivalence since issue 52, so read as such.
+    expect(withinButFew(steady(g0!.analysis, 'matmul', 'kernel_ms'))).toBe(true)
+    expect(withinButFew(steady(g1!.analysis, 'matmul', 'kernel_ms'))).toBe(true)
+    expect(withinButFew(steady(g1!.analysis, 'llm', 'tpot_ms'))).toBe(true)
     expect(steady(g0!.analysis, 'llm', 'tpot_ms').verdict).toBe('inconclusive')
+    expect(withinButFew(steady(g0!.analysis, 'llm', 'tpot_ms'))).toBe(false)
     expect(m.deviations.every(d => !d.deviates)).toBe(true)
     expect(m.deviations.every(d => d.gpu === 1 && d.siblings.join() === '0')).toBe(true)
   })
@@ -154,10 +166,10 @@ describe('a known shift on one GPU', () => {
       'kernel_ms'
     )
     expect(paired.ci_method).toBe('paired')
-    expect(paired.verdict).toBe('equivalent')
+    expect(passesOrFew(paired)).toBe(true)
     const pooled = steady(analyzeRecords(pooledRows(data), opts), 'matmul', 'kernel_ms')
     expect(Math.abs(pooled.overhead_pct)).toBeLessThan(0.05)
-    expect(pooled.verdict).toBe('equivalent')
+    expect(passesOrFew(pooled)).toBe(true)
   })
   it('a 3% container overhead on every GPU plus a 5% slower GPU is still caught as a regression', () => {
     const data = shifted(1, ['native', 'container'], 1.05).map(s =>

@@ -91,7 +91,8 @@ const find = (a: ReturnType<typeof analyzeRecords>, metric: string) =>
 
 describe('tail metrics: p99 TPOT +10%, request mean unchanged', () => {
   it('named in gate-metrics: the p99 gates and is flagged a regression; the mean stays equivalent', () => {
-    const a = analyzeRecords(check(8, 1, 'llm/tpot_p99_ms'), opts)
+    // Ten blocks: an equivalence needs 10 processes per arm (compare/mode-exclusion.ts).
+    const a = analyzeRecords(check(10, 1, 'llm/tpot_p99_ms'), opts)
     const tail = find(a, 'tpot_p99_ms')
     expect(tail.scope).toBe('steady')
     expect(tail.overhead_pct).toBeGreaterThan(8)
@@ -102,7 +103,7 @@ describe('tail metrics: p99 TPOT +10%, request mean unchanged', () => {
   })
 
   it('not named: the p99 is shown (scope tail, its overhead reported) and does not gate', () => {
-    const a = analyzeRecords(check(8, 1, ''), opts)
+    const a = analyzeRecords(check(10, 1, ''), opts)
     const tail = find(a, 'tpot_p99_ms')
     expect(tail.scope).toBe('tail')
     expect(tail.overhead_pct).toBeGreaterThan(8)
