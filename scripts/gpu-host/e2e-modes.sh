@@ -45,7 +45,7 @@ for name in ("same", "slow"):
     if not os.path.exists(s):
         print(name, "no summary.json"); continue
     j = json.load(open(s))
-    stops = [(x.get("workload"), x.get("runs_per_arm"), x.get("reason")) for x in (j.get("sequential") or {}).get("stops", []) or []]
+    stops = [(x.get("workload"), x.get("runs_per_arm"), x.get("reason")) for x in (j.get("sequential") or [])]
     print(name, "verdict", j.get("verdict"), "stops", stops)
     for c in (j.get("analysis") or {}).get("comparisons", []) or []:
         if c.get("scope") == "steady":
