@@ -22,7 +22,7 @@ import { checkContainerInit } from './container-init.js'
 import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
 import { gpusInUse, matmulMemoryCheck } from './matmul-memory.js'
 import type { ContainerRuntime, Mount, PreflightResult } from '../types/index.js'
-import { armRuntime, imageKey, imageRuntimes } from '../launchers/index.js'
+import { armLauncher, armRuntime, imageKey, imageRuntimes } from '../launchers/index.js'
 import { appendAll } from '../util/arrays.js'
 import type { Logger } from '../util/log.js'
 import { dockerRootDir, engineVersion } from '../tools/docker.js'
@@ -137,6 +137,26 @@ function turnsOnOneGpu(config: Config, gpusUsed: number): boolean {
   return config.turns && gpusUsed <= 1 && config.definitions.some(d => d.turns && d.checksLlmMemory)
 }
 
+/**
+ * Each image launcher the arms use, with its settings parsed (a malformed DOCKER_HOST or CONTAINER_HOST stops
+ * the check with one line): the report says which engine each arm ran on, a remote one by its address.
+ */
+function launcherRows(config: Config): PreflightResult[] {
+  const used = [...new Set(config.arms.map(a => armLauncher(a, config.containerRuntime)))]
+  return used
+    .filter(l => l.runsImage)
+    .map(l => {
+      const settings = l.settings(process.env)
+      return {
+        name: `launcher:${l.name}`,
+        status: 'pass',
+        message: l.describe(settings),
+        fix: null,
+        details: { endpoint: settings.endpoint }
+      } satisfies PreflightResult
+    })
+}
+
 interface ImageOnEngine {
   image: ImageRef
   runtime: ContainerRuntime
@@ -202,6 +222,7 @@ export async function preflightStage(
     for (const r of more.results.filter(r => IMAGE_GATES.includes(r.name)))
       results.push({ ...r, name: `${r.name} (${pair.image.ref}${where})` })
   }
+  appendAll(results, launcherRows(config))
   appendAll(results, await mountPolicyRows(config))
   if (config.definitions.some(d => d.checksLlmMemory)) results.push(llmMemoryCheck(config, gpus))
   if (config.definitions.some(d => d.name === 'matmul')) results.push(matmulMemoryCheck(config, gpus))

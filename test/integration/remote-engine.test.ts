@@ -61,7 +61,9 @@ describeDockerd('an engine that shares only the work folder (ARC dind), through 
     const deadline = Date.now() + 60_000
     while (spawnSync('docker', ['-H', host, 'version'], { timeout: 10_000 }).status !== 0) {
       if (Date.now() > deadline || daemon.exitCode !== null)
-        throw new Error(`second dockerd did not start: ${fs.readFileSync(path.join(base, 'dockerd.log'), 'utf8')}`)
+        throw new Error(
+          `second dockerd did not start: ${fs.readFileSync(path.join(base, 'dockerd.log'), 'utf8')}`
+        )
       await new Promise(r => setTimeout(r, 500))
     }
     const tar = path.join(base, 'image.tar')
@@ -72,13 +74,39 @@ describeDockerd('an engine that shares only the work folder (ARC dind), through 
     const marker = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-dind-probe-'))
     const seen = spawnSync(
       'docker',
-      ['-H', host, 'run', '--rm', '--network', 'none', '-v', `${marker}:/m:ro`, tag, 'python3', '-c', 'import os; print(len(os.listdir("/m")))'],
+      [
+        '-H',
+        host,
+        'run',
+        '--rm',
+        '--network',
+        'none',
+        '-v',
+        `${marker}:/m:ro`,
+        tag,
+        'python3',
+        '-c',
+        'import os; print(len(os.listdir("/m")))'
+      ],
       { encoding: 'utf8', timeout: 60_000 }
     )
     fs.writeFileSync(path.join(marker, 'x'), '')
     const after = spawnSync(
       'docker',
-      ['-H', host, 'run', '--rm', '--network', 'none', '-v', `${marker}:/m:ro`, tag, 'python3', '-c', 'import os; print(len(os.listdir("/m")))'],
+      [
+        '-H',
+        host,
+        'run',
+        '--rm',
+        '--network',
+        'none',
+        '-v',
+        `${marker}:/m:ro`,
+        tag,
+        'python3',
+        '-c',
+        'import os; print(len(os.listdir("/m")))'
+      ],
       { encoding: 'utf8', timeout: 60_000 }
     )
     fs.rmSync(marker, { recursive: true, force: true })
@@ -102,7 +130,11 @@ describeDockerd('an engine that shares only the work folder (ARC dind), through 
     for (const d of [ws, runnerTemp, runner]) fs.mkdirSync(d)
     const saved = { ...process.env }
     for (const k of Object.keys(process.env)) if (k.startsWith('INPUT_')) delete process.env[k]
-    for (const [v, f] of Object.entries({ GITHUB_OUTPUT: 'out', GITHUB_STATE: 'state', GITHUB_STEP_SUMMARY: 'summary' })) {
+    for (const [v, f] of Object.entries({
+      GITHUB_OUTPUT: 'out',
+      GITHUB_STATE: 'state',
+      GITHUB_STEP_SUMMARY: 'summary'
+    })) {
       fs.writeFileSync(path.join(runner, f), '')
       process.env[v] = path.join(runner, f)
     }
@@ -123,7 +155,9 @@ describeDockerd('an engine that shares only the work folder (ARC dind), through 
       })
     })
     const r = await runActionHere(runner, saved)
-    const s = JSON.parse(fs.readFileSync(path.join(ws, 'gpu-overhead-results', 'summary.json'), 'utf8')) as CheckSummary
+    const s = JSON.parse(
+      fs.readFileSync(path.join(ws, 'gpu-overhead-results', 'summary.json'), 'utf8')
+    ) as CheckSummary
     const failed = s.runs.filter(x => x.status !== 'ok')
     expect({ failed, log: failed.length ? r.log.slice(-4000) : '' }).toEqual({ failed: [], log: '' })
     expect(new Set(s.runs.map(x => x.environment))).toEqual(new Set(['native', 'container']))
@@ -131,6 +165,10 @@ describeDockerd('an engine that shares only the work folder (ARC dind), through 
       new Set(['matmul', 'llm', 'io'])
     )
     expect(r.outputs).toMatch(/verdict<<\S+\n(pass|inconclusive|regression)\n/)
+    // The report names the engine the container arm ran on.
+    expect(s.preflight.find(p => p.name === 'launcher:docker')?.message).toBe(
+      `docker run on the engine at ${host}`
+    )
     // The check's own folders under RUNNER_TEMP are gone at its end.
     expect(fs.readdirSync(runnerTemp)).toEqual([])
   }, 900_000)

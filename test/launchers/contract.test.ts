@@ -123,3 +123,21 @@ test("one image reference on two engines is two images: each arm reads its own e
   expect(armImage(new Map([[A, { id: 'x' }]]), podman!, 'docker')?.id).toBe('x')
   expect(imageRuntimes([docker!, podman!], 'docker')).toEqual(['docker', 'podman'])
 })
+
+test('a remote engine is the launcher setting its variable names; a malformed one stops the check naming it', () => {
+  const docker = launcherOf('docker')
+  const podman = launcherOf('podman')
+  expect(docker.settings({ DOCKER_HOST: 'unix:///run/dind/docker.sock' }).endpoint).toBe(
+    'unix:///run/dind/docker.sock'
+  )
+  expect(docker.describe(docker.settings({ DOCKER_HOST: 'tcp://dind:2375' }))).toBe(
+    'docker run on the engine at tcp://dind:2375'
+  )
+  expect(podman.settings({ CONTAINER_HOST: 'ssh://core@host/run/podman/podman.sock' }).endpoint).toBe(
+    'ssh://core@host/run/podman/podman.sock'
+  )
+  expect(() => docker.settings({ DOCKER_HOST: '/var/run/docker.sock' })).toThrow(
+    /^DOCKER_HOST=\/var\/run\/docker.sock is not an engine address: use one of unix:\/\/…/
+  )
+  expect(() => podman.settings({ CONTAINER_HOST: 'http://x' })).toThrow(/^CONTAINER_HOST=http:\/\/x is not/)
+})
