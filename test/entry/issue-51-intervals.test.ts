@@ -103,7 +103,10 @@ describe('intervals a ratio can have', () => {
     const wide = comparisonsOf(
       (await cli('--input', file, '--format', 'json', '--max-overhead', '1%')).stdout
     )
-    expect(wide[0]?.verdict).toBe('equivalent')
+    // Inside ±1% by TOST and by the printed interval; 8 processes per arm are too few to claim it since issue 52
+    // (an equivalence needs 10: compare/mode-exclusion.ts), and the reason says that, not the interval.
+    expect(wide[0]?.verdict).toBe('inconclusive')
+    expect(wide[0]?.reason).toMatch(/within ±1% \(TOST p=[^)]*\), but only 8 processes per arm/)
     expect(wide[0]?.ci95.high as number).toBeLessThanOrEqual(1)
     // At ±0.76% TOST still says equivalent (p≈0.03), but the printed 95% interval reaches +0.78%.
     const tight = comparisonsOf(
