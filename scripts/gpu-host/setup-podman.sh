@@ -30,6 +30,9 @@ driver = "overlay"
 runroot = "/run/containers/storage"
 graphroot = "$PODMAN_DATA/storage"
 CONF
+# runc where the Docker bundle brought one (the runtime Docker runs on this host); crun refuses containers on
+# hosts with hybrid cgroups.
+PODMAN_RUNTIME=crun; [ -x /opt/gpu-host/docker/bin/runc ] && PODMAN_RUNTIME=runc
 cat > /etc/containers/containers.conf <<CONF
 [containers]
 seccomp_profile = "$PODMAN_ROOT/share/seccomp.json"
@@ -39,9 +42,10 @@ image_copy_tmp_dir = "$PODMAN_DATA/tmp"
 cgroup_manager = "cgroupfs"
 events_logger = "file"
 conmon_path = ["$PODMAN_ROOT/wrap/conmon"]
-runtime = "crun"
+runtime = "$PODMAN_RUNTIME"
 [engine.runtimes]
 crun = ["$PODMAN_ROOT/wrap/crun"]
+runc = ["/opt/gpu-host/docker/bin/runc"]
 CONF
 [ -f /etc/containers/policy.json ] || echo '{"default":[{"type":"insecureAcceptAnything"}]}' > /etc/containers/policy.json
 [ -f /etc/containers/registries.conf ] || : > /etc/containers/registries.conf
