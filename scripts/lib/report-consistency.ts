@@ -79,7 +79,8 @@ export function printedIntervals(text: string): { found: PrintedInterval[]; bad:
   const re = /([+\-\u2212]?[0-9][0-9,.]*)(%|×)\s*\\?\[([^\]\n]{1,80})\\?\]/g
   for (const m of text.matchAll(re)) {
     const factor = m[2] === '×'
-    const parts = (m[3] ?? '').split(/,\s(?=[^0-9])|,\s*(?=[+\-\u2212n?I0-9])/)
+    // The ends are separated by a comma and a space; a thousands separator has none (`1,040×`).
+    const parts = (m[3] ?? '').split(/,\s+/)
     if (parts.length !== 2) {
       bad.push(m[0])
       continue
@@ -373,8 +374,11 @@ export function generatedAnalysis(kind: Kind, seed: number): Analysis {
 /** A summary to render: the template's facts with this analysis and the verdict it gives. */
 export function withAnalysis(template: CheckSummary, analysis: Analysis): CheckSummary {
   const verdict = checkVerdict(analysis, template.preflight, true)
+  // The per-GPU analyses are the recorded ones (not re-analysed here): left out, so every interval rendered is
+  // of this analysis.
+  const { multi_gpu: _multiGpu, ...rest } = template
   return {
-    ...template,
+    ...rest,
     analysis,
     baseline: null,
     verdict,
