@@ -1,11 +1,11 @@
 /**
  * The PR comment's notes: at most three, each short, each one a reviewer acts on (issue 51). A gated time that
- * includes start-up (what it contains), an undecided metric (what would decide it), and the explainer's top
- * finding (what differs between the arms). No statistics terms, no parameter JSON, nothing the verdict line or
+ * includes start-up (what to do about it) and an undecided metric (what would decide it); the explainer's finding
+ * is the verdict line's "why", not said again. No statistics terms, no parameter JSON, nothing the verdict line or
  * the table already says; the job summary keeps the rest. Pure.
  */
 import type { CheckSummary, Comparison } from '../types/index.js'
-import { code, fmtPlain, inline } from './format.js'
+import { code, fmtPlain } from './format.js'
 import { ownWorkloadAdvice, runsToDecide } from './runs.js'
 import { gatingComparisons } from './verdict.js'
 import { includesStartup } from './whole-process.js'
@@ -19,12 +19,11 @@ const name = (c: Comparison): string => code(`${c.workload} ${c.metric}`)
 function startupNote(gating: Comparison[]): string | null {
   const c = gating.find(x => includesStartup(x) && x.verdict !== 'equivalent')
   if (!c) return null
-  const ms = Math.round((c.mean_candidate - c.mean_baseline) * 1000)
-  const launch = /container/.test(c.candidate_env) ? 'the container launch' : 'process start'
+  const launch = /container/.test(c.candidate_env) ? 'and the container launch ' : ''
+  // The verdict line's "why" gives the per-process difference; the note says what to do about it.
   return (
-    `${name(c)} times the whole process, so start-up and ${launch} are in it ` +
-    `(${ms >= 0 ? '+' : '−'}${fmtPlain(Math.abs(ms))} ms per process). To gate the work alone, send samples ` +
-    'from the command (docs/protocol.md) or name its result file.'
+    `${name(c)} includes start-up ${launch}in every process: to gate the work alone, send samples from the ` +
+    'command (docs/protocol.md) or name its result file.'
   )
 }
 
@@ -52,16 +51,9 @@ function undecidedNote(summary: CheckSummary, gating: Comparison[]): string | nu
   )
 }
 
-/** The explainer's one-line finding, where it found one that explains a difference. */
-function whyNote(summary: CheckSummary): string | null {
-  const e = summary.explanation
-  if (!e || !e.findings.some(f => f.relevant)) return null
-  return `Why the arms differ: ${inline(e.headline).replace(/\.+$/, '')}.`
-}
-
 export function commentNotes(summary: CheckSummary): string[] {
   const gating = gatingComparisons(summary)
-  return [startupNote(gating), undecidedNote(summary, gating), whyNote(summary)]
+  return [startupNote(gating), undecidedNote(summary, gating)]
     .filter((x): x is string => x !== null)
     .slice(0, MAX_COMMENT_NOTES)
 }
