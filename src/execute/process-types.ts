@@ -1,15 +1,10 @@
 /** What a workload process is started with (ProcessSpec), what it leaves (ProcessResult), and its handle. */
+import type { LaunchSpec } from '../launchers/index.js'
 import type { WorkloadEvent } from '../types/index.js'
 import type { RunLog } from './run-log.js'
 
-export interface ProcessSpec {
-  command: string
-  args: string[]
-  env?: NodeJS.ProcessEnv
-  cwd?: string
-  timeoutMs: number
-  /** Called (best effort) after a timeout or cancel, e.g. `docker kill <name>`. */
-  onKill?: () => Promise<void>
+/** What the arm's launcher built (argv, env, freeze, kill), plus how the runner drives and reads it. */
+export interface ProcessSpec extends LaunchSpec {
   /**
    * Prestart: the process gets a stdin pipe (and GPU_OVERHEAD_HOLD=stdin from the spec's env), imports, and
    * waits for `release()`; timeoutMs counts from the release. `holdTimeoutMs` bounds the wait itself.
@@ -22,11 +17,6 @@ export interface ProcessSpec {
    * TURNS_POLL_MS, so a turn's end is seen within milliseconds.
    */
   turns?: boolean
-  /**
-   * Turns in a container: freezes (true) or thaws (false) every process of its container, so what the image
-   * runs beside the workload runs only in the container's own turns. Resolves to null, or why it failed.
-   */
-  freeze?: (frozen: boolean) => Promise<string | null>
   /**
    * The run's events file (created empty by the runner, in the run's own folder): events are read from it,
    * stdout/stderr are the run's log only. Absent: events on stdout (a workload run by hand, version 1).

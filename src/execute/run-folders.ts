@@ -1,7 +1,7 @@
 /**
  * Nothing shared by accident: every process gets folders of its own, named by a random run id (never a PID:
  * every container's workload has the same one). Its private folder (the event channel; in a container
- * mounted at RUN_CONTAINER_DIR) lives under a check folder (mode 0700) in the work folder (workRoot), and io's
+ * mounted at launchers' RUN_CONTAINER_DIR) lives under a check folder (mode 0700) in the work folder (workRoot), and io's
  * checkpoint writes go into a fresh folder of that run under the checkpoint folder. The native and the
  * container arm, two lanes or two checks on one host never write into the same folder; each folder is removed
  * when its process ends (never following a link the image left there).
@@ -13,12 +13,7 @@ import { WORK_FOLDER_PREFIX } from '../results/index.js'
 import { safeChmodFolder } from '../util/safe-fs.js'
 import { createChannelFile } from './event-channel.js'
 
-/** Where a container run's private folder is mounted (read-write, that run's container only). */
-export const RUN_CONTAINER_DIR = '/gpu-overhead/run'
 export const EVENTS_FILE = 'events.jsonl'
-/** The protocol's channel variables (workloads/_protocol.py). */
-export const EVENTS_ENV = 'GPU_OVERHEAD_EVENTS'
-export const RUN_ID_ENV = 'GPU_OVERHEAD_RUN_ID'
 
 export interface RunFolder {
   runId: string
@@ -31,7 +26,6 @@ export interface RunFolder {
   /** Removes the run's folders (best effort: a hostile image may leave what the runner cannot delete). */
   remove(): void
 }
-
 
 /**
  * Where a check keeps what a container mounts: RUNNER_TEMP on a runner, else the results folder (`out`, a

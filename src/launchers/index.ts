@@ -3,3 +3,5 @@ export type { Launcher, LauncherCapabilities, LauncherSettings } from './launche
 export { HOST_CAPABILITIES } from './launcher.js'
 export { findLauncher, launcherNames, launcherOf, registerLauncher } from './registry.js'
 export { armImage, armLauncher, armRuntime, imageKey, imageRuntimes, launchersLacking } from './arms.js'
+export type { CommandStart, LaunchRequest, LaunchSpec, ScriptStart } from './launch-request.js'
+export { RUN_CONTAINER_DIR } from './engine-cli/index.js'

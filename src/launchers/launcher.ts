@@ -5,6 +5,7 @@
  * settings. An arm names its launcher (`arms: docker:A,podman:B`); the registry (registry.ts) is one list.
  */
 import type { ContainerRuntime } from '../types/index.js'
+import type { LaunchRequest, LaunchSpec } from './launch-request.js'
 
 /** What a launcher lets the check measure beside the workload; a missing one is reported as "not measured". */
 export interface LauncherCapabilities {
@@ -43,6 +44,12 @@ export interface Launcher {
   settings(env: NodeJS.ProcessEnv): LauncherSettings
   /** One line for the report's environment section: how an arm of this launcher starts a process. */
   describe(settings: LauncherSettings): string
+  /**
+   * The process that starts one workload process of its arm (an argument array, never a shell string): the
+   * launcher maps the request's host folders to what the process sees, and sets the protocol's variables.
+   * Throws (EnvironmentError) when the request lacks what it needs (an image launcher without an image ID).
+   */
+  processSpec(request: LaunchRequest): LaunchSpec
 }
 
 /** Every host-side measurement allowed: what a launcher on this host with host-visible GPUs has. */

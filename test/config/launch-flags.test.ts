@@ -7,7 +7,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { containerLaunchArgs, launchFlagFacts, loadConfig } from '../../src/config/index.js'
 import { LAUNCH_FLAG_EXAMPLES } from '../../src/config/launch-flags.js'
-import { containerArgs } from '../../src/execute/container.js'
+import { containerArgs } from '../../src/launchers/engine-cli/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 import { InputError } from '../../src/util/errors.js'
 

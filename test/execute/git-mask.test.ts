@@ -6,7 +6,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { gitMaskArgs, gitMasks } from '../../src/execute/git-mask.js'
+import { gitMaskArgs, gitMasks } from '../../src/launchers/engine-cli/git-mask.js'
 import { EnvironmentError } from '../../src/util/errors.js'
 
 const made: string[] = []

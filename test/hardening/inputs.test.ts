@@ -9,7 +9,7 @@ import * as path from 'node:path'
 import { loadConfig, type RawInputs } from '../../src/config/index.js'
 import { Inputs } from '../../src/types/inputs.js'
 import { InputError } from '../../src/util/errors.js'
-import { containerArgs } from '../../src/execute/container.js'
+import { containerArgs } from '../../src/launchers/engine-cli/index.js'
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'hardening-inputs-'))
 const IMAGE = 'local/gpu-overhead-test:py'

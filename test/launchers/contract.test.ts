@@ -2,14 +2,18 @@
  * Issue 54: the contract every launcher keeps (native, docker, podman, and the tests' fake, registered here by
  * one line), and how an arm names its launcher: `arms: docker:<A>,podman:<B>` runs two engines in one check.
  */
+import * as fs from 'node:fs'
 import * as os from 'node:os'
+import * as path from 'node:path'
 import {
   armImage,
   imageKey,
   imageRuntimes,
   launcherNames,
   launcherOf,
-  registerLauncher
+  registerLauncher,
+  type LaunchRequest,
+  type LaunchSpec
 } from '../../src/launchers/index.js'
 import { loadConfig, parseArms } from '../../src/config/index.js'
 import { startTelemetry } from '../../src/check-steps.js'
@@ -52,7 +56,93 @@ describe.each(launcherNames())('launcher %s keeps the contract', name => {
   it('is refused twice', () => {
     expect(() => registerLauncher(l)).toThrow(/registered already/)
   })
+  it("builds one workload process from a request: the request's essentials reach the spec", () => {
+    const r = request()
+    const s = l.processSpec(r)
+    const words = wordsOf(s)
+    expect(s.timeoutMs).toBe(r.timeoutMs)
+    expect([s.hold, s.turns]).toEqual([true, true])
+    // The built-in's script and its arguments, in order; the run's id and the channel reach the process.
+    expect(words.some(w => w.endsWith('/matmul.py'))).toBe(true)
+    expect(s.args.join('\n')).toContain(['--size', '512', '--gpu-lane'].join('\n'))
+    expect(words).toContain(`GPU_OVERHEAD_RUN_ID=${r.run.runId}`)
+    expect(words.some(w => w.startsWith('GPU_OVERHEAD_EVENTS=') && w.endsWith('/events.jsonl'))).toBe(true)
+    // The GPU placement: the lane's device (an engine's flag) or its UUID (CUDA_VISIBLE_DEVICES on the host).
+    expect(words.some(w => w === 'device=3' || w === 'CUDA_VISIBLE_DEVICES=GPU-lane-3')).toBe(true)
+    // Never a token from the runner's environment; only what the allow-list passes.
+    expect(words.join('\n')).not.toContain('ghp_contract')
+    if (l.runsImage) {
+      // The image by its inspected ID, the clean-up label, the workflow's flags as given, read-only mounts.
+      expect(s.args).toContain(r.image.id)
+      expect(s.args).toContain(`gpu-overhead-action.check=${r.checkId}`)
+      expect(s.args.join(' ')).toContain('--shm-size 1g')
+      expect(s.args).toContain(`${r.workloads.shared()}:/gpu-overhead/workloads:ro`)
+      expect(s.onKill).toBeDefined()
+    }
+    const noImage = (): unknown => l.processSpec({ ...r, image: { ref: 'img', id: null } })
+    if (l.runsImage) expect(noImage).toThrow(/image img has no inspected image ID/)
+    else expect(noImage).not.toThrow()
+  })
+  it("starts a user command's own words, {out} at its private folder as the process sees it", () => {
+    const r = request()
+    const s = l.processSpec({
+      ...r,
+      workload: {
+        kind: 'command',
+        command: {
+          name: 'b',
+          argv: ['./bench', '--out', '{out}/r.json'],
+          format: 'auto',
+          source: 'workflow'
+        },
+        workspace: r.workloads.installed
+      }
+    })
+    const words = wordsOf(s)
+    const out = words.find(w => w.startsWith('GPU_OVERHEAD_OUT='))!.slice('GPU_OVERHEAD_OUT='.length)
+    expect([s.command, ...s.args].slice(-3)).toEqual(['./bench', '--out', `${out}/r.json`])
+    expect(words.some(w => w.endsWith('.py'))).toBe(false)
+  })
 })
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'contract-'))
+for (const d of ['installed', 'copy']) fs.mkdirSync(path.join(scratch, d))
+// A secret in the runner's environment: no launcher may pass it to the process.
+beforeAll(() => {
+  process.env.GITHUB_TOKEN = 'ghp_contract'
+})
+afterAll(() => {
+  delete process.env.GITHUB_TOKEN
+  fs.rmSync(scratch, { recursive: true, force: true })
+})
+
+/** A request as execute/ makes one: every field set, a lane, hold and turns. */
+function request(): LaunchRequest {
+  const dir = fs.mkdtempSync(path.join(scratch, 'run-'))
+  return {
+    checkId: 'c54',
+    name: 'gpu-overhead-c54-7-gpu3',
+    workload: { kind: 'script', script: 'matmul.py', args: () => ['--size', '512', '--gpu-lane'] },
+    run: { dir, eventsFile: path.join(dir, 'events.jsonl'), runId: 'matmul-x-7-abc' },
+    workloads: { installed: path.join(scratch, 'installed'), shared: () => path.join(scratch, 'copy') },
+    io: null,
+    image: { ref: A, id: 'sha256:' + 'c'.repeat(64) },
+    gpu: { device: 'gpu', gpuAccess: 'gpus', gpus: 'all', driverMount: null },
+    lane: { index: 3, uuid: 'GPU-lane-3', name: null, minor: 3 },
+    python: 'python3',
+    containerArgs: ['--shm-size', '1g'],
+    memory: null,
+    isolate: false,
+    timeoutMs: 12_345,
+    hold: true,
+    turns: true
+  }
+}
+
+/** What the process gets: its argv, and its environment as NAME=value words (an engine's `-e` ones are argv). */
+function wordsOf(s: LaunchSpec): string[] {
+  return [s.command, ...s.args, ...Object.entries(s.env ?? {}).map(([k, v]) => `${k}=${v}`)]
+}
 
 test('two arms on two engines: docker:<A>,podman:<B>', () => {
   const arms = parseArms(`docker:${A},podman:${B}`, null)

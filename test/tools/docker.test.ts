@@ -1,5 +1,5 @@
 import { CONTAINER_WORKLOADS_DIR, ROLE_LABEL, RUN_LABEL, runArgs } from '../../src/tools/docker.js'
-import { containerArgs } from '../../src/execute/container.js'
+import { containerArgs } from '../../src/launchers/engine-cli/index.js'
 import { mountArgs, parseMountSpec } from '../../src/config/mount-spec.js'
 
 const ID = `sha256:${'a'.repeat(64)}`

@@ -4,6 +4,7 @@
  */
 import { HOST_CAPABILITIES, type Launcher } from '../launcher.js'
 import { engineEndpoint } from '../endpoint.js'
+import { engineProcessSpec } from '../engine-cli/index.js'
 
 export const dockerLauncher: Launcher = {
   name: 'docker',
@@ -11,5 +12,6 @@ export const dockerLauncher: Launcher = {
   runtime: 'docker',
   capabilities: HOST_CAPABILITIES,
   settings: env => ({ clientArgs: [], endpoint: engineEndpoint('DOCKER_HOST', env.DOCKER_HOST) }),
-  describe: s => `docker run${s.endpoint ? ` on the engine at ${s.endpoint}` : ''}`
+  describe: s => `docker run${s.endpoint ? ` on the engine at ${s.endpoint}` : ''}`,
+  processSpec: r => engineProcessSpec('docker', r)
 }

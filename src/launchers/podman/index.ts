@@ -5,6 +5,7 @@
  */
 import { HOST_CAPABILITIES, type Launcher } from '../launcher.js'
 import { engineEndpoint } from '../endpoint.js'
+import { engineProcessSpec } from '../engine-cli/index.js'
 
 export const podmanLauncher: Launcher = {
   name: 'podman',
@@ -12,5 +13,6 @@ export const podmanLauncher: Launcher = {
   runtime: 'podman',
   capabilities: HOST_CAPABILITIES,
   settings: env => ({ clientArgs: [], endpoint: engineEndpoint('CONTAINER_HOST', env.CONTAINER_HOST) }),
-  describe: s => `podman run${s.endpoint ? ` through the service at ${s.endpoint}` : ''}`
+  describe: s => `podman run${s.endpoint ? ` through the service at ${s.endpoint}` : ''}`,
+  processSpec: r => engineProcessSpec('podman', r)
 }

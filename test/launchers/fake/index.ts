@@ -2,6 +2,7 @@
  * A launcher that lives in the tests only (issue 54): the host's interpreter, like native, but with none of the
  * host-side measurements. It shows what adding a launcher takes: this folder, and one registerLauncher line.
  */
+import { hostProcessSpec } from '../../../src/launchers/native/index.js'
 import type { Launcher } from '../../../src/launchers/index.js'
 
 export const fakeLauncher: Launcher = {
@@ -16,5 +17,7 @@ export const fakeLauncher: Launcher = {
     sharedFolder: true
   },
   settings: () => ({ clientArgs: [], endpoint: null }),
-  describe: () => 'a host process started by the tests’ fake launcher'
+  describe: () => 'a host process started by the tests’ fake launcher',
+  // Its processes start on this host as native ones do; a launcher elsewhere builds its own (an srun argv).
+  processSpec: hostProcessSpec
 }

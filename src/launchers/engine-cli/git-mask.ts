@@ -14,8 +14,8 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import type { Mount } from '../types/index.js'
-import { EnvironmentError } from '../util/errors.js'
+import type { Mount } from '../../types/index.js'
+import { EnvironmentError } from '../../util/errors.js'
 
 /** Folder entries looked at under one mount: a large repository has ~100,000, ImageNet's training set 1.3 M. */
 export const GIT_WALK_MAX_ENTRIES = 2_000_000
