@@ -5,7 +5,7 @@
  * `core.info`/`core.warning`/… and `process.stdout.write` anywhere else in src/.
  */
 import * as core from '@actions/core'
-import { logText, plainText } from './text.js'
+import { logText, plainText, terminalMarkdown } from './text.js'
 
 /** Where progress and warnings go: the Actions log (grouped) or the CLI's stderr. */
 export interface Logger {
@@ -33,6 +33,15 @@ export const actionsLogger: Logger = {
  */
 export function writeOut(text: string): void {
   process.stdout.write(`${logText(text.replace(/\n$/, ''), Infinity, Infinity)}\n`)
+}
+
+/**
+ * Markdown on stdout (the CLI's `--format md`, the verdict line): users paste it into PR comments, so it is
+ * published text. It passes the publishing sanitiser (terminalMarkdown), whose mention and link breaks
+ * writeOut's log rules would strip.
+ */
+export function writeMarkdownOut(markdown: string): void {
+  process.stdout.write(`${terminalMarkdown(markdown.replace(/\n$/, ''))}\n`)
 }
 
 /** Messages on stderr: the log's rules, lines bounded. */

@@ -108,14 +108,15 @@ export function mdTableCell(md: string): string {
 
 /** GitHub's limit on a comment, an issue body and a Check run's summary or text. */
 export const MAX_MARKDOWN_CHARS = 65_535
-// A code span (backtick run … the same run) or an HTML comment: left as they are.
-const CODE_OR_COMMENT = /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)|<!--[\s\S]*?-->/g
-
 /**
  * The last pass over a whole markdown document before it is published (comment, Check run, job summary,
- * trend issue, report.md), whatever its pieces went through: secrets masked, control and format characters
- * other than the line feed removed, @-mentions and `#1` references outside code spans broken, at most
- * `max` characters. Per-value escaping (mdText, mdCode) is still what keeps markup inert.
+ * trend issue, report.md, the CLI's markdown on stdout), whatever its pieces went through: secrets masked,
+ * control and format characters other than the line feed removed, @-mentions and `#1` references outside
+ * code broken, at most `max` characters. Per-value escaping (mdText, mdCode) is still what keeps markup inert.
+ *
+ * What counts as code is read conservatively (inertCode): text is left unbroken only where CommonMark surely
+ * renders it as code or as an HTML comment; anything doubtful (an escaped or unclosed backtick run, a span that
+ * a table cell, an HTML tag or an autolink may cut, an HTML block) is broken.
  */
 export function publishMarkdown(doc: string, max = MAX_MARKDOWN_CHARS): string {
   const clean = redact(doc)
@@ -123,25 +124,126 @@ export function publishMarkdown(doc: string, max = MAX_MARKDOWN_CHARS): string {
     .replace(/\r\n?|[\u0085\u2028\u2029]/g, '\n')
     // The zero-width space stays: mdText put it there to break a mention or a link.
     .replace(/[\p{Cc}\p{Cf}]/gu, c => (c === '\n' || c === '\t' || c === BREAK ? c : ''))
-  let inFence = false
-  const lines = clean.split('\n').map(line => {
-    if (/^\s{0,3}(```|~~~)/.test(line)) inFence = !inFence
-    if (inFence) return line
-    let out = ''
-    let at = 0
-    for (const m of line.matchAll(CODE_OR_COMMENT)) {
-      out += breakMentions(line.slice(at, m.index)) + m[0]
-      at = m.index + m[0].length
+  return clipText(breakOutsideCode(clean.split('\n')).join('\n'), max)
+}
+
+/** An opening code fence: up to 3 spaces, 3+ backticks whose info has none, or 3+ tildes. */
+const FENCE_OPEN = /^ {0,3}(?:(`{3,})[^`]*|(~{3,}).*)$/
+/** A line that is one HTML comment (CommonMark's: no `--` inside, not `<!-->`): our markers. */
+const COMMENT_LINE = /^ {0,3}<!--(?!>|->)(?:(?!--)[\s\S])*?(?<!-)-->\s*$/
+/** Where a table cell, an HTML tag or an autolink may cut a code span: on such a line no span is trusted. */
+const CUTS_SPANS = /(?<!\\)\||<[A-Za-z/!?]/
+
+/** An HTML block's start (CommonMark 4.6) and what ends it; null: a blank line; undefined: no HTML block. */
+function htmlBlockEnd(line: string): RegExp | null | undefined {
+  const m = /^ {0,3}<(.?)/.exec(line)
+  if (!m) return undefined
+  if (/^ {0,3}<(?:script|pre|style|textarea)(?:[\s>]|$)/i.test(line))
+    return /<\/(?:script|pre|style|textarea)>/i
+  if (/^ {0,3}<!--/.test(line)) return /-->/
+  if (/^ {0,3}<!\[CDATA\[/.test(line)) return /\]\]>/
+  if (m[1] === '?') return /\?>/
+  if (m[1] === '!') return />/
+  return null
+}
+
+/**
+ * Each line with mentions broken outside what is surely code. Kept: fenced code blocks and lines that are one
+ * HTML comment. Inside an HTML block nothing is code (no fence or code span opens there). After a line with an
+ * unclosed backtick run the paragraph's later lines trust no span (the run may close on one of them, shifting
+ * which runs pair).
+ */
+function breakOutsideCode(lines: string[]): string[] {
+  let fence: RegExp | null = null
+  let html: RegExp | null | undefined
+  let dirty = false
+  return lines.map(line => {
+    if (fence !== null) {
+      if (fence.test(line)) fence = null
+      return line
     }
-    return out + breakMentions(line.slice(at))
+    if (line.trim() === '') {
+      dirty = false
+      if (html === null) html = undefined
+      return line
+    }
+    if (COMMENT_LINE.test(line)) {
+      if (html !== null && html?.test(line)) html = undefined
+      return line
+    }
+    if (html !== undefined) {
+      if (html !== null && html.test(line)) html = undefined
+      return breakMentions(line)
+    }
+    const f = FENCE_OPEN.exec(line)
+    if (f) {
+      const [char, len] = f[1] !== undefined ? ['`', f[1].length] : ['~', (f[2] ?? '').length]
+      fence = new RegExp(`^ {0,3}${char}{${len},}[ \\t]*$`)
+      dirty = false
+      return line
+    }
+    const end = htmlBlockEnd(line)
+    if (end !== undefined) {
+      html = end !== null && end.test(line.slice(line.indexOf('<') + 2)) ? undefined : end
+      return breakMentions(line)
+    }
+    const out = codeSpans(line)
+    if (out.unclosed) dirty = true
+    return dirty || CUTS_SPANS.test(line) ? breakMentions(line) : out.text
   })
-  return clipText(lines.join('\n'), max)
+}
+
+/**
+ * One line read as CommonMark reads code spans: a run of N backticks not escaped by a backslash opens one that
+ * the next run of exactly N closes (backslashes inside are literal); a run that nothing closes is literal text
+ * (`unclosed`). Mentions are broken outside the spans.
+ */
+function codeSpans(line: string): { text: string; unclosed: boolean } {
+  let out = ''
+  let plain = ''
+  let unclosed = false
+  let i = 0
+  while (i < line.length) {
+    const c = line[i] ?? ''
+    if (c === '\\' && /[!-/:-@[-`{-~]/.test(line[i + 1] ?? '')) {
+      plain += line.slice(i, i + 2)
+      i += 2
+    } else if (c === '`') {
+      const run = /^`+/.exec(line.slice(i))?.[0] ?? '`'
+      const rest = line.slice(i + run.length)
+      const close = new RegExp(`(?<!\`)${run}(?!\`)`).exec(rest)
+      if (close === null) {
+        unclosed = true
+        plain += run
+        i += run.length
+      } else {
+        const span = run + rest.slice(0, close.index + run.length)
+        out += breakMentions(plain) + span
+        plain = ''
+        i += span.length
+      }
+    } else {
+      plain += c
+      i++
+    }
+  }
+  return { text: out + breakMentions(plain), unclosed }
 }
 
 function breakMentions(text: string): string {
-  return text
-    .replace(/(^|[^\p{L}\p{N}_`])@(?=[\p{L}\p{N}])/gu, `$1@${BREAK}`)
-    .replace(/#(?=\d)/g, `#${BREAK}`)
+  return text.replace(/(^|[^\p{L}\p{N}_])@(?=[\p{L}\p{N}])/gu, `$1@${BREAK}`).replace(/#(?=\d)/g, `#${BREAK}`)
+}
+
+/**
+ * A markdown document printed on stdout (the CLI's `--format md`): users paste it into PR comments, so it is
+ * published text: publishMarkdown (which keeps the zero-width breaks that plainText would strip), and no line
+ * that the runner would read as a workflow command.
+ */
+export function terminalMarkdown(doc: string): string {
+  return publishMarkdown(doc, Infinity)
+    .split('\n')
+    .map(l => l.replace(/^(\s*):(?=:)/, `$1:${BREAK}`).replace(/##\[/g, `#${BREAK}#[`))
+    .join('\n')
 }
 
 /**

@@ -16,17 +16,23 @@ import { analyzeCommand } from '../../commands/analyze.js'
 import { gateCommand } from '../../commands/gate.js'
 import { ioCheckCommand } from '../../commands/io-check.js'
 import { trendCommand } from '../../commands/trend.js'
-import { writeErr, writeOut } from '../../util/log.js'
+import { writeErr, writeMarkdownOut, writeOut } from '../../util/log.js'
 import { runCommand } from './run-flags.js'
 
-/** Prints a command's text (one trailing newline) and hands back its exit code. */
-function printed(result: { text: string; exitCode: number }): number {
-  writeOut(result.text)
+/**
+ * Prints a command's text (one trailing newline) and hands back its exit code. Markdown is published text
+ * (users paste it into PR comments): it passes the publishing sanitiser, whose mention and link breaks the
+ * log's rules would strip.
+ */
+function printed(result: { text: string; exitCode: number }, format: string = 'text'): number {
+  if (format === 'md') writeMarkdownOut(result.text)
+  else writeOut(result.text)
   return result.exitCode
 }
 
 export async function analyzeCli(src: CliSource): Promise<number> {
-  return printed(await analyzeCommand(parseAnalyze(src)))
+  const opts = parseAnalyze(src)
+  return printed(await analyzeCommand(opts), opts.format)
 }
 
 export async function gateCli(src: CliSource): Promise<number> {
@@ -38,15 +44,17 @@ export async function ioCheckCli(src: CliSource): Promise<number> {
 }
 
 export async function aggregateCli(src: CliSource): Promise<number> {
-  const result = aggregateCommand(parseAggregate(src))
-  printed(result)
+  const opts = parseAggregate(src)
+  const result = aggregateCommand(opts)
+  printed(result, opts.format)
   writeErr(`aggregate: ${result.paths.markdown}, ${result.paths.json}`)
   return Promise.resolve(result.exitCode)
 }
 
 export async function trendCli(src: CliSource): Promise<number> {
-  const result = await trendCommand(parseTrend(src))
-  writeOut(result.text)
+  const opts = parseTrend(src)
+  const result = await trendCommand(opts)
+  printed(result, opts.format)
   writeErr(result.reason)
   return result.exitCode
 }
