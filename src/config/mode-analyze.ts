@@ -71,6 +71,13 @@ function resultFiles(format: AnalyzeConfig['format'], raw: string, workspace: st
         item,
         `${form}; it is ${st === undefined ? 'missing' : 'not a regular file (a link or a folder)'}`
       )
+    // A second hard link may be a file outside the workspace (the same inode): not the tree's own.
+    if (st.nlink > 1)
+      throw new InputError(
+        Inputs.Results,
+        item,
+        `${form}; it has ${st.nlink} hard links (one may be outside)`
+      )
     // A linked folder on the way could still lead out of the workspace: compare the resolved paths.
     const rel = path.relative(fs.realpathSync.native(workspace), fs.realpathSync.native(file))
     if (rel.startsWith('..') || path.isAbsolute(rel))

@@ -3,6 +3,8 @@
  * Writes never follow a link: the last component is opened with O_NOFOLLOW and checked with fstat, every
  * parent folder below a trusted root is checked with lstat (a real folder, not a link), and a replace is
  * a fresh temp file (O_EXCL) renamed over the target, which replaces a link rather than writing through it.
+ * An existing file is written in place (append, stream) only when it has one hard link: a second one may be a
+ * file outside the folder. Untrusted reads that refuse a symbolic link refuse a hard-linked file too.
  * Reads of untrusted inputs accept regular files only (a FIFO or /dev/zero would block or never end), are
  * size-capped, and their errors never quote the file's contents.
  */
@@ -10,7 +12,7 @@ import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 
-const { O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_TRUNC, O_WRONLY } = fs.constants
+const { O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = fs.constants
 
 /** A write or read the policy refuses; `code` says which rule. */
 export class UnsafePathError extends Error {
@@ -23,6 +25,8 @@ export class UnsafePathError extends Error {
     this.name = 'UnsafePathError'
   }
 }
+
+const HARD_LINKS = (n: number): string => `has ${n} hard links (a hard link can be a file outside the folder)`
 
 function lstatOrNull(p: string): fs.Stats | null {
   try {
@@ -82,6 +86,11 @@ function openNoFollow(file: string, flags: number, mode = 0o644): number {
     fs.closeSync(fd)
     throw new UnsafePathError(file, `is ${describeKind(st)}, not a regular file`, 'not-regular')
   }
+  // A file with a second hard link may be one outside the folder (the same inode): never written through.
+  if (st.nlink > 1) {
+    fs.closeSync(fd)
+    throw new UnsafePathError(file, `${HARD_LINKS(st.nlink)}; refusing to write through it`, 'link')
+  }
   return fd
 }
 
@@ -117,8 +126,10 @@ export function openAppend(file: string, opts: WriteOptions = {}): number {
 /** Creates or truncates `file` and writes it, without following a link (streams of data: io shards). */
 export function safeWriteStream(file: string, write: (fd: number) => void, opts: WriteOptions = {}): void {
   ensureParents(file, opts.root ?? path.dirname(file))
-  const fd = openNoFollow(file, O_WRONLY | O_CREAT | O_TRUNC, opts.mode)
+  // Truncated only once the handle is known to be the folder's own file (O_TRUNC would cut a hard-linked one).
+  const fd = openNoFollow(file, O_WRONLY | O_CREAT, opts.mode)
   try {
+    fs.ftruncateSync(fd, 0)
     write(fd)
   } finally {
     fs.closeSync(fd)
@@ -177,7 +188,10 @@ export const READ_LIMITS = {
 
 export interface ReadOptions {
   maxBytes: number
-  /** Refuse a link as the last component (tree files: a link could point at a secret on the runner). */
+  /**
+   * Refuse a link as the last component (tree files: a link could point at a secret on the runner); a file
+   * with more than one hard link is refused too (oneLink), unless `oneLink: false`.
+   */
   noFollow?: boolean
   /**
    * A folder the file must lie in, judged on the file actually opened (its descriptor's path, /proc/self/fd),
@@ -198,12 +212,8 @@ function fdPath(fd: number): string | null {
 }
 
 function checkOpened(file: string, fd: number, st: fs.Stats, opts: ReadOptions): void {
-  if (opts.oneLink && st.nlink > 1)
-    throw new UnsafePathError(
-      file,
-      `has ${st.nlink} hard links; a tree file must have one (a hard link can lead outside the folder)`,
-      'link'
-    )
+  if ((opts.oneLink ?? opts.noFollow === true) && st.nlink > 1)
+    throw new UnsafePathError(file, `${HARD_LINKS(st.nlink)}; a tree file must have one`, 'link')
   if (opts.within === undefined) return
   const opened = fdPath(fd) ?? fs.realpathSync.native(file)
   const root = fs.realpathSync.native(opts.within)
