@@ -62,6 +62,10 @@ TURN_LINE = "turn"
 # The channel (docs/protocol.md): the events file, and the run's id that the start event echoes.
 PROTOCOL_VERSION = 2
 EVENTS_ENV = "GPU_OVERHEAD_EVENTS"
+# GPU_OVERHEAD_EVENTS=stdout: the runner shares no folder with this process (a launcher without one, e.g. an exec
+# stream): events go to the real stdout, each line framed so the runner tells them from a banner (docs/protocol.md).
+EVENTS_ON_STDOUT = "stdout"
+EVENT_FRAME = "gpu-overhead:%d " % PROTOCOL_VERSION
 RUN_ID_ENV = "GPU_OVERHEAD_RUN_ID"
 
 
@@ -144,7 +148,7 @@ def _finite(obj):
 def _open_channel():
     """The events file the runner named (append, never created here, never through a link), else stdout."""
     path = os.environ.get(EVENTS_ENV)
-    if not path:
+    if not path or path == EVENTS_ON_STDOUT:
         return _claim_stdout()
     flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -179,6 +183,7 @@ class Protocol:
         self.t0_epoch = t0_epoch
         self.t0_perf = t0_perf
         self.out = _open_channel()
+        self.frame = EVENT_FRAME if os.environ.get(EVENTS_ENV) == EVENTS_ON_STDOUT else ""
         self.started = False
         self.proc_start, self.proc_start_source = proc_start_epoch()
         self.last_phase_end = None  # perf_counter at the end of the last start-up phase
@@ -195,7 +200,7 @@ class Protocol:
 
     def emit(self, obj):
         line = json.dumps(_finite(obj), allow_nan=False, separators=(",", ":"))
-        self.out.write(line + "\n")
+        self.out.write(self.frame + line + "\n")
         self.out.flush()
 
     def start(self, params):

@@ -26,6 +26,9 @@ import sys
 import time
 
 PROTOCOL_VERSION = 2
+# GPU_OVERHEAD_EVENTS=stdout (a runner that shares no folder with this process): events framed on stdout.
+EVENTS_ON_STDOUT = "stdout"
+EVENT_FRAME = "gpu-overhead:%d " % PROTOCOL_VERSION
 PHASES = ("imports", "device_init", "first_kernel")
 _T0 = (time.time(), time.perf_counter())
 
@@ -52,7 +55,7 @@ def _gist(message, limit=500):
 
 def _open_channel():
     path = os.environ.get("GPU_OVERHEAD_EVENTS")
-    if not path:
+    if not path or path == EVENTS_ON_STDOUT:
         return sys.stdout
     flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     return os.fdopen(os.open(path, flags), "w", encoding="utf-8", buffering=1)
@@ -63,6 +66,7 @@ class Benchmark(object):
         self.name = name
         self.params = dict(params or {})
         self.out = _open_channel()
+        self.frame = EVENT_FRAME if os.environ.get("GPU_OVERHEAD_EVENTS") == EVENTS_ON_STDOUT else ""
         self.iteration = {}
         self.in_region = False
         self.region_start = None
@@ -70,7 +74,7 @@ class Benchmark(object):
         self.measured_s = 0.0
 
     def _emit(self, event):
-        self.out.write(json.dumps(_finite(event), allow_nan=False, separators=(",", ":")) + "\n")
+        self.out.write(self.frame + json.dumps(_finite(event), allow_nan=False, separators=(",", ":")) + "\n")
         self.out.flush()
 
     def __enter__(self):

@@ -22,6 +22,11 @@ export interface ProcessSpec extends LaunchSpec {
    * stdout/stderr are the run's log only. Absent: events on stdout (a workload run by hand, version 1).
    */
   eventsPath?: string
+  /**
+   * Events framed on stdout instead of a channel file (a launcher without a shared folder): lines that start
+   * with the frame are events, every other line is the log (docs/protocol.md, "Framed stdout").
+   */
+  framedEvents?: boolean
   /** Removes the run's private folders; the launcher calls it once the run is recorded (result files read). */
   cleanup?: () => void
   /** The run's private folder on the host (where a command's result file is read from). */

@@ -10,7 +10,8 @@ import { scrubbedEnv } from '../util/child-env.js'
 import { KILL_GRACE_MS } from '../util/exec.js'
 import { LineSplitter, MAX_LINE_CHARS, type LineSink } from '../util/lines.js'
 import { ProcessTree } from '../util/process-tree.js'
-import { EventChannel } from './event-channel.js'
+import { EVENT_FRAME } from '../launchers/index.js'
+import { EventChannel, MAX_CHANNEL_BYTES } from './event-channel.js'
 import { parseEventLine } from './event-line.js'
 import type { ProcessHandle, ProcessResult, ProcessSpec } from './process-types.js'
 import { RunLog } from './run-log.js'
@@ -85,6 +86,8 @@ class WorkloadProcess {
   private channel: EventChannel | null = null
   private timer: NodeJS.Timeout | null = null
   private killed = false
+  /** Characters of framed event lines read so far (framedEvents): bounded like a channel file. */
+  private framedChars = 0
   private released = false
   private readonly onAbort = (): void => this.kill('cancel')
 
@@ -203,6 +206,18 @@ class WorkloadProcess {
     )
   }
 
+  // Framed on stdout (a launcher without a shared folder): a framed line is an event line, held to the
+  // channel's rules (a bad one is kept, another run's start fails the run); every other line is the log.
+  private handleFramedLine(line: string): void {
+    if (!line.startsWith(EVENT_FRAME)) return this.spec.stdoutEvents ? this.handleStdoutLine(line) : undefined
+    this.framedChars += line.length + 1
+    if (this.framedChars > MAX_CHANNEL_BYTES)
+      return this.failChannel(
+        `the framed events passed their bound (${this.framedChars} characters in one run)`
+      )
+    this.handleLine(line.slice(EVENT_FRAME.length))
+  }
+
   private acceptEvent(event: WorkloadEvent): void {
     const { result, spec } = this
     if (result.events.length >= MAX_EVENTS_PER_RUN)
@@ -240,6 +255,11 @@ class WorkloadProcess {
         this.failChannel(`cannot read the event channel ${spec.eventsPath}: ${String(error)}`)
       }
     }
+    if (spec.framedEvents === true)
+      return new LineSplitter({
+        line: line => this.handleFramedLine(line),
+        tooLong: chars => this.noteTooLong(chars)
+      })
     return new LineSplitter(
       this.channel !== null && spec.stdoutEvents === true
         ? { line: line => this.handleStdoutLine(line), tooLong: () => undefined }

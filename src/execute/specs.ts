@@ -3,7 +3,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CHECKPOINT_CONTAINER_PATH, type Config, type WorkloadDefinition } from '../config/index.js'
-import { armImage, armLauncher, type LaunchRequest } from '../launchers/index.js'
+import { armImage, armLauncher, type Launcher, type LaunchRequest } from '../launchers/index.js'
 import type { Lane, PlannedRun } from '../plan/index.js'
 import type { PreflightOutcome } from '../preflight/index.js'
 import { EnvironmentError } from '../util/errors.js'
@@ -58,6 +58,7 @@ export function processSpec(input: ProcessSpecInput): RunSpec {
         ? { kind: 'command', command: start.command, workspace: config.workspace ?? process.cwd() }
         : { kind: 'script', script: start.script, args: paths => definition.args(config, paths) },
     run: { dir: run.dir, eventsFile: run.eventsFile, runId: run.runId },
+    events: eventsOnStdout(launcher) ? 'stdout' : 'folder',
     // The copy in the check's work folder is made only when a launcher asks (a remote engine sees that only).
     workloads: { installed: input.workloadsDir, shared: () => folders.workloads(input.workloadsDir) },
     io:
@@ -93,11 +94,16 @@ export function processSpec(input: ProcessSpecInput): RunSpec {
     run.remove()
     throw e
   }
-  return { ...spec, ...runChannel(input, run) }
+  return { ...spec, ...runChannel(input, run, eventsOnStdout(launcher)) }
+}
+
+/** A launcher that shares no folder with this host carries the events framed on the process's stdout. */
+function eventsOnStdout(launcher: Launcher): boolean {
+  return !launcher.capabilities.sharedFolder
 }
 
 /** The run's event channel, private folder and result reading: the same for every launcher. */
-function runChannel(input: ProcessSpecInput, run: RunFolder): Partial<RunSpec> {
+function runChannel(input: ProcessSpecInput, run: RunFolder, framed: boolean): Partial<RunSpec> {
   const { planned, config, pre, definition } = input
   return {
     // A command that speaks the protocol may print it (format auto or protocol); a built-in only writes the channel.
@@ -105,7 +111,7 @@ function runChannel(input: ProcessSpecInput, run: RunFolder): Partial<RunSpec> {
     (definition.resultFormat === 'auto' || definition.resultFormat === 'protocol')
       ? { stdoutEvents: true }
       : {}),
-    eventsPath: run.eventsFile,
+    ...(framed ? { framedEvents: true } : { eventsPath: run.eventsFile }),
     runDir: run.dir,
     runId: run.runId,
     cleanup: () => run.remove(),

@@ -5,3 +5,4 @@ export { findLauncher, launcherNames, launcherOf, registerLauncher } from './reg
 export { armImage, armLauncher, armRuntime, imageKey, imageRuntimes, launchersLacking } from './arms.js'
 export type { CommandStart, LaunchRequest, LaunchSpec, ScriptStart } from './launch-request.js'
 export { RUN_CONTAINER_DIR } from './engine-cli/index.js'
+export { EVENT_FRAME, EVENTS_ON_STDOUT } from './workload-env.js'

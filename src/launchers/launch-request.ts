@@ -31,6 +31,11 @@ export interface LaunchRequest {
   /** The run's private folder on the host, its events file there, and the id its start event must echo. */
   run: { dir: string; eventsFile: string; runId: string }
   /**
+   * Where the process sends its events: the events file in the run folder (`folder`), or framed on its stdout
+   * (`stdout`: the launcher's capabilities say it shares no folder with this host).
+   */
+  events: 'folder' | 'stdout'
+  /**
    * The workloads folder: where the tool was installed, and a copy in the work folder (made on first call)
    * for a launcher whose processes see only that folder (a remote engine).
    */

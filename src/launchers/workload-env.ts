@@ -15,6 +15,13 @@ export const TURNS_ENV = { GPU_OVERHEAD_TURNS: 'stdin' } as const
 /** The protocol's channel variables (workloads/_protocol.py). */
 export const EVENTS_ENV = 'GPU_OVERHEAD_EVENTS'
 export const RUN_ID_ENV = 'GPU_OVERHEAD_RUN_ID'
+/**
+ * GPU_OVERHEAD_EVENTS's value for a launcher whose process shares no folder with this host
+ * (`sharedFolder: false`): the workload prints its events on its own stdout, each line framed by EVENT_FRAME
+ * (the protocol's version in it), and every other line there stays the run's log (docs/protocol.md).
+ */
+export const EVENTS_ON_STDOUT = 'stdout'
+export const EVENT_FRAME = 'gpu-overhead:2 '
 /** A user command's private folder (where it may write result files) and the Python helper's folder. */
 export const OUT_ENV = 'GPU_OVERHEAD_OUT'
 export const HELPER_ENV = 'GPU_OVERHEAD_HELPER'
@@ -45,6 +52,11 @@ export interface SeenPaths {
   runDir: string
   runId: string
   helper: string
+}
+
+/** The events file as the process sees it, or EVENTS_ON_STDOUT when its events are framed on stdout. */
+export function seenEventsFile(events: 'folder' | 'stdout', file: string): string {
+  return events === 'stdout' ? EVENTS_ON_STDOUT : file
 }
 
 /** A built-in's channel variables. */

@@ -83,6 +83,11 @@ describe.each(launcherNames())('launcher %s keeps the contract', name => {
     if (l.runsImage) expect(noImage).toThrow(/image img has no inspected image ID/)
     else expect(noImage).not.toThrow()
   })
+  it('sends the events framed on stdout when the request says its host shares no folder', () => {
+    const words = wordsOf(l.processSpec({ ...request(), events: 'stdout' }))
+    expect(words).toContain('GPU_OVERHEAD_EVENTS=stdout')
+    expect(words.filter(w => w.includes('events.jsonl'))).toEqual([])
+  })
   it("starts a user command's own words, {out} at its private folder as the process sees it", () => {
     const r = request()
     const s = l.processSpec({
@@ -124,6 +129,7 @@ function request(): LaunchRequest {
     name: 'gpu-overhead-c54-7-gpu3',
     workload: { kind: 'script', script: 'matmul.py', args: () => ['--size', '512', '--gpu-lane'] },
     run: { dir, eventsFile: path.join(dir, 'events.jsonl'), runId: 'matmul-x-7-abc' },
+    events: 'folder',
     workloads: { installed: path.join(scratch, 'installed'), shared: () => path.join(scratch, 'copy') },
     io: null,
     image: { ref: A, id: 'sha256:' + 'c'.repeat(64) },

@@ -56,5 +56,23 @@ class ErrorEventTest(unittest.TestCase):
         self.assertEqual(msg, "RuntimeError: " + "x" * 500)
 
 
+class FramedStdoutTest(unittest.TestCase):
+    """GPU_OVERHEAD_EVENTS=stdout (a launcher that shares no folder with the runner): every event on stdout,
+    framed with the protocol's version; what the script itself prints there stays unframed (the run's log)."""
+
+    def test_every_event_is_framed_and_a_print_is_not(self):
+        script = "import sys\nsys.path.insert(0, %r)\nimport gpu_overhead\nprint('banner')\n" % WORKLOADS
+        script += "with gpu_overhead.Benchmark('framed') as b:\n    b.sample('x_ms', 1.0, 'ms', 'lower')\n"
+        env = dict(os.environ, GPU_OVERHEAD_EVENTS="stdout", GPU_OVERHEAD_RUN_ID="run-7")
+        p = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = [l for l in p.stdout.splitlines() if l.strip()]
+        self.assertIn("banner", lines)
+        framed = [json.loads(l[len("gpu-overhead:2 "):]) for l in lines if l.startswith("gpu-overhead:2 ")]
+        self.assertEqual(len(framed), len(lines) - 1)
+        self.assertEqual(framed[0]["event"], "start")
+        self.assertIn("sample", [e["event"] for e in framed])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -11,7 +11,14 @@ import type { ContainerRuntime, Mount } from '../../types/index.js'
 import { runtimeClientEnv } from '../../util/child-env.js'
 import { EnvironmentError } from '../../util/errors.js'
 import type { LaunchRequest, LaunchSpec } from '../launch-request.js'
-import { channelEnv, commandArgv, commandEnv, stdinProtocol, WORKLOAD_ENV } from '../workload-env.js'
+import {
+  channelEnv,
+  commandArgv,
+  commandEnv,
+  seenEventsFile,
+  stdinProtocol,
+  WORKLOAD_ENV
+} from '../workload-env.js'
 import { gitMaskArgs } from './git-mask.js'
 
 /** Where a container run's private folder is mounted (read-write, that run's container only). */
@@ -98,7 +105,7 @@ export function engineProcessSpec(runtime: ContainerRuntime, r: LaunchRequest): 
     )
   const { workload, run } = r
   const seen = {
-    eventsFile: path.posix.join(RUN_CONTAINER_DIR, path.basename(run.eventsFile)),
+    eventsFile: seenEventsFile(r.events, path.posix.join(RUN_CONTAINER_DIR, path.basename(run.eventsFile))),
     runDir: RUN_CONTAINER_DIR,
     runId: run.runId,
     helper: CONTAINER_WORKLOADS_DIR

@@ -9,7 +9,14 @@ import { isolatedArgv } from '../../tools/unshare.js'
 import { scrubbedEnv } from '../../util/child-env.js'
 import { must } from '../../util/must.js'
 import type { LaunchRequest, LaunchSpec } from '../launch-request.js'
-import { channelEnv, commandArgv, commandEnv, stdinProtocol, WORKLOAD_ENV } from '../workload-env.js'
+import {
+  channelEnv,
+  commandArgv,
+  commandEnv,
+  seenEventsFile,
+  stdinProtocol,
+  WORKLOAD_ENV
+} from '../workload-env.js'
 
 export interface NativeRunInput {
   python: string
@@ -39,7 +46,8 @@ export function nativeSpec(input: NativeRunInput): LaunchSpec {
 /** One request on this host: every path as the host has it. */
 export function hostProcessSpec(r: LaunchRequest): LaunchSpec {
   const gpuEnv = nativeGpuEnv(r.gpu, r.lane)
-  const { workload, run } = r
+  const { workload } = r
+  const run = { ...r.run, eventsFile: seenEventsFile(r.events, r.run.eventsFile) }
   if (workload.kind === 'command') {
     const [first, ...rest] = commandArgv(workload.command, run.dir, workload.workspace)
     const program = must(first, 'a command workload has a non-empty argv')
