@@ -56,6 +56,8 @@ export async function analyzeCheck(config: Config, state: CheckState): Promise<v
   state.baseline = exec.samples.length
     ? await compareWithBaseline(rows, {
         path: config.baselinePath,
+        // Unless outputs may go anywhere, the file lies in the workspace: written by a walk that follows no link.
+        root: config.baselinePath.startsWith(`${config.workspace ?? '\0'}/`) ? config.workspace : null,
         save: config.saveBaseline && exec.complete && !gateFailed,
         maxOverheadPct: config.maxOverheadPct,
         alpha: config.alpha,

@@ -142,6 +142,10 @@ export function safeWriteStream(file: string, write: (fd: number) => void, opts:
  */
 export function safeReplace(file: string, data: string | Uint8Array, opts: WriteOptions = {}): void {
   ensureParents(file, opts.root ?? path.dirname(file))
+  if (opts.root !== undefined && fs.existsSync(PROC_FD)) {
+    replaceUnder(opts.root, file, data, opts.mode)
+    return
+  }
   const existing = lstatOrNull(file)
   if (existing?.isDirectory()) throw new UnsafePathError(file, 'is a folder, not a file', 'not-regular')
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`)
@@ -160,6 +164,68 @@ export function safeReplace(file: string, data: string | Uint8Array, opts: Write
   } catch (error) {
     fs.rmSync(tmp, { force: true })
     throw error
+  }
+}
+
+const PROC_FD = '/proc/self/fd'
+/** A name in the folder that `dirFd` is open on (Linux: the descriptor's /proc path), as openat would see it. */
+const at = (dirFd: number, name: string): string => `${PROC_FD}/${dirFd}/${name}`
+
+/**
+ * The folder holding `file`, walked down from `root` openat-style: each component opened O_NOFOLLOW|O_DIRECTORY
+ * under the previous one's descriptor, so one swapped for a link at any time (after ensureParents too) is refused.
+ */
+function openFolderUnder(root: string, file: string): number {
+  const rel = path.relative(root, path.dirname(file))
+  if (rel.startsWith('..') || path.isAbsolute(rel))
+    throw new UnsafePathError(file, `outside ${root}`, 'outside')
+  let fd = fs.openSync(root, O_RDONLY | fs.constants.O_DIRECTORY)
+  let walked = root
+  for (const part of rel.split(path.sep).filter(Boolean)) {
+    walked = path.join(walked, part)
+    try {
+      const next = fs.openSync(at(fd, part), O_RDONLY | O_NOFOLLOW | fs.constants.O_DIRECTORY)
+      fs.closeSync(fd)
+      fd = next
+    } catch (error) {
+      fs.closeSync(fd)
+      if (!['ELOOP', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error
+      throw new UnsafePathError(
+        walked,
+        'is not a real folder (a link?); refusing to write through it',
+        'link'
+      )
+    }
+  }
+  return fd
+}
+
+/** safeReplace under a trusted root: temp file created and renamed inside the folder the walk opened. */
+function replaceUnder(root: string, file: string, data: string | Uint8Array, mode?: number): void {
+  const dirFd = openFolderUnder(root, file)
+  try {
+    const base = path.basename(file)
+    const existing = lstatOrNull(at(dirFd, base))
+    if (existing?.isDirectory()) throw new UnsafePathError(file, 'is a folder, not a file', 'not-regular')
+    const tmp = `.${base}.${randomBytes(6).toString('hex')}.tmp`
+    const fd = openNoFollow(at(dirFd, tmp), O_WRONLY | O_CREAT | O_EXCL, mode)
+    try {
+      writeAll(fd, data)
+      fs.fsyncSync(fd)
+    } catch (error) {
+      fs.closeSync(fd)
+      fs.rmSync(at(dirFd, tmp), { force: true })
+      throw error
+    }
+    fs.closeSync(fd)
+    try {
+      fs.renameSync(at(dirFd, tmp), at(dirFd, base))
+    } catch (error) {
+      fs.rmSync(at(dirFd, tmp), { force: true })
+      throw error
+    }
+  } finally {
+    fs.closeSync(dirFd)
   }
 }
 

@@ -8,6 +8,8 @@ import type { BaselineStore, CurrentResults } from './store.js'
 export interface BaselineCheckOptions {
   /** Baseline file; empty or null disables the baseline (status 'disabled'). */
   path: string | null | undefined
+  /** The workspace the file lies in (a tree the PR's commands could change): read and written only inside it. */
+  root?: string | null
   /** Append this check as an accepted run (the caller says the check passed and is complete). */
   save: boolean
   maxOverheadPct: number
@@ -50,7 +52,10 @@ export async function compareWithBaseline(
   const current = currentResults([...samples], opts.commit)
   const store =
     opts.store ??
-    new JsonFileBaselineStore(must(opts.path, 'with no store given, the check above leaves a path'))
+    new JsonFileBaselineStore(
+      must(opts.path, 'with no store given, the check above leaves a path'),
+      opts.root ?? undefined
+    )
   const result = await store.compare(current, {
     maxOverheadPct: opts.maxOverheadPct,
     alpha: opts.alpha,

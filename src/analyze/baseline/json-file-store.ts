@@ -13,6 +13,7 @@ import type { BaselineResult } from '../../types/index.js'
 import {
   READ_LIMITS,
   UnsafePathError,
+  ensureParents,
   parseJsonQuiet,
   readUntrusted,
   safeReplace
@@ -40,10 +41,11 @@ import type {
 const entriesWord = (n: number): string => `${n} ${n === 1 ? 'entry' : 'entries'}`
 
 /** Write `text` to `file` atomically: temp file in the same directory, fsync, rename, fsync the directory. */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export async function writeFileAtomic(file: string, text: string, root?: string): Promise<void> {
   const dir = dirname(file)
-  // Fresh temp file (O_EXCL, no link followed), fsynced, renamed over the target: util/safe-fs.
-  safeReplace(file, text)
+  // Fresh temp file (O_EXCL, no link followed), fsynced, renamed over the target: util/safe-fs. Under a root
+  // (the workspace), the folder is walked down from it at write time with no link followed (openat-style).
+  safeReplace(file, text, root === undefined ? {} : { root })
   // Make the rename itself durable; not every platform lets a directory be fsynced.
   try {
     const d = await open(dir, 'r')
@@ -58,7 +60,14 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 }
 
 export class JsonFileBaselineStore implements BaselineStore {
-  constructor(readonly location: string = DEFAULT_BASELINE_PATH) {}
+  /**
+   * `root`: the workspace the file lies in (the tree, which the PR's commands could change during the check):
+   * the file is read only as resolved inside it, and written by a walk down from it that follows no link.
+   */
+  constructor(
+    readonly location: string = DEFAULT_BASELINE_PATH,
+    readonly root?: string
+  ) {}
 
   load(): Promise<BaselineLoad> {
     return Promise.resolve(this.loadNow())
@@ -68,7 +77,11 @@ export class JsonFileBaselineStore implements BaselineStore {
     let text: string
     try {
       // The baseline comes from the tree: a regular file, not a link (it could point at a secret), capped.
-      text = readUntrusted(this.location, { maxBytes: READ_LIMITS.baseline, noFollow: true })
+      text = readUntrusted(this.location, {
+        maxBytes: READ_LIMITS.baseline,
+        noFollow: true,
+        ...(this.root === undefined ? {} : { within: this.root })
+      })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
         return {
@@ -117,7 +130,10 @@ export class JsonFileBaselineStore implements BaselineStore {
   }
 
   async append(current: CurrentResults, options: AppendOptions = {}): Promise<AppendResult> {
-    await mkdir(dirname(this.location), { recursive: true })
+    // Under the workspace: its folders made one at a time, each checked to be no link (`.github` swapped for one
+    // during the check is refused here, before the lock, and again by the write's walk).
+    if (this.root !== undefined) ensureParents(this.location, this.root)
+    else await mkdir(dirname(this.location), { recursive: true })
     // The lock is a directory `<file>.lock` (atomic mkdir); realpath: false because the file may not
     // exist yet. Retries with jitter so concurrent jobs queue instead of failing.
     const release = await lockfile.lock(this.location, {
@@ -137,7 +153,7 @@ export class JsonFileBaselineStore implements BaselineStore {
       } else data = loaded.data ?? emptyFile()
       const { entries } = appendToBaseline(data, current, options)
       // Stored and pushed to the baseline branch: the workload's names with no secret in them.
-      await writeFileAtomic(this.location, JSON.stringify(redactDeep(data), null, 2) + '\n')
+      await writeFileAtomic(this.location, JSON.stringify(redactDeep(data), null, 2) + '\n', this.root)
       return {
         saved: true,
         location: this.location,
