@@ -98,10 +98,14 @@ test('every mount source of a container run lies in the work folder or a folder 
   // A remote engine (ARC dind) shares the work folder only: the workloads folder is a copy there.
   const s = spec('io', 1)
   const sources = mountsOf(s.args).map(m => m.split(':')[0]!)
-  const workloads = mountsOf(s.args).find(m => m.split(':')[1] === '/gpu-overhead/workloads')!.split(':')[0]!
+  const workloads = mountsOf(s.args)
+    .find(m => m.split(':')[1] === '/gpu-overhead/workloads')!
+    .split(':')[0]!
   expect(workloads.startsWith(`${folders.root}/`)).toBe(true)
   expect(fs.readFileSync(path.join(workloads, 'matmul.py'), 'utf8')).toBe('# matmul\n')
-  expect(sources.filter(p => !p.startsWith(`${work}/`) && p !== '/data' && !p.startsWith(`${ckpt}/`))).toEqual([])
+  expect(
+    sources.filter(p => !p.startsWith(`${work}/`) && p !== '/data' && !p.startsWith(`${ckpt}/`))
+  ).toEqual([])
   s.cleanup?.()
 })
 
