@@ -8,8 +8,9 @@
 //       next). Refused, before anything is written, when that section is missing or empty: a release entry
 //       says what changed for users, which commit subjects do not. A file that already has the entry keeps it.
 //   node scripts/release.mjs tag X.Y.Z vN [--push REMOTE]
-//       on a clean tree of the default branch whose version is X.Y.Z (package.json and the VERSION constant,
-//       not a comment) and whose CHANGELOG has its entry: the annotated, immutable tag vX.Y.Z on HEAD (refused
+//       on a clean tree of the default branch, HEAD pushed (REMOTE's, else origin's last fetched, default branch
+//       is HEAD), whose version is X.Y.Z (package.json, canonical, and the VERSION constant, not a comment) and
+//       whose CHANGELOG has its entry (not in an HTML comment or a code fence): the annotated, immutable tag vX.Y.Z on HEAD (refused
 //       if it exists, here or on REMOTE), and the moving major tag vN moved to it; with --push, both pushed (vN
 //       forced: it moves by design). vN must be X.Y.Z's own major (v1 for 0.x too: a new major starts its own
 //       tag), and never moves back: a release older than one vN already names is refused. REMOTE is the name
@@ -50,23 +51,42 @@ const gitOk = (...args) => {
   }
 }
 
+/**
+ * The CHANGELOG as it renders: HTML comments and fenced code blocks blanked (same length, line breaks kept, so
+ * an index in it is one in the text). A heading in either is no heading.
+ */
+function visible(text) {
+  const blank = m => m.replace(/[^\n]/g, ' ')
+  let out = text.replace(/<!--[\s\S]*?(?:-->|$)/g, blank)
+  // A fence: 3+ backticks or tildes up to 3 spaces in, closed by the same character at least as long (or the end).
+  out = out.replace(/^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^ {0,3}\1[`~]*[ \t]*$|(?![\s\S]))/gm, blank)
+  return out
+}
+
 const hasEntry = (text, version) =>
-  new RegExp(`^## v${version.replaceAll('.', '\\.')}(\\s|$)`, 'm').test(text)
+  new RegExp(`^## v${version.replaceAll('.', '\\.')}(\\s|$)`, 'm').test(visible(text))
 
 const UNRELEASED = /^## Unreleased[ \t]*\n/m
 
+/** What a section says for users: comments, sub-headings and bare list markers are not a change. */
+const saysSomething = body =>
+  visible(body)
+    .split('\n')
+    .some(l => l.trim() !== '' && !/^\s*(#{1,6}(\s.*)?|[-*+](\s*)|\d+[.)]\s*)$/.test(l))
+
 /** The CHANGELOG with its Unreleased section moved under the version, or a refusal saying what to write. */
 function changelogFor(log, version, date) {
-  const head = UNRELEASED.exec(log)
+  const shown = visible(log)
+  const head = UNRELEASED.exec(shown)
   if (!head)
     refuse(
       `${CHANGELOG} has no "## Unreleased" section: write what changed for users there (one "- " line each), then prepare`
     )
   const start = head.index + head[0].length
   const rest = log.slice(start)
-  const next = rest.search(/^## /m)
+  const next = shown.slice(start).search(/^## /m)
   const body = (next < 0 ? rest : rest.slice(0, next)).trim()
-  if (body === '')
+  if (!saysSomething(body))
     refuse(
       `${CHANGELOG}'s "## Unreleased" section is empty: write what changed for users there (one "- " line each), then prepare`
     )
@@ -96,14 +116,15 @@ function prepare(version, date) {
   console.log(`${CHANGELOG}: the Unreleased section is now v${version} — ${date}`)
 }
 
-const parts = version => version.split('.').map(Number)
+// BigInt: 9007199254740993 and 9007199254740992 are one JS number, never one version.
+const parts = version => version.split('.').map(BigInt)
 const compare = (a, b) => {
   const [x, y] = [parts(a), parts(b)]
-  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i]
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1
   return 0
 }
 /** The moving tag a version belongs to: its major's, and v1 for 0.x (CHANGELOG_HEAD says so). */
-const movingFor = version => `v${Math.max(1, parts(version)[0])}`
+const movingFor = version => `v${parts(version)[0] > 0n ? parts(version)[0] : 1n}`
 
 /** The branch the repository releases from: REMOTE's HEAD, else origin's as last fetched, else main. */
 function defaultBranch(remote) {
@@ -155,15 +176,20 @@ function tag(version, moving, remote) {
     .pop()
   if (newer) refuse(`v${newer} is released already: ${moving} never moves back to ${version}`)
   const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
+  // Compared as canonical strings: "09.8.8" or "9.8.8.0" is no version, and never equal to one.
+  if (typeof pkg.version !== 'string' || !SEMVER.test(pkg.version))
+    refuse(
+      `package.json has version ${JSON.stringify(pkg.version)}, not a canonical X.Y.Z: run prepare first`
+    )
   if (pkg.version !== version)
     refuse(`package.json has version ${pkg.version}, not ${version}: run prepare first`)
-  // The constant itself, not a comment or another string that mentions the version.
-  const constant = /^export const VERSION = '([^']*)'/m.exec(readFileSync(VERSION_FILE, 'utf8'))
-  if (constant?.[1] !== version) refuse(`${VERSION_FILE} does not say ${version}: run prepare first`)
-  // An entry inside an HTML comment is no entry.
-  const changelog = existsSync(CHANGELOG)
-    ? readFileSync(CHANGELOG, 'utf8').replace(/<!--[\s\S]*?-->/g, '')
-    : ''
+  // The constant itself, not a comment (line or block) or another string that mentions the version.
+  const code = readFileSync(VERSION_FILE, 'utf8').replace(/\/\*[\s\S]*?(?:\*\/|$)|\/\/[^\n]*/g, '')
+  const constants = [...code.matchAll(/^export const VERSION = '([^']*)'/gm)].map(m => m[1])
+  if (constants.length !== 1 || constants[0] !== version)
+    refuse(`${VERSION_FILE} does not say ${version}: run prepare first`)
+  // An entry inside an HTML comment or a code fence is no entry (hasEntry reads the CHANGELOG as it renders).
+  const changelog = existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : ''
   if (!hasEntry(changelog, version)) refuse(`${CHANGELOG} has no "## v${version}" entry: run prepare first`)
   const dirty = git('status', '--porcelain')
   if (dirty)
@@ -173,6 +199,17 @@ function tag(version, moving, remote) {
     refuse(`tag ${release} exists already: a release tag never moves; release a new version`)
   if (remote && git('ls-remote', '--tags', remote, `refs/tags/${release}`))
     refuse(`tag ${release} exists already on ${remote}: a release tag never moves; release a new version`)
+  // The tag names a commit the remote's default branch has: a local commit never pushed is no release.
+  const upstream = remote
+    ? (git('ls-remote', '--', remote, `refs/heads/${main}`).split('\t')[0] ?? '')
+    : gitOk('rev-parse', '--verify', '--quiet', `refs/remotes/origin/${main}`)
+      ? git('rev-parse', `refs/remotes/origin/${main}`)
+      : null
+  const headSha = git('rev-parse', 'HEAD')
+  if (upstream !== null && upstream !== headSha)
+    refuse(
+      `HEAD ${headSha.slice(0, 12)} is not ${remote ?? 'origin'}'s ${main} (${upstream ? upstream.slice(0, 12) : 'missing'}): push the release commit first`
+    )
 
   git('tag', '-a', release, '-m', `Release ${release}`, 'HEAD')
   git('tag', '-f', moving, `${release}^{commit}`)

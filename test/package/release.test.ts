@@ -82,7 +82,8 @@ describeWhere(
     // What a release says is written by hand as changes land, never the commit subjects.
     const log = read('CHANGELOG.md').replace(/^## Unreleased\n[\s\S]*?(?=^## )/m, '## Unreleased\n\n')
     fs.writeFileSync(path.join(work, 'CHANGELOG.md'), log)
-    git('commit', '--quiet', '-am', 'A commit subject is not a release note')
+    // (--allow-empty: the checkout's own Unreleased may be empty already)
+    git('commit', '--quiet', '--allow-empty', '-am', 'A commit subject is not a release note')
     const r = release('prepare', '9.8.7', '--date', '2031-02-03')
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/^release: CHANGELOG\.md's "## Unreleased" section is empty: write what changed/)
@@ -122,6 +123,16 @@ describeWhere(
     expect(dirty.stderr).toMatch(/^release: the work tree has uncommitted changes/)
     git('add', '--all')
     git('commit', '--quiet', '-m', 'Release v9.8.7')
+    // A local commit the remote has not got is no release (issue 53 C19).
+    const unpushed = release('tag', '9.8.7', 'v9', '--push', 'origin')
+    expect([unpushed.status, unpushed.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        /^release: HEAD \w{12} is not origin's main \(\w{12}\): push the release commit first\n$/
+      )
+    ])
+    expect(remoteTags()['refs/tags/v9']).toBeUndefined()
+    git('push', '--quiet', 'origin', 'main')
     const r = release('tag', '9.8.7', 'v9', '--push', 'origin')
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)
@@ -147,6 +158,7 @@ describeWhere(
     )
     git('add', '--all')
     git('commit', '--quiet', '-m', 'Release v9.8.8')
+    git('push', '--quiet', 'origin', 'main')
     expect(release('tag', '9.8.8', 'v9', '--push', 'origin').status).toBe(0)
     const tags = remoteTags()
     expect(tags['refs/tags/v9.8.7^{}']).toBe(first)
@@ -249,10 +261,89 @@ describeWhere(
       /^release: HEAD is detached: a release is tagged on the default branch main\n$/
     )
     git('checkout', '--quiet', 'main')
-    // Nothing above moved a tag; from main the same release goes through.
+    // Nothing above moved a tag; from main, pushed, the same release goes through.
+    git('push', '--quiet', 'origin', 'main')
     expect(remoteTags()['refs/tags/v9']).not.toBe(git('rev-parse', 'HEAD'))
     const ok = release('tag', '9.8.9', 'v9', '--push', 'origin')
     expect([ok.status, ok.stderr]).toEqual([0, ''])
     expect(remoteTags()['refs/tags/v9']).toBe(git('rev-parse', 'HEAD'))
+  })
+
+  it('refuses what only looks like a release (issue 53 C19-03..09)', () => {
+    // The tree is at 9.8.9, released and pushed. What each case needs is written, tried, and put back.
+    const pkg = read('package.json')
+    const versionTs = read('src/util/version.ts')
+    const log = read('CHANGELOG.md')
+    const put = (file: string, text: string): void => fs.writeFileSync(path.join(work, file), text)
+    const tagged = (): ReturnType<typeof release> => release('tag', '9.8.10', 'v9', '--push', 'origin')
+    const entry = '## v9.8.10 — 2031-05-06\n\n- y\n\n'
+    put('package.json', pkg.replace('"version": "9.8.9"', '"version": "9.8.10"'))
+    put('CHANGELOG.md', log.replace('## v9.8.9', `${entry}## v9.8.9`))
+    // The constant only in a block comment (the real one still 9.8.9).
+    put('src/util/version.ts', `/*\nexport const VERSION = '9.8.10'\n*/\n${versionTs}`)
+    git('commit', '--quiet', '-am', 'block comment')
+    expect(tagged().stderr).toBe('release: src/util/version.ts does not say 9.8.10: run prepare first\n')
+    put('src/util/version.ts', versionTs.replace("'9.8.9'", "'9.8.10'"))
+    // The CHANGELOG heading only in a code fence, or in an HTML comment that holds a fence.
+    for (const hidden of [
+      `\`\`\`md\n${entry}\`\`\`\n\n`,
+      `~~~~\n${entry}~~~~\n\n`,
+      `<!--\n\`\`\`\n${entry}-->\n\n`
+    ]) {
+      put('CHANGELOG.md', log.replace('## v9.8.9', `${hidden}## v9.8.9`))
+      git('commit', '--quiet', '-am', 'hidden entry')
+      expect(tagged().stderr).toBe('release: CHANGELOG.md has no "## v9.8.10" entry: run prepare first\n')
+    }
+    // A package.json version that is no canonical X.Y.Z (equal to one as JS numbers).
+    put('CHANGELOG.md', log.replace('## v9.8.9', `${entry}## v9.8.9`))
+    for (const v of ['09.8.10', '9.8.10.0', '9.08.10']) {
+      put('package.json', pkg.replace('"version": "9.8.9"', `"version": "${v}"`))
+      git('commit', '--quiet', '-am', `version ${v}`)
+      expect(tagged().stderr).toMatch(/^release: package\.json has version "[\d.]+", not a canonical X\.Y\.Z/)
+    }
+    for (const v of ['1.0', '1.00', '01.0.0'])
+      expect(release('tag', v, 'v1').stderr).toMatch(/^release: version "[\d.]+": allowed X\.Y\.Z/)
+    // Versions past 2^53 that are one JS number: still two versions, and v9 never moves back.
+    git('tag', 'v9.9007199254740993.0')
+    expect(release('tag', '9.9007199254740992.0', 'v9').stderr).toBe(
+      'release: v9.9007199254740993.0 is released already: v9 never moves back to 9.9007199254740992.0\n'
+    )
+    git('tag', '-d', 'v9.9007199254740993.0')
+    put('package.json', pkg.replace('"version": "9.8.9"', '"version": "9.8.10"'))
+    git('commit', '--quiet', '-am', 'Release v9.8.10')
+    // An unpushed commit; pushed, the release goes through.
+    expect(tagged().stderr).toMatch(/is not origin's main .*: push the release commit first\n$/)
+    git('push', '--quiet', 'origin', 'main')
+    const ok = tagged()
+    expect([ok.status, ok.stderr]).toEqual([0, ''])
+    expect(tagged().stderr).toMatch(/tag v9\.8\.10 exists already/)
+  })
+
+  it('prepare refuses an Unreleased section with nothing for users in it (issue 53 C19)', () => {
+    const log = read('CHANGELOG.md')
+    for (const body of [
+      '<!-- write here -->',
+      '### Added\n\n-\n',
+      '```\n```',
+      '<!--\n- not yet\n-->\n### Fixed'
+    ]) {
+      fs.writeFileSync(
+        path.join(work, 'CHANGELOG.md'),
+        log.replace('## Unreleased\n', `## Unreleased\n\n${body}\n`)
+      )
+      const r = release('prepare', '9.8.11', '--date', '2031-06-07')
+      expect([body, r.status, r.stderr]).toEqual([
+        body,
+        1,
+        expect.stringMatching(/"## Unreleased" section is empty/)
+      ])
+    }
+    // "## Unreleased" only in a code fence is no section.
+    fs.writeFileSync(
+      path.join(work, 'CHANGELOG.md'),
+      log.replace('## Unreleased\n', '```\n## Unreleased\n- x\n```\n')
+    )
+    expect(release('prepare', '9.8.11').stderr).toMatch(/has no "## Unreleased" section/)
+    git('checkout', '--', '.')
   })
 })
