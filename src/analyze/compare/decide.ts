@@ -92,6 +92,42 @@ function pValueText(c: Comparison): string {
           : `Holm-adjusted Welch p=${formatP(c.p_adjusted)}`
 }
 
+/** The TOST branches: equivalent only where the printed interval lies inside ±max and enough processes ran. */
+function equivalenceVerdict(
+  c: Comparison,
+  max: number,
+  effect: string,
+  identical: boolean
+): { verdict: MetricVerdict; reason: string } | null {
+  // The printed interval must say what the verdict says (issue 51): TOST alone decides at the 90% interval, so
+  // an "equivalent" beside a 95% interval reaching past ±max read as a contradiction. Both must hold.
+  const inside = c.ci95.low >= -max && c.ci95.high <= max
+  if (c.tost.equivalent && !inside)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect}: within ±${max}% by TOST (p=${formatP(c.tost.p)}), but the 95% interval reaches past ±${max}%, so equivalence is not claimed: inconclusive (${powerAdvice(c, max)}).`
+    }
+  // Processes per arm, for the slow modes a claim of equivalence excludes (mode-exclusion.ts); a stored-baseline
+  // comparison's units are checks, whose processes the history screen already judged.
+  const processes =
+    c.history === undefined ? (c.paired?.blocks ?? Math.min(c.n_baseline, c.n_candidate)) : null
+  if (c.tost.equivalent && processes !== null && processes < equivalenceBlocks())
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect} is within ±${max}% (TOST p=${formatP(c.tost.p)}), but ${tooFewText(processes)}: inconclusive.`
+    }
+  if (c.tost.equivalent)
+    return {
+      verdict: 'equivalent',
+      reason:
+        (identical
+          ? `${effect}: both arms are identical (zero variance, Welch's t undefined, p=1) and within ±${max}%: equivalent.`
+          : `${effect} is within ±${max}%: equivalent (TOST p=${formatP(c.tost.p)}).`) +
+        (processes === null ? '' : ` ${exclusionText(processes)}`)
+    }
+  return null
+}
+
 function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: MetricVerdict; reason: string } {
   const max = opts.maxOverheadPct
   const effect = formatOverhead(c)
@@ -134,32 +170,8 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       verdict: 'inconclusive',
       reason: `${effect} lies above +${max}% at the unadjusted 95% CI, but not once the ${max}% claim is Holm-adjusted across the gated metrics (one-sided p=${formatP(pClaim)} ≥ ${opts.alpha / 2}): inconclusive.`
     }
-  // The printed interval must say what the verdict says (issue 51): TOST alone decides at the 90% interval, so
-  // an "equivalent" beside a 95% interval reaching past ±max read as a contradiction. Both must hold.
-  const inside = c.ci95.low >= -max && c.ci95.high <= max
-  if (c.tost.equivalent && !inside)
-    return {
-      verdict: 'inconclusive',
-      reason: `${effect}: within ±${max}% by TOST (p=${formatP(c.tost.p)}), but the 95% interval reaches past ±${max}%, so equivalence is not claimed: inconclusive (${powerAdvice(c, max)}).`
-    }
-  // Processes per arm, for the slow modes a claim of equivalence excludes (mode-exclusion.ts); a stored-baseline
-  // comparison's units are checks, whose processes the history screen already judged.
-  const processes =
-    c.history === undefined ? (c.paired?.blocks ?? Math.min(c.n_baseline, c.n_candidate)) : null
-  if (c.tost.equivalent && processes !== null && processes < equivalenceBlocks())
-    return {
-      verdict: 'inconclusive',
-      reason: `${effect} is within ±${max}% (TOST p=${formatP(c.tost.p)}), but ${tooFewText(processes)}: inconclusive.`
-    }
-  if (c.tost.equivalent)
-    return {
-      verdict: 'equivalent',
-      reason:
-        (identical
-          ? `${effect}: both arms are identical (zero variance, Welch's t undefined, p=1) and within ±${max}%: equivalent.`
-          : `${effect} is within ±${max}%: equivalent (TOST p=${formatP(c.tost.p)}).`) +
-        (processes === null ? '' : ` ${exclusionText(processes)}`)
-    }
+  const equivalence = equivalenceVerdict(c, max, effect, identical)
+  if (equivalence !== null) return equivalence
   if (significant && c.ci95.high < 0)
     return {
       verdict: 'improvement',
