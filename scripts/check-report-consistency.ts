@@ -8,15 +8,10 @@
  * The raw folders come from the orphan branch evidence-raw (scripts/lib/evidence-raw.ts).
  */
 import * as fs from 'node:fs'
-import * as os from 'node:os'
 import * as path from 'node:path'
-import * as zlib from 'node:zlib'
-import { decideFamily, measureSeries } from '../src/analyze/index.js'
-import { readResultsCsv } from '../src/results/index.js'
-import type { Analysis, CheckSummary } from '../src/types/index.js'
 import { pass } from '../test/__fixtures__/summaries/pass.js'
 import { evidenceFolders, evidencePath } from './lib/evidence-raw.js'
-import { intervalReviver } from '../src/util/json-intervals.js'
+import { checkDirs, reanalysedSummary } from './lib/reanalyse.js'
 import {
   checkSummary,
   emptyTally,
@@ -35,54 +30,6 @@ const flag = (name: string): string | undefined => {
 const N = Number(flag('--generated') ?? 200)
 const OUT = flag('--out')
 
-/** Folders holding a check (summary.json + samples.csv[.gz]), found below each evidence folder. */
-function checkDirs(root: string): string[] {
-  const out: string[] = []
-  const walk = (dir: string, depth: number): void => {
-    const samples = ['samples.csv', 'samples.csv.gz'].some(f => fs.existsSync(path.join(dir, f)))
-    if (fs.existsSync(path.join(dir, 'summary.json')) && samples) out.push(dir)
-    if (depth > 5) return
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }))
-      if (e.isDirectory()) walk(path.join(dir, e.name), depth + 1)
-  }
-  walk(root, 0)
-  return out
-}
-
-/** The check's samples.csv as a plain file (recorded gzipped: unpacked to a temporary folder). */
-function samplesFile(dir: string): string {
-  const plain = path.join(dir, 'samples.csv')
-  if (fs.existsSync(plain)) return plain
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'report-consistency-'))
-  const file = path.join(tmp, 'samples.csv')
-  fs.writeFileSync(file, zlib.gunzipSync(fs.readFileSync(path.join(dir, 'samples.csv.gz'))))
-  return file
-}
-
-/** The check's samples analysed again with the current code: every arm against the first, one Holm family. */
-async function reanalysed(dir: string, s: CheckSummary): Promise<Analysis> {
-  const csv = await readResultsCsv(samplesFile(dir))
-  const arms = s.arms.map(a => a.label).filter(a => csv.environments.includes(a))
-  const settings = { maxOverheadPct: s.config.max_overhead_pct, alpha: s.config.alpha }
-  const comparisons = arms.slice(1).flatMap(
-    candidateEnv =>
-      measureSeries(csv.series, {
-        ...settings,
-        baselineEnv: arms[0]!,
-        candidateEnv,
-        fingerprints: csv.fingerprints
-      }).comparisons
-  )
-  const family = decideFamily(comparisons, [], settings)
-  return {
-    comparisons: family.arms,
-    verdict: family.verdict,
-    ...settings,
-    max_overhead_pct: settings.maxOverheadPct,
-    baseline_env: arms[0]
-  }
-}
-
 const lines: string[] = []
 const say = (s: string): void => {
   lines.push(s)
@@ -99,12 +46,7 @@ if (!args.includes('--no-evidence')) {
     for (const dir of checkDirs(local)) {
       const name = path.relative(local, dir) === '' ? folder : `${folder}/${path.relative(local, dir)}`
       try {
-        const s = JSON.parse(
-          fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'),
-          intervalReviver
-        ) as CheckSummary
-        const analysis = await reanalysed(dir, s)
-        checkSummary(name, { ...withAnalysis(s, analysis), preflight: s.preflight ?? [] }, tally)
+        checkSummary(name, await reanalysedSummary(dir), tally)
       } catch (error) {
         skipped.push(`${name}: ${error instanceof Error ? error.message.slice(0, 160) : String(error)}`)
       }
