@@ -54,16 +54,22 @@ export function describeFarMetric(what: string, f: FarBlocks): string {
 
 /** The report's one note for every metric with far blocks: which blocks, the two causes that fit, what removes the first. */
 export function describeFarBlocks(
-  items: ReadonlyArray<{ what: string; far: FarBlocks; turns: boolean }>
+  items: ReadonlyArray<{ what: string; far: FarBlocks; turns: boolean }>,
+  gpu: boolean
 ): string {
   // Advice per layout the metrics were measured in: turns and no turns have different remedies.
   const advice = [true, false]
     .map(t => ({ t, names: items.filter(i => i.turns === t).map(i => i.what) }))
     .filter(g => g.names.length > 0)
-    .map((g, _, all) => (all.length > 1 ? `${g.names.join(', ')}: ${stateAdvice(g.t)}` : stateAdvice(g.t)))
+    .map((g, _, all) =>
+      all.length > 1 ? `${g.names.join(', ')}: ${stateAdvice(g.t, gpu)}` : stateAdvice(g.t, gpu)
+    )
+  const states = gpu
+    ? "another process's kernels on the GPU, a neighbour's job, a clock or power state"
+    : "a neighbour's job, a clock or power state"
   return (
     `${items.map(i => describeFarMetric(i.what, i.far)).join('; ')}. Either the host changed state between a ` +
-    `block's two processes (another process's kernels on the GPU, a neighbour's job, a clock or power state), ` +
+    `block's two processes (${states}), ` +
     `or some of one arm's processes take a slow path; the notes on levels and modes say which where they can. ` +
     `Such blocks widen the interval, and more runs rarely help. ${advice.join(' ')}`
   )

@@ -100,14 +100,15 @@ export function describeSharedLevels(
   arms: [string, string],
   levels: SharedLevels,
   unit: string,
-  turns: boolean
+  turns: boolean,
+  gpu: boolean
 ): string {
   const u = unit ? ` ${unit}` : ''
   const at = (l: [number, number]): string => `${fmt(l[0])} and ${fmt(l[1])}${u}`
   return (
     `${what}: both arms sit at the same two levels (${arms[0]} ${at(levels.a)}, ${arms[1]} ${at(levels.b)}): ` +
-    `a state of the GPU or the host over time that both arms saw. What the image adds is measured within ` +
+    `a state of ${gpu ? 'the GPU or ' : ''}the host over time that both arms saw. What the image adds is measured within ` +
     `blocks (the paired estimate); a block whose two processes fell in different levels is what needs more ` +
-    `runs. ${stateAdvice(turns)}`
+    `runs. ${stateAdvice(turns, gpu)}`
   )
 }

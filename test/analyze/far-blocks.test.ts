@@ -63,7 +63,10 @@ describe('farBlocks', () => {
   })
 
   it('the note gives the blocks, both causes that fit, and what measures every process in one state', () => {
-    const note = describeFarBlocks([{ what: 'llm/tpot_ms', far: farBlocks(FLIPPING, 2)!, turns: false }])
+    const note = describeFarBlocks(
+      [{ what: 'llm/tpot_ms', far: farBlocks(FLIPPING, 2)!, turns: false }],
+      true
+    )
     expect(note).toMatch(
       /^llm\/tpot_ms: 3 of 7 blocks lie far off the others \(\+10\.2%, \+11\.1%, \+9\.2%; the blocks' median is \+1\.1%\)\. /
     )
@@ -78,7 +81,7 @@ describe('farBlocks', () => {
   })
 
   it('under turns, the levels point at something else on the GPUs, not at turns', () => {
-    const note = describeFarBlocks([{ what: 'llm/tpot_ms', far: farBlocks(FLIPPING, 2)!, turns: true }])
+    const note = describeFarBlocks([{ what: 'llm/tpot_ms', far: farBlocks(FLIPPING, 2)!, turns: true }], true)
     expect(note).toMatch(/took turns/)
     expect(note).toMatch(/no other job shares its GPUs/)
     expect(note).not.toMatch(/turns: true/)
@@ -86,19 +89,37 @@ describe('farBlocks', () => {
 
   it('one note for several metrics: the blocks of each, the causes once, the advice per layout', () => {
     const f = farBlocks(FLIPPING, 2)!
-    const same = describeFarBlocks([
-      { what: 'llm/tpot_ms', far: f, turns: true },
-      { what: 'llm/ttft_ms', far: f, turns: true }
-    ])
+    const same = describeFarBlocks(
+      [
+        { what: 'llm/tpot_ms', far: f, turns: true },
+        { what: 'llm/ttft_ms', far: f, turns: true }
+      ],
+      true
+    )
     expect(same.match(/lie far off the others/g)).toHaveLength(2)
     expect(same.match(/host changed state/g)).toHaveLength(1)
     expect(same.match(/took turns/g)).toHaveLength(1)
-    const mixed = describeFarBlocks([
-      { what: 'llm/tpot_ms', far: f, turns: true },
-      { what: 'matmul/kernel_ms', far: f, turns: false }
-    ])
+    const mixed = describeFarBlocks(
+      [
+        { what: 'llm/tpot_ms', far: f, turns: true },
+        { what: 'matmul/kernel_ms', far: f, turns: false }
+      ],
+      true
+    )
     expect(mixed).toMatch(/llm\/tpot_ms: Its processes took turns/)
     expect(mixed).toMatch(/matmul\/kernel_ms: Its processes measured without turns/)
+  })
+
+  it('a CPU check (no fingerprint names a GPU) hears of the host alone: no GPU, no decode, no duet', () => {
+    for (const turns of [true, false]) {
+      const note = describeFarBlocks(
+        [{ what: 'matmul/kernel_ms', far: farBlocks(FLIPPING, 2)!, turns }],
+        false
+      )
+      expect(note).toMatch(/host changed state between a block's two processes/)
+      expect(note).toMatch(/no other job shares the machine/)
+      expect(note).not.toMatch(/GPU|decode|duet/i)
+    }
   })
 })
 

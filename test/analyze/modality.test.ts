@@ -61,7 +61,7 @@ describe('sharedLevels', () => {
   it('names two arms that sit at the same two levels, with each arm’s levels', () => {
     const shared = sharedLevels(findModes(native)!, findModes(container)!)
     expect(shared).not.toBeNull()
-    const note = describeSharedLevels('llm/tpot_ms', ['native', 'container'], shared!, 'ms', false)
+    const note = describeSharedLevels('llm/tpot_ms', ['native', 'container'], shared!, 'ms', false, true)
     expect(note).toMatch(
       /both arms sit at the same two levels \(native 2\.85 and 3\.15 ms, container 2\.85 and 3\.19 ms\)/
     )
@@ -69,9 +69,14 @@ describe('sharedLevels', () => {
     // The advice follows the layout: the duet does not share the level (2026-11-27-layouts-final); turns do.
     expect(note).toMatch(/turns: true \(the default\) measures every process in one state/)
     expect(note).not.toMatch(/gpus: 0,1|side by side\)/)
-    expect(describeSharedLevels('llm/tpot_ms', ['native', 'container'], shared!, 'ms', true)).toMatch(
+    expect(describeSharedLevels('llm/tpot_ms', ['native', 'container'], shared!, 'ms', true, true)).toMatch(
       /took turns.*no other job shares its GPUs/
     )
+    // A CPU check: the host's state alone, no GPU or decode words.
+    for (const turns of [true, false])
+      expect(
+        describeSharedLevels('matmul/kernel_ms', ['native', 'container'], shared!, 'ms', turns, false)
+      ).not.toMatch(/GPU|decode|duet/i)
   })
 
   it('the analysis gives the advice of the layout the runs were measured in', () => {

@@ -18,7 +18,7 @@ const NATIVE = [2.8241, 3.1497, 2.8444, 2.8414, 3.1382, 3.0269]
 const CONTAINER = [3.0381, 3.1894, 3.1665, 3.181, 2.8591, 3.1513]
 const scaled = (v: number[], k: number) => v.map(x => Number((x * k).toFixed(4)))
 
-function defaultCpuCheck(): CheckSummary {
+function defaultCheck(device: 'cpu' | 'gpu' = 'cpu'): CheckSummary {
   const arms = (metric: string, workload: string, k: number, unit: string) => [
     series('native', metric, scaled(NATIVE, k), { workload, unit }),
     series('container', metric, scaled(CONTAINER, k), { workload, unit })
@@ -38,7 +38,14 @@ function defaultCpuCheck(): CheckSummary {
         unit: 'ops/s'
       })
     ],
-    { baselineEnv: 'native', candidateEnv: 'container', maxOverheadPct: 2, alpha: 0.05 }
+    {
+      baselineEnv: 'native',
+      candidateEnv: 'container',
+      maxOverheadPct: 2,
+      alpha: 0.05,
+      // The device the arms' fingerprints name: the notes speak of GPUs only on a GPU check.
+      fingerprints: { native: { device }, container: { device } }
+    }
   )
   return { ...inconclusive, analysis: { ...inconclusive.analysis!, ...analysis } }
 }
@@ -51,7 +58,7 @@ const paragraphs = (text: string): string[] =>
     .filter(s => s.length >= 40 && !s.startsWith('|'))
 
 describe('notes in the PR comment of a default CPU check', () => {
-  const summary = defaultCpuCheck()
+  const summary = defaultCheck()
   const comment = buildComment(summary, runLinks({}, null))
 
   it('the analysis gives one far-blocks note naming every metric whose blocks disagree', () => {
@@ -88,7 +95,9 @@ describe('notes in the PR comment of a default CPU check', () => {
     expect(DECODE_STATE_DOC).toMatch(/^https:\/\/github\.com\//)
     // A link that works: the sanitiser's broken form (a zero-width space after `https:/`) would neither link
     // nor survive a copy.
-    for (const text of [buildReport(summary)]) {
+    // The decode-state page is cited on a GPU check only (a CPU check has no decode state).
+    expect((summary.analysis?.notes ?? []).join(' ')).not.toMatch(/GPU|decode|duet/i)
+    for (const text of [buildReport(defaultCheck('gpu'))]) {
       expect(text).toContain(`<${DECODE_STATE_DOC}>`)
       expect(text).not.toContain('\u200b/github.com/org/gpu-overhead-action')
       expect(text).not.toMatch(/[ (]docs\/evidence\//)

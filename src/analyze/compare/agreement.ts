@@ -32,7 +32,8 @@ export function screenedView(d: readonly number[], ci: { low: number; high: numb
 /** The report's note where the views disagree. */
 export function describeDisagreement(
   what: string,
-  c: { overhead_pct: number; paired?: { blocks: number; left_out: number; screened_pct: number } }
+  c: { overhead_pct: number; paired?: { blocks: number; left_out: number; screened_pct: number } },
+  gpu: boolean
 ): string {
   const p = must(c.paired, 'views disagree only for a paired comparison')
   return (
@@ -40,7 +41,7 @@ export function describeDisagreement(
     `${p.blocks} blocks that lie far off the others gives ${signedPct(p.screened_pct)}, outside its interval. The ` +
     `verdict rests on every block (the overhead is the ratio of the arms' request means), so it is neither a ` +
     `regression nor an equivalence that the screened blocks alone would show. Either a host state changed ` +
-    `between those blocks' two processes (more runs, or a duet on two GPUs, dilute it) or some processes of one ` +
+    `between those blocks' two processes (${gpu ? 'more runs, or a duet on two GPUs, dilute it' : 'more runs dilute it'}) or some processes of one ` +
     `arm take a slow path, which is part of what that arm costs.`
   )
 }

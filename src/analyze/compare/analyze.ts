@@ -7,7 +7,7 @@ import { appendAll, minOf } from '../../util/arrays.js'
 import { at, last } from '../../util/must.js'
 import { describeModes, describeSharedLevels, findModes, sharedLevels } from '../modality.js'
 import { describeFarBlocks, farBlocks } from '../far-blocks.js'
-import { tookTurns } from '../state-advice.js'
+import { onGpu, tookTurns } from '../state-advice.js'
 import { describeDisagreement } from './agreement.js'
 import type { ArmSeries, PartialFingerprint, RawRow, RunAggregator } from '../../results/index.js'
 import { aggregateRows } from '../../results/index.js'
@@ -121,6 +121,8 @@ export function measureSeries(
     opts.fingerprints?.[opts.candidateEnv],
     'arms'
   )
+  // Notes speak of GPUs, their states and decode only where the arms' fingerprints name a GPU check.
+  const gpu = onGpu(opts.fingerprints)
   const comparisons: Comparison[] = []
   const notes: string[] = shownTailsNote([...base.values()].filter(b => cand.has(key(b))))
   const farMetrics: Array<{ what: string; far: NonNullable<ReturnType<typeof farBlocks>>; turns: boolean }> =
@@ -161,19 +163,21 @@ export function measureSeries(
       const turns = tookTurns(b) && tookTurns(c)
       if (shared !== null) {
         comparison.shared_levels = true
-        notes.push(describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit, turns))
+        notes.push(
+          describeSharedLevels(what, [opts.baselineEnv, opts.candidateEnv], shared, b.unit, turns, gpu)
+        )
       } else if (mb || mc) comparison.levels_gap_pct = 100 * Math.max(mb?.gapRel ?? 0, mc?.gapRel ?? 0)
       const far = comparison.paired ? farBlocks(comparison.paired.block_pcts, opts.maxOverheadPct) : null
       if (far !== null) {
         comparison.far_blocks = far.far.length
         farMetrics.push({ what, far, turns })
       }
-      if (comparison.screened_disagrees === true) notes.push(describeDisagreement(what, comparison))
+      if (comparison.screened_disagrees === true) notes.push(describeDisagreement(what, comparison, gpu))
     }
     comparisons.push(comparison)
   }
   // One note for all of them: the causes and the remedy are the same for every metric.
-  if (farMetrics.length > 0) notes.push(describeFarBlocks(farMetrics))
+  if (farMetrics.length > 0) notes.push(describeFarBlocks(farMetrics, gpu))
   for (const [k, c] of cand)
     if (!base.has(k))
       notes.push(`${c.workload}/${c.metric} was measured in ${opts.candidateEnv} only; not compared.`)
