@@ -121,7 +121,6 @@ export function measureSeries(
     opts.fingerprints?.[opts.candidateEnv],
     'arms'
   )
-  // Notes speak of GPUs, their states and decode only where the arms' fingerprints name a GPU check.
   const gpu = onGpu(opts.fingerprints)
   const comparisons: Comparison[] = []
   const notes: string[] = shownTailsNote([...base.values()].filter(b => cand.has(key(b))))
