@@ -161,7 +161,17 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
         )
     }
     folders.close()
+    reportPrivileged(folders.privileged, logger)
   }
   if (telemetry.length) attachTelemetry(exec, telemetry)
   state.exec = exec
+}
+
+/** What a process left for later steps to gain privileges with (run-folders.ts removed it): said in a warning. */
+function reportPrivileged(found: readonly string[], logger: Logger): void {
+  if (found.length === 0) return
+  logger.warn(
+    `a process left ${found.length} setuid/setgid file(s) or device, FIFO or socket node(s) in the folders it ` +
+      `could write (later steps could use them to gain privileges): ${found.slice(0, 10).join('; ')}`
+  )
 }

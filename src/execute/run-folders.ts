@@ -10,8 +10,10 @@ import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { WORK_FOLDER_PREFIX } from '../results/index.js'
+import { appendAll } from '../util/arrays.js'
 import { safeChmodFolder } from '../util/safe-fs.js'
 import { createChannelFile } from './event-channel.js'
+import { removePrivilegedFiles } from './privileged-files.js'
 
 export const EVENTS_FILE = 'events.jsonl'
 
@@ -51,6 +53,8 @@ const WORKLOADS_COPY = 'workloads'
 /** A check's root for its runs' private folders: created 0700 in the work folder, removed at the end. */
 export class RunFolders {
   private workloadsCopy: string | null = null
+  /** Setuid/setgid files and device, FIFO or socket nodes a process left in its folders (privileged-files.ts). */
+  readonly privileged: string[] = []
 
   private constructor(readonly root: string) {}
 
@@ -101,7 +105,12 @@ export class RunFolders {
     }
     const remove = (): void => {
       for (const d of [dir, checkpoint])
-        if (d !== null) fs.rmSync(d, { recursive: true, force: true, maxRetries: 2 })
+        if (d !== null) {
+          // First what a root in the container may have left for later steps to run (issue 53 C2-17): even a
+          // folder the runner then fails to remove holds none of it.
+          appendAll(this.privileged, removePrivilegedFiles(d))
+          fs.rmSync(d, { recursive: true, force: true, maxRetries: 2 })
+        }
     }
     return {
       runId,
@@ -120,6 +129,7 @@ export class RunFolders {
 
   /** Removes every run folder of the check (at its end, also after a crash). */
   close(): void {
+    appendAll(this.privileged, removePrivilegedFiles(this.root))
     try {
       fs.rmSync(this.root, { recursive: true, force: true, maxRetries: 2 })
     } catch {

@@ -1,0 +1,90 @@
+/**
+ * Issue 53 C2-17: a container (root inside) that leaves a setuid-root copy of /bin/sh, and a FIFO, in the folder
+ * it can write. Through the CLI's main with the real Docker engine: after the check no setuid file or special
+ * node is left in any folder the check made (results, work folder), and the check says what it found.
+ */
+import { jest } from '@jest/globals'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { main } from '../../src/entry/cli/index.js'
+import { HOST_PYTHON } from '../helpers/cli.js'
+import { ensurePythonImage } from '../helpers/docker-image.js'
+
+let image = ''
+beforeAll(async () => {
+  image = await ensurePythonImage()
+}, 300_000)
+
+const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-setuid-'))
+afterAll(() => fs.rmSync(ws, { recursive: true, force: true }))
+
+/** Every setuid/setgid file and device, FIFO or socket under `dir` (no link followed). */
+function privileged(dir: string): string[] {
+  const found: string[] = []
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const p = path.join(e.parentPath, e.name)
+    const st = fs.lstatSync(p)
+    if ((st.isFile() && (st.mode & 0o6000) !== 0) || st.isFIFO() || st.isSocket() || st.isCharacterDevice())
+      found.push(p)
+  }
+  return found
+}
+
+// The workload: a setuid copy of the shell and a FIFO in its writable folder ($GPU_OVERHEAD_OUT), then samples.
+const EVIL = `import json, os, shutil, stat
+out = os.environ.get("GPU_OVERHEAD_OUT") or os.environ.get("GPU_OVERHEAD_RUN_DIR") or "."
+for d in [out] + [os.path.join(out, "deep")]:
+    try:
+        os.makedirs(d, exist_ok=True)
+        shutil.copy("/bin/sh", os.path.join(d, "sh"))
+        os.chmod(os.path.join(d, "sh"), 0o4755)
+        os.mkfifo(os.path.join(d, "fifo"))
+    except OSError:
+        pass
+for i in range(3):
+    print(json.dumps({"event": "sample", "metric": "x_ms", "value": 1.0 + i, "unit": "ms", "better": "lower", "iteration": i + 1}), flush=True)
+`
+
+it('a setuid shell and a FIFO the container left are removed, and reported', async () => {
+  fs.writeFileSync(path.join(ws, 'evil.py'), EVIL)
+  const err: string[] = []
+  const o = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
+  const was = process.cwd()
+  let code: number
+  try {
+    process.chdir(ws)
+    code = await main([
+      'node',
+      'gpu-overhead',
+      'run',
+      '--device',
+      'cpu',
+      '--image',
+      image,
+      '--command',
+      'evil=python3 evil.py',
+      '--runs',
+      '2',
+      '--max-runs',
+      '2',
+      '--python',
+      HOST_PYTHON,
+      '--out',
+      'out'
+    ])
+  } finally {
+    process.chdir(was)
+    o.mockRestore()
+    e.mockRestore()
+    process.exitCode = undefined
+  }
+  const stderr = err.join('')
+  expect([0, 1]).toContain(code)
+  // The container did run the workload (else nothing was planted).
+  expect(stderr).toMatch(/evil container run 1: ok/)
+  expect(stderr).toMatch(/setuid\/setgid file\(s\) or device, FIFO or socket node\(s\)/)
+  expect(stderr).toMatch(/sh: setuid file \(owner uid 0\), removed/)
+  expect(privileged(ws)).toEqual([])
+}, 300_000)
