@@ -85,8 +85,17 @@ function regressionClause(summary: CheckSummary, regressions: Comparison[], esc:
   return `${describeComparison(worst, arms, esc)} over the ${limit(summary)} limit${more}`
 }
 
+/**
+ * The PR comment's form of a reason (brief): its first sentence, at most 160 characters; the job summary keeps
+ * the whole of it.
+ */
+function briefReason(text: string, esc: Escape = inline): string {
+  const first = plainText(text, 600).split(/(?<=[.;:])\s+(?=[A-Z(])|;\s+/)[0] ?? text
+  return clip(first, 160, esc)
+}
+
 /** What the gating comparisons say, as a clause: used for pass and for partial results. */
-function outcomeClause(summary: CheckSummary, esc: Escape = inline): string {
+function outcomeClause(summary: CheckSummary, esc: Escape = inline, brief = false): string {
   const gating = gatingComparisons(summary)
   if (!gating.length) return 'no gated steady-state metrics were measured'
   const count = (v: Comparison['verdict']): Comparison[] => gating.filter(c => c.verdict === v)
@@ -107,7 +116,12 @@ function outcomeClause(summary: CheckSummary, esc: Escape = inline): string {
   const improvements = gating.filter(c => (c.verdict as string) === 'improvement')
   if (!inconclusive.length && !incomparable.length && !improvements.length)
     return `${who} within ±${limit(summary)} on all ${metrics}`
-  const parts = [`no significant ${who} above ${limit(summary)} on ${metrics}`]
+  // Brief (the PR comment): plain words; "significant" is the job summary's term.
+  const parts = [
+    brief
+      ? `${who} not shown above ${limit(summary)} on ${metrics}`
+      : `no significant ${who} above ${limit(summary)} on ${metrics}`
+  ]
   const [best] = improvements
   if (best)
     parts.push(
@@ -139,35 +153,43 @@ export function verdictLine(
 ): string {
   const failed = failedPreflight(summary)
   const gating = gatingComparisons(summary)
+  // Brief (the PR comment): every kind of verdict in plain words, its reason cut to its first sentence.
+  const brief = options.brief === true
+  const reason = (text: string): string => (brief ? briefReason(text) : clip(text))
+  const outcome = (): string => outcomeClause(summary, inline, brief)
+  const preflight = (): string =>
+    brief
+      ? failed.map(p => `${inline(p.name)}: ${briefReason(p.message)}`).join('; ')
+      : preflightClause(failed)
   let line: string
   if (!summary.complete) {
     const measured = summary.analysis
-      ? `measured before the stop: ${outcomeClause(summary)}`
+      ? `measured before the stop: ${outcome()}`
       : 'nothing analysable was measured'
-    line = `**INCOMPLETE** — ${clip(summary.incomplete_reason ?? 'the check stopped early')}; ${measured}`
+    line = `**INCOMPLETE** — ${reason(summary.incomplete_reason ?? 'the check stopped early')}; ${measured}`
   } else if (summary.verdict === 'regression') {
     line = `**REGRESSION** — ${regressionClause(
       summary,
       gating.filter(c => c.verdict === 'regression'),
       inline
     )}`
-    if (failed.length) line += `; preflight failed: ${preflightClause(failed)}`
+    if (failed.length) line += `; preflight failed: ${preflight()}`
   } else if (failed.length) {
-    line = `**PREFLIGHT FAILED** — ${preflightClause(failed)}`
-    if (summary.analysis) line += `; measured: ${outcomeClause(summary)}`
+    line = `**PREFLIGHT FAILED** — ${preflight()}`
+    if (summary.analysis) line += `; measured: ${outcome()}`
   } else if (summary.verdict === 'incomparable') {
-    const reason =
+    const why =
       gating.find(c => c.verdict === 'incomparable')?.reason ??
       'the arms ran on environments that differ in ways that matter'
-    line = `**INCOMPARABLE** — ${clip(reason)}; no regression verdict given`
+    line = `**INCOMPARABLE** — ${brief ? briefReason(why) : clip(why)}; no regression verdict given`
   } else if (summary.verdict === 'error') {
     const why = summary.incomplete_reason ?? summary.warnings[0] ?? 'the check did not produce results'
-    line = `**ERROR** — ${clip(why)}`
+    line = `**ERROR** — ${reason(why)}`
   } else if (summary.verdict === 'inconclusive') {
     // Brief (the PR comment): which metric is open; what would decide it is one of the comment's notes.
     line = `**UNDECIDED** (${undecidedGate(summary)}) — ${options.brief ? openClause(summary, inline) : undecidedClause(summary, inline)}`
   } else {
-    line = `**PASS** — ${outcomeClause(summary)}`
+    line = `**PASS** — ${outcome()}`
   }
   const why = whyClause(summary, whyHref)
   if (why) line += ` · ${why}`

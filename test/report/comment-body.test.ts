@@ -8,6 +8,7 @@ import { buildComment, runLinks } from '../../src/report/comment-body.js'
 import { buildReport, reportMarker } from '../../src/report/markdown.js'
 import type { CheckSummary } from '../../src/types/index.js'
 import { regression } from '../__fixtures__/summaries/index.js'
+import * as fixtures from '../__fixtures__/summaries/index.js'
 
 /** The issue's bound for the H200 evidence; GitHub's own limit is 65,536. */
 const MAX_COMMENT_BYTES = 6 * 1024
@@ -107,5 +108,34 @@ describe('comment parts', () => {
     const secret = 'ghs_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'
     const leaky = { ...summary, warnings: [...summary.warnings, `token ${secret}`] }
     expect(buildComment(leaky, runLinks(env, 1), [secret])).not.toContain(secret)
+  })
+})
+
+describe('the comment states every kind of verdict in its short, plain form (issue 51, item 5)', () => {
+  const kinds = {
+    error: { ...fixtures.incomplete, complete: true, verdict: 'error' as const, analysis: null },
+    incomplete: fixtures.incomplete,
+    incomparable: fixtures.incomparable,
+    preflight: fixtures.gateFailed,
+    pass: fixtures.pass
+  }
+  for (const [kind, summary] of Object.entries(kinds)) {
+    it(`${kind}: the reason's first sentence, no statistics terms, never longer than the full report's line`, () => {
+      const first = (text: string): string => text.split('\n')[0] ?? ''
+      const brief = first(buildComment(summary as CheckSummary, runLinks({}, null)))
+      const full = first(buildReport(summary as CheckSummary))
+      expect(brief).toMatch(/^\*\*[A-Z ]+\*\* — /)
+      expect(brief.length).toBeLessThanOrEqual(full.length)
+      expect(brief).not.toMatch(/significant|Holm|p-value|nominal/i)
+    })
+  }
+  it('a long reason is cut to its first sentence in the comment, kept whole in the job summary', () => {
+    const reason =
+      'cancelled: the runner sent SIGTERM during llm run 9 of 20 (container); io was not reached. The samples before it are kept.'
+    const summary = { ...fixtures.incomplete, incomplete_reason: reason } as CheckSummary
+    const brief = buildComment(summary, runLinks({}, null)).split('\n')[0]!
+    expect(brief).toContain('cancelled: the runner sent SIGTERM during llm run 9 of 20 (container)')
+    expect(brief).not.toContain('io was not reached')
+    expect(buildReport(summary).split('\n')[0]).toContain('io was not reached')
   })
 })
