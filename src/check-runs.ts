@@ -125,6 +125,7 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
           turns
         }),
       prestart: config.prestart,
+      device: config.device,
       fingerprintFor: fingerprintOf,
       paramsFor: w => definition(w).params(config),
       ...(cap === null ? {} : { powerCapW: cap }),

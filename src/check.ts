@@ -111,8 +111,9 @@ async function measure(run: CheckRun): Promise<void> {
   const io = config.definitions.some(d => d.usesIoFolders)
     ? prepareIoFolders(config.out, config.data, config.checkpoint, config.device === 'cpu' ? 32 : 256)
     : null
-  const pre = await logger.group('Preflight: GPU, driver gate, image, mounts', () =>
-    preflightStage(config, hasContainer ? io : null, checkId)
+  const pre = await logger.group(
+    config.device === 'cpu' ? 'Preflight: image, mounts' : 'Preflight: GPU, driver gate, image, mounts',
+    () => preflightStage(config, hasContainer ? io : null, checkId)
   )
   state.pre = pre
   logPreflight(pre.results, logger)

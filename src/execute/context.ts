@@ -51,6 +51,8 @@ export interface ExecuteContext {
    * when the GPU is free for it. One lane only.
    */
   prestart?: boolean
+  /** The device measured: a CPU check's progress lines name no GPUs (a process without a lane is just its arm). */
+  device?: 'gpu' | 'cpu'
   fingerprintFor(arm: Arm, lane: Lane | null): Fingerprint
   /** The params that key a workload's series (its definition's); the runner adds the interleave tag and the cap. */
   paramsFor(workload: Workload): Record<string, unknown>

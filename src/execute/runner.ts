@@ -225,7 +225,7 @@ class StepRunner {
     const workload = step.slots[0]?.workload
     if (workload === undefined) return 'go'
     if (bad >= 0) {
-      const where = outcomes.length === 1 ? '' : ` on ${processLabel(step, bad)}`
+      const where = outcomes.length === 1 ? '' : ` on ${processLabel(step, bad, ctx.device)}`
       const error = outcomes[bad]?.run.error ?? 'unknown'
       this.failedWorkloads.set(workload, `${this.prefix}${what}${where} failed: ${error}`)
       ctx.logger.warn(`${workload}: ${what}${where} failed (${error}); skipping the rest of ${workload}`)
@@ -247,7 +247,9 @@ class StepRunner {
     const only = outcomes.length === 1 ? outcomes[0] : undefined
     const how = only
       ? `${only.run.status} in ${secs(only)} s${only.samples ? `, ${only.samples} samples` : ''}`
-      : outcomes.map((o, k) => `${processLabel(step, k)} ${o.run.status} ${secs(o)} s`).join(', ')
+      : outcomes
+          .map((o, k) => `${processLabel(step, k, this.ctx.device)} ${o.run.status} ${secs(o)} s`)
+          .join(', ')
     const bound = this.ctx.afterBlock ? '≤' : ''
     this.ctx.logger.info(
       `${this.prefix}[${this.done}/${this.done + left.length}] ${what}: ${how} — ETA ${bound}${formatDuration(this.eta.remainingMs(left))}`
@@ -292,10 +294,13 @@ function stepLabel(step: Step): string {
 }
 
 /** The k-th process of a step: its lane, and its arm where the step holds several slots. */
-function processLabel(step: Step, k: number): string {
+function processLabel(step: Step, k: number, device: 'gpu' | 'cpu' = 'gpu'): string {
   const sp = step.processes[k]
+  const arm = sp?.planned.arm.label ?? ''
+  // On the CPU there is no lane to name ("all GPUs" would be wrong): the arm alone.
+  if (device === 'cpu' && !sp?.lane) return arm
   const where = laneLabel(sp?.lane ?? null)
-  return step.slots.length > 1 ? `${where} ${sp?.planned.arm.label ?? ''}` : where
+  return step.slots.length > 1 ? `${where} ${arm}` : where
 }
 
 /**

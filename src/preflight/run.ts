@@ -76,7 +76,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightOutp
       : null
 
   if (input.device !== 'gpu') {
-    results.push({ name: DRIVER_GATE, status: 'skip', message: 'device cpu: no GPU checks', fix: null })
+    results.push({ name: DRIVER_GATE, status: 'skip', message: 'device cpu: no driver to check', fix: null })
   } else if (image === null) {
     results.push({ name: DRIVER_GATE, status: 'skip', message: 'no image: native run only', fix: null })
   } else {
