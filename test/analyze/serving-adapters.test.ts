@@ -259,7 +259,7 @@ describe('tail percentiles of a result file: shown, gated only when named (issue
     expect(r.json['verdict']).not.toBe('regression')
     expect(r.code).toBe(0)
     expect(JSON.stringify(r.json['notes'])).toMatch(
-      /vllm-bench-serve: tail percentiles .*p99_tpot_ms.* not gated; gate-metrics/
+      /vllm-bench-serve: tail percentiles .*p99_tpot_ms.* not gated; (--)?gate-metrics/
     )
   })
 

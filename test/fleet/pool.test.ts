@@ -47,8 +47,9 @@ function source(
     }
   }
   const records: SampleRecord[] = []
-  const jitter = [0.0, 0.011, -0.007, 0.004, -0.012, 0.006]
-  for (let run = 1; run <= 6; run++)
+  // 10 processes per arm: the fewest an equivalence claim rests on (issue 52)
+  const jitter = [0.0, 0.011, -0.007, 0.004, -0.012, 0.006, -0.003, 0.009, -0.01, 0.002]
+  for (let run = 1; run <= jitter.length; run++)
     for (const env of ['native', 'container'] as const)
       records.push({
         check_id: label,
@@ -88,13 +89,13 @@ describe('aggregate', () => {
   it('pools runs of one fingerprint with unique run labels', () => {
     const a = source('h200-a', {}, 1.0)
     const b = source('h200-b', { host: 'runner-2', gpu_uuid: 'GPU-2' }, 1.0)
-    expect(new Set(poolRecords([a, b]).map(r => `${r.environment} ${r.run}`)).size).toBe(24)
+    expect(new Set(poolRecords([a, b]).map(r => `${r.environment} ${r.run}`)).size).toBe(40)
     const r = aggregate([a, b], OPTS)
     expect(r.groups).toHaveLength(1)
     const c = r.groups[0]!.analysis!.comparisons[0]!
-    expect([c.n_baseline, c.n_candidate]).toEqual([12, 12])
+    expect([c.n_baseline, c.n_candidate]).toEqual([20, 20])
     expect(r.groups[0]!.runs.native!.slice(0, 2)).toEqual(['h200-a/1', 'h200-a/2'])
-    expect(r.groups[0]!.runs.native!.at(-1)).toBe('h200-b/6')
+    expect(r.groups[0]!.runs.native!.at(-1)).toBe('h200-b/10')
     expect(r.groups[0]!.not_pooled_with).toBeNull()
     expect(r.verdict).toBe('pass')
     expect(aggregateExitCode(r)).toBe(0)

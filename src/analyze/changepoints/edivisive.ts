@@ -23,7 +23,7 @@
  */
 import { nextCandidate, type Interval } from './qhat.js'
 import { isolatedOutliers } from './outliers.js'
-import { magnitude, splitTest, splitTestSerial } from './ttest.js'
+import { magnitude, splitTest } from './ttest.js'
 import { bestTSplit } from './best-t-split.js'
 import { at, last, must, numAt } from '../../util/must.js'
 import {
@@ -57,10 +57,7 @@ function intervalsOf(indexes: readonly number[], length: number): Interval[] {
 }
 
 function test(ctx: Context, index: number, qhat: number, start: number, end: number): ChangePoint {
-  // Otava's test where it is reproduced; else one that allows for neighbouring checks moving together (ttest.ts).
-  const before = ctx.series.slice(start, index)
-  const after = ctx.series.slice(index, end)
-  const stats = ctx.correct ? splitTestSerial(before, after) : splitTest(before, after)
+  const stats = splitTest(ctx.series.slice(start, index), ctx.series.slice(index, end))
   const pRaw = stats.pValue
   const positions = end - start - 1
   const pValue = ctx.correct ? Math.min(1, pRaw * positions) : pRaw

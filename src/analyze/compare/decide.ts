@@ -178,6 +178,13 @@ function verdictAndReason(c: Comparison, opts: DecideOptions): { verdict: Metric
       reason: `${effect}: the candidate is significantly better (${pText}) and the whole CI is below 0, beyond what equivalence within ±${max}% covers: improvement.`
     }
   const power = powerAdvice(c, max)
+  // A test at the fixed count can read a difference that the printed interval (after a sequential stop, the
+  // repeated one) does not: the interval is what the verdict rests on, so no difference is claimed (issue 51).
+  if (significant && c.ci95.low <= 0 && c.ci95.high >= 0)
+    return {
+      verdict: 'inconclusive',
+      reason: `${effect}: the interval the verdict rests on includes no difference, though the test at this count alone reads one (${pText}); equivalence within ±${max}% is not shown (TOST p=${formatP(c.tost.p)}): inconclusive (${power}).`
+    }
   if (significant)
     return {
       verdict: 'inconclusive',
