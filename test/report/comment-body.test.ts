@@ -122,8 +122,8 @@ describe('the comment states every kind of verdict in its short, plain form (iss
   for (const [kind, summary] of Object.entries(kinds)) {
     it(`${kind}: the reason's first sentence, no statistics terms, never longer than the full report's line`, () => {
       const first = (text: string): string => text.split('\n')[0] ?? ''
-      const brief = first(buildComment(summary as CheckSummary, runLinks({}, null)))
-      const full = first(buildReport(summary as CheckSummary))
+      const brief = first(buildComment(summary, runLinks({}, null)))
+      const full = first(buildReport(summary))
       expect(brief).toMatch(/^\*\*[A-Z ]+\*\* — /)
       expect(brief.length).toBeLessThanOrEqual(full.length)
       expect(brief).not.toMatch(/significant|Holm|p-value|nominal/i)
