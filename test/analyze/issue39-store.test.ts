@@ -60,7 +60,7 @@ describe('S7: two checks concatenated into one CSV without an iteration column',
     // Both readers agree.
     await expect(readResultsCsv(p, { engine: 'csv-parse' })).rejects.toThrow(/run 1 \(its rows come back/)
   })
-  it('each check alone still reads, and so do a run’s rows kept together, metrics interleaved', async () => {
+  it('each check alone still reads; a run’s rows kept together need the iteration column (issue 51)', async () => {
     const p = join(dir, 'one-check.csv')
     writeFileSync(p, [HEAD, ...oneRowPerRun(rng, 1.05, 1)].join('\n') + '\n')
     const one = await readResultsCsv(p)
@@ -75,7 +75,19 @@ describe('S7: two checks concatenated into one CSV without an iteration column',
             `matmul,${env},${r},tflops_x,${48 - it / 10},ms`
           )
     writeFileSync(q, rows.join('\n') + '\n')
-    const read = await readResultsCsv(q)
+    // Without the column, rows of one run could as well be one run of two checks: refused, naming the column.
+    await expect(readResultsCsv(q)).rejects.toThrow(/an iteration column/)
+    const numbered = [rows[0] + ',iteration']
+    for (let r = 1; r <= 3; r++)
+      for (let it = 0; it < 4; it++)
+        for (const env of ['native', 'container'])
+          numbered.push(
+            `matmul,${env},${r},kernel_ms,${41 + it / 10},ms,${it + 1}`,
+            `matmul,${env},${r},tflops_x,${48 - it / 10},ms,${it + 1}`
+          )
+    const n = join(dir, 'interleaved-metrics-numbered.csv')
+    writeFileSync(n, numbered.join('\n') + '\n')
+    const read = await readResultsCsv(n)
     expect(read.series.find(s => s.metric === 'kernel_ms' && s.environment === 'native')!.iterations).toEqual(
       [4, 4, 4]
     )
