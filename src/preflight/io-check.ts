@@ -44,6 +44,8 @@ export interface IoCheckOptions {
   imageId?: string
   /** Run label value (the check id); default `io-check`. */
   label?: string
+  /** Called by a check (checkMounts): fixes name the check's settings, not io-check's flags. */
+  inCheck?: boolean
   /** Size of the write/read probe per path (MiB). Default 64. */
   probeMiB?: number
 }
@@ -79,7 +81,7 @@ export async function runIoCheck(opts: IoCheckOptions): Promise<IoCheckReport> {
         error: out.copy_up.error
       }
     : null
-  const results = evaluateMounts(mounts, copyUp, probeMiB)
+  const results = evaluateMounts(mounts, copyUp, probeMiB, opts.inCheck === true)
   return {
     image,
     runtime: opts.runtime,
@@ -93,7 +95,7 @@ export async function runIoCheck(opts: IoCheckOptions): Promise<IoCheckReport> {
 
 /** For the run pipeline: the mount rules as preflight results. */
 export async function checkMounts(opts: IoCheckOptions): Promise<PreflightResult[]> {
-  return (await runIoCheck(opts)).results
+  return (await runIoCheck({ ...opts, inCheck: true })).results
 }
 
 /** Runs the probe script in the image (by ID, like the workload containers) and reads its JSON line. */

@@ -4,6 +4,7 @@
  */
 import type { ContainerRuntime, PreflightResult } from '../types/index.js'
 import type { MountKind } from './mountinfo.js'
+import { setting } from '../util/setting-name.js'
 
 export type MountRole = 'data' | 'ckpt' | 'writable-layer'
 
@@ -49,18 +50,33 @@ function copyUpNote(copyUp: CopyUpReport | null): string {
   return ` (copy-up here: a 1-byte write into a ${copyUp.size_mib} MiB image file took ${copyUp.ms} ms)`
 }
 
-/** The I/O rules, as preflight results. Pure. */
+/**
+ * How a fix names the host folder for a role: io-check's own flags (`--data HOST:CONTAINER:ro`), or, during a
+ * check, the setting as the user's entry point spells it (`data-path: …` on the action, `--data-path …` on the CLI).
+ */
+function mountSetting(role: 'data' | 'ckpt', containerPath: string, inCheck: boolean): string {
+  if (inCheck)
+    return role === 'data'
+      ? `${setting('data-path', '/host/dataset')} (bound read-only at ${containerPath})`
+      : `${setting('checkpoint-path', '/host/checkpoints')} (bound at ${containerPath})`
+  return role === 'data'
+    ? `--data /host/dataset:${containerPath}:ro`
+    : `--ckpt /host/checkpoints:${containerPath}`
+}
+
+/** The I/O rules, as preflight results; `inCheck`: the fixes name the check's settings, not io-check's flags. Pure. */
 export function evaluateMounts(
   mounts: readonly MountReport[],
   copyUp: CopyUpReport | null,
-  probeMiB: number
+  probeMiB: number,
+  inCheck = false
 ): PreflightResult[] {
   return mounts.map(m => {
     const name = `mounts:${m.role}`
     const details: Record<string, unknown> = { ...m }
     if (m.role === 'writable-layer')
       return { name, ...writableLayer(m, copyUp, probeMiB), details: { ...details, copy_up: copyUp } }
-    return { name, ...judgeMount(m, copyUp), details }
+    return { name, ...judgeMount(m, copyUp, inCheck), details }
   })
 }
 
@@ -70,6 +86,8 @@ type Judged = Pick<PreflightResult, 'status' | 'message' | 'fix'>
 /** What one rule needs beside the report: how the path is named, its speed, and the bind-mount fix. */
 interface MountWords {
   what: string
+  /** The setting or flag that names the host folder (mountSetting). */
+  how: string
   speed: string
   bindFix: string
 }
@@ -86,13 +104,15 @@ function writableLayer(m: MountReport, copyUp: CopyUpReport | null, probeMiB: nu
 }
 
 /** A dataset or checkpoint path: the first rule it breaks (failures before warnings), else a pass. */
-function judgeMount(m: MountReport, copyUp: CopyUpReport | null): Judged {
+function judgeMount(m: MountReport, copyUp: CopyUpReport | null, inCheck: boolean): Judged {
+  const how = mountSetting(m.role === 'data' ? 'data' : 'ckpt', m.container_path, inCheck)
   const words: MountWords = {
     what: m.role === 'data' ? 'dataset' : 'checkpoint',
     bindFix:
       m.role === 'data'
-        ? `bind-mount the dataset from the host: --data /host/dataset:${m.container_path}:ro`
-        : `bind-mount a host directory for checkpoints: --ckpt /host/checkpoints:${m.container_path}`,
+        ? `bind-mount the dataset from the host: ${how}`
+        : `bind-mount a host directory for checkpoints: ${how}`,
+    how,
     speed: m.write_mb_s !== null ? `; write+fsync ${m.write_mb_s} MB/s, read ${m.read_mb_s ?? '?'} MB/s` : ''
   }
   return (
@@ -108,7 +128,7 @@ function judgeMount(m: MountReport, copyUp: CopyUpReport | null): Judged {
 function mountFailure(
   m: MountReport,
   copyUp: CopyUpReport | null,
-  { what, speed, bindFix }: MountWords
+  { what, speed, bindFix, how }: MountWords
 ): Judged | null {
   if (m.kind === 'overlay')
     return {
@@ -128,12 +148,12 @@ function mountFailure(
     return {
       status: 'fail',
       message: `checkpoint path ${m.container_path} is read-only: checkpoint writes will fail`,
-      fix: `mount it read-write: --ckpt /host/checkpoints:${m.container_path}`
+      fix: `mount it read-write: ${how}`
     }
   return null
 }
 
-function mountWarning(m: MountReport, { what, speed, bindFix }: MountWords): Judged | null {
+function mountWarning(m: MountReport, { what, speed, bindFix, how }: MountWords): Judged | null {
   if (m.role === 'ckpt' && m.kind === 'tmpfs')
     return {
       status: 'warn',
@@ -144,7 +164,7 @@ function mountWarning(m: MountReport, { what, speed, bindFix }: MountWords): Jud
     return {
       status: 'warn',
       message: `dataset mount ${m.container_path} (${m.kind}, ${m.fs_type}) is writable${speed}`,
-      fix: `mount the dataset read-only: --data /host/dataset:${m.container_path}:ro`
+      fix: `mount the dataset read-only: ${how}`
     }
   if (m.kind === 'other' || m.kind === null)
     return {

@@ -14,6 +14,7 @@ import {
 } from '../../src/preflight/mountinfo.js'
 import { ioCheckCommand } from '../../src/commands/io-check.js'
 import { execCapture } from '../../src/util/exec.js'
+import { useSettingNames } from '../../src/util/setting-name.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
 
 const FIX = path.join(import.meta.dirname, '../__fixtures__')
@@ -208,6 +209,47 @@ describe('I/O rules', () => {
     expect(r!.message).toContain('OverlayFS')
     expect(r!.message).toContain('30 MiB image file took 40.5 ms')
     expect(r!.fix).toBe('bind-mount a host directory for checkpoints: --ckpt /host/checkpoints:/ckpt')
+  })
+
+  it("during a check, a fix names the check's setting as the user's entry point spells it, not io-check's flags", () => {
+    const judged = (): Array<string | null> =>
+      evaluateMounts(
+        [
+          m({
+            role: 'ckpt',
+            container_path: '/checkpoints',
+            kind: 'overlay',
+            fs_type: 'overlay',
+            read_only: false
+          }),
+          m({
+            role: 'data',
+            container_path: '/data',
+            kind: 'bind',
+            fs_type: 'ext4',
+            read_only: false,
+            requested_read_only: false
+          })
+        ],
+        null,
+        64,
+        true
+      ).map(r => r.fix)
+    try {
+      useSettingNames('action')
+      const action = judged()
+      expect(action[0]).toBe(
+        'bind-mount a host directory for checkpoints: checkpoint-path: /host/checkpoints (bound at /checkpoints)'
+      )
+      expect(action[1]).toContain('data-path: /host/dataset')
+      useSettingNames('cli')
+      const cli = judged()
+      expect(cli[0]).toContain('--checkpoint-path /host/checkpoints')
+      expect(cli[1]).toContain('--data-path /host/dataset')
+      for (const fix of [...action, ...cli]) expect(fix).not.toMatch(/--ckpt|--data /)
+    } finally {
+      useSettingNames('action')
+    }
   })
 })
 
