@@ -119,10 +119,10 @@ describe('environment faults (real CLI)', () => {
     }
   })
 
-  it('disk full mid-check (64 KiB tmpfs): stops, keeps what fits, INCOMPLETE, exit 2, no stack trace', () => {
+  it('disk full mid-check (160 KiB tmpfs: the run folders live in the work folder too): stops, keeps what fits, INCOMPLETE, exit 2, no stack trace', () => {
     const ws = workspace('enospc')
     const full = path.join(ws, 'full')
-    const skip = tmpfs(full, 'size=64k')
+    const skip = tmpfs(full, 'size=160k')
     if (skip) return console.warn(`skipped: ${skip}`)
     try {
       const args = [
