@@ -74,5 +74,8 @@ export async function reanalysed(dir: string, s: CheckSummary): Promise<Analysis
 /** The recorded summary with its verdict, intervals and verdict words of today's analysis of its samples. */
 export async function reanalysedSummary(dir: string): Promise<CheckSummary> {
   const s = readSummary(dir)
-  return { ...withAnalysis(s, await reanalysed(dir, s)), preflight: s.preflight ?? [] }
+  const summary = { ...withAnalysis(s, await reanalysed(dir, s)), preflight: s.preflight ?? [] }
+  // The recorded "why" explained the recorded verdict: under another verdict it would explain the wrong thing.
+  if (summary.verdict !== s.verdict) delete summary.explanation
+  return summary
 }
