@@ -1,0 +1,70 @@
+/**
+ * Issue 51, item 6: a CPU check speaks of the host it ran on, never of GPUs, decode states or the duet, through the
+ * real CLI: its progress output, report.md and the PR comment built from its summary.json.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { main } from '../../src/entry/cli/index.js'
+import { buildComment, runLinks } from '../../src/report/comment-body.js'
+import type { CheckSummary } from '../../src/types/index.js'
+import { intervalReviver } from '../../src/util/json-intervals.js'
+
+let dir = ''
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+it('a --device cpu check names no GPU, decode state or duet in its progress, report and comment', async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-cpu-words-'))
+  const out = path.join(dir, 'out')
+  const err: string[] = []
+  const realWrite = process.stderr.write.bind(process.stderr)
+  process.stderr.write = (chunk: string | Uint8Array): boolean => {
+    err.push(String(chunk))
+    return true
+  }
+  let code: number
+  try {
+    code = await main([
+      'node',
+      'gpu-overhead',
+      'run',
+      '--device',
+      'cpu',
+      '--arms',
+      'native,native',
+      '--workloads',
+      'matmul',
+      '--matmul-size',
+      '64',
+      '--runs',
+      '3',
+      '--max-runs',
+      '3',
+      '--python',
+      '/usr/bin/python3',
+      '--out',
+      out
+    ])
+  } finally {
+    process.stderr.write = realWrite
+    process.exitCode = undefined
+  }
+  expect([0, 1]).toContain(code)
+  const progress = err.join('')
+  expect(progress).toContain('[1/')
+  const report = readFileSync(path.join(out, 'report.md'), 'utf8')
+  const summary = JSON.parse(
+    readFileSync(path.join(out, 'summary.json'), 'utf8'),
+    intervalReviver
+  ) as CheckSummary
+  const comment = buildComment(summary, runLinks({}, null))
+  // The check's own words: progress, the comment, and the report's verdict line, warnings and notes. (The report's
+  // fixed reference sections, e.g. "How to read this", still explain GPU layouts on every device.)
+  const notes = [report.split('\n')[0] ?? '', ...summary.warnings, ...(summary.analysis?.notes ?? [])].join(
+    '\n'
+  )
+  for (const [what, text] of Object.entries({ progress, comment, notes }))
+    expect(`${what}: ${(text.match(/.{0,60}(\bGPUs?\b|[Dd]ecode|\bduet\b).{0,60}/g) ?? []).join(' | ')}`).toBe(
+      `${what}: `
+    )
+})
