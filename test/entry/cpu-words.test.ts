@@ -64,7 +64,7 @@ it('a --device cpu check names no GPU, decode state or duet in its progress, rep
     '\n'
   )
   for (const [what, text] of Object.entries({ progress, comment, notes }))
-    expect(`${what}: ${(text.match(/.{0,60}(\bGPUs?\b|[Dd]ecode|\bduet\b).{0,60}/g) ?? []).join(' | ')}`).toBe(
-      `${what}: `
-    )
+    expect(
+      `${what}: ${(text.match(/.{0,60}(\bGPUs?\b|[Dd]ecode|\bduet\b).{0,60}/g) ?? []).join(' | ')}`
+    ).toBe(`${what}: `)
 })
