@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { InputError } from '../../src/util/errors.js'
 import { mountArgs, parseMountSpec } from '../../src/config/mount-spec.js'
-import { checkMounts } from '../../src/preflight/io-check.js'
+import { checkMounts, runIoCheck } from '../../src/preflight/io-check.js'
 import { evaluateMounts, type MountReport } from '../../src/preflight/mount-rules.js'
 import {
   classifyMount,
@@ -319,7 +319,8 @@ describe('io-check against the local Docker engine', () => {
   })
 
   it('checkpoints in a named volume, writable dataset bind → warn only', async () => {
-    const results = await checkMounts({
+    // io-check's own rules: its fixes name its own flags (`--data HOST:/data:ro`); a check names data-path.
+    const { results } = await runIoCheck({
       image,
       runtime: 'docker',
       data: parseMountSpec(`${host}:/data`, 'data'),
