@@ -57,7 +57,9 @@ beforeAll(() => {
   spawnSync('git', ['clone', '--quiet', origin, work], { timeout: 120_000 })
   // The tags a real clone may have are not this test's business.
   for (const t of git('tag', '--list').split('\n').filter(Boolean)) git('tag', '-d', t)
-  for (const t of Object.keys(remoteTags())) git('push', '--quiet', 'origin', `:${t}`)
+  // An annotated tag is listed twice (`refs/tags/v1`, and its commit as `refs/tags/v1^{}`): delete the tag once.
+  for (const t of Object.keys(remoteTags()).filter(t => !t.endsWith('^{}')))
+    git('push', '--quiet', 'origin', `:${t}`)
 }, 240_000)
 
 afterAll(() => fs.rmSync(ws, { recursive: true, force: true }))
