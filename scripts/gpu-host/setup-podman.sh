@@ -72,4 +72,40 @@ if ! podman image exists "$PODMAN_IMAGE" 2>/dev/null; then
         - "$PODMAN_IMAGE" >/dev/null && echo "podman: imported $PODMAN_IMAGE in $(( $(date +%s) - t0 ))s"
   fi
 fi
+# The lent GPU machines withhold CAP_SYS_RESOURCE. Podman (rootful) writes rlimits into every container's spec
+# (RLIMIT_NOFILE 1048576 and RLIMIT_NPROC unless told otherwise; Docker writes none), and runc's container init then
+# fails: "error setting rlimit type 7 / 6: operation not permitted" (2026-12-06, also with default_ulimits at the
+# host's own hard limits and with --ulimit host). Where a first container fails that way, Podman gets a runtime
+# wrapper that drops process.rlimits from the bundle's config.json before runc creates the container: the container
+# keeps the engine's own limits, as under Docker. A property of this sandbox, not of the tool; said in the evidence.
+if ! PODMAN_PROBE=$(podman run --rm --network none "$PODMAN_IMAGE" true 2>&1) && grep -q 'setting rlimit' <<<"$PODMAN_PROBE"; then
+  PODMAN_PY=$(command -v python3)
+  PODMAN_RUNC=/opt/gpu-host/docker/bin/runc; [ -x "$PODMAN_RUNC" ] || PODMAN_RUNC=$(command -v runc)
+  cat > "$PODMAN_ROOT/wrap/runc-host-limits" <<WRAP
+#!$PODMAN_PY
+import json, os, sys
+args = sys.argv[1:]
+verb = next((a for a in args if a in ('create', 'run')), None)
+if verb:
+    rest = args[args.index(verb) + 1:]
+    bundle = os.getcwd()
+    for i, a in enumerate(rest):
+        if a in ('--bundle', '-b') and i + 1 < len(rest):
+            bundle = rest[i + 1]
+        elif a.startswith('--bundle='):
+            bundle = a.split('=', 1)[1]
+    path = os.path.join(bundle, 'config.json')
+    with open(path) as f:
+        spec = json.load(f)
+    if spec.get('process', {}).pop('rlimits', None) is not None:
+        with open(path, 'w') as f:
+            json.dump(spec, f)
+os.execv('$PODMAN_RUNC', ['runc'] + args)
+WRAP
+  chmod +x "$PODMAN_ROOT/wrap/runc-host-limits"
+  sed -i -e 's/^runtime = .*/runtime = "runc-host-limits"/' \
+    -e "/^\[engine.runtimes\]/a runc-host-limits = [\"$PODMAN_ROOT/wrap/runc-host-limits\"]" /etc/containers/containers.conf
+  echo "podman: runc cannot set rlimits here (${PODMAN_PROBE##*: error during container init: }); runtime runc-host-limits drops them"
+  podman run --rm --network none "$PODMAN_IMAGE" true && echo "podman: a container starts with runc-host-limits"
+fi
 export PODMAN_ROOT
