@@ -51,9 +51,14 @@ function phaseRank(metric: string): number {
   return STARTUP_PHASES.length
 }
 
-function phaseLabel(metric: string): string {
+/** A CPU check initialises no CUDA: its device_init phase is the device's own. */
+function label(phase: StartupPhase, summary: CheckSummary): string {
+  return phase === 'device_init' && summary.config.device === 'cpu' ? 'Device init' : PHASE_LABELS[phase]
+}
+
+function phaseLabel(metric: string, summary: CheckSummary): string {
   const name = phaseName(metric)
-  return isPhase(name) ? PHASE_LABELS[name] : (own(TOTAL_LABELS, name) ?? cell(metric))
+  return isPhase(name) ? label(name, summary) : (own(TOTAL_LABELS, name) ?? cell(metric))
 }
 
 /** candidate / baseline of the means: the same definition as the comparison's overhead. */
@@ -132,7 +137,7 @@ function lead(summary: CheckSummary, g: Group, wall: { base: number; cand: numbe
     const seen = new Set(phases.map(c => phaseName(c.metric)))
     // `prepare` is newer than the other phases: results recorded before it lack it without anything missing.
     const missing = STARTUP_PHASES.filter(p => p !== 'prepare' && !seen.has(p)).map(p =>
-      PHASE_LABELS[p].toLowerCase()
+      label(p, summary).toLowerCase()
     )
     const gap = missing.length ? ` (${missing.join(', ')} not compared)` : ''
     parts.push(`start-up phases ${fmtDelta(added, 's')}${gap}`)
@@ -162,7 +167,7 @@ function groupBlock(summary: CheckSummary, g: Group): string {
   ]
   for (const c of g.rows)
     rows.push([
-      phaseLabel(c.metric),
+      phaseLabel(c.metric, summary),
       fmtValue(c.mean_baseline, c.unit),
       fmtValue(c.mean_candidate, c.unit),
       fmtDelta(c.mean_candidate - c.mean_baseline, c.unit),
@@ -199,9 +204,13 @@ export function startupSection(summary: CheckSummary): Section | null {
   const notes = analysisNotes(summary, 'startup')
   const body = [
     '## Start-up vs steady state',
-    'Start-up is paid once per process (container launch, interpreter, imports, CUDA init, first kernel, then ' +
-      'warm-up, graph capture and checks before the first measurement) and is ' +
-      'reported, never gated: timing a whole process around a short kernel measures start-up, not GPU work. ' +
+    (summary.config.device === 'cpu'
+      ? 'Start-up is paid once per process (container launch, interpreter, imports, device init, first kernel, ' +
+        'then warm-up before the first measurement) and is reported, never gated: timing a whole process around ' +
+        'a short computation measures start-up, not the work. '
+      : 'Start-up is paid once per process (container launch, interpreter, imports, CUDA init, first kernel, then ' +
+        'warm-up, graph capture and checks before the first measurement) and is ' +
+        'reported, never gated: timing a whole process around a short kernel measures start-up, not GPU work. ') +
       'Means per arm. **Relative**: candidate mean / baseline mean − 1 with its 95% CI, the same overhead ' +
       '`gpu-overhead analyze` reports (a factor from 10× on; “–” without a positive baseline). ' +
       '**p**: Welch’s t-test, unadjusted. The start-up total runs from spawn to the first measurement, launch included.',

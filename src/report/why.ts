@@ -42,13 +42,13 @@ export function whyHeadline(e: Explanation): string {
   return e.headline
 }
 
-export function whyMarkdown(e: Explanation): string {
+export function whyMarkdown(e: Explanation, device: 'gpu' | 'cpu' = 'gpu'): string {
   const ranked = e.findings.filter(f => f.relevant)
   const weak = e.findings.filter(f => !f.relevant && f.explains.length > 0)
   const other = e.findings.filter(f => !f.relevant && f.explains.length === 0)
   const parts: string[] = [`## ${WHY_TITLE}`, '']
   parts.push(
-    `${inline(e.baseline_env)} (baseline) vs ${inline(e.candidate_env)}: each arm's stack as its own processes recorded it (libraries loaded, precision flags, environment), GPU memory and telemetry over the measured region.`,
+    `${inline(e.baseline_env)} (baseline) vs ${inline(e.candidate_env)}: each arm's stack as its own processes recorded it (libraries loaded, precision flags, environment)${device === 'gpu' ? ', GPU memory and telemetry over the measured region' : ''}.`,
     ''
   )
   if (ranked.length === 0) {
@@ -88,5 +88,10 @@ export function whyMarkdown(e: Explanation): string {
 export function whySection(summary: CheckSummary): Section | null {
   const e = summary.explanation
   if (!e) return null
-  return { id: 'why', kind: 'core', title: WHY_TITLE, body: whyMarkdown(e) }
+  return {
+    id: 'why',
+    kind: 'core',
+    title: WHY_TITLE,
+    body: whyMarkdown(e, summary.config.device === 'cpu' ? 'cpu' : 'gpu')
+  }
 }

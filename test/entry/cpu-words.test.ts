@@ -13,7 +13,7 @@ import { intervalReviver } from '../../src/util/json-intervals.js'
 let dir = ''
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-it('a --device cpu check names no GPU, decode state or duet in its progress, report and comment', async () => {
+it('a --device cpu check names no GPU, CUDA, decode state or duet in its progress, report and comment, except what it skipped', async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-cpu-words-'))
   const out = path.join(dir, 'out')
   const err: string[] = []
@@ -58,13 +58,15 @@ it('a --device cpu check names no GPU, decode state or duet in its progress, rep
     intervalReviver
   ) as CheckSummary
   const comment = buildComment(summary, runLinks({}, null))
-  // The check's own words: progress, the comment, and the report's verdict line, warnings and notes. (The report's
-  // fixed reference sections, e.g. "How to read this", still explain GPU layouts on every device.)
-  const notes = [report.split('\n')[0] ?? '', ...summary.warnings, ...(summary.analysis?.notes ?? [])].join(
-    '\n'
-  )
-  for (const [what, text] of Object.entries({ progress, comment, notes }))
+  // The check's own words: progress, the comment, the warnings and notes, and the whole report, its fixed
+  // sections ("How to read this", start-up, why) included. Only "Not measured" may name what a CPU check skipped.
+  const notes = [...summary.warnings, ...(summary.analysis?.notes ?? [])].join('\n')
+  const skipped = /^## Not measured\n[\s\S]*?(?=^## )/m
+  expect(report).toMatch(skipped)
+  expect(report.match(skipped)?.[0]).toContain('GPU work')
+  const reportWords = report.replace(skipped, '')
+  for (const [what, text] of Object.entries({ progress, comment, notes, report: reportWords }))
     expect(
-      `${what}: ${(text.match(/.{0,60}(\bGPUs?\b|[Dd]ecode|\bduet\b).{0,60}/g) ?? []).join(' | ')}`
+      `${what}: ${(text.match(/.{0,60}(\bGPUs?\b|\bCUDA\b|[Dd]ecode|\bduet\b).{0,60}/g) ?? []).join(' | ')}`
     ).toBe(`${what}: `)
 })
