@@ -257,7 +257,13 @@ export function requireGate(
     }
   return {
     status: 'pass',
-    message: `the image's ${outcomes.map(o => o.source).join(', ')} hold on this host (${facts})`,
+    message:
+      `the image's ${outcomes.map(o => o.source).join(', ')} hold on this host (${facts})` +
+      // Under CDI or device nodes the engine starts the container whatever the image requires (CDI specs carry no
+      // NVIDIA_REQUIRE_* logic): the reader should know that this row was the only check.
+      (access === 'gpus'
+        ? ''
+        : `; under gpu-access ${access} neither the engine nor ${access === 'cdi' ? 'CDI' : 'the device nodes'} checks them: this gate did`),
     fix: null,
     outcomes
   }

@@ -97,6 +97,17 @@ describe('NVIDIA_REQUIRE_* evaluated like the NVIDIA Container Toolkit', () => {
     expect(requireGate(NGC_ENV, host('525.60.13', '12.0'), 'gpus').status).toBe('pass')
   })
 
+  test('a met requirement under cdi or devices says that this gate was the only check (issue 54)', () => {
+    const h = host('580.65.06', '13.0')
+    expect(requireGate(NGC_ENV, h, 'gpus').message).not.toContain('this gate did')
+    expect(requireGate(NGC_ENV, h, 'cdi').message).toMatch(
+      /under gpu-access cdi neither the engine nor CDI checks them: this gate did$/
+    )
+    expect(requireGate(NGC_ENV, h, 'devices').message).toContain(
+      'nor the device nodes checks them: this gate did'
+    )
+  })
+
   test('legacy image: CUDA_VERSION without NVIDIA_REQUIRE_CUDA requires cuda>=MAJOR.MINOR', () => {
     expect(imageRequirements({ CUDA_VERSION: '12.8.0' }).requirements).toEqual([
       { source: 'CUDA_VERSION (legacy)', expression: 'cuda>=12.8' }
