@@ -165,8 +165,13 @@ export const CAUSES: readonly CauseRule[] = [
     key: 'failure:rlimit',
     label: 'a ulimit the engine may not set',
     meaning:
-      'the engine could not apply a --ulimit of {{container-args}}: raising a hard limit (memlock, stack) needs CAP_SYS_RESOURCE, which a rootless or sandboxed engine lacks',
-    fix: "lower the limit to what the runner allows (ulimit -H -a shows it), drop it from {{container-args}}, or run a rootful engine; production's limits can then not be reproduced on this runner"
+      'the engine could not set a resource limit on the container (a --ulimit of {{container-args}}, or the RLIMIT_NOFILE and RLIMIT_NPROC Podman sets on every container): raising a hard limit needs CAP_SYS_RESOURCE, which a rootless or sandboxed engine lacks',
+    fix: byRuntime({
+      docker:
+        "lower the limit to what the runner allows (ulimit -H -a shows it), drop it from {{container-args}}, or run a rootful engine; production's limits can then not be reproduced on this runner",
+      podman:
+        'give the engine CAP_SYS_RESOURCE, lower or drop any --ulimit of {{container-args}}, or give Podman an OCI runtime that keeps the engine\'s own limits (docs/action.md, "Podman")'
+    })
   },
   {
     // docker/podman exit 125: the engine itself refused to create or start the container.
