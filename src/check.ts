@@ -17,7 +17,7 @@ import {
   validateCaps,
   workloadsDir
 } from './execute/index.js'
-import { buildPlan, describePlan, resolveLanes, resolveLayout } from './plan/index.js'
+import { buildPlan, describePlan, resolveLayout } from './plan/index.js'
 import { ResultsWriter } from './results/index.js'
 import { logPreflight, powerRanges, preflightStage } from './preflight/index.js'
 import { buildReport } from './report/index.js'
@@ -125,7 +125,7 @@ async function measure(run: CheckRun): Promise<void> {
     state.exec.incompleteReason = 'a preflight gate failed, so no workload was run'
     return
   }
-  const lanes = config.device === 'gpu' && pre.gpus ? resolveLanes(config.gpus, pre.gpus.gpus) : null
+  const lanes = pre.lanes
   state.lanes = lanes
   // Outside the tree, HMAC'd, one per GPU set (docs/security.md): never a file from the checkout.
   const restoreFile = restoreFileFor((lanes ?? []).map(l => l.uuid ?? String(l.index)))

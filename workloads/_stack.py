@@ -219,6 +219,16 @@ def cgroup_limits(root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgroup"):
     )
 
 
+def effective_cpu_limit(limit, cpus):
+    """A quota of at least as many CPUs as the process may run on cannot hold it back: it reads "max", so a
+    2-CPU quota on a 2-CPU host (a CI container's --cpus 2) is not an allotment the other arm lacks."""
+    parts = (limit or "").split()
+    if cpus and len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit() and int(parts[1]) > 0:
+        if int(parts[0]) / int(parts[1]) >= cpus:
+            return "max"
+    return limit
+
+
 def cpu_facts():
     facts = {"cpu_count": os.cpu_count(), "affinity_count": None, "affinity": None}
     try:
@@ -236,7 +246,8 @@ def cpu_facts():
         quota = None if q is None else ("max %s" % p if q == "-1" else "%s %s" % (q, p))
     facts["cgroup_cpu_max"] = quota
     facts["cgroup_memory_max"] = _read_first_line("/sys/fs/cgroup/memory.max") or _read_first_line("/sys/fs/cgroup/memory/memory.limit_in_bytes")
-    facts["cpu_limit"], facts["memory_limit"] = cgroup_limits()
+    cpu_limit, facts["memory_limit"] = cgroup_limits()
+    facts["cpu_limit"] = effective_cpu_limit(cpu_limit, facts["affinity_count"] or facts["cpu_count"])
     model = None
     try:
         with open("/proc/cpuinfo") as f:

@@ -1,7 +1,8 @@
 /**
  * Nightly series whose noise is serially correlated (issue 52, T7): AR(1) with lag-1 correlation ρ and a
  * marginal sd of `cv` around 100 (slow host states that neighbouring checks share), optionally with one step of
- * `step` half way. Used by scripts/lib/issue52-tails-sim.ts and test/analyze/issue52-tails.test.ts.
+ * `step` half way. Used by scripts/lib/issue52-tails-sim.ts and test/analyze/issue52-tails.test.ts to measure the
+ * bound docs/trend.md states (change points do not correct for ρ: a lag-1 correction was tried and withdrawn).
  */
 import seedrandom from 'seedrandom'
 

@@ -5,7 +5,8 @@
  *   requests per process (refused, with the count) and at the 300 a check that gates a p99 now runs.
  * - T9: a sequential check after 5 stored accepted checks (scripts/lib/sequential-baseline-sim.ts).
  * - T7: change points (defaults) on nightly series of 100 checks with AR(1) noise, sd 1%: any false point, and a
- *   +3% / +5% step half way found within ±2 checks.
+ *   +3% / +5% step half way found within ±2 checks. The test is the plain one: the tool bounds and documents the
+ *   correlated case (docs/trend.md) rather than correcting for ρ (a lag-1 correction was tried and withdrawn).
  * Monte Carlo SE of a rate p over n checks: √(p(1−p)/n), printed beside each.
  */
 import type { Analysis } from '../../src/types/index.js'

@@ -4,7 +4,8 @@
  * blocks take turns); each process's spec says how it starts and how its results are read.
  */
 import type { GateMetricSet } from '../config/index.js'
-import type { Lane, PlannedRun } from '../plan/index.js'
+import type { PlannedRun } from '../plan/index.js'
+import type { Lane } from '../types/index.js'
 import type {
   Arm,
   CommandFormat,

@@ -1,6 +1,7 @@
 /** One process of a planned run on one lane: started (held for prestart), its events turned into records. */
 import type { CotenantList, SampleRecord, StackEvent, StackRecord, WorkloadEvent } from '../types/index.js'
-import type { Lane, PlannedRun } from '../plan/index.js'
+import type { PlannedRun } from '../plan/index.js'
+import type { Lane } from '../types/index.js'
 import { peersList, unavailable } from './cotenants.js'
 import { memoryRecords } from './memory.js'
 import { sampleMetricName, sampleScope } from './metrics.js'

@@ -11,7 +11,7 @@ import { InputError, getErrorMessage } from '../util/errors.js'
 import type { GpuFacts } from '../preflight/index.js'
 import { queryGpuArgs, runNvidiaSmi, setPowerLimitArgs } from '../tools/nvidia-smi.js'
 import { firstLine } from '../util/text.js'
-import type { Lane } from '../plan/index.js'
+import type { Lane } from '../types/index.js'
 import { GPU_UUID, readRestoreFile, writeRestoreFile, writerAlive, type PresentGpu } from './restore-file.js'
 
 export interface OriginalLimit {

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../util/log.js'
 import type { PowerCapSummary } from '../types/index.js'
-import type { Lane } from '../plan/index.js'
+import type { Lane } from '../types/index.js'
 import { PowerLimiter } from './power-caps.js'
 import type { ExecuteResult } from './runner.js'
 

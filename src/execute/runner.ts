@@ -6,17 +6,17 @@
 import type { RunRecord, SampleRecord, StackRecord, Workload } from '../types/index.js'
 import {
   endsBlock,
-  laneLabel,
   nextCandidates,
   planExecution,
   planSteps,
   runsPerBlock,
-  type Lane,
   type Layout,
   type PlannedRun,
   type Step,
   type StepPlan
 } from '../plan/index.js'
+import { laneLabel } from '../preflight/index.js'
+import type { Lane } from '../types/index.js'
 import type { ProcessResult } from './process-types.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'

@@ -24,7 +24,8 @@ import {
   type ExecuteResult,
   type SweepOutcome
 } from '../execute/index.js'
-import type { Lane, Layout } from '../plan/index.js'
+import type { Layout } from '../plan/index.js'
+import type { Lane } from '../types/index.js'
 import { emptyPreflightOutcome, fingerprintFor, type PreflightOutcome } from '../preflight/index.js'
 import type { ResultsWriter } from '../results/index.js'
 import type {

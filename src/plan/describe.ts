@@ -1,7 +1,8 @@
 /** The plan in one log line: processes, GPUs, power caps, workloads × arms × runs, order and seed. */
 import type { Config } from '../config/index.js'
 import { at } from '../util/must.js'
-import { laneLabel, type Lane } from './lanes.js'
+import { laneLabel } from '../preflight/index.js'
+import type { Lane } from '../types/index.js'
 import type { Layout } from './steps.js'
 import { turningWorkloads } from './turns.js'
 

@@ -1,6 +1,4 @@
-/** The plan stage's public face: the lanes, the interleaved schedule and its blocks. */
-export { laneLabel, resolveLanes } from './lanes.js'
-export type { Lane } from './lanes.js'
+/** The plan stage's public face: the interleaved schedule and its blocks (the lanes are preflight's). */
 export { buildPlan } from './schedule.js'
 export type { PlannedRun } from './schedule.js'
 export { endsBlock, nextCandidates } from './blocks.js'

@@ -20,7 +20,7 @@ import type { GpuLayout } from '../types/index.js'
 import { InputError } from '../util/errors.js'
 import { Inputs } from '../types/inputs.js'
 import { at, must } from '../util/must.js'
-import type { Lane } from './lanes.js'
+import type { Lane } from '../types/index.js'
 import type { PlannedRun } from './schedule.js'
 
 export interface StepProcess {

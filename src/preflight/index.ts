@@ -10,5 +10,6 @@ export { allDatacenter, powerRanges, readGpuFacts, type GpuFacts } from './gpu.j
 export { inspectImage, type ImageFacts } from './image.js'
 export { runIoCheck } from './io-check.js'
 export type { IoCheckReport } from './mount-rules.js'
+export { laneLabel, readDeviceMinors, resolveLanes } from './lanes.js'
 export { preflightStatus } from './run.js'
 export { emptyPreflightOutcome, logPreflight, preflightStage, type PreflightOutcome } from './stage.js'

@@ -16,6 +16,8 @@ import { containerGpuArgs } from '../tools/gpu-access.js'
 import type { GpuReport } from './gpu.js'
 import type { ImageFacts } from './image.js'
 import { runPreflight } from './run.js'
+import { resolveLanes } from './lanes.js'
+import type { Lane } from '../types/index.js'
 import { NVIDIA_REQUIRE_CHECK } from './driver-checks.js'
 import { DRIVER_GATE } from './driver-gate-types.js'
 import { checkContainerInit } from './container-init.js'
@@ -42,11 +44,21 @@ export interface PreflightOutcome {
   notMeasured: { what: string; why: string }[]
   /** The native arm's user commands run in their own namespaces (preflight/native-isolation.ts). */
   isolateNative?: boolean
+  /** One lane per GPU the check runs on, resolved here once (null: one unpinned process; not run after a failed gate). */
+  lanes: Lane[] | null
 }
 
 /** Before preflight ran (the INCOMPLETE placeholder's): nothing known. */
 export function emptyPreflightOutcome(): PreflightOutcome {
-  return { results: [], gpus: null, images: new Map(), runtimeVersion: null, warnings: [], notMeasured: [] }
+  return {
+    results: [],
+    gpus: null,
+    images: new Map(),
+    runtimeVersion: null,
+    warnings: [],
+    notMeasured: [],
+    lanes: null
+  }
 }
 
 /** Each result as one log line: passes and skips as info, the rest as warnings. */
@@ -132,7 +144,7 @@ function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult
   })
 }
 
-/** Whether the llm's processes take turns (check.ts decides the same from the resolved lanes). */
+/** Whether the llm's processes take turns (check.ts decides the same from pre.lanes). */
 function turnsOnOneGpu(config: Config, gpusUsed: number): boolean {
   return config.turns && gpusUsed <= 1 && config.definitions.some(d => d.turns && d.checksLlmMemory)
 }
@@ -210,6 +222,8 @@ export async function preflightStage(
   })
   appendAll(results, out.results)
   if (config.device === 'gpu') gpus = { gpus: out.gpus, driver: out.driver, cuda_version: out.driver_cuda }
+  // GPU placement, once: an unknown or mixed selection is an input error before any image is probed further.
+  const lanes = config.device === 'gpu' && gpus ? resolveLanes(config.gpus, gpus.gpus) : null
   if (first && out.image) keep(first, out.image)
   // One container start with the workloads' flags: a runtime that cannot run --init fails here, once.
   if (out.image && config.arms.some(a => a.kind === 'container'))
@@ -240,6 +254,7 @@ export async function preflightStage(
     runtimeVersion,
     warnings: [],
     notMeasured: notMeasured(config),
-    isolateNative: isolation?.isolate ?? false
+    isolateNative: isolation?.isolate ?? false,
+    lanes
   }
 }

@@ -161,7 +161,7 @@ export interface Arm {
   launcher?: string
 }
 
-/** One selected GPU of a check: every planned run starts one process per lane (see plan/lanes.ts). */
+/** One selected GPU of a check: every planned run starts one process per lane (resolved in preflight: preflight/lanes.ts). */
 export interface Lane {
   /** nvidia-smi (NVML) index: the per-GPU form of `--gpus device=N` and CDI `nvidia.com/gpu=N`. */
   index: number

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import type { Lane } from '../../src/plan/lanes.js'
+import type { Lane } from '../../src/types/index.js'
 import { PowerLimiter, restoreFromFile, validateCaps } from '../../src/execute/power-caps.js'
 import { sweepPowerCaps } from '../../src/execute/power-sweep.js'
 import { restoreFileFor } from '../../src/execute/restore-file.js'

@@ -1,6 +1,7 @@
 /** Steps: what starts at once in lockstep and in a duet, and when a duet applies. */
 import { buildPlan } from '../../src/plan/schedule.js'
-import { planSteps, resolveLayout, runsPerBlock, type Lane } from '../../src/plan/index.js'
+import { planSteps, resolveLayout, runsPerBlock } from '../../src/plan/index.js'
+import type { Lane } from '../../src/types/index.js'
 import type { Arm } from '../../src/types/index.js'
 
 const arms: Arm[] = [

@@ -118,6 +118,17 @@ class CgroupLimitsTest(unittest.TestCase):
         root, proc = self.tree({"cgroup.controllers": "cpu", "cpu.max": "50000 100000"}, "0::/../../etc\n")
         self.assertEqual(S.cgroup_limits(root, proc), ("50000 100000", "max"))
 
+    def test_a_quota_of_every_cpu_the_process_may_use_is_no_limit(self):
+        # A 2-CPU quota on a 2-CPU host (a CI container's --cpus 2) holds nothing back: it must not read as an
+        # allotment the other arm lacks (Debian 13 container, 2026-12-06: it outranked the BLAS in "why").
+        self.assertEqual(S.effective_cpu_limit("200000 100000", 2), "max")
+        self.assertEqual(S.effective_cpu_limit("300000 100000", 2), "max")
+        self.assertEqual(S.effective_cpu_limit("150000 100000", 2), "150000 100000")
+        self.assertEqual(S.effective_cpu_limit("200000 100000", 4), "200000 100000")
+        self.assertEqual(S.effective_cpu_limit("max", 2), "max")
+        self.assertIsNone(S.effective_cpu_limit(None, 2))
+        self.assertEqual(S.effective_cpu_limit("200000 100000", None), "200000 100000")
+
     def test_nothing_to_read_is_unknown(self):
         root, proc = self.tree({}, "")
         self.assertEqual(S.cgroup_limits(root, proc), (None, None))

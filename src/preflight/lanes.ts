@@ -1,5 +1,5 @@
 /**
- * Lanes: one per selected GPU. On a multi-GPU host every planned run starts one process per lane at the
+ * Lanes: one per selected GPU, resolved once, in preflight (every later stage reads `PreflightOutcome.lanes`). On a multi-GPU host every planned run starts one process per lane at the
  * same time (seed 002's layout: one container per GPU), each pinned to its GPU, so both arms see the same
  * neighbours, heat and PCIe/NVLink traffic. A lane of `null` facts is the unpinned single-process case
  * (CPU, or GPU facts that could not be read).
@@ -8,7 +8,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Inputs } from '../types/inputs.js'
 import { InputError } from '../util/errors.js'
-import type { GpuFacts } from '../preflight/index.js'
+import type { GpuFacts } from './gpu.js'
 import type { Lane } from '../types/index.js'
 
 export type { Lane } from '../types/index.js'
