@@ -115,7 +115,7 @@ function outcomeClause(summary: CheckSummary, esc: Escape = inline, brief = fals
   // An improvement is outside ±limit too: "within ±2% on all" would misstate it.
   const improvements = gating.filter(c => (c.verdict as string) === 'improvement')
   if (!inconclusive.length && !incomparable.length && !improvements.length)
-    return `${who} within ±${limit(summary)} on all ${metrics}`
+    return `${who} within ±${limit(summary)} on ${gating.length === 1 && pair ? 'its gated metric' : `all ${metrics}`}`
   // Brief (the PR comment): plain words; "significant" is the job summary's term.
   const parts = [
     brief
