@@ -39,8 +39,14 @@ export const TRIAL_TIMEOUT_MS = 60_000
 const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
 
 /** The first line that says something (bounded). */
+/** The line that says why: podman's `Error:` line, else the first that is not a warning (Podman 5 warns first). */
 function firstLine(text: string): string {
-  const line = text.split('\n').find(l => l.trim() !== '') ?? ''
+  const lines = text.split('\n').filter(l => l.trim() !== '')
+  const line =
+    lines.find(l => /^Error\b/.test(l.trim())) ??
+    lines.find(l => !/level=warning|^WARN/i.test(l)) ??
+    lines[0] ??
+    ''
   return line.trim().slice(0, 300)
 }
 
