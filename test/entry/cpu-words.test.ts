@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
+import { mainCapturingStderr } from '../helpers/main-in-process.js'
 import { buildComment, runLinks } from '../../src/report/comment-body.js'
 import type { CheckSummary } from '../../src/types/index.js'
 import { intervalReviver } from '../../src/util/json-intervals.js'
@@ -16,41 +16,26 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 it('a --device cpu check names no GPU, CUDA, decode state or duet in its progress, report and comment, except what it skipped', async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-cpu-words-'))
   const out = path.join(dir, 'out')
-  const err: string[] = []
-  const realWrite = process.stderr.write.bind(process.stderr)
-  process.stderr.write = (chunk: string | Uint8Array): boolean => {
-    err.push(String(chunk))
-    return true
-  }
-  let code: number
-  try {
-    code = await main([
-      'node',
-      'gpu-overhead',
-      'run',
-      '--device',
-      'cpu',
-      '--arms',
-      'native,native',
-      '--workloads',
-      'matmul',
-      '--matmul-size',
-      '64',
-      '--runs',
-      '3',
-      '--max-runs',
-      '3',
-      '--python',
-      '/usr/bin/python3',
-      '--out',
-      out
-    ])
-  } finally {
-    process.stderr.write = realWrite
-    process.exitCode = undefined
-  }
+  const { code, stderr: progress } = await mainCapturingStderr([
+    'run',
+    '--device',
+    'cpu',
+    '--arms',
+    'native,native',
+    '--workloads',
+    'matmul',
+    '--matmul-size',
+    '64',
+    '--runs',
+    '3',
+    '--max-runs',
+    '3',
+    '--python',
+    '/usr/bin/python3',
+    '--out',
+    out
+  ])
   expect([0, 1]).toContain(code)
-  const progress = err.join('')
   expect(progress).toContain('[1/')
   const report = readFileSync(path.join(out, 'report.md'), 'utf8')
   const summary = JSON.parse(

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
+import { mainCapturingStderr } from '../helpers/main-in-process.js'
 import { buildComment, runLinks } from '../../src/report/comment-body.js'
 import type { CheckSummary } from '../../src/types/index.js'
 
@@ -17,35 +17,21 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 it('a wall-timed command reads as a whole-process time, start-up included, in the report and the comment', async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-whole-'))
   const out = path.join(dir, 'out')
-  const err: string[] = []
-  const realWrite = process.stderr.write.bind(process.stderr)
-  process.stderr.write = (chunk: string | Uint8Array): boolean => {
-    err.push(String(chunk))
-    return true
-  }
-  let code: number
-  try {
-    code = await main([
-      'node',
-      'gpu-overhead',
-      'run',
-      '--device',
-      'cpu',
-      '--arms',
-      'native,native',
-      '--runs',
-      '2',
-      '--max-runs',
-      '2',
-      '--command',
-      'boot=/usr/bin/python3 -c pass',
-      '--out',
-      out
-    ])
-  } finally {
-    process.stderr.write = realWrite
-    process.exitCode = undefined
-  }
+  const { code } = await mainCapturingStderr([
+    'run',
+    '--device',
+    'cpu',
+    '--arms',
+    'native,native',
+    '--runs',
+    '2',
+    '--max-runs',
+    '2',
+    '--command',
+    'boot=/usr/bin/python3 -c pass',
+    '--out',
+    out
+  ])
   expect([0, 1]).toContain(code)
   const report = readFileSync(path.join(out, 'report.md'), 'utf8')
   expect(report).toContain('## Whole-process time (gated, start-up included)')
