@@ -44,7 +44,7 @@ export interface PreflightOutcome {
   notMeasured: { what: string; why: string }[]
   /** The native arm's user commands run in their own namespaces (preflight/native-isolation.ts). */
   isolateNative?: boolean
-  /** One lane per GPU the check runs on, resolved here once (null: one unpinned process; not run after a failed gate). */
+  /** One lane per GPU the check runs on, resolved here once, right after the GPU facts (null: one unpinned process). */
   lanes: Lane[] | null
 }
 
