@@ -22,7 +22,8 @@ const args = process.argv.slice(2)
 const KEEP_FIRST = args.includes('--keep-first')
 const roots = args.filter(a => !a.startsWith('--'))
 const ROOTS = roots.length > 0 ? roots : ['docs/evidence/2026-11-27-layouts-10']
-// The action's defaults (action.yml): runs 3, max-runs 12, max-overhead 2%, alpha 0.05; matmul and llm gated.
+// The settings the recorded checks ran with (the action's defaults then; max-runs is 16 since): runs 3, max-runs 12,
+// max-overhead 2%, alpha 0.05; matmul and llm gated. --keep-first must reproduce their stops, so these stay.
 const DEFAULTS = { minRuns: 3, maxRuns: 12, maxOverheadPct: 2, alpha: 0.05, gatedWorkloads: 2 }
 
 interface Proc {
@@ -165,7 +166,7 @@ for (const root of ROOTS)
   }
 process.stdout.write(
   [
-    `Replayed stops (${KEEP_FIRST ? 'first requests kept: the check as recorded' : "the llm's first requests left out"}), defaults: runs 3, max-runs 12, max-overhead 2%:`,
+    `Replayed stops (${KEEP_FIRST ? 'first requests kept: the check as recorded' : "the llm's first requests left out"}), the recorded checks' settings: runs 3, max-runs 12, max-overhead 2%:`,
     '',
     '| check | verdict recorded | runs per arm recorded | wall s recorded | replayed stop (runs per arm) | wall s replayed |',
     '| :-- | :-- | :-- | --: | :-- | --: |',

@@ -9,6 +9,7 @@ import {
   candidateSlowPath,
   nativeSlowPath,
   rates,
+  SEQUENTIAL_LABEL,
   uniform,
   type Generator,
   type Rates
@@ -62,33 +63,33 @@ const rows: Row[] = [
     bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%'
   },
   { name: 'clean', g: uniform(3, 'normal'), how: 'sequential', history: HISTORY, bound: 'flagged ≥ 95%' },
-  // The setting that buys the power at +3% back: more looks before the stop (max-runs), what it costs in runs,
-  // and the other bounds under it.
-  { name: 'clean, max-runs 16', g: uniform(0, 'normal'), how: { minRuns: 3, maxRuns: 16 }, bound: '— (A/A)' },
+  // The former default max-runs (12), for comparison: the power at +3% fell short of 95% there (issue 52), which is
+  // why the default is 16; the other bounds at 12, measured the same way.
+  { name: 'clean, max-runs 12', g: uniform(0, 'normal'), how: { minRuns: 3, maxRuns: 12 }, bound: '— (A/A)' },
   {
-    name: 'clean, max-runs 16',
+    name: 'clean, max-runs 12',
     g: uniform(2, 'normal'),
-    how: { minRuns: 3, maxRuns: 16 },
+    how: { minRuns: 3, maxRuns: 12 },
     history: HISTORY,
     bound: 'reg ≤ 2.5%, eq ≤ 5%, coverage ≥ 94%'
   },
   {
-    name: 'T2, max-runs 16',
+    name: 'T2, max-runs 12',
     g: candidateSlowPath(0.3, 1.1),
-    how: { minRuns: 3, maxRuns: 16 },
+    how: { minRuns: 3, maxRuns: 12 },
     bound: 'equivalent ≤ 5%'
   },
   {
-    name: 'T1, max-runs 16',
+    name: 'T1, max-runs 12',
     g: nativeSlowPath(2),
-    how: { minRuns: 3, maxRuns: 16 },
+    how: { minRuns: 3, maxRuns: 12 },
     history: HISTORY,
     bound: 'false regression ≤ 2.5%'
   },
   {
-    name: 'clean, max-runs 16',
+    name: 'clean, max-runs 12',
     g: uniform(3, 'normal'),
-    how: { minRuns: 3, maxRuns: 16 },
+    how: { minRuns: 3, maxRuns: 12 },
     history: HISTORY,
     bound: 'flagged ≥ 95%'
   },
@@ -117,9 +118,9 @@ const rows: Row[] = [
   },
   { name: 'clean, replay', g: recordedClean(3), how: 'sequential', history: HISTORY, bound: 'flagged ≥ 95%' },
   {
-    name: 'clean, replay, max-runs 16',
+    name: 'clean, replay, max-runs 12',
     g: recordedClean(3),
-    how: { minRuns: 3, maxRuns: 16 },
+    how: { minRuns: 3, maxRuns: 12 },
     history: HISTORY,
     bound: 'flagged ≥ 95%'
   }
@@ -131,7 +132,7 @@ const withSe = (p: number, n: number): string =>
   `${pct(p)} ± ${(100 * Math.sqrt((p * (1 - p)) / n)).toFixed(2)}`
 const howText = (how: Row['how']): string =>
   how === 'sequential'
-    ? 'sequential (3–12)'
+    ? SEQUENTIAL_LABEL
     : typeof how === 'number'
       ? `fixed ${how}`
       : `sequential (${how.minRuns}–${how.maxRuns})`

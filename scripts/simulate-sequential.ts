@@ -17,7 +17,7 @@
  * contrast, the same alpha spending on two unpaired samples (the analysis before issue 28), and a naive rule
  * that tests every look at the full fixed-n alpha.
  *
- * Run: npx tsx scripts/simulate-sequential.ts [trials=4000] [max-runs=12] [spending] [rows-filter] > docs/sequential-simulation.md
+ * Run: npx tsx scripts/simulate-sequential.ts [trials=4000] [max-runs=the default, 16] [spending] [rows-filter] > docs/sequential-simulation.md
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -30,6 +30,8 @@ import {
   type SpendingFunction
 } from '../src/analyze/sequential.js'
 import { sequentialOptions } from '../src/analyze/sequential-check.js'
+import { DEFAULTS } from '../src/config/index.js'
+import { Inputs } from '../src/types/inputs.js'
 import { blockRatios, MIN_BLOCKS, type BlockRatios } from '../src/analyze/compare/index.js'
 import { aggregateRows, type RawRow } from '../src/results/run-values/index.js'
 import { seededRandom } from '../src/plan/schedule.js'
@@ -47,7 +49,7 @@ const OPTS: SequentialOptions = {
     maxOverheadPct: THRESHOLD_PCT,
     alpha: 0.05,
     minRuns: 3,
-    maxRuns: Number(process.argv[3] ?? 12),
+    maxRuns: Number(process.argv[3] ?? DEFAULTS[Inputs.MaxRuns]),
     gatedWorkloads: 1
   }),
   ...(process.argv[4] === undefined ? {} : { spendingRegression: process.argv[4] as SpendingFunction })

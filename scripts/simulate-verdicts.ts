@@ -32,7 +32,7 @@ import type { Comparison } from '../src/types/index.js'
 import { judgeKernelHistory, memoryStore } from './lib/baseline-sim.js'
 import { defectTable } from './lib/defect-rows.js'
 import { s2Floor } from './lib/s2-floor.js'
-import { ALPHA as DEFECT_ALPHA, MAX as DEFECT_MAX } from './lib/defect-sims.js'
+import { ALPHA as DEFECT_ALPHA, DEFAULT_MAX_RUNS, MAX as DEFECT_MAX } from './lib/defect-sims.js'
 import { simulateIssue39 } from './lib/issue39-sim.js'
 import { simulateIssue52Tails } from './lib/issue52-tails-sim.js'
 
@@ -46,7 +46,7 @@ function defects(): string {
   const floor = s2Floor(DEFECT_SIMS)
   process.stderr.write('defects: S2 floor done\n')
   const text = [
-    `Issue 39's defects and issue 38's duet offsets, each from its own generator (\`scripts/lib/defect-sims.ts\`): per-request rows (20 requests per process; 100 in the tail and gate-metrics rows) through \`analyze\` (fixed count of blocks) or the sequential rule of \`run\` (3–12 blocks); max-overhead ${DEFECT_MAX}%, alpha ${DEFECT_ALPHA}; ${DEFECT_SIMS} simulated checks per row. "equivalent" counts the metric at the threshold (or the slowed one; in tail and gate-metrics rows, the gated percentile) called equivalent; "false regression" counts any gated metric; "CI covers" is the printed interval (after a sequential stop, the repeated one; – where no one number is the truth):`,
+    `Issue 39's defects and issue 38's duet offsets, each from its own generator (\`scripts/lib/defect-sims.ts\`): per-request rows (20 requests per process; in the tail and gate-metrics rows as many as the gated percentile needs, at least 100: 300 for a p99) through \`analyze\` (fixed count of blocks) or the sequential rule of \`run\` (3–${DEFAULT_MAX_RUNS} blocks, the default check); max-overhead ${DEFECT_MAX}%, alpha ${DEFECT_ALPHA}; ${DEFECT_SIMS} simulated checks per row. "equivalent" counts the metric at the threshold (or the slowed one; in tail and gate-metrics rows, the gated percentile) called equivalent; "false regression" counts any gated metric; "CI covers" is the printed interval (after a sequential stop, the repeated one; – where no one number is the truth):`,
     '',
     ...md,
     '',

@@ -9,6 +9,7 @@ import {
   rates,
   requestTail,
   requestTailGated,
+  SEQUENTIAL_LABEL,
   tailScale,
   uniform,
   type Generator
@@ -102,7 +103,7 @@ export function defectTable(
   const json: unknown[] = []
   DEFECT_ROWS.forEach((row, i) => {
     const r = rates(row.generator, row.how, sims, 1 + i * 100_000)
-    const how = row.how === 'sequential' ? 'sequential (3–12)' : `fixed ${row.how}`
+    const how = row.how === 'sequential' ? SEQUENTIAL_LABEL : `fixed ${row.how}`
     md.push(
       `| ${row.defect} | ${row.generator.name.replace(/^[^:]+: /, '')} | ${how} | ${row.bound} | ${pct(r.regression)} | ${pct(r.equivalent)} | ${pct(r.covered)} | ${r.meanRuns.toFixed(2)} |`
     )

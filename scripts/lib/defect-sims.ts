@@ -14,7 +14,8 @@ import { pooledRows } from '../../src/analyze/multi-gpu.js'
 import { SequentialController } from '../../src/analyze/sequential-check.js'
 import { guardNativeModes, historyKey, type NativeHistory } from '../../src/analyze/native-modes.js'
 import type { Analysis, Comparison, SampleRecord } from '../../src/types/index.js'
-import { valuesNeeded } from '../../src/config/index.js'
+import { DEFAULTS, valuesNeeded } from '../../src/config/index.js'
+import { Inputs } from '../../src/types/inputs.js'
 
 export interface Block {
   native: number[]
@@ -41,6 +42,10 @@ export interface Generator {
 
 export const MAX = 2
 export const ALPHA = 0.05
+/** A default check's `max-runs` (action.yml): "sequential" rows run 3 to this many blocks. */
+export const DEFAULT_MAX_RUNS = Number(DEFAULTS[Inputs.MaxRuns])
+/** How a "sequential" row is labelled in the tables: the default check's range of blocks. */
+export const SEQUENTIAL_LABEL = `sequential (3–${DEFAULT_MAX_RUNS})`
 
 export function normal(rand: () => number): number {
   const u = Math.max(rand(), 1e-12)
@@ -285,11 +290,11 @@ export function fixedCheck(g: Generator, n: number, seed: number): Analysis {
   return analyzeRecords(asCheck(checkSamples(g, n, seed)), analyzeOpts(seed))
 }
 
-/** One sequential check (3 to `maxRuns` blocks, a look after each), analysed as `run` does. */
+/** One sequential check (3 to `maxRuns` blocks, a look after each; the default check's by default), analysed as `run` does. */
 export function sequentialCheck(
   g: Generator,
   seed: number,
-  maxRuns = 12,
+  maxRuns = DEFAULT_MAX_RUNS,
   minRuns = 3
 ): { analysis: Analysis; runs: number } {
   const draw = g.check(streamOf(seed))

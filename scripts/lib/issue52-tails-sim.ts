@@ -10,7 +10,14 @@
  * Monte Carlo SE of a rate p over n checks: √(p(1−p)/n), printed beside each.
  */
 import type { Analysis } from '../../src/types/index.js'
-import { fixedCheck, requestTailGated, sequentialCheck, uniform, type Generator } from './defect-sims.js'
+import {
+  fixedCheck,
+  requestTailGated,
+  SEQUENTIAL_LABEL,
+  sequentialCheck,
+  uniform,
+  type Generator
+} from './defect-sims.js'
 import { baselineRates } from './sequential-baseline-sim.js'
 import { changePoints } from '../../src/analyze/changepoints/index.js'
 import { ar1Series } from '../changepoints/ar1.js'
@@ -63,7 +70,7 @@ export async function simulateIssue52Tails(sims: number, log: (line: string) => 
   for (const n of [6, 300])
     for (const how of ['sequential', 12, 6] as const) {
       const r = tailRates(requestTailGated(0.02, 1.5, 99, n), how, sims, 52_000 + n)
-      const check = how === 'sequential' ? 'sequential (3–12)' : `fixed ${how}`
+      const check = how === 'sequential' ? SEQUENTIAL_LABEL : `fixed ${how}`
       md.push(
         `| ${n} | ${check} | ${cell(r.refused, sims)} | ${cell(r.flagged, sims)} | ${cell(r.equivalent, sims)} | ${r.meanRuns.toFixed(2)} |`
       )

@@ -9,6 +9,7 @@ import type { Analysis } from '../../src/types/index.js'
 import {
   fixedCheck,
   nativeSlowPath,
+  SEQUENTIAL_LABEL,
   sequentialCheck,
   uniform,
   type Block,
@@ -81,7 +82,7 @@ export function s2Floor(sims: number): { md: string[]; json: unknown[] } {
     }
     const pc = (k: number, n: number): string => (n === 0 ? '–' : `${((100 * k) / n).toFixed(1)}%`)
     md.push(
-      `| ${how === 12 ? 'fixed 12' : 'sequential (3–12)'} | ${pc(none, sims)} | ${pc(noneFlagged, none)} | ${pc(restFlagged, sims - none)} | ${pc(noneFlagged + restFlagged, sims)} | ${pc(clean, sims)} |`
+      `| ${how === 12 ? 'fixed 12' : SEQUENTIAL_LABEL} | ${pc(none, sims)} | ${pc(noneFlagged, none)} | ${pc(restFlagged, sims - none)} | ${pc(noneFlagged + restFlagged, sims)} | ${pc(clean, sims)} |`
     )
     json.push({
       check: how,

@@ -2,7 +2,7 @@
  * Issue 52, T9: a sequential check with a stored baseline, through the production steps (scripts/simulate-verdicts.ts
  * prints the row; test/analyze/issue52-sequential-baseline.test.ts checks it on fewer checks). A history of 5
  * accepted fixed-count checks of the same generator goes into an in-memory store (compareWithBaseline, saved as
- * the save rule allows); then one sequential check (3–12 blocks, a look after each), compared with the store and
+ * the save rule allows); then one sequential check (3 to the default max-runs blocks, a look after each), compared with the store and
  * decided as check-steps.ts decides it (decideCheck: one Holm family, then the sequential rule's verdicts).
  */
 import { compareWithBaseline } from '../../src/analyze/baseline/index.js'
@@ -18,6 +18,7 @@ import {
   asCheck,
   blockRows,
   checkSamples,
+  DEFAULT_MAX_RUNS,
   streamOf,
   type Generator
 } from './defect-sims.js'
@@ -39,7 +40,7 @@ const withId = (rows: SampleRecord[], id: string): SampleRecord[] => rows.map(r 
 export async function sequentialCheckWithBaseline(
   g: Generator,
   seed: number,
-  maxRuns = 12,
+  maxRuns = DEFAULT_MAX_RUNS,
   gatedWorkloads = 1
 ): Promise<BaselineCheck> {
   const store = memoryStore()
@@ -101,7 +102,7 @@ export async function baselineRates(
   let notSequential = 0
   let runs = 0
   for (let s = 0; s < sims; s++) {
-    const r = await sequentialCheckWithBaseline(g, seed0 + s, 12, gatedWorkloads)
+    const r = await sequentialCheckWithBaseline(g, seed0 + s, DEFAULT_MAX_RUNS, gatedWorkloads)
     runs += r.runs
     const arm = r.analysis.comparisons.find(c => c.scope === 'steady' && c.metric === 'tpot_ms')
     if (r.analysis.comparisons.some(c => c.scope === 'steady' && c.verdict === 'regression')) regression++

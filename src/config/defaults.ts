@@ -8,7 +8,7 @@ export const DEFAULTS: Record<Inputs, string> = {
   [Inputs.Image]: '',
   [Inputs.Workloads]: 'auto',
   [Inputs.Runs]: '3',
-  [Inputs.MaxRuns]: '12',
+  [Inputs.MaxRuns]: '16',
   [Inputs.TimeBudget]: '0',
   [Inputs.WarmupRuns]: '0',
   [Inputs.Device]: 'gpu',

@@ -8,6 +8,7 @@
  */
 import {
   candidateSlowPath,
+  DEFAULT_MAX_RUNS,
   fixedCheck,
   nativeSlowPath,
   rates,
@@ -57,5 +58,10 @@ describe('T1: a native slow mode in the stored history is no regression', () => 
     const plus = rates(uniform(3, 'normal'), 'sequential', 300, 52_600)
     const guarded = rates(uniform(3, 'normal'), 'sequential', 300, 52_600, HISTORY)
     expect(guarded.regression).toBe(plus.regression)
+  })
+  it('clean +3% with the history kept: flagged in ≥ 95% of default sequential checks (max-runs 16; 92% at 12)', () => {
+    expect(DEFAULT_MAX_RUNS).toBe(16)
+    const r = rates(uniform(3, 'normal'), 'sequential', 600, 52_700, HISTORY)
+    expect(r.regression).toBeGreaterThanOrEqual(0.95)
   })
 })

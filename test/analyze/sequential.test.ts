@@ -144,10 +144,10 @@ describe('sequentialLook', () => {
 
 /**
  * Issue 28: "+3% at CV 0.5% flagged ≥ 95%" with A/A false regression ≤ 2.5%, for the rule as the check runs it
- * (sequentialOptions: one gated workload, defaults 3–12 runs, max-overhead 2%), replayed pair by pair on
- * blocks as scripts/simulate-sequential.ts does (its full table: docs/sequential-simulation.md). The O'Brien–
- * Fleming form flagged 94.8% there: 51 of 52 misses ended undecided at 12 runs with one-sided p 0.008–0.02,
- * while its last look tested at 0.0058.
+ * (sequentialOptions: one gated workload, 3–12 runs, the default max-runs then (16 since issue 52), max-overhead
+ * 2%), replayed pair by pair on blocks as scripts/simulate-sequential.ts does (its full table:
+ * docs/sequential-simulation.md). The O'Brien–Fleming form flagged 94.8% there: 51 of 52 misses ended undecided
+ * at 12 runs with one-sided p 0.008–0.02, while its last look tested at 0.0058.
  */
 describe('the regression budget is spent where a near-threshold regression is decided', () => {
   const opts = sequentialOptions({

@@ -49,7 +49,7 @@ describe('defaults', () => {
     const c = load({ [Inputs.Image]: IMAGE })
     expect(c.workloads).toEqual(['matmul', 'llm', 'io'])
     expect(c.runs).toBe(3)
-    expect(c.maxRuns).toBe(12)
+    expect(c.maxRuns).toBe(16)
     expect(c.timeBudgetS).toBeNull()
     expect(c.gateIoThroughput).toBe(false)
     expect(c.device).toBe('gpu')

@@ -40,7 +40,7 @@ describe('run --help', () => {
     expect(help).toContain(
       '--runs <value> measured processes per arm and workload before the first sequential look (the minimum) (default: 3)'
     )
-    expect(help).toContain('(default: 12)')
+    expect(help).toContain('(= runs: fixed count) (default: 16)')
     expect(help).toContain('(default: 2%)')
   })
 

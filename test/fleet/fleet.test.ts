@@ -21,7 +21,7 @@ let image = ''
 const cli = (args: string[]): CliResult => runCli(args, ws)
 
 function runCheck(out: string, runs = 3, workloads?: string): void {
-  // runs = max-runs: sequential stopping would otherwise run 3 to 12 per arm; the counts below need 3.
+  // runs = max-runs: sequential stopping would otherwise run 3 to 16 per arm; the counts below need 3.
   const r = cli(
     cpuRunArgs({
       image,
