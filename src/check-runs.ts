@@ -2,6 +2,7 @@
  * The runs of one check (check.ts prepares them): telemetry around them, every process spec, the plan's
  * steps at the current power limit or swept over the caps; what ran goes into the check's state.
  */
+import { appendAll } from './util/arrays.js'
 import { definitionOf, gateMetricSet, type Config, type WorkloadDefinition } from './config/index.js'
 import {
   executeSteps,
@@ -166,6 +167,7 @@ export async function measureRuns(run: CheckRun, prepared: PreparedRuns): Promis
     reportPrivileged(folders.privileged, logger)
   }
   if (telemetry.length) attachTelemetry(exec, telemetry)
+  appendAll(state.warnings, exec.warnings ?? [])
   state.exec = exec
 }
 

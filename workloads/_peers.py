@@ -21,6 +21,8 @@ except ImportError:
 
 ENV = "GPU_OVERHEAD_PEERS"
 SCOPE = "pid-namespace"
+# The window of a `peers` event sent at the prestart hold (Peers.held), not at a measured region's end.
+HELD_WINDOW = "prestart"
 MAX_SCAN = 4096
 MAX_LISTED = 16
 MAX_CMDLINE = 160
@@ -152,6 +154,7 @@ class Peers:
         self.hz = os.sysconf("SC_CLK_TCK")
         # Now, in the clock of /proc/PID/stat's start time (ticks since boot): the script has begun.
         self.born = _uptime_ticks(proc, self.hz)
+        self.t_born = time.monotonic()
 
     def _table(self):
         table = {}
@@ -165,14 +168,7 @@ class Peers:
         """This process, its ancestors (the launch chain) and the children it started itself (after
         the script began). A process the entrypoint started before exec'ing the workload is a child
         of the workload's PID too, but older than the script: it stays listed."""
-        kin = {self.me}
-        pid = self.me
-        for _ in range(64):  # bounded walk up the parent chain
-            parent = table.get(pid, (0, 0, 0))[0]
-            if parent <= 0 or parent in kin:
-                break
-            kin.add(parent)
-            pid = parent
+        kin = self._ancestors(table)
         for pid, (_, _, started) in table.items():
             if self.born is not None and started >= self.born and self._descends(pid, table):
                 kin.add(pid)
@@ -186,6 +182,46 @@ class Peers:
             if pid <= 0:
                 return False
         return False
+
+    def _ancestors(self, table):
+        """This process and its launch chain (the init, an entrypoint shell waiting on it)."""
+        kin = {self.me}
+        pid = self.me
+        for _ in range(64):  # bounded walk up the parent chain
+            parent = table.get(pid, (0, 0, 0))[0]
+            if parent <= 0 or parent in kin:
+                break
+            kin.add(parent)
+            pid = parent
+        return kin
+
+    def held(self):
+        """At the prestart hold (imports done, before the wait): every other process of the container now,
+        this process's own children included (whatever runs now runs beside another process's measurement),
+        with the CPU each has used since it started, over the time since the script began."""
+        window = max(time.monotonic() - self.t_born, 1e-6)
+        table = self._table()
+        kin = self._ancestors(table)
+        others = [
+            {
+                "pid": pid,
+                "name": _name(pid, self.proc),
+                "cmdline": _cmdline(pid, self.proc),
+                "cpu_pct": round(100.0 * max(ticks, 0) / self.hz / window, 1),
+                "rss_mib": _rss_mib(pid, self.proc),
+                "uses_gpu": _uses_gpu(pid, self.proc),
+            }
+            for pid, (_, ticks, _) in table.items()
+            if pid not in kin
+        ]
+        others.sort(key=lambda p: (-p["cpu_pct"], p["pid"]))
+        return {
+            "scope": SCOPE,
+            "window": HELD_WINDOW,
+            "window_s": round(window, 3),
+            "total": len(others),
+            "processes": others[:MAX_LISTED],
+        }
 
     def start(self):
         self.t0 = time.monotonic()

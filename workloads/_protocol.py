@@ -15,7 +15,8 @@ Every line is one JSON object:
   memory  {nvml_process_used_bytes, torch_reserved_bytes, ...}        GPU memory after warm-up (_gpu_memory.py)
   region  {edge: start | end, epoch_s}                               the measured region (telemetry window)
   peers   {scope, window_s, total, processes | unavailable}           container arm only (GPU_OVERHEAD_PEERS): the
-          container's other processes over the region just ended (_peers.py)
+          container's other processes over the region just ended (_peers.py); with window "prestart", sent
+          at the hold (before the wait for "go"): every other process of the container then
   turn    {edge: wait | done, iteration}  only with GPU_OVERHEAD_TURNS=stdin (Protocol.take_turn): the process
           gives the GPU back and waits for "turn" on stdin (wait), or has finished measuring (done)
   sample  {metric, value, unit, iteration, ...}                      one per measured iteration (1-based)
@@ -248,6 +249,15 @@ class Protocol:
         Reported as the phase `held`, which the runner takes out of the start-up totals."""
         if os.environ.get(HOLD_ENV) != "stdin":
             return
+        if isinstance(self.peers, _peers.Peers):
+            # Container arm: what else runs in the container. The runner lets a held container import while
+            # another process measures and freezes it here; anything else running means it must freeze the
+            # next held containers from their start instead.
+            ev = {"event": "peers"}
+            ev.update(_peers.safe(self.peers.held))
+            ev["event"] = "peers"
+            ev["window"] = _peers.HELD_WINDOW
+            self.emit(ev)
         t = time.perf_counter()
         line = sys.stdin.readline()
         if line.strip() != "go":

@@ -13,6 +13,7 @@ import { sampleOf, type RunBase } from './command-results.js'
 import { stackDigest } from './stack/digest.js'
 import { TurnGate } from './turns.js'
 import { appendAll } from '../util/arrays.js'
+import type { HeldFreeze } from './held-freeze.js'
 
 // Events of one read share its time: the last one's text is kept (150k samples came in a few hundred reads).
 let lastTime = { ms: Number.NaN, text: '' }
@@ -20,6 +21,10 @@ const time = (epochMs: number): string =>
   epochMs === lastTime.ms
     ? lastTime.text
     : (lastTime = { ms: epochMs, text: new Date(epochMs).toISOString() }).text
+
+/** The window of the `peers` event a held container sends at its hold (workloads/_peers.py HELD_WINDOW). */
+const HELD_WINDOW = 'prestart'
+const describeRun = (p: PlannedRun): string => `${p.workload} ${p.arm.label} run ${p.run}`
 
 /** Lists kept per process: one per measured region (a workload marks a few) plus the GPU's. */
 const MAX_COTENANT_LISTS = 64
@@ -54,9 +59,10 @@ export function launchOnLane(
   samples: SampleRecord[],
   stacks: StackRecord[],
   hold: boolean,
-  turns = false
+  turns = false,
+  heldFreeze: HeldFreeze | null = null
 ): Launched {
-  return new LaneProcess({ planned, lane, run, ctx, samples, stacks, hold, turns })
+  return new LaneProcess({ planned, lane, run, ctx, samples, stacks, hold, turns, heldFreeze })
 }
 
 interface LaneStart {
@@ -69,6 +75,8 @@ interface LaneStart {
   stacks: StackRecord[]
   hold: boolean
   turns: boolean
+  /** The check's choice of when a held container freezes (held-freeze.ts); null: from its first event. */
+  heldFreeze: HeldFreeze | null
 }
 
 /** The base of every record of one process: its check, workload, arm, run, GPU, params and fingerprint. */
@@ -107,9 +115,10 @@ class LaneProcess implements Launched {
   private readonly cotenants: CotenantList[] = []
   private pid: number | null = null
   private gpuProbe: Promise<void> | null = null
-  // Prestart in a container: frozen from its first event until its release, so what its image runs beside
-  // the workload (a co-tenant its entrypoint starts) does not run while another process measures. The
-  // window before the first event is the container's start and the interpreter's (well under a second).
+  // Prestart in a container: frozen once its imports are done (from its first event where the check has seen an
+  // image run something beside the workload, held-freeze.ts) until its release, so what its image runs beside
+  // the workload does not run while another process measures. Before that: the container's start, the
+  // interpreter's and, by default, the imports (CPU only).
   private heldFreeze: Promise<boolean> | null = null
   private releasing = false
 
@@ -177,7 +186,15 @@ class LaneProcess implements Launched {
   }
 
   private onEvent(event: WorkloadEvent, epochMs: number): void {
-    if (event.event === 'start') this.freezeHeld()
+    if (event.event === 'start' && (this.start.heldFreeze?.fromStart ?? true)) this.freezeHeld()
+    if (event.event === 'phase' && event.name === 'imports') this.freezeHeld()
+    if (event.event === 'peers' && event['window'] === HELD_WINDOW) {
+      const said = this.start.hold
+        ? this.start.heldFreeze?.observe(peersList(event), describeRun(this.start.planned))
+        : null
+      if (said) this.start.ctx.logger.warn(said)
+      return
+    }
     if (event.event === 'stack' && this.stack === null) return this.onStack(event)
     if (event.event === 'env' && typeof event['pid'] === 'number') this.pid = event['pid']
     if (event.event === 'turn') {

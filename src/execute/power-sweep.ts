@@ -30,7 +30,9 @@ export function mergeResults(results: readonly ExecuteResult[]): ExecuteResult {
     samples: results.flatMap(r => r.samples),
     runs: results.flatMap(r => r.runs),
     complete: results.every(r => r.complete),
-    incompleteReason: reasons.length ? reasons.join('; ') : null
+    incompleteReason: reasons.length ? reasons.join('; ') : null,
+    // Each pass decides its own prestart freeze: the same warning from two caps is said once.
+    warnings: [...new Set(results.flatMap(r => r.warnings ?? []))]
   }
 }
 

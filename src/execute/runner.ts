@@ -20,6 +20,7 @@ import type { Lane } from '../types/index.js'
 import type { ProcessResult } from './process-types.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'
+import { HeldFreeze } from './held-freeze.js'
 import { takeTurns, type TurnStop } from './turns.js'
 import { maxOf } from '../util/arrays.js'
 import type { LaneOutcome } from './run-record.js'
@@ -32,6 +33,8 @@ export interface ExecuteResult {
   stacks?: StackRecord[]
   complete: boolean
   incompleteReason: string | null
+  /** What weakened the runs without failing them (a held container that ran other processes, held-freeze.ts). */
+  warnings?: string[]
 }
 
 /** How a bare schedule is laid out when executePlan plans its steps itself (plan/steps.ts planExecution). */
@@ -90,6 +93,7 @@ class StepRunner {
   // (imports only, CPU), so a stop does not leave the next workload to start cold; unused ones are dropped.
   private readonly prestart: boolean
   private pending: Launched[][] = []
+  private readonly heldFreeze = new HeldFreeze()
   private readonly abandoned: Promise<ProcessResult>[] = []
   // The slots whose processes take turns: a held one must be started that way already.
   private readonly inTurns: Set<PlannedRun>
@@ -122,7 +126,8 @@ class StepRunner {
       runs: this.runs,
       stacks: this.stacks,
       complete: reasons.length === 0,
-      incompleteReason: reasons.length ? reasons.join('; ') : null
+      incompleteReason: reasons.length ? reasons.join('; ') : null,
+      warnings: this.heldFreeze.warnings()
     }
   }
 
@@ -140,7 +145,8 @@ class StepRunner {
       this.samples,
       this.stacks,
       this.prestart,
-      this.inTurns.has(sp.planned)
+      this.inTurns.has(sp.planned),
+      this.heldFreeze
     )
   }
 

@@ -134,7 +134,7 @@ describe('tail metrics: p99 TPOT +10%, request mean unchanged', () => {
 })
 
 describe('issue 52, T3: a percentile of too few requests is not a tail, and is not tested', () => {
-  it('a gated p99 of 6 requests per process (the llm default) is refused with the count needed and available', () => {
+  it('a gated p99 of 6 requests per process (the llm default until 1.1; 3 now) is refused with the count needed and available', () => {
     // Every 50th request is slow, so a process of 6 has none: its "p99" is its largest ordinary request.
     const a = analyzeRecords(check(12, 1, 'llm/tpot_p99_ms', 6), opts)
     const tail = find(a, 'tpot_p99_ms')

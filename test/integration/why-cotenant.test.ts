@@ -102,3 +102,26 @@ test('a busy process beside the workload in the container only is the top reason
     expect(fs.readFileSync(path.join(out, file), 'utf8')).not.toContain(FAKE_SECRET)
   fs.rmSync(ws, { recursive: true, force: true })
 }, 400_000)
+
+test('prestart: a held container that runs other processes is named, and later ones freeze from their start', () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'why-cotenant-prestart-'))
+  const r = runCli(
+    cpuRunArgs({ image: TAG, out: 'out', runs: 3, maxRuns: 3, extra: ['--prestart', 'true'] }),
+    ws
+  )
+  expect([0, 1]).toContain(r.code)
+  const out = path.join(ws, 'out')
+  const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as CheckSummary
+  // The first held container saw the busy processes its entrypoint started: the check says which and what.
+  const said = summary.warnings.filter(w => w.startsWith('prestart:'))
+  expect(said).toHaveLength(1)
+  expect(said[0]).toMatch(
+    /^prestart: the held container of matmul container run \d ran \d+ other process(es)? beside the workload \(python3/
+  )
+  expect(said[0]).toMatch(/from then on every held container was frozen from its start/)
+  const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8')
+  expect(report).toContain('the held container of matmul container run')
+  for (const file of ['summary.json', 'report.md'])
+    expect(fs.readFileSync(path.join(out, file), 'utf8')).not.toContain(FAKE_SECRET)
+  fs.rmSync(ws, { recursive: true, force: true })
+}, 400_000)

@@ -1,5 +1,6 @@
 """The `peers` event: the container's other processes over the measured region, read from /proc."""
 
+import json
 import os
 import subprocess
 import sys
@@ -7,7 +8,7 @@ import time
 import unittest
 
 from workloads import _peers as P
-from workloads.tests._util import python, run_workload
+from workloads.tests._util import WORKLOADS, python, run_workload
 
 BUSY = "import time\nt = time.time()\nwhile time.time() - t < 30: pass\n"
 
@@ -74,6 +75,23 @@ class PeersTest(unittest.TestCase):
         self.assertLessEqual(len(facts["processes"]), P.MAX_LISTED)
         self.assertGreaterEqual(facts["total"], len(facts["processes"]))
 
+    def test_held_lists_every_other_process_its_own_children_too(self):
+        # At the prestart hold, whatever runs runs beside another process's measurement: the workload's own
+        # children count as well (report() leaves them out: inside a region they are the workload's work).
+        peers = P.Peers()
+        own = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        try:
+            time.sleep(0.2)
+            facts = peers.held()
+        finally:
+            own.kill()
+            own.wait()
+        self.assertEqual(facts["window"], P.HELD_WINDOW)
+        pids = {p["pid"] for p in facts["processes"]}
+        self.assertTrue(own.pid in pids or facts["total"] > P.MAX_LISTED, facts)
+        self.assertNotIn(os.getpid(), pids)
+        self.assertNotIn(os.getppid(), pids)  # the launch chain
+
     def test_a_missing_proc_is_reported_not_raised(self):
         got = P.safe(P.Peers("/nonexistent-proc").start)
         self.assertIn("unavailable", got)
@@ -89,6 +107,28 @@ class ProtocolTest(unittest.TestCase):
         self.assertGreater(len(peers), 0)
         for e in peers:
             self.assertLessEqual(len(e["processes"]), P.MAX_LISTED)
+
+    def test_a_held_process_reports_its_container_before_it_waits(self):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GPU_OVERHEAD_HOLD="stdin", **{P.ENV: P.SCOPE})
+        proc = subprocess.Popen(
+            [python(), os.path.join(WORKLOADS, "matmul.py"), "--device", "cpu", "--size", "64", "--iters", "2", "--warmup", "1"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        seen = []
+        while not (seen and seen[-1]["event"] == "peers"):
+            line = proc.stdout.readline().decode()
+            self.assertTrue(line, "ended before its prestart peers event: %r" % seen)
+            seen.append(json.loads(line))
+        # Sent after the imports, before the wait for "go" and before any device work.
+        self.assertEqual([e.get("name") for e in seen if e["event"] == "phase"][-1], "imports")
+        self.assertEqual(seen[-1]["window"], P.HELD_WINDOW)
+        time.sleep(0.2)
+        self.assertIsNone(proc.poll())
+        out, err = proc.communicate(b"go\n", timeout=120)
+        self.assertEqual(proc.returncode, 0, err.decode()[-500:])
 
     def test_no_peers_event_natively(self):
         env = {k: v for k, v in os.environ.items() if k != P.ENV}

@@ -7,9 +7,15 @@ import { llmRequests } from '../tail-metrics.js'
 // within a process (TPOT sd 0.004-0.036 ms over 8 requests), so shorter processes shorten the check at no cost in
 // decisions and straddle fewer host-state changes: 100 products and 12 requests took 128.7-157.9 s on 2 x H100,
 // 60 and 8 took 93-101 s where 3 blocks decided and 122.8 s alone where the llm needed 5
-// (docs/evidence/2026-11-26-h100x2-neighbours.md); 40 and 6 take ~0.8 s less per process.
-const GPU_MATMUL_ITERS = 40
-const GPU_LLM_ITERS = 6
+// (docs/evidence/2026-11-26-h100x2-neighbours.md). Since an equivalence needs 10 processes per arm (issue 52,
+// T2) every passing check runs 10 blocks of each, so each process is as short as its decision allows: 26
+// products (40.8 ms each at 10,000² fp32 on an H100/H200: a 1.06 s region, above the 1.0 s the NVML energy
+// counter needs, workloads/_torchutil.py; the 40 before spread 0.07% between processes) and 3 requests a process
+// (its median; 6 before, whose TTFT/TPOT intervals were ±0.2-0.5% at 10 blocks on an H100,
+// docs/evidence/2026-12-06-h100-podman-cdi.md). Together with the held container's imports off the critical
+// path (execute/held-freeze.ts) the default check went from 205 s to docs/evidence/2026-12-06-h100-short.md's.
+const GPU_MATMUL_ITERS = 26
+const GPU_LLM_ITERS = 3
 // Before measuring, each GPU llm process has captured its CUDA graphs and checked them against an eager pass
 // (16 tokens each way): one full warm-up request then suffices, where the workload's default is two (~0.45 s
 // each on an H100; docs/evidence/2026-11-27-h100x4-alone.md compares 1 and 2).
@@ -38,8 +44,7 @@ const builtin = (name: BuiltinWorkload) =>
 export const BUILTIN_DEFINITIONS: Readonly<Record<BuiltinWorkload, WorkloadDefinition>> = {
   matmul: {
     ...builtin('matmul'),
-    // On a GPU, 40 products (~1.6 s at 10,000² fp32): start-up is hidden by prestart, so most of each
-    // process's slot is measured.
+    // On a GPU, 26 products (~1.06 s at 10,000² fp32): start-up is hidden by prestart.
     args: s => [
       ...common(s),
       '--size',
@@ -52,7 +57,7 @@ export const BUILTIN_DEFINITIONS: Readonly<Record<BuiltinWorkload, WorkloadDefin
   },
   llm: {
     ...builtin('llm'),
-    // Per-run medians over 6 requests are already stable (process-to-process CV of TPOT ≈ 0.6% on an H200).
+    // Per-run medians over 3 requests are stable enough (process-to-process CV of TPOT ≈ 0.6% on an H200).
     // A gated TTFT/TPOT tail needs more: its percentile must rest on 3 requests beyond it (tail-metrics.ts).
     args: s => [
       ...common(s),
