@@ -40,6 +40,13 @@ export interface Launched {
   ownPid(): number | null
   /** Releases a held process (its container thawed first); a process that was not held is released at once. */
   release(): Promise<void>
+  /**
+   * Thaws a held container ahead of its release (it still waits for "go"): the runner does it once the
+   * processes before it have measured, so the engine's unpause is not paid while the GPU is free.
+   */
+  thaw(): Promise<void>
+  /** Settles once the process has measured (its `summary` event) or ended. */
+  readonly measured: Promise<void>
   /** Drops a held process that is no longer needed (thawed first, so it can read the end of its input). */
   abandon(): void
   /** Waits for it and records the run; `turnFailure`: it broke its block's turns (recorded as failed). */
@@ -121,6 +128,9 @@ class LaneProcess implements Launched {
   // interpreter's and, by default, the imports (CPU only).
   private heldFreeze: Promise<boolean> | null = null
   private releasing = false
+  private thawing: Promise<void> | null = null
+  readonly measured: Promise<void>
+  private markMeasured: () => void = () => undefined
 
   constructor(private readonly start: LaneStart) {
     const { planned, lane, ctx, hold, turns } = start
@@ -129,7 +139,9 @@ class LaneProcess implements Launched {
     this.spec = ctx.specFor(planned, lane, hold, turns)
     const { spec } = this
     this.timeoutMs = spec.timeoutMs
+    this.measured = new Promise<void>(resolve => (this.markMeasured = resolve))
     this.handle = startProcess(spec, (event, epochMs) => this.onEvent(event, epochMs), ctx.signal)
+    void this.handle.done.then(() => this.markMeasured())
     this.turns = turns ? new TurnGate(this.handle, spec.freeze, planned.arm.label) : null
     // A held process that is never needed is not finished: the check's folder removal takes its folders.
     void this.handle.done.then(done => {
@@ -168,9 +180,17 @@ class LaneProcess implements Launched {
     this.heldFreeze = freeze(true).then(failed => failed === null)
   }
 
-  private async thawHeld(): Promise<void> {
+  thaw(): Promise<void> {
+    return this.thawHeld()
+  }
+
+  // Once: the thaw ahead of the release (thaw) and the release itself share it.
+  private thawHeld(): Promise<void> {
     this.releasing = true
-    if (this.heldFreeze !== null && (await this.heldFreeze)) await this.spec.freeze?.(false)
+    this.thawing ??= (async () => {
+      if (this.heldFreeze !== null && (await this.heldFreeze)) await this.spec.freeze?.(false)
+    })()
+    return this.thawing
   }
 
   // The GPU's other processes, read once when measuring starts. Taking turns, the block's other processes hold
@@ -186,6 +206,7 @@ class LaneProcess implements Launched {
   }
 
   private onEvent(event: WorkloadEvent, epochMs: number): void {
+    if (event.event === 'summary') this.markMeasured()
     if (event.event === 'start' && (this.start.heldFreeze?.fromStart ?? true)) this.freezeHeld()
     if (event.event === 'phase' && event.name === 'imports') this.freezeHeld()
     if (event.event === 'peers' && event['window'] === HELD_WINDOW) {

@@ -7,6 +7,7 @@ import type { RunRecord, SampleRecord, StackRecord, Workload } from '../types/in
 import {
   endsBlock,
   nextCandidates,
+  PRESTART_DEPTH,
   planExecution,
   planSteps,
   runsPerBlock,
@@ -21,6 +22,7 @@ import type { ProcessResult } from './process-types.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'
 import { HeldFreeze } from './held-freeze.js'
+import { thawNextWhenMeasured } from './prestart-thaw.js'
 import { takeTurns, type TurnStop } from './turns.js'
 import { maxOf } from '../util/arrays.js'
 import type { LaneOutcome } from './run-record.js'
@@ -181,6 +183,7 @@ class StepRunner {
     // Every process of the step at once: both arms meet the same neighbours on a shared host.
     await Promise.all(launched.map(l => l.release()))
     this.holdAhead(held, last.order)
+    if (this.prestart) thawNextWhenMeasured(this.planned.steps, step, launched, this.pending, this.runnable)
     const turns = step.turns ? await takeStepTurns(step, launched) : { stop: null, culprit: -1 }
     // The process that broke the turns fails, whatever its exit code says (an image that exits 0 mid-turn).
     const culprit = turns.stop !== null && turns.culprit < 0 ? 0 : turns.culprit
@@ -198,7 +201,14 @@ class StepRunner {
       return
     }
     const { runs: plan, lanes } = this.planned
-    const wanted = nextCandidates(plan, index, this.runnable, this.ctx.afterBlock !== undefined)
+    const wanted = nextCandidates(
+      plan,
+      index,
+      this.runnable,
+      this.ctx.afterBlock !== undefined,
+      PRESTART_DEPTH,
+      p => this.inTurns.has(p)
+    )
     const used = (ls: Launched[]): boolean => held.includes(ls)
     const kept = (p: PlannedRun): Launched[] | undefined =>
       this.pending.find(ls => !used(ls) && ls[0]?.planned === p)

@@ -1,7 +1,7 @@
 /** The plan stage's public face: the interleaved schedule and its blocks (the lanes are preflight's). */
 export { buildPlan } from './schedule.js'
 export type { PlannedRun } from './schedule.js'
-export { endsBlock, nextCandidates } from './blocks.js'
+export { endsBlock, nextCandidates, PRESTART_DEPTH } from './blocks.js'
 export { describePlan } from './describe.js'
 export { planExecution, planSteps, resolveLayout, runsPerBlock } from './steps.js'
 export type { Layout, Step, StepPlan, StepProcess } from './steps.js'

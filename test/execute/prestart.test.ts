@@ -170,4 +170,23 @@ describe('nextCandidates', () => {
       expect(key(nextCandidates(plan, 1, p => p.workload !== 'matmul', true))).toEqual(['llm:1', 'llm:1'])
     })
   })
+  describe('a next workload whose blocks take turns', () => {
+    const turns = (p: { workload: string }): boolean => p.workload === 'llm'
+    it('at a block end that may stop: its whole first block, which starts only when all of it is ready', () => {
+      expect(key(nextCandidates(plan, 1, all, true, 1, turns))).toEqual(['matmul:2', 'llm:1', 'llm:1'])
+      expect(key(nextCandidates(plan, 1, all, true, 2, turns))).toEqual([
+        'matmul:2',
+        'matmul:2',
+        'llm:1',
+        'llm:1'
+      ])
+      // The other way round a workload that does not take turns keeps one slot held.
+      const back = planOf(['llm', 'matmul'], 2)
+      expect(key(nextCandidates(back, 1, all, true, 1, turns))).toEqual(['llm:2', 'matmul:1'])
+    })
+    it('never more than the block, and not without a sequential rule', () => {
+      expect(key(nextCandidates(plan, 2, all, true, 2, turns))).toEqual(['matmul:2', 'llm:1', 'llm:1'])
+      expect(key(nextCandidates(plan, 1, all, false, 1, turns))).toEqual(['matmul:2'])
+    })
+  })
 })

@@ -27,7 +27,7 @@ test('io skips its warm-up pass while its throughput only informs, and keeps it 
   expect(valueOf(workloadArgs('io', settings(), io), '--warmup')).toBe('0')
   expect(valueOf(workloadArgs('io', settings({ device: 'cpu' }), io), '--warmup')).toBe('0')
   expect(workloadArgs('io', settings({ gateIoThroughput: true }), io)).not.toContain('--warmup')
-  expect(valueOf(workloadArgs('io', settings(), io), '--iters')).toBe('2')
+  expect(valueOf(workloadArgs('io', settings(), io), '--iters')).toBe('1')
   expect(valueOf(workloadArgs('io', settings({ gateIoThroughput: true }), io), '--iters')).toBe('3')
 })
 

@@ -27,7 +27,7 @@ const ARGV = {
     llm: ['--device', 'gpu', '--seed', '1', '--preset', '1b', '--iters', '3', '--warmup', '1'],
     io: [
       ...['--device', 'gpu', '--seed', '1', '--data', '/data', '--ckpt', '/ckpt', '--ckpt-mb', '256'],
-      ...['--iters', '2', '--warmup', '0', '--copyup-sizes-mb', '1,16,128']
+      ...['--iters', '1', '--warmup', '0', '--copyup-sizes-mb', '1,16,128']
     ]
   },
   cpu: {
@@ -35,7 +35,7 @@ const ARGV = {
     llm: ['--device', 'cpu', '--seed', '1', '--preset', 'tiny', '--iters', '6'],
     io: [
       ...['--device', 'cpu', '--seed', '1', '--data', '/data', '--ckpt', '/ckpt', '--ckpt-mb', '64'],
-      ...['--iters', '2', '--warmup', '0', '--copyup-sizes-mb', '1,16', '--small-files', '500']
+      ...['--iters', '1', '--warmup', '0', '--copyup-sizes-mb', '1,16', '--small-files', '500']
     ]
   }
 }

@@ -20,9 +20,10 @@ const GPU_LLM_ITERS = 3
 // (16 tokens each way): one full warm-up request then suffices, where the workload's default is two (~0.45 s
 // each on an H100; docs/evidence/2026-11-27-h100x4-alone.md compares 1 and 2).
 const GPU_LLM_WARMUP = 1
-// io's passes per process while its throughput only informs: 2 (a pass is ~1.8 s on an H100 host's disk).
-// Its pass-to-pass spread (±15-30%) is what it is with 2 or 3; a gated throughput keeps 3 and a warm-up pass.
-const INFORMATIONAL_IO_ITERS = 2
+// io's passes per process while its throughput only informs: 1 (2 before 1.1; a pass is ~1-1.8 s on an H100
+// host's disk). Its pass-to-pass spread (±15-30%) is what it is with 1, 2 or 3, and the 2 processes per arm
+// still give it an interval; a gated throughput keeps 3 and a warm-up pass.
+const INFORMATIONAL_IO_ITERS = 1
 const GATED_IO_ITERS = 3
 
 const common = (s: WorkloadSettings): string[] => ['--device', s.device, '--seed', String(s.seed)]
