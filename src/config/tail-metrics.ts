@@ -55,7 +55,7 @@ export function isTailMetric(workload: string, metric: string): boolean {
 /**
  * How many values a per-process percentile must rest on to be a tail (issue 52, T3): at least TAIL_BEYOND values
  * beyond it, so 3 / (1 − q) in all: p90 30, p99 300, p99.9 3000. Below that the percentile is about the largest
- * value of the process — the built-in llm's p99 of its 3 requests (6 before 1.1) is their maximum — and a slowdown that a few
+ * value of the process — the built-in llm's p99 of its 2 requests (6 before 1.1) is their maximum — and a slowdown that a few
  * requests in a hundred pay is in too few processes to move it: 2% of requests ×1.5 (true p99 +40%) was flagged
  * in 0 of 600 checks at 6 requests, 38.5% at 100 and 75% at 200 (scripts/simulate-verdicts.ts, docs/error-rates.md).
  */
@@ -80,15 +80,21 @@ export function llmTailBase(metric: string): string | null {
 }
 
 /**
- * Requests per llm process a check runs: the default, or, where gate-metrics names a TTFT or TPOT tail of the
- * llm, as many as its percentile needs (valuesNeeded). ITL tails are percentiles of token gaps, ~127 per request.
+ * Requests per llm process a check runs: the default, or, where gate-metrics names a tail of the llm, as many as
+ * its percentile needs (valuesNeeded): one value a request for TTFT and TPOT, `gapsPerRequest` token gaps a
+ * request for ITL (output length − 1: 127 on a GPU, 7 on the CPU).
  */
-export function llmRequests(defaultRequests: number, gate: readonly GateMetric[]): number {
+export function llmRequests(
+  defaultRequests: number,
+  gate: readonly GateMetric[],
+  gapsPerRequest: number
+): number {
   let n = defaultRequests
   for (const g of gate) {
-    if (g.workload !== 'llm' || !/^(ttft|tpot)_/.test(g.metric)) continue
-    const q = tailQuantile(g.metric)
-    if (q !== null) n = Math.max(n, valuesNeeded(q))
+    const q = g.workload === 'llm' ? tailQuantile(g.metric) : null
+    if (q === null) continue
+    if (/^(ttft|tpot)_/.test(g.metric)) n = Math.max(n, valuesNeeded(q))
+    else if (/^itl_/.test(g.metric)) n = Math.max(n, Math.ceil(valuesNeeded(q) / Math.max(1, gapsPerRequest)))
   }
   return n
 }
