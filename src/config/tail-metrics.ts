@@ -55,7 +55,7 @@ export function isTailMetric(workload: string, metric: string): boolean {
 /**
  * How many values a per-process percentile must rest on to be a tail (issue 52, T3): at least TAIL_BEYOND values
  * beyond it, so 3 / (1 − q) in all: p90 30, p99 300, p99.9 3000. Below that the percentile is about the largest
- * value of the process — the built-in llm's p99 of its 2 requests (6 before 1.1) is their maximum — and a slowdown that a few
+ * value of the process — the built-in llm's p99 of its 3 requests (6 before 1.1) is their maximum — and a slowdown that a few
  * requests in a hundred pay is in too few processes to move it: 2% of requests ×1.5 (true p99 +40%) was flagged
  * in 0 of 600 checks at 6 requests, 38.5% at 100 and 75% at 200 (scripts/simulate-verdicts.ts, docs/error-rates.md).
  */

@@ -42,7 +42,7 @@ test('a GPU llm baseline records the graph prefill, so one recorded with the eag
 test('the llm and matmul command lines carry the settings', () => {
   const llm = workloadArgs('llm', settings(), io)
   expect(valueOf(llm, '--preset')).toBe('1b')
-  expect(valueOf(llm, '--iters')).toBe('2')
+  expect(valueOf(llm, '--iters')).toBe('3')
   // On a GPU one warm-up request after the graph check; on the CPU the workload's own default.
   expect(valueOf(llm, '--warmup')).toBe('1')
   expect(workloadArgs('llm', settings({ device: 'cpu', llmPreset: 'tiny' }), io)).not.toContain('--warmup')
@@ -54,13 +54,13 @@ test('the llm and matmul command lines carry the settings', () => {
 test('a gated llm TTFT/TPOT tail runs as many requests per process as its percentile needs (issue 52, T3)', () => {
   const iters = (gateMetrics: { workload: string; metric: string }[], device: 'gpu' | 'cpu' = 'gpu') =>
     valueOf(workloadArgs('llm', settings({ device, gateMetrics }), io), '--iters')
-  expect(iters([])).toBe('2')
+  expect(iters([])).toBe('3')
   expect(iters([], 'cpu')).toBe('6')
   expect(iters([{ workload: 'llm', metric: 'tpot_p99_ms' }])).toBe('300')
   expect(iters([{ workload: 'llm', metric: 'ttft_p90_ms' }], 'cpu')).toBe('30')
   // ITL tails are percentiles of token gaps (127 a request on a GPU, 7 on the CPU): p99 needs 300 of them.
   expect(iters([{ workload: 'llm', metric: 'itl_p99_ms' }])).toBe('3')
-  expect(iters([{ workload: 'llm', metric: 'itl_p90_ms' }])).toBe('2')
+  expect(iters([{ workload: 'llm', metric: 'itl_p90_ms' }])).toBe('3')
   expect(iters([{ workload: 'llm', metric: 'itl_p99_ms' }], 'cpu')).toBe('43')
-  expect(iters([{ workload: 'vllm-bench-serve', metric: 'p99_ttft_ms' }])).toBe('2')
+  expect(iters([{ workload: 'vllm-bench-serve', metric: 'p99_ttft_ms' }])).toBe('3')
 })

@@ -24,7 +24,7 @@ const cpu: WorkloadSettings = { ...gpu, device: 'cpu', matmulSize: 512, llmPrese
 const ARGV = {
   gpu: {
     matmul: ['--device', 'gpu', '--seed', '1', '--size', '10000', '--dtype', 'fp32', '--iters', '26'],
-    llm: ['--device', 'gpu', '--seed', '1', '--preset', '1b', '--iters', '2', '--warmup', '1'],
+    llm: ['--device', 'gpu', '--seed', '1', '--preset', '1b', '--iters', '3', '--warmup', '1'],
     io: [
       ...['--device', 'gpu', '--seed', '1', '--data', '/data', '--ckpt', '/ckpt', '--ckpt-mb', '256'],
       ...['--iters', '1', '--warmup', '0', '--copyup-sizes-mb', '1,16,128']

@@ -103,7 +103,18 @@ test('the post step removes the container that a SIGKILL of the main step left p
     180_000
   )
   expect(checkId).not.toBe('')
-  await waitFor('a container paused by turns', () => containers(checkId, 'paused').length > 0, 300_000)
+  // The main step is stopped (SIGSTOP) before each look, so it cannot thaw the container between the look and
+  // the SIGKILL: a container seen paused stays paused (one thawed for its turn would finish, and --rm remove it).
+  await waitFor(
+    'a container paused by turns',
+    () => {
+      main.child.kill('SIGSTOP')
+      if (containers(checkId, 'paused').length > 0) return true
+      main.child.kill('SIGCONT')
+      return false
+    },
+    300_000
+  )
   main.child.kill('SIGKILL')
   await main.done
   expect(containers(checkId).length).toBeGreaterThan(0)

@@ -10,12 +10,13 @@ import { llmRequests } from '../tail-metrics.js'
 // (docs/evidence/2026-11-26-h100x2-neighbours.md). Since an equivalence needs 10 processes per arm (issue 52,
 // T2) every passing check runs 10 blocks of each, so each process is as short as its decision allows: 26
 // products (40.8 ms each at 10,000² fp32 on an H100/H200: a 1.06 s region, above the 1.0 s the NVML energy
-// counter needs, workloads/_torchutil.py; the 40 before spread 0.07% between processes) and 2 requests a process
-// (6 before; at 3 the TTFT/TPOT intervals were within ±0.4% at 10 blocks on an H100, TOST p ≤ 4e-6,
-// docs/evidence/2026-12-06-h100-short.md). Together with the held container's imports off the critical
+// counter needs, workloads/_torchutil.py; the 40 before spread 0.07% between processes) and 3 requests a process
+// (6 before; at 3 the TTFT/TPOT intervals were within ±0.4% at 10 blocks on an H100, TOST p ≤ 4e-6; at 2, the
+// median of 2 is their mean and one slow first token moved TTFT −1.34% [−3.91, +1.07]: the identical image went
+// undecided, docs/evidence/2026-12-06-h100-short.md). Together with the held container's imports off the critical
 // path (execute/held-freeze.ts) the default check went from 205 s to docs/evidence/2026-12-06-h100-short.md's.
 const GPU_MATMUL_ITERS = 26
-const GPU_LLM_ITERS = 2
+const GPU_LLM_ITERS = 3
 // Token gaps per llm request (its output length − 1, workloads/llm.py's defaults): what an ITL tail rests on.
 const LLM_GAPS = { gpu: 127, cpu: 7 } as const
 // Before measuring, each GPU llm process has captured its CUDA graphs and checked them against an eager pass
@@ -60,7 +61,7 @@ export const BUILTIN_DEFINITIONS: Readonly<Record<BuiltinWorkload, WorkloadDefin
   },
   llm: {
     ...builtin('llm'),
-    // Per-run medians over 2 requests are stable enough (process-to-process CV of TPOT ≈ 0.6% on an H200).
+    // Per-run medians over 3 requests are stable enough (process-to-process CV of TPOT ≈ 0.6% on an H200).
     // A gated TTFT/TPOT tail needs more: its percentile must rest on 3 requests beyond it (tail-metrics.ts).
     args: s => [
       ...common(s),
