@@ -58,7 +58,9 @@ export function t3(rand: () => number): number {
   return normal(rand) / Math.sqrt(chi / 3) / Math.sqrt(3)
 }
 
-const REQUESTS = 20
+// Requests per simulated process (1% noise each). 20 by default; SIM_REQUESTS=3 models the built-in llm's
+// 3 requests per GPU process since 1.1 (docs/error-rates.md, "Slow modes").
+const REQUESTS = Number(process.env['SIM_REQUESTS'] ?? 20)
 const BASE = 3
 
 /** One process's requests: a process level (CV `procCv`) times per-request noise (CV `reqCv`). */
