@@ -33,7 +33,21 @@ function removeLabelled(id: string): void {
 function containers(id: string, status?: string): string[] {
   const filters = ['--filter', `label=${LABEL}=${id}`, ...(status ? ['--filter', `status=${status}`] : [])]
   const r = spawnSync('docker', ['ps', '-aq', ...filters], { encoding: 'utf8', timeout: 60_000 })
+  // A listing that failed (a busy engine on a loaded CI machine) is not an empty one.
+  if (r.status !== 0) throw new Error(`docker ps failed (${String(r.status)}): ${r.stderr}`)
   return r.stdout.split('\n').filter(Boolean)
+}
+
+/** Lists, retrying for a few seconds where the engine answers with an error, and never an error for none. */
+async function containersSettled(id: string): Promise<string[]> {
+  for (let i = 0; ; i++) {
+    try {
+      return containers(id)
+    } catch (e) {
+      if (i >= 20) throw e
+      await new Promise(r => setTimeout(r, 250))
+    }
+  }
 }
 
 /** GITHUB_STATE as @actions/core writes it (`name<<delimiter`, value, delimiter): the STATE_* the post step gets. */
@@ -116,11 +130,20 @@ test('the post step removes the container that a SIGKILL of the main step left p
     300_000
   )
   main.child.kill('SIGKILL')
-  await main.done
-  expect(containers(checkId).length).toBeGreaterThan(0)
+  const mainOut = await main.done
+  const left = await containersSettled(checkId)
+  // Where none is left, say what the main step had done (its log) and what the engine shows for the check.
+  if (left.length === 0) {
+    const all = spawnSync('docker', ['ps', '-a', '--filter', `label=${LABEL}=${checkId}`], {
+      encoding: 'utf8'
+    })
+    throw new Error(
+      `no container of check ${checkId} left after the SIGKILL; docker ps -a: ${all.stdout}${all.stderr}\nmain step: ${mainOut.slice(-3000)}`
+    )
+  }
 
   const post = start({ ...env, ...stateEnv(files.GITHUB_STATE ?? '') })
   const postOut = await post.done
   expect(postOut).not.toMatch(/could not remove/)
-  expect(containers(checkId)).toEqual([])
+  expect(await containersSettled(checkId)).toEqual([])
 }, 600_000)
