@@ -16,12 +16,12 @@ import type { CotenantList } from '../types/index.js'
 const MAX_NAMES = 4
 
 export class HeldFreeze {
-  private early = false
+  // Set by the first report of another process; from then on every held container freezes from its start.
   private warning: string | null = null
 
   /** Whether a held container is frozen from its first event (else once its imports are done). */
   get fromStart(): boolean {
-    return this.early
+    return this.warning !== null
   }
 
   /**
@@ -29,9 +29,7 @@ export class HeldFreeze {
    * this report is the one that turns the early freeze on, else null.
    */
   observe(list: CotenantList, who: string): string | null {
-    if (this.early) return null
-    if (list.unavailable === null && list.total === 0) return null
-    this.early = true
+    if (this.fromStart || (list.unavailable === null && list.total === 0)) return null
     const what =
       list.unavailable !== null
         ? `could not list its other processes (${list.unavailable})`

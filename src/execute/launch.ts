@@ -141,10 +141,11 @@ class LaneProcess implements Launched {
     this.timeoutMs = spec.timeoutMs
     this.measured = new Promise<void>(resolve => (this.markMeasured = resolve))
     this.handle = startProcess(spec, (event, epochMs) => this.onEvent(event, epochMs), ctx.signal)
-    void this.handle.done.then(() => this.markMeasured())
     this.turns = turns ? new TurnGate(this.handle, spec.freeze, planned.arm.label) : null
-    // A held process that is never needed is not finished: the check's folder removal takes its folders.
     void this.handle.done.then(done => {
+      // A process that ended without its summary has measured all it will.
+      this.markMeasured()
+      // A held process that is never needed is not finished: the check's folder removal takes its folders.
       if (done.abandoned) spec.cleanup?.()
     })
   }

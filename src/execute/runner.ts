@@ -207,7 +207,7 @@ class StepRunner {
       this.runnable,
       this.ctx.afterBlock !== undefined,
       PRESTART_DEPTH,
-      p => this.inTurns.has(p)
+      p => this.planned.steps.find(s => s.slots.includes(p))?.slots ?? [p]
     )
     const used = (ls: Launched[]): boolean => held.includes(ls)
     const kept = (p: PlannedRun): Launched[] | undefined =>

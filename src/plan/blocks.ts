@@ -23,10 +23,10 @@ export const PRESTART_DEPTH = 2
 /**
  * What to hold for prestart after slot `i`: the next `depth` runnable slots, and — where slot `i` or a held
  * slot before the last ends a block the sequential rule may stop its workload on — the next runnable slot of
- * another workload as well (the stop would leave it to start cold). Where that slot's block starts all at once
- * (`together`: its processes take turns), its whole block: a turns block starts when its last process is
- * ready, so one held process beside a cold one saved nothing (the llm's first block took 9.4 s against ~5.7 s
- * for the others on an H100, docs/evidence/2026-12-06-h100-short.md).
+ * another workload as well (the stop would leave it to start cold), with every slot that starts together with it
+ * (`startsWith`: its step's slots, which for a turns block is the whole block: it starts when its last process
+ * is ready, so one held process beside a cold one saved nothing; the llm's first block took 9.4 s against
+ * ~5.7 s for the others on an H100, docs/evidence/2026-12-06-h100-short.md).
  */
 export function nextCandidates(
   plan: readonly PlannedRun[],
@@ -34,7 +34,7 @@ export function nextCandidates(
   runnable: (p: PlannedRun) => boolean,
   mayStop: boolean,
   depth: number = PRESTART_DEPTH,
-  together: (p: PlannedRun) => boolean = () => false
+  startsWith: (p: PlannedRun) => readonly PlannedRun[] = p => [p]
 ): PlannedRun[] {
   const rest = plan.slice(i + 1).filter(runnable)
   const ahead = rest.slice(0, Math.max(1, depth))
@@ -44,19 +44,7 @@ export function nextCandidates(
     if (!endsBlock(plan, slot.order)) continue
     const other = rest.find(p => p.order > slot.order && p.workload !== slot.workload)
     if (other === undefined) continue
-    const block = together(other) ? blockOf(plan, other).filter(runnable) : [other]
-    for (const p of block) if (!held.includes(p)) held.push(p)
+    for (const p of startsWith(other).filter(runnable)) if (!held.includes(p)) held.push(p)
   }
   return held
-}
-
-/** The slots of `p`'s block, in order: the run of consecutive slots of its workload, block and kind. */
-function blockOf(plan: readonly PlannedRun[], p: PlannedRun): PlannedRun[] {
-  const same = (q: PlannedRun | undefined): q is PlannedRun =>
-    q !== undefined && q.workload === p.workload && q.run === p.run && q.warmup === p.warmup
-  let first = p.order
-  while (same(plan[first - 1])) first--
-  let last = p.order
-  while (same(plan[last + 1])) last++
-  return plan.slice(first, last + 1)
 }

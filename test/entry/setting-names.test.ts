@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { runAction } from '../hardening/action-env.js'
-import { main } from '../../src/entry/cli/index.js'
+import { mainCapturingStderr } from '../helpers/main-in-process.js'
 
 const made: string[] = []
 afterAll(() => {
@@ -29,23 +29,15 @@ function emptyPath(): string {
   return bin
 }
 
-/** The CLI's main() in this process; its stderr as text, with the exit code. */
+/** The CLI's main() in this process (test/helpers/main-in-process.ts) with `env` added: stderr and exit code. */
 async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; err: string }> {
-  const written: string[] = []
-  const realWrite = process.stderr.write.bind(process.stderr)
   const saved = { ...process.env }
   Object.assign(process.env, env)
-  process.stderr.write = (chunk: string | Uint8Array): boolean => {
-    written.push(String(chunk))
-    return true
-  }
   try {
-    const code = await main(['node', 'gpu-overhead', ...args])
-    return { code, err: written.join('') }
+    const { code, stderr } = await mainCapturingStderr(args)
+    return { code, err: stderr }
   } finally {
-    process.stderr.write = realWrite
     process.env = saved
-    process.exitCode = undefined
   }
 }
 
