@@ -60,7 +60,7 @@ def parse(argv):
         default=0,
         help="input pairs to rotate through; 0 = enough to exceed 256 MiB (1 at large sizes)",
     )
-    p.add_argument("--min-warmup-s", type=float, default=None, help="keep warming up this long (gpu 0.5)")
+    p.add_argument("--min-warmup-s", type=float, default=None, help="keep warming up this long, every backend (gpu 0.5)")
     args = p.parse_args(argv)
     gpu = args.device == "gpu"
     if gpu:
@@ -86,6 +86,22 @@ def n_buffers(requested, n, itemsize):
         return requested
     pair = 2 * n * n * itemsize
     return max(1, min(8, -(-(256 << 20) // pair)))
+
+
+def warm_up(args, product, sync):
+    """The warm-up every backend runs: --warmup products, then more until --min-warmup-s has passed since its
+    start (a GPU's clocks and a held process's neighbour settle). product(i) runs product i; sync() waits for
+    it. Returns (seconds, products run beyond --warmup)."""
+    t = time.perf_counter()
+    for i in range(args.warmup):
+        product(i)
+    sync()
+    extra = 0
+    while time.perf_counter() - t < args.min_warmup_s:
+        product(args.warmup + extra)
+        sync()
+        extra += 1
+    return time.perf_counter() - t, extra
 
 
 def import_backend(proto, t, name, missing):
@@ -215,16 +231,9 @@ def run_torch(proto, args, params):
     proto.env(env)
     proto.stack(_stack.collect(torch, dev))
 
-    t_setup = time.perf_counter()
-    for i in range(args.warmup):
-        mm(As[i % nbuf], Bs[i % nbuf], out=C)
-    TU.sync(torch, dev)
-    extra_warmup = 0
-    while time.perf_counter() - t_setup < args.min_warmup_s:
-        mm(As[extra_warmup % nbuf], Bs[extra_warmup % nbuf], out=C)
-        TU.sync(torch, dev)
-        extra_warmup += 1
-    warmup_s = time.perf_counter() - t_setup
+    warmup_s, extra_warmup = warm_up(
+        args, lambda i: mm(As[i % nbuf], Bs[i % nbuf], out=C), lambda: TU.sync(torch, dev)
+    )
     if gpu:
         proto.memory(_gpu_memory.collect(torch, dev, env.get("device_uuid")))
 
@@ -315,10 +324,7 @@ def run_numpy(proto, args, t_imports=None):
         }
     )
     proto.stack(_stack.collect(np=np))
-    t_setup = time.perf_counter()
-    for i in range(args.warmup):
-        np.matmul(As[i % nbuf], Bs[i % nbuf], out=C)
-    warmup_s = time.perf_counter() - t_setup
+    warmup_s, extra_warmup = warm_up(args, lambda i: np.matmul(As[i % nbuf], Bs[i % nbuf], out=C), lambda: None)
     times = []
     proto.region("start")
     t0 = time.perf_counter()
@@ -341,6 +347,7 @@ def run_numpy(proto, args, t_imports=None):
             "backend": "numpy",
             "buffers": nbuf,
             "warmup_s": warmup_s,
+            "extra_warmup_iters": extra_warmup,
             "output_finite": bool(np.isfinite(C).all()),
             "energy_source": None,
             "energy_unavailable_reason": "cpu",
@@ -397,14 +404,9 @@ def run_cupy(proto, args):
             "timer": "cuda_event",
         }
     )
-    t_setup = time.perf_counter()
-    for i in range(args.warmup):
-        cp.matmul(As[i % nbuf], Bs[i % nbuf], out=C)
-    cp.cuda.Device(idx).synchronize()
-    while time.perf_counter() - t_setup < args.min_warmup_s:
-        cp.matmul(As[0], Bs[0], out=C)
-        cp.cuda.Device(idx).synchronize()
-    warmup_s = time.perf_counter() - t_setup
+    warmup_s, extra_warmup = warm_up(
+        args, lambda i: cp.matmul(As[i % nbuf], Bs[i % nbuf], out=C), cp.cuda.Device(idx).synchronize
+    )
     energy = TU.NvmlEnergy(uuid, idx)
     starts = [cp.cuda.Event() for _ in range(args.iters)]
     ends = [cp.cuda.Event() for _ in range(args.iters)]
@@ -432,6 +434,7 @@ def run_cupy(proto, args):
             "backend": "cupy",
             "buffers": nbuf,
             "warmup_s": warmup_s,
+            "extra_warmup_iters": extra_warmup,
             "output_finite": bool(cp.isfinite(C).all().get()),
             "energy_source": "nvml" if energy_j is not None else None,
             "energy_unavailable_reason": energy_why,
@@ -480,8 +483,8 @@ def run_tensorflow(proto, args):
     # 1-element read-back that waits for it (timer = perf_counter_sync).
     proto.env({"backend": "tensorflow", "tensorflow": tf.__version__, "device_name": name, "tf32": args.dtype == "tf32", "timer": "perf_counter_sync"})
     with tf.device(dev_name):
-        for _ in range(args.warmup):
-            tf.linalg.matmul(a, b)[0, 0].numpy()
+        # Each product ends with a 1-element read-back that waits for it: nothing left to sync.
+        warmup_s, extra_warmup = warm_up(args, lambda _: tf.linalg.matmul(a, b)[0, 0].numpy(), lambda: None)
         times = []
         t0 = time.perf_counter()
         for _ in range(args.iters):
@@ -489,7 +492,9 @@ def run_tensorflow(proto, args):
             tf.linalg.matmul(a, b)[0, 0].numpy()
             times.append((time.perf_counter() - s) * 1e3)
         measured_s = time.perf_counter() - t0
-    emit_results(proto, args, times, "perf_counter_sync", name, None, measured_s, {"backend": "tensorflow", "energy_source": None, "device_name": name})
+    extra = {"backend": "tensorflow", "warmup_s": warmup_s, "extra_warmup_iters": extra_warmup}
+    extra.update({"energy_source": None, "device_name": name})
+    emit_results(proto, args, times, "perf_counter_sync", name, None, measured_s, extra)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,25 @@ class MatmulCpuTest(WorkloadTestCase):
         run = run_workload("matmul.py", ["--device", "cpu", "--backend", "numpy", "--dtype", "bf16", "--size", "16"])
         self.assertError(run, "matmul", "bad_args", 2)
 
+    def test_min_warmup_is_kept_by_the_cpu_backends(self):
+        # --min-warmup-s holds on every backend (the NumPy one once ignored it): the warm-up lasts at least
+        # that long, in products beyond --warmup, before the first measured one.
+        backends = [b for b in ("numpy", "torch") if has_module(b)]
+        if not backends:
+            self.skipTest("neither numpy nor torch is importable")
+        for backend in backends:
+            with self.subTest(backend=backend):
+                args = ["--device", "cpu", "--backend", backend, "--size", "16", "--iters", "2", "--warmup", "1"]
+                run = run_workload("matmul.py", args + ["--min-warmup-s", "0.4"])
+                self.assertProtocol(run, "matmul")
+                self.assertGreaterEqual(run.summary["warmup_s"], 0.4)
+                self.assertGreater(run.summary["extra_warmup_iters"], 0)
+                region = [e for e in run.events if e["event"] == "region" and e.get("edge") == "start"]
+                first_kernel = [e for e in run.events if e["event"] == "phase" and e["name"] == "first_kernel"]
+                self.assertGreaterEqual(region[0]["epoch_s"] - first_kernel[0]["end_epoch_s"], 0.4)
+                run = run_workload("matmul.py", args)
+                self.assertEqual(run.summary["extra_warmup_iters"], 0)
+
     def test_default_size_on_cpu_is_small(self):
         run = run_workload("matmul.py", ["--device", "cpu", "--iters", "1", "--warmup", "0"])
         self.assertProtocol(run, "matmul")
