@@ -10,6 +10,7 @@ export {
   BUILTIN_DEFINITIONS,
   builtinDefinition,
   definitionOf,
+  takesTurns,
   gatedBySamples,
   resolveWorkloads,
   type IoPaths,

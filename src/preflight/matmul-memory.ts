@@ -6,8 +6,6 @@
  */
 import type { Config } from '../config/index.js'
 import type { PreflightResult } from '../types/index.js'
-import { gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
-import type { GpuReport } from './gpu.js'
 
 const ITEM_BYTES: Record<string, number> = { fp32: 4, tf32: 4, bf16: 2, fp16: 2 }
 
@@ -17,38 +15,29 @@ export function matmulBytes(size: number, dtype: string): number {
   return size * size * (3 * item + (item < 4 ? 4 : 0))
 }
 
-/** The GPUs of the report that the check's `gpus` input selects (all, or by index or UUID). */
-export function gpusInUse(config: Pick<Config, 'gpus'>, gpus: GpuReport | null): GpuReport['gpus'] {
-  return (gpus?.gpus ?? []).filter(
-    g =>
-      config.gpus === 'all' ||
-      config.gpus.includes(String(g.index)) ||
-      (g.uuid !== null && config.gpus.includes(g.uuid))
-  )
-}
-
 const gib = (b: number): string => `${(b / 2 ** 30).toFixed(1)} GiB`
 
-export function matmulMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult {
-  const need = matmulBytes(config.matmulSize, config.matmulDtype)
-  let available: number | null
-  let source: string
-  if (config.device === 'gpu') {
-    available = gpuFreeBytes(gpusInUse(config, gpus))
-    source = 'free memory of the GPU(s) used'
-  } else {
-    const host = readMemAvailable()
-    const limit = config.containerMemory ? memoryBytes(config.containerMemory) : null
-    const capped = limit !== null && host !== null && limit < host
-    available = capped ? limit : host
-    source = capped ? `container-memory ${config.containerMemory}` : 'MemAvailable'
+export function matmulMemoryCheck(
+  config: Pick<Config, 'matmulSize' | 'matmulDtype' | 'device'>,
+  memory: {
+    /** Bytes the GPU (the least free of those used) or the host gives; null: unknown (the row is a skip). */
+    available: number | null
+    source: string
+    /** matmul processes that hold their operands at once (turns: every arm's); default 1. */
+    processes?: number
   }
+): PreflightResult {
+  const k = Math.max(1, memory.processes ?? 1)
+  const one = matmulBytes(config.matmulSize, config.matmulDtype)
+  const need = one * k
+  const { available, source } = memory
   const name = 'matmul-memory'
-  const what = `matmul ${config.matmulSize}² ${config.matmulDtype} needs at least ${gib(need)}`
+  const at = k > 1 ? ` (${k} processes at once, turns)` : ''
+  const what = `matmul ${config.matmulSize}² ${config.matmulDtype} needs at least ${gib(need)}${at}`
   if (available === null) return { name, status: 'skip', message: `${what}; ${source} unknown`, fix: null }
   if (need > available) {
     const item = ITEM_BYTES[config.matmulDtype] ?? 4
-    const fits = Math.floor(Math.sqrt(available / (3 * item + (item < 4 ? 4 : 0))))
+    const fits = Math.floor(Math.sqrt(available / k / (3 * item + (item < 4 ? 4 : 0))))
     return {
       name,
       status: 'fail',

@@ -21,8 +21,7 @@ import type { Lane } from '../types/index.js'
 import { NVIDIA_REQUIRE_CHECK } from './driver-checks.js'
 import { DRIVER_GATE } from './driver-gate-types.js'
 import { checkContainerInit } from './container-init.js'
-import { checkLlmMemory, gpuFreeBytes, memoryBytes, readMemAvailable } from './llm-memory.js'
-import { gpusInUse, matmulMemoryCheck } from './matmul-memory.js'
+import { llmMemoryRow, matmulMemoryRow } from './memory-checks.js'
 import type { ContainerRuntime, Mount, PreflightResult } from '../types/index.js'
 import { armLauncher, armRuntime, imageKey, imageRuntimes } from '../launchers/index.js'
 import { appendAll } from '../util/arrays.js'
@@ -118,37 +117,6 @@ async function mountPolicyRows(config: Config): Promise<PreflightResult[]> {
   })
 }
 
-/** The llm preset against the memory one workload process can get (refused before start when it cannot fit). */
-function llmMemoryCheck(config: Config, gpus: GpuReport | null): PreflightResult {
-  if (config.device === 'gpu') {
-    const used = gpusInUse(config, gpus)
-    return checkLlmMemory({
-      preset: config.llmPreset,
-      device: 'gpu',
-      available: gpuFreeBytes(used),
-      source: 'free memory of the GPU(s) used',
-      // On one GPU the arms' processes of a block take turns and hold their memory at once (execute/turns.ts).
-      processes: turnsOnOneGpu(config, used.length) ? config.arms.length : 1
-    })
-  }
-  const host = readMemAvailable()
-  const limit = config.containerMemory ? memoryBytes(config.containerMemory) : null
-  const capped = limit !== null && host !== null && limit < host
-  return checkLlmMemory({
-    preset: config.llmPreset,
-    device: 'cpu',
-    available: capped ? limit : host,
-    source: capped ? `container-memory ${config.containerMemory}` : 'MemAvailable',
-    // A container's limit holds its own process; the host holds every arm's process of a turns block.
-    processes: !capped && turnsOnOneGpu(config, 1) ? config.arms.length : 1
-  })
-}
-
-/** Whether the llm's processes take turns (check.ts decides the same from pre.lanes). */
-function turnsOnOneGpu(config: Config, gpusUsed: number): boolean {
-  return config.turns && gpusUsed <= 1 && config.definitions.some(d => d.turns && d.checksLlmMemory)
-}
-
 /**
  * Each image launcher the arms use, with its settings parsed (a malformed DOCKER_HOST or CONTAINER_HOST stops
  * the check with one line): the report says which engine each arm ran on, a remote one by its address.
@@ -238,8 +206,8 @@ export async function preflightStage(
   }
   appendAll(results, launcherRows(config))
   appendAll(results, await mountPolicyRows(config))
-  if (config.definitions.some(d => d.checksLlmMemory)) results.push(llmMemoryCheck(config, gpus))
-  if (config.definitions.some(d => d.name === 'matmul')) results.push(matmulMemoryCheck(config, gpus))
+  if (config.definitions.some(d => d.checksLlmMemory)) results.push(llmMemoryRow(config, gpus, lanes))
+  if (config.definitions.some(d => d.name === 'matmul')) results.push(matmulMemoryRow(config, gpus, lanes))
   // Before any command runs: the pull request's code must not read the action's process (docs/security.md).
   const isolation = runsNativeCommands(config) ? await nativeIsolation() : null
   if (isolation) results.push(isolation.row)

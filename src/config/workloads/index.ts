@@ -35,3 +35,15 @@ export function definitionOf(definitions: readonly WorkloadDefinition[], name: s
   if (!definition) throw new Error(`workload ${name} is not one of this check's workloads`)
   return definition
 }
+
+/**
+ * Whether a workload's processes take turns: the check asked for it (input `turns`) and its definition can
+ * (Protocol.take_turn). Decided here only: plan/steps.ts makes each block of such a workload one step, preflight
+ * counts its processes on a GPU at once, and execute/ reads it off the steps it is given.
+ */
+export function takesTurns(
+  config: { turns: boolean; definitions: readonly WorkloadDefinition[] },
+  workload: string
+): boolean {
+  return config.turns && definitionOf(config.definitions, workload).turns
+}
