@@ -1,6 +1,6 @@
 /** One process of a planned run on one lane: started (held for prestart), its events turned into records. */
 import type { CotenantList, SampleRecord, StackEvent, StackRecord, WorkloadEvent } from '../types/index.js'
-import type { PlannedRun } from '../plan/index.js'
+import { runText, type PlannedRun } from '../plan/index.js'
 import type { Lane } from '../types/index.js'
 import { peersList, unavailable } from './cotenants.js'
 import { memoryRecords } from './memory.js'
@@ -24,8 +24,6 @@ const time = (epochMs: number): string =>
 
 /** The window of the `peers` event a held container sends at its hold (workloads/_peers.py HELD_WINDOW). */
 const HELD_WINDOW = 'prestart'
-const describeRun = (p: PlannedRun): string => `${p.workload} ${p.arm.label} run ${p.run}`
-
 /** Lists kept per process: one per measured region (a workload marks a few) plus the GPU's. */
 const MAX_COTENANT_LISTS = 64
 
@@ -212,7 +210,10 @@ class LaneProcess implements Launched {
     if (event.event === 'phase' && event.name === 'imports') this.freezeHeld()
     if (event.event === 'peers' && event['window'] === HELD_WINDOW) {
       const said = this.start.hold
-        ? this.start.heldFreeze?.observe(peersList(event), describeRun(this.start.planned))
+        ? this.start.heldFreeze?.observe(
+            peersList(event),
+            `${this.planned.workload} ${this.planned.arm.label} ${runText(this.planned, this.start.run)}`
+          )
         : null
       if (said) this.start.ctx.logger.warn(said)
       return

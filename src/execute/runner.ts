@@ -11,6 +11,7 @@ import {
   planExecution,
   planSteps,
   runsPerBlock,
+  runText,
   type Layout,
   type PlannedRun,
   type Step,
@@ -306,7 +307,7 @@ function stepLabel(step: Step): string {
   const planned = step.slots[0]
   if (planned === undefined) return ''
   const armsText = step.slots.map(p => p.arm.label).join(' + ')
-  return `${planned.workload} ${armsText} ${planned.warmup ? 'warm-up' : `run ${planned.run}`}${step.turns ? ' (in turns)' : ''}`
+  return `${planned.workload} ${armsText} ${runText(planned)}${step.turns ? ' (in turns)' : ''}`
 }
 
 /** The k-th process of a step: its lane, and its arm where the step holds several slots. */

@@ -1,5 +1,5 @@
 /** The plan stage's public face: the interleaved schedule and its blocks (the lanes are preflight's). */
-export { buildPlan } from './schedule.js'
+export { buildPlan, runText } from './schedule.js'
 export type { PlannedRun } from './schedule.js'
 export { endsBlock, nextCandidates, PRESTART_DEPTH } from './blocks.js'
 export { describePlan } from './describe.js'

@@ -15,6 +15,11 @@ export interface PlannedRun {
   warmup: boolean
 }
 
+/** How logs and warnings name a planned run: "warm-up", or "run N" (N: its process's run label, default its own). */
+export function runText(p: Pick<PlannedRun, 'warmup' | 'run'>, run = p.run): string {
+  return p.warmup ? 'warm-up' : `run ${run}`
+}
+
 export interface PlanInput {
   arms: Arm[]
   workloads: Workload[]

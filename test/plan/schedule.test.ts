@@ -1,4 +1,4 @@
-import { buildPlan } from '../../src/plan/schedule.js'
+import { buildPlan, runText } from '../../src/plan/schedule.js'
 import type { Arm } from '../../src/types/index.js'
 
 const A: Arm = { label: 'native', kind: 'native', image: null }
@@ -57,5 +57,21 @@ describe('buildPlan', () => {
         .split('')
         .filter(c => c === 'n')
     ).toHaveLength(20)
+  })
+})
+
+describe('runText', () => {
+  it('names a warm-up as one, and a measured run by its process run label', () => {
+    const plan = buildPlan({
+      arms: [A, B],
+      workloads: ['matmul'],
+      runs: 1,
+      warmupRuns: 1,
+      schedule: 'abba',
+      seed: 1
+    })
+    expect(plan.map(p => runText(p))).toEqual(['warm-up', 'warm-up', 'run 1', 'run 1'])
+    // On two lanes the second GPU's process of run 1 is run 2 (plan/steps.ts).
+    expect(runText(plan[2]!, 2)).toBe('run 2')
   })
 })

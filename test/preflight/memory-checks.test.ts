@@ -40,7 +40,7 @@ function config(over: { turns?: boolean; gpus?: 'all' | string[]; device?: 'gpu'
     llmPreset: '8b' as const,
     containerMemory: null,
     matmulSize: 10000,
-    matmulDtype: 'fp32'
+    matmulDtype: 'fp32' as const
   }
 }
 
