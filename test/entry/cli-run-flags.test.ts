@@ -6,7 +6,8 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { DEFAULTS, loadConfig } from '../../src/config/index.js'
-import { ACTION_ONLY, buildProgram, main, runFlagHelp } from '../../src/entry/cli/index.js'
+import { ACTION_ONLY, buildProgram, runFlagHelp } from '../../src/entry/cli/index.js'
+import { mainCapturingStderr } from '../helpers/main-in-process.js'
 import { Inputs } from '../../src/types/inputs.js'
 
 function runHelp(): string {
@@ -14,20 +15,6 @@ function runHelp(): string {
   if (!run) throw new Error('no run command')
   return run.helpInformation()
 }
-
-let stderr: string[]
-const realWrite = process.stderr.write.bind(process.stderr)
-beforeEach(() => {
-  stderr = []
-  process.stderr.write = (chunk: string | Uint8Array): boolean => {
-    stderr.push(String(chunk))
-    return true
-  }
-})
-afterEach(() => {
-  process.stderr.write = realWrite
-  process.exitCode = undefined
-})
 
 describe('run --help', () => {
   it('shows the default of every flag that has one', () => {
@@ -55,8 +42,9 @@ describe('action-only inputs on run', () => {
     [['--github-token', 'x'], /input 'github-token'.*OUT\/report\.md/],
     [['--mode', 'aggregate'], /input 'mode'.*gpu-overhead aggregate DIR/]
   ])('%j exits 2 naming the input and what to do instead', async (args, message) => {
-    expect(await main(['node', 'gpu-overhead', 'run', ...args])).toBe(2)
-    expect(stderr.join('')).toMatch(message)
+    const r = await mainCapturingStderr(['run', ...args])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(message)
   })
 })
 
@@ -72,8 +60,9 @@ describe('--workloads beside --command (issue 40)', () => {
       '--command',
       'x=python3 a.py'
     ]
-    expect(await main(['node', 'gpu-overhead', 'run', ...args])).toBe(2)
-    expect(stderr.join('')).toMatch(
+    const r = await mainCapturingStderr(['run', ...args])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(
       /workloads.*command x would not run \(add x to --workloads, e\.g\. --workloads matmul,x; or --workloads auto/
     )
   })

@@ -7,9 +7,8 @@ import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
-import { clearSecrets } from '../../src/util/secrets.js'
 import { ensurePythonImageAs } from '../helpers/docker-image.js'
+import { mainCapturingStderr } from '../helpers/main-in-process.js'
 
 /** Samples of what the process can see: `git_config` 1 when .git/config is readable, `sub_git` for sub/.git. */
 const PROBE = `import json, os, sys
@@ -49,21 +48,6 @@ afterAll(() => {
   spawnSync('docker', ['rmi', '-f', TAG], { timeout: 60_000 })
 })
 
-let stderr: string[] = []
-const realWrite = process.stderr.write.bind(process.stderr)
-beforeEach(() => {
-  stderr = []
-  process.stderr.write = (chunk: string | Uint8Array): boolean => {
-    stderr.push(String(chunk))
-    return true
-  }
-})
-afterEach(() => {
-  process.stderr.write = realWrite
-  process.exitCode = undefined
-  clearSecrets()
-})
-
 interface Sample {
   environment: string
   metric: string
@@ -90,35 +74,34 @@ describe('what the image can reach (issue 41)', () => {
     const out = path.join(ws, 'out')
     const saved = process.env.NVIDIA_CREDS
     process.env.NVIDIA_CREDS = 'user:hunter2hunter2'
-    let code: number
-    const cwd = process.cwd()
+    let r: { code: number; stderr: string }
     try {
-      process.chdir(ws)
-      code = await main([
-        'node',
-        'gpu-overhead',
-        'run',
-        '--device',
-        'cpu',
-        '--image',
-        image,
-        '--command',
-        'probe=python3 probe.py',
-        '--runs',
-        '2',
-        '--max-runs',
-        '2',
-        '--python',
-        '/usr/bin/python3',
-        '--out',
-        out
-      ])
+      r = await mainCapturingStderr(
+        [
+          'run',
+          '--device',
+          'cpu',
+          '--image',
+          image,
+          '--command',
+          'probe=python3 probe.py',
+          '--runs',
+          '2',
+          '--max-runs',
+          '2',
+          '--python',
+          '/usr/bin/python3',
+          '--out',
+          out
+        ],
+        { cwd: ws }
+      )
     } finally {
-      process.chdir(cwd)
       if (saved === undefined) delete process.env.NVIDIA_CREDS
       else process.env.NVIDIA_CREDS = saved
     }
-    expect(stderr.join('')).not.toMatch(/gpu-overhead: /)
+    const { code, stderr } = r
+    expect(stderr).not.toMatch(/gpu-overhead: /)
     expect([0, 1]).toContain(code)
     const s = samples(out)
     const of = (env: string, metric: string): number[] =>

@@ -13,9 +13,8 @@ import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
-import { clearSecrets } from '../../src/util/secrets.js'
 import { ensurePythonImageAs } from '../helpers/docker-image.js'
+import { mainCapturingStderr } from '../helpers/main-in-process.js'
 
 const SECRET = 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3JvdW5kNA=='
 
@@ -80,21 +79,6 @@ afterAll(() => {
   spawnSync('docker', ['rmi', '-f', TAG], { timeout: 60_000 })
 })
 
-let stderr: string[] = []
-const realWrite = process.stderr.write.bind(process.stderr)
-beforeEach(() => {
-  stderr = []
-  process.stderr.write = (chunk: string | Uint8Array): boolean => {
-    stderr.push(String(chunk))
-    return true
-  }
-})
-afterEach(() => {
-  process.stderr.write = realWrite
-  process.exitCode = undefined
-  clearSecrets()
-})
-
 function git(cwd: string, ...args: string[]): void {
   const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
     cwd,
@@ -150,6 +134,7 @@ interface Sample {
 
 let samples: Sample[] = []
 let code = -1
+let stderr = ''
 const of = (env: string, metric: string): number[] =>
   samples.filter(x => x.environment.startsWith(env) && x.metric === metric).map(x => x.value)
 
@@ -158,12 +143,8 @@ describe('issue 53: what the container reaches, through the CLI and the real eng
   beforeAll(async () => {
     ws = workspace()
     const out = path.join(ws, 'out')
-    const cwd = process.cwd()
-    try {
-      process.chdir(ws)
-      code = await main([
-        'node',
-        'gpu-overhead',
+    const r = await mainCapturingStderr(
+      [
         'run',
         '--device',
         'cpu',
@@ -181,10 +162,11 @@ describe('issue 53: what the container reaches, through the CLI and the real eng
         '/usr/bin/python3',
         '--out',
         out
-      ])
-    } finally {
-      process.chdir(cwd)
-    }
+      ],
+      { cwd: ws }
+    )
+    code = r.code
+    stderr = r.stderr
     const results = path.join(out, 'results.jsonl')
     if (fs.existsSync(results))
       samples = fs
@@ -195,7 +177,7 @@ describe('issue 53: what the container reaches, through the CLI and the real eng
   }, 300_000)
 
   it('the check ran both arms', () => {
-    expect(stderr.join('')).not.toMatch(/gpu-overhead: /)
+    expect(stderr).not.toMatch(/gpu-overhead: /)
     expect([0, 1]).toContain(code)
     expect(of('container', 'top').length).toBeGreaterThan(0)
   })

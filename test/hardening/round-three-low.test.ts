@@ -15,10 +15,10 @@ import * as fs from 'node:fs'
 import * as net from 'node:net'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
 import { resetApiBudget } from '../../src/tools/github.js'
 import { clearSecrets } from '../../src/util/secrets.js'
 import { runAction } from './action-env.js'
+import { mainCapturingStderr } from '../helpers/main-in-process.js'
 
 const made: string[] = []
 const tmp = (prefix: string): string => {
@@ -30,30 +30,15 @@ afterAll(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true })
 })
 
-let stderr: string[] = []
-const realWrite = process.stderr.write.bind(process.stderr)
-beforeEach(() => {
-  stderr = []
-  process.stderr.write = (chunk: string | Uint8Array): boolean => {
-    stderr.push(String(chunk))
-    return true
-  }
-})
+// The action's run() (runAction) may set the exit code and register secrets too.
 afterEach(() => {
-  process.stderr.write = realWrite
   process.exitCode = undefined
   clearSecrets()
 })
 
 async function cli(ws: string, args: string[]): Promise<{ code: number; err: string }> {
-  const cwd = process.cwd()
-  try {
-    process.chdir(ws)
-    const code = await main(['node', 'gpu-overhead', ...args])
-    return { code, err: stderr.join('') }
-  } finally {
-    process.chdir(cwd)
-  }
+  const r = await mainCapturingStderr(args, { cwd: ws })
+  return { code: r.code, err: r.stderr }
 }
 
 const CPU_RUN = ['run', '--device', 'cpu', '--arms', 'native,native', '--python', '/usr/bin/python3']

@@ -10,9 +10,8 @@ import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
-import { clearSecrets } from '../../src/util/secrets.js'
 import { ensurePythonImageAs } from '../helpers/docker-image.js'
+import { mainCapturingStderr } from '../helpers/main-in-process.js'
 
 const TAG = `local/gpu-overhead-turns41-${process.pid}`
 const BASE = `${TAG}:py`
@@ -78,38 +77,8 @@ afterAll(() => {
   spawnSync('docker', ['rmi', '-f', BASE, ...MODES.map(m => `${TAG}:${m}`)], { timeout: 120_000 })
 })
 
-let stderr: string[] = []
-const realWrite = process.stderr.write.bind(process.stderr)
-beforeEach(() => {
-  stderr = []
-  process.stderr.write = (chunk: string | Uint8Array): boolean => {
-    stderr.push(String(chunk))
-    return true
-  }
-})
-afterEach(() => {
-  process.stderr.write = realWrite
-  process.exitCode = undefined
-  clearSecrets()
-})
-
-async function cli(ws: string, args: string[]): Promise<number> {
-  const cwd = process.cwd()
-  try {
-    process.chdir(ws)
-    return await main([
-      'node',
-      'gpu-overhead',
-      'run',
-      '--device',
-      'cpu',
-      '--python',
-      '/usr/bin/python3',
-      ...args
-    ])
-  } finally {
-    process.chdir(cwd)
-  }
+async function cli(ws: string, args: string[]): Promise<{ code: number; stderr: string }> {
+  return mainCapturingStderr(['run', '--device', 'cpu', '--python', '/usr/bin/python3', ...args], { cwd: ws })
 }
 
 interface Run {
@@ -143,7 +112,7 @@ describe('turns that never end (issue 41)', () => {
       made.push(ws)
       const out = path.join(ws, 'out')
       const t0 = Date.now()
-      const code = await cli(ws, [
+      const { code, stderr } = await cli(ws, [
         '--image',
         `${TAG}:${mode}`,
         '--workloads',
@@ -160,7 +129,7 @@ describe('turns that never end (issue 41)', () => {
         out
       ])
       const seconds = (Date.now() - t0) / 1000
-      const log = stderr.join('')
+      const log = stderr
       expect(code).not.toBe(0)
       // Bounded by run-timeout (30 s) and a grace, with preflight: never minutes of unpause calls.
       expect(seconds).toBeLessThan(75)
@@ -210,7 +179,7 @@ for i in range(3):
     )
     const out = path.join(ws, 'out')
     const t0 = Date.now()
-    const code = await cli(ws, [
+    const { code } = await cli(ws, [
       '--arms',
       'native,native',
       '--command',
