@@ -19,6 +19,7 @@ import { buildComment } from '../../src/report/comment-body.js'
 import { annotations } from '../../src/report/check-run.js'
 import { comparisonsOutput } from '../../src/report/github.js'
 import { toJson } from '../../src/util/json-intervals.js'
+import { seededRandom as rng } from '../../src/plan/schedule.js'
 import type { Analysis, CheckSummary, Fingerprint, SampleRecord } from '../../src/types/index.js'
 
 export interface Finding {
@@ -228,18 +229,6 @@ export function checkSummary(name: string, summary: CheckSummary, tally: Tally):
 }
 
 // ---- Generated checks ----
-
-/** mulberry32, seeded. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function normal(r: () => number): number {
   const u = Math.max(r(), 1e-12)

@@ -2,6 +2,7 @@
  * Helpers for typed CheckSummary fixtures. Values come from a seeded generator so every fixture is
  * deterministic; magnitudes follow the H200 measurements in shared/DESIGN.md.
  */
+import { seededRandom } from '../../../src/plan/schedule.js'
 import type {
   Comparison,
   Direction,
@@ -15,17 +16,8 @@ import type {
   Workload
 } from '../../../src/types/index.js'
 
-/** mulberry32: tiny seeded PRNG, so fixtures never change between runs. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** mulberry32 (the plan's seeded PRNG), so fixtures never change between runs. */
+export const rng = seededRandom
 
 /** n normal draws (Box–Muller), rounded to `digits` decimals like a real recorder would. */
 export function normals(seed: number, n: number, mean: number, sd: number, digits = 4): number[] {
