@@ -8,7 +8,7 @@
  * against 0.84 s natively, docs/evidence/2026-12-06-h100-podman-cdi.md). So a held container is frozen once
  * its imports are done, and at that moment it lists every other process it runs (workloads/_peers.py,
  * window "prestart"). Once one lists any, or cannot say, every later held container is frozen from its first
- * event again, and the check's warnings say which container and what ran.
+ * event again, and the check's warnings say which container, what ran, and which step measured beside it.
  */
 import type { CotenantList } from '../types/index.js'
 
@@ -25,19 +25,22 @@ export class HeldFreeze {
   }
 
   /**
-   * A held container's own report at its hold (`who`: its workload, arm and run). Returns the warning when
-   * this report is the one that turns the early freeze on, else null.
+   * A held container's own report at its hold (`who`: its workload, arm and run; `during`: what measured while
+   * it started, null: nothing). Returns the warning when this report is the one that turns the early freeze
+   * on, else null.
    */
-  observe(list: CotenantList, who: string): string | null {
+  observe(list: CotenantList, who: string, during: string | null = null): string | null {
     if (this.fromStart || (list.unavailable === null && list.total === 0)) return null
     const what =
       list.unavailable !== null
         ? `could not list its other processes (${list.unavailable})`
         : `ran ${list.total} other process${list.total === 1 ? '' : 'es'} beside the workload (${names(list)})`
+    // A container its own step started ran beside no measurement; one held behind a step ran beside that step.
+    const where = during === null ? `the container of ${who}` : `the held container of ${who}`
+    const beside = during === null ? '' : ` while ${during} measured (what ran there may have slowed it)`
     this.warning =
-      `prestart: the held container of ${who} ${what} while another process measured; ` +
-      'from then on every held container was frozen from its start (its imports then run after its release: ' +
-      'a longer check, the same measurements)'
+      `prestart: ${where} ${what}${beside}; from then on every held container was frozen from its start ` +
+      '(its imports then run after its release: a longer check, the same measurements)'
     return this.warning
   }
 

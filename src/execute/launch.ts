@@ -65,9 +65,16 @@ export function launchOnLane(
   stacks: StackRecord[],
   hold: boolean,
   turns = false,
-  heldFreeze: HeldFreeze | null = null
+  held: HeldStart | null = null
 ): Launched {
-  return new LaneProcess({ planned, lane, run, ctx, samples, stacks, hold, turns, heldFreeze })
+  return new LaneProcess({ planned, lane, run, ctx, samples, stacks, hold, turns, held })
+}
+
+/** Prestart: the check's choice of when a held container freezes, and what measured while it was started. */
+export interface HeldStart {
+  freeze: HeldFreeze
+  /** The step that measured while it started and imported (runner.ts stepLabel); null: none did. */
+  during: string | null
 }
 
 interface LaneStart {
@@ -80,8 +87,8 @@ interface LaneStart {
   stacks: StackRecord[]
   hold: boolean
   turns: boolean
-  /** The check's choice of when a held container freezes (held-freeze.ts); null: from its first event. */
-  heldFreeze: HeldFreeze | null
+  /** When a held container freezes (held-freeze.ts), and beside what; null: from its first event. */
+  held: HeldStart | null
 }
 
 /** The base of every record of one process: its check, workload, arm, run, GPU, params and fingerprint. */
@@ -206,13 +213,14 @@ class LaneProcess implements Launched {
 
   private onEvent(event: WorkloadEvent, epochMs: number): void {
     if (event.event === 'summary') this.markMeasured()
-    if (event.event === 'start' && (this.start.heldFreeze?.fromStart ?? true)) this.freezeHeld()
+    if (event.event === 'start' && (this.start.held?.freeze.fromStart ?? true)) this.freezeHeld()
     if (event.event === 'phase' && event.name === 'imports') this.freezeHeld()
     if (event.event === 'peers' && event['window'] === HELD_WINDOW) {
       const said = this.start.hold
-        ? this.start.heldFreeze?.observe(
+        ? this.start.held?.freeze.observe(
             peersList(event),
-            `${this.planned.workload} ${this.planned.arm.label} ${runText(this.planned, this.start.run)}`
+            `${this.planned.workload} ${this.planned.arm.label} ${runText(this.planned, this.start.run)}`,
+            this.start.held.during
           )
         : null
       if (said) this.start.ctx.logger.warn(said)

@@ -11,19 +11,18 @@ import {
   planExecution,
   planSteps,
   runsPerBlock,
-  runText,
   type Layout,
   type PlannedRun,
   type Step,
   type StepPlan
 } from '../plan/index.js'
-import { laneLabel } from '../preflight/index.js'
 import type { Lane } from '../types/index.js'
 import type { ProcessResult } from './process-types.js'
 import { PlanEta } from './progress.js'
 import { launchOnLane, type Launched } from './launch.js'
 import { HeldFreeze } from './held-freeze.js'
 import { thawNextWhenMeasured } from './prestart-thaw.js'
+import { processLabel, stepLabel } from './step-labels.js'
 import { takeTurns, type TurnStop } from './turns.js'
 import { maxOf } from '../util/arrays.js'
 import type { LaneOutcome } from './run-record.js'
@@ -138,7 +137,11 @@ class StepRunner {
   private readonly runnable = (p: PlannedRun): boolean =>
     !this.failedWorkloads.has(p.workload) && !this.stoppedWorkloads.has(p.workload)
 
-  private start(sp: { planned: PlannedRun; lane: Lane | null; run: number }): Launched {
+  /** `during`: the step measuring while this process starts (held ahead of it), null: none. */
+  private start(
+    sp: { planned: PlannedRun; lane: Lane | null; run: number },
+    during: string | null = null
+  ): Launched {
     const { ctx } = this
     return launchOnLane(
       sp.planned,
@@ -149,7 +152,7 @@ class StepRunner {
       this.stacks,
       this.prestart,
       this.inTurns.has(sp.planned),
-      this.heldFreeze
+      { freeze: this.heldFreeze, during }
     )
   }
 
@@ -183,7 +186,7 @@ class StepRunner {
     const launched = step.processes.map(sp => held[step.slots.indexOf(sp.planned)]?.[0] ?? this.start(sp))
     // Every process of the step at once: both arms meet the same neighbours on a shared host.
     await Promise.all(launched.map(l => l.release()))
-    this.holdAhead(held, last.order)
+    this.holdAhead(held, last.order, stepLabel(step))
     if (this.prestart) thawNextWhenMeasured(this.planned.steps, step, launched, this.pending, this.runnable)
     const turns = step.turns ? await takeStepTurns(step, launched) : { stop: null, culprit: -1 }
     // The process that broke the turns fails, whatever its exit code says (an image that exits 0 mid-turn).
@@ -196,7 +199,7 @@ class StepRunner {
   }
 
   /** Prestart: keeps the held slots still wanted after `index`, drops the rest, starts what is missing. */
-  private holdAhead(held: (Launched[] | undefined)[], index: number): void {
+  private holdAhead(held: (Launched[] | undefined)[], index: number, during: string): void {
     if (!this.prestart) {
       this.pending = []
       return
@@ -215,7 +218,7 @@ class StepRunner {
       this.pending.find(ls => !used(ls) && ls[0]?.planned === p)
     // A slot held for prestart (one lane): its processes and run labels as its own lockstep step.
     const launch = (p: PlannedRun): Launched[] =>
-      planSteps([p], lanes, 'lockstep')[0]?.processes.map(sp => this.start(sp)) ?? []
+      planSteps([p], lanes, 'lockstep')[0]?.processes.map(sp => this.start(sp, during)) ?? []
     for (const ls of this.pending) {
       const first = ls[0]
       if (!used(ls) && !(first && wanted.includes(first.planned))) this.abandon(ls)
@@ -300,24 +303,6 @@ class StepRunner {
       )
     }
   }
-}
-
-/** What a step ran, for its progress line and its failure: workload, arms, run, turns. */
-function stepLabel(step: Step): string {
-  const planned = step.slots[0]
-  if (planned === undefined) return ''
-  const armsText = step.slots.map(p => p.arm.label).join(' + ')
-  return `${planned.workload} ${armsText} ${runText(planned)}${step.turns ? ' (in turns)' : ''}`
-}
-
-/** The k-th process of a step: its lane, and its arm where the step holds several slots. */
-function processLabel(step: Step, k: number, device: 'gpu' | 'cpu' = 'gpu'): string {
-  const sp = step.processes[k]
-  const arm = sp?.planned.arm.label ?? ''
-  // On the CPU there is no lane to name ("all GPUs" would be wrong): the arm alone.
-  if (device === 'cpu' && !sp?.lane) return arm
-  const where = laneLabel(sp?.lane ?? null)
-  return step.slots.length > 1 ? `${where} ${arm}` : where
 }
 
 /**

@@ -46,8 +46,11 @@ const arms: Arm[] = [
   { label: 'container', kind: 'native', image: null }
 ]
 
-/** Runs 2 blocks with prestart; `peers`: the held processes list their other processes (all of this host's). */
-async function check(peers: boolean) {
+/**
+ * Runs 2 blocks with prestart; `peers`: which slots' processes list their other processes at their hold (all of
+ * this host's: natively the "container" is the host).
+ */
+async function check(peers: (order: number) => boolean) {
   const marks = fs.mkdtempSync(path.join(tmp, 'marks-'))
   const when: Record<string, 'after imports' | 'from start'> = {}
   const plan = buildPlan({ arms, workloads: ['matmul'], runs: 2, warmupRuns: 0, schedule: 'abba', seed: 1 })
@@ -61,7 +64,7 @@ async function check(peers: boolean) {
         script: 'fake.py',
         args: [WORKLOADS, mark],
         // Natively the "container" lists every other process of this host: a container that runs some.
-        env: peers ? { GPU_OVERHEAD_PEERS: 'pid-namespace' } : {},
+        env: peers(p.order) ? { GPU_OVERHEAD_PEERS: 'pid-namespace' } : {},
         timeoutMs: 60000,
         hold,
         turns
@@ -85,22 +88,33 @@ async function check(peers: boolean) {
 
 describe('prestart: when a held container is frozen', () => {
   it('once its imports are done, when no held container runs anything beside its workload', async () => {
-    const { r, when } = await check(false)
+    const { r, when } = await check(() => false)
     expect(r.runs.map(x => x.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
     // Slot 0 was never held; 1 and 2 were held behind it, 3 behind 1.
     expect(when).toEqual({ 1: 'after imports', 2: 'after imports', 3: 'after imports' })
     expect(r.warnings).toEqual([])
   }, 120000)
 
-  it('from its first event once a held container reported other processes, and the check says so', async () => {
-    const { r, when } = await check(true)
+  it('from its first event once a held container reported other processes, and the check says beside what', async () => {
+    // Slots 1 and 2 were held behind slot 0 (matmul native run 1): what they ran, ran beside its measurement.
+    const { r, when } = await check(order => order > 0)
     expect(r.runs.map(x => x.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
     // 1 and 2 started before either had reported; 3 started after they did.
     expect(when).toEqual({ 1: 'after imports', 2: 'after imports', 3: 'from start' })
     expect(r.warnings).toHaveLength(1)
     expect(r.warnings?.[0]).toMatch(
-      /^prestart: the held container of matmul \S+ run \d ran \d+ other process(es)? beside the workload \(.+\) while another process measured; from then on every held container was frozen from its start/
+      /^prestart: the held container of matmul \S+ run \d ran \d+ other process(es)? beside the workload \(.+\) while matmul native run 1 measured \(what ran there may have slowed it\); from then on every held container was frozen from its start/
     )
+  }, 120000)
+
+  it('a container its own step started ran beside no measurement: the warning says no such thing', async () => {
+    const { r, when } = await check(order => order === 0)
+    expect(when).toEqual({ 1: 'after imports', 2: 'after imports', 3: 'from start' })
+    expect(r.warnings).toHaveLength(1)
+    expect(r.warnings?.[0]).toMatch(
+      /^prestart: the container of matmul native run 1 ran \d+ other process(es)? beside the workload \(.+\); from then on every held container was frozen from its start/
+    )
+    expect(r.warnings?.[0]).not.toMatch(/measured/)
   }, 120000)
 })
 
@@ -138,6 +152,18 @@ describe('HeldFreeze', () => {
     expect(f.fromStart).toBe(true)
     expect(f.observe(list({ total: 1, processes: [proc('x')] }), 'matmul container run 3')).toBeNull()
     expect(f.warnings()).toEqual([said])
+  })
+
+  it('names the step that measured beside it, where one did', () => {
+    const f = new HeldFreeze()
+    const said = f.observe(
+      list({ total: 1, processes: [proc('sshd')] }),
+      'llm container run 2',
+      'llm native + container run 1 (in turns)'
+    )
+    expect(said).toMatch(
+      /^prestart: the held container of llm container run 2 ran 1 other process beside the workload \(sshd\) while llm native \+ container run 1 \(in turns\) measured \(what ran there may have slowed it\);/
+    )
   })
 
   it('a container that cannot list its processes is treated as one that runs others', () => {
