@@ -14,14 +14,13 @@
  *   triton-inference-server/perf_analyzer (commit 263c5f6e).
  * Each percentile is a metric with its unit and direction; each format, through `analyze`, flags a +5% regression.
  */
-import { jest } from '@jest/globals'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readResultFile } from '../../src/results/adapters/index.js'
 import type { SampleRow } from '../../src/results/adapters/index.js'
-import { main } from '../../src/entry/cli/index.js'
 import { InputError } from '../../src/util/errors.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 
 const FIX = join(import.meta.dirname, '..', '__fixtures__', 'adapters')
 let dir: string
@@ -156,28 +155,17 @@ async function analyze(
   inputs: string[],
   extra: string[] = []
 ): Promise<{ code: number; json: Record<string, unknown> }> {
-  const out: string[] = []
-  const o = jest.spyOn(process.stdout, 'write').mockImplementation(s => (out.push(String(s)), true))
-  const e = jest.spyOn(process.stderr, 'write').mockImplementation(() => true)
-  try {
-    const code = await main([
-      'node',
-      'gpu-overhead',
-      'analyze',
-      '--format-in',
-      format,
-      '--input',
-      inputs.join(','),
-      '--format',
-      'json',
-      ...extra
-    ])
-    return { code, json: JSON.parse(out.join('')) as Record<string, unknown> }
-  } finally {
-    o.mockRestore()
-    e.mockRestore()
-    process.exitCode = undefined
-  }
+  const r = await mainInProcess([
+    'analyze',
+    '--format-in',
+    format,
+    '--input',
+    inputs.join(','),
+    '--format',
+    'json',
+    ...extra
+  ])
+  return { code: r.code, json: JSON.parse(r.stdout) as Record<string, unknown> }
 }
 
 /** Small run-to-run noise (±0.3%), the same for both arms' run k: the container's runs are +5% slower. */
@@ -276,28 +264,17 @@ describe('tail percentiles of a result file: shown, gated only when named (issue
   })
 
   it('refuses a --gate-metrics entry that is not a tail metric, naming the flag (exit 2)', async () => {
-    const err: string[] = []
-    const o = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
-    const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
-    try {
-      const code = await main([
-        'node',
-        'gpu-overhead',
-        'analyze',
-        '--format-in',
-        'vllm-bench-serve',
-        '--input',
-        tailInputs().join(','),
-        '--gate-metrics',
-        'vllm-bench-serve/mean_tpot_ms'
-      ])
-      expect(code).toBe(2)
-      expect(err.join('')).toMatch(/--gate-metrics.*mean_tpot_ms/)
-    } finally {
-      o.mockRestore()
-      e.mockRestore()
-      process.exitCode = undefined
-    }
+    const r = await mainInProcess([
+      'analyze',
+      '--format-in',
+      'vllm-bench-serve',
+      '--input',
+      tailInputs().join(','),
+      '--gate-metrics',
+      'vllm-bench-serve/mean_tpot_ms'
+    ])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/--gate-metrics.*mean_tpot_ms/)
   })
 })
 

@@ -3,11 +3,10 @@
  * `sleep 0.01` and three of `sleep 0.03`, each recorded with `-n work`) as two arms, and the long CSV
  * still read as before.
  */
-import { jest } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
+import { mainInProcess, type MainResult } from '../helpers/main-in-process.js'
 
 const RUNS = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters', 'hyperfine-runs')
 const fast = [1, 2, 3].map(i => path.join(RUNS, `hf-fast-${i}.json`))
@@ -15,20 +14,8 @@ const slow = [1, 2, 3].map(i => path.join(RUNS, `hf-slow-${i}.json`))
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-format-in-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const o = jest.spyOn(process.stdout, 'write').mockImplementation(s => (out.push(String(s)), true))
-  const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
-  process.exitCode = undefined
-  try {
-    const code = await main(['node', 'gpu-overhead', 'analyze', ...args])
-    return { code, stdout: out.join(''), stderr: err.join('') }
-  } finally {
-    o.mockRestore()
-    e.mockRestore()
-    process.exitCode = undefined
-  }
+function cli(...args: string[]): Promise<MainResult> {
+  return mainInProcess(['analyze', ...args])
 }
 
 test('hyperfine files as runs of two arms: the slower arm is a regression, exit 1', async () => {

@@ -7,7 +7,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { DEFAULTS, loadConfig } from '../../src/config/index.js'
 import { ACTION_ONLY, buildProgram, runFlagHelp } from '../../src/entry/cli/index.js'
-import { mainCapturingStderr } from '../helpers/main-in-process.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 import { Inputs } from '../../src/types/inputs.js'
 
 function runHelp(): string {
@@ -42,7 +42,7 @@ describe('action-only inputs on run', () => {
     [['--github-token', 'x'], /input 'github-token'.*OUT\/report\.md/],
     [['--mode', 'aggregate'], /input 'mode'.*gpu-overhead aggregate DIR/]
   ])('%j exits 2 naming the input and what to do instead', async (args, message) => {
-    const r = await mainCapturingStderr(['run', ...args])
+    const r = await mainInProcess(['run', ...args])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(message)
   })
@@ -60,7 +60,7 @@ describe('--workloads beside --command (issue 40)', () => {
       '--command',
       'x=python3 a.py'
     ]
-    const r = await mainCapturingStderr(['run', ...args])
+    const r = await mainInProcess(['run', ...args])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(
       /workloads.*command x would not run \(add x to --workloads, e\.g\. --workloads matmul,x; or --workloads auto/

@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { mainCapturingStderr } from '../helpers/main-in-process.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 import { buildComment, runLinks } from '../../src/report/comment-body.js'
 import type { CheckSummary } from '../../src/types/index.js'
 import { intervalReviver } from '../../src/util/json-intervals.js'
@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 it('a --device cpu check names no GPU, CUDA, decode state or duet in its progress, report and comment, except what it skipped', async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-cpu-words-'))
   const out = path.join(dir, 'out')
-  const { code, stderr: progress } = await mainCapturingStderr([
+  const { code, stderr: progress } = await mainInProcess([
     'run',
     '--device',
     'cpu',

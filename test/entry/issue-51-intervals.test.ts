@@ -3,11 +3,10 @@
  * data do not bound said in words and in JSON as "unbounded", never `?`, `Infinity` or `null`), and pairing only
  * where the runs were blocks (result files of another tool are two samples, whatever the order of --input).
  */
-import { jest } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
+import { mainInProcess, type MainResult } from '../helpers/main-in-process.js'
 
 const FIX = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters')
 const RUNS = path.join(FIX, 'hyperfine-runs')
@@ -16,20 +15,8 @@ const slow = [1, 2, 3].map(i => path.join(RUNS, `hf-slow-${i}.json`))
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-issue51-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const o = jest.spyOn(process.stdout, 'write').mockImplementation(s => (out.push(String(s)), true))
-  const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
-  process.exitCode = undefined
-  try {
-    const code = await main(['node', 'gpu-overhead', 'analyze', ...args])
-    return { code, stdout: out.join(''), stderr: err.join('') }
-  } finally {
-    o.mockRestore()
-    e.mockRestore()
-    process.exitCode = undefined
-  }
+function cli(...args: string[]): Promise<MainResult> {
+  return mainInProcess(['analyze', ...args])
 }
 
 interface JsonComparison {

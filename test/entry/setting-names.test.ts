@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { runAction } from '../hardening/action-env.js'
-import { mainCapturingStderr } from '../helpers/main-in-process.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 
 const made: string[] = []
 afterAll(() => {
@@ -34,7 +34,7 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
   const saved = { ...process.env }
   Object.assign(process.env, env)
   try {
-    const { code, stderr } = await mainCapturingStderr(args)
+    const { code, stderr } = await mainInProcess(args)
     return { code, err: stderr }
   } finally {
     process.env = saved

@@ -1,10 +1,9 @@
 /** `gpu-overhead trend` through the CLI's own main(): flags, formats and exit codes. */
-import { jest } from '@jest/globals'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
 import { buildHistory, nightDigest } from '../helpers/trend-history.js'
+import { mainInProcess, type MainResult } from '../helpers/main-in-process.js'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-trend-cli-'))
 function baselineFile(name: string, level: (n: number) => number): string {
@@ -16,20 +15,8 @@ function baselineFile(name: string, level: (n: number) => number): string {
 const stepped = baselineFile('step.json', n => (n < 25 ? 41 : 43.05))
 const flat = baselineFile('flat.json', () => 41)
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const o = jest.spyOn(process.stdout, 'write').mockImplementation(s => (out.push(String(s)), true))
-  const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
-  process.exitCode = undefined
-  try {
-    const code = await main(['node', 'gpu-overhead', 'trend', ...args])
-    return { code, stdout: out.join(''), stderr: err.join('') }
-  } finally {
-    o.mockRestore()
-    e.mockRestore()
-    process.exitCode = undefined
-  }
+function cli(...args: string[]): Promise<MainResult> {
+  return mainInProcess(['trend', ...args])
 }
 
 describe('gpu-overhead trend', () => {

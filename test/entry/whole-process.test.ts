@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { mainCapturingStderr } from '../helpers/main-in-process.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 import { buildComment, runLinks } from '../../src/report/comment-body.js'
 import type { CheckSummary } from '../../src/types/index.js'
 
@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 it('a wall-timed command reads as a whole-process time, start-up included, in the report and the comment', async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-whole-'))
   const out = path.join(dir, 'out')
-  const { code } = await mainCapturingStderr([
+  const { code } = await mainInProcess([
     'run',
     '--device',
     'cpu',

@@ -3,13 +3,12 @@
  * --format md` into PR comments). Hostile workload and metric names in the CSV, built from backtick-run tricks
  * (escaped runs, unequal runs, unclosed runs, runs around a pipe or a tag), never leave a mention or a link live.
  */
-import { jest } from '@jest/globals'
 import { Parser } from 'commonmark'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
 import { publishMarkdown } from '../../src/util/text.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-cli-md-'))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -18,16 +17,8 @@ afterEach(() => {
 })
 
 async function cli(args: string[]): Promise<{ code: number; out: string }> {
-  const out: string[] = []
-  const o = jest.spyOn(process.stdout, 'write').mockImplementation(s => (out.push(String(s)), true))
-  const e = jest.spyOn(process.stderr, 'write').mockImplementation(() => true)
-  try {
-    const code = await main(['node', 'gpu-overhead', ...args])
-    return { code, out: out.join('') }
-  } finally {
-    o.mockRestore()
-    e.mockRestore()
-  }
+  const r = await mainInProcess(args)
+  return { code: r.code, out: r.stdout }
 }
 
 /** Every way of pairing backtick runs around a mention and a link: escaped, doubled, unequal, unclosed. */

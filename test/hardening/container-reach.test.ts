@@ -8,7 +8,8 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { ensurePythonImageAs } from '../helpers/docker-image.js'
-import { mainCapturingStderr } from '../helpers/main-in-process.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
+import { cpuRunArgs } from '../helpers/cli.js'
 
 /** Samples of what the process can see: `git_config` 1 when .git/config is readable, `sub_git` for sub/.git. */
 const PROBE = `import json, os, sys
@@ -76,24 +77,15 @@ describe('what the image can reach (issue 41)', () => {
     process.env.NVIDIA_CREDS = 'user:hunter2hunter2'
     let r: { code: number; stderr: string }
     try {
-      r = await mainCapturingStderr(
-        [
-          'run',
-          '--device',
-          'cpu',
-          '--image',
+      r = await mainInProcess(
+        cpuRunArgs({
           image,
-          '--command',
-          'probe=python3 probe.py',
-          '--runs',
-          '2',
-          '--max-runs',
-          '2',
-          '--python',
-          '/usr/bin/python3',
-          '--out',
-          out
-        ],
+          out,
+          runs: 2,
+          maxRuns: 2,
+          workloads: 'probe',
+          extra: ['--command', 'probe=python3 probe.py']
+        }),
         { cwd: ws }
       )
     } finally {

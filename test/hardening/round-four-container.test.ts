@@ -14,7 +14,8 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { ensurePythonImageAs } from '../helpers/docker-image.js'
-import { mainCapturingStderr } from '../helpers/main-in-process.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
+import { cpuRunArgs } from '../helpers/cli.js'
 
 const SECRET = 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3JvdW5kNA=='
 
@@ -143,26 +144,20 @@ describe('issue 53: what the container reaches, through the CLI and the real eng
   beforeAll(async () => {
     ws = workspace()
     const out = path.join(ws, 'out')
-    const r = await mainCapturingStderr(
-      [
-        'run',
-        '--device',
-        'cpu',
-        '--image',
+    const r = await mainInProcess(
+      cpuRunArgs({
         image,
-        '--command',
-        'probe=python3 probe.py',
-        '--container-args',
-        '--pids-limit 64 --cpuset-mems 0 --memory 256m --memory-swap 512m',
-        '--runs',
-        '2',
-        '--max-runs',
-        '2',
-        '--python',
-        '/usr/bin/python3',
-        '--out',
-        out
-      ],
+        out,
+        runs: 2,
+        maxRuns: 2,
+        workloads: 'probe',
+        extra: [
+          '--command',
+          'probe=python3 probe.py',
+          '--container-args',
+          '--pids-limit 64 --cpuset-mems 0 --memory 256m --memory-swap 512m'
+        ]
+      }),
       { cwd: ws }
     )
     code = r.code

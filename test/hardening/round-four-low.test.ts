@@ -2,15 +2,14 @@
  * Issue 53's low cases, each as a user meets it: `gpu-overhead` (the CLI's main, in this process) or the
  * action's run().
  */
-import { jest } from '@jest/globals'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
 import { clearSecrets } from '../../src/util/secrets.js'
 import { buildHistory } from '../helpers/trend-history.js'
 import { runAction } from './action-env.js'
 import { startFakeApi } from '../helpers/fake-github.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 
 const FIX = path.join(import.meta.dirname, '..', '__fixtures__', 'adapters')
 const made: string[] = []
@@ -29,20 +28,8 @@ afterEach(() => {
 
 /** The CLI's main in this process, in `cwd`: exit code, stdout and stderr. */
 async function cli(args: string[], cwd = process.cwd()): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const o = jest.spyOn(process.stdout, 'write').mockImplementation(s => (out.push(String(s)), true))
-  const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
-  const was = process.cwd()
-  try {
-    process.chdir(cwd)
-    const code = await main(['node', 'gpu-overhead', ...args])
-    return { code, out: out.join(''), err: err.join('') }
-  } finally {
-    process.chdir(was)
-    o.mockRestore()
-    e.mockRestore()
-  }
+  const r = await mainInProcess(args, { cwd })
+  return { code: r.code, out: r.stdout, err: r.stderr }
 }
 
 describe('gate-metrics names a metric without data (C16-27, -28, -37)', () => {

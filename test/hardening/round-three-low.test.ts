@@ -18,7 +18,7 @@ import * as path from 'node:path'
 import { resetApiBudget } from '../../src/tools/github.js'
 import { clearSecrets } from '../../src/util/secrets.js'
 import { runAction } from './action-env.js'
-import { mainCapturingStderr } from '../helpers/main-in-process.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 
 const made: string[] = []
 const tmp = (prefix: string): string => {
@@ -37,7 +37,7 @@ afterEach(() => {
 })
 
 async function cli(ws: string, args: string[]): Promise<{ code: number; err: string }> {
-  const r = await mainCapturingStderr(args, { cwd: ws })
+  const r = await mainInProcess(args, { cwd: ws })
   return { code: r.code, err: r.stderr }
 }
 

@@ -11,7 +11,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { ensurePythonImageAs } from '../helpers/docker-image.js'
-import { mainCapturingStderr } from '../helpers/main-in-process.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 
 const TAG = `local/gpu-overhead-turns41-${process.pid}`
 const BASE = `${TAG}:py`
@@ -78,7 +78,7 @@ afterAll(() => {
 })
 
 async function cli(ws: string, args: string[]): Promise<{ code: number; stderr: string }> {
-  return mainCapturingStderr(['run', '--device', 'cpu', '--python', '/usr/bin/python3', ...args], { cwd: ws })
+  return mainInProcess(['run', '--device', 'cpu', '--python', '/usr/bin/python3', ...args], { cwd: ws })
 }
 
 interface Run {

@@ -3,13 +3,12 @@
  * it can write. Through the CLI's main with the real Docker engine: after the check no setuid file or special
  * node is left in any folder the check made (results, work folder), and the check says what it found.
  */
-import { jest } from '@jest/globals'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
-import { HOST_PYTHON } from '../helpers/cli.js'
+import { cpuRunArgs } from '../helpers/cli.js'
 import { ensurePythonImage } from '../helpers/docker-image.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 
 let image = ''
 beforeAll(async () => {
@@ -48,39 +47,17 @@ for i in range(3):
 
 it('a setuid shell and a FIFO the container left are removed, and reported', async () => {
   fs.writeFileSync(path.join(ws, 'evil.py'), EVIL)
-  const err: string[] = []
-  const o = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
-  const e = jest.spyOn(process.stderr, 'write').mockImplementation(s => (err.push(String(s)), true))
-  const was = process.cwd()
-  let code: number
-  try {
-    process.chdir(ws)
-    code = await main([
-      'node',
-      'gpu-overhead',
-      'run',
-      '--device',
-      'cpu',
-      '--image',
+  const { code, stderr } = await mainInProcess(
+    cpuRunArgs({
       image,
-      '--command',
-      'evil=python3 evil.py',
-      '--runs',
-      '2',
-      '--max-runs',
-      '2',
-      '--python',
-      HOST_PYTHON,
-      '--out',
-      'out'
-    ])
-  } finally {
-    process.chdir(was)
-    o.mockRestore()
-    e.mockRestore()
-    process.exitCode = undefined
-  }
-  const stderr = err.join('')
+      out: 'out',
+      runs: 2,
+      maxRuns: 2,
+      workloads: 'evil',
+      extra: ['--command', 'evil=python3 evil.py']
+    }),
+    { cwd: ws }
+  )
   expect([0, 1]).toContain(code)
   // The container did run the workload (else nothing was planted).
   expect(stderr).toMatch(/evil container run 1: ok/)

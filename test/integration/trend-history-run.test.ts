@@ -3,27 +3,17 @@
  * --save-baseline` adds one point per series to the baseline file's history, with the commit the check
  * ran on, and `trend` reads them back.
  */
-import { jest } from '@jest/globals'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { main } from '../../src/entry/cli/index.js'
 import { parseBaseline } from '../../src/analyze/index.js'
+import { mainInProcess } from '../helpers/main-in-process.js'
 
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-overhead-trend-run-'))
 const baseline = path.join(ws, 'baseline.json')
 
 async function quiet(argv: string[]): Promise<number> {
-  const o = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
-  const e = jest.spyOn(process.stderr, 'write').mockImplementation(() => true)
-  process.exitCode = undefined
-  try {
-    return await main(['node', 'gpu-overhead', ...argv])
-  } finally {
-    o.mockRestore()
-    e.mockRestore()
-    process.exitCode = undefined
-  }
+  return (await mainInProcess(argv)).code
 }
 
 describe('run --save-baseline feeds the trend history', () => {
