@@ -33,7 +33,7 @@ export function gpusOfCheck(
 ): GpuReport['gpus'] {
   const all = gpus?.gpus ?? []
   if (lanes?.length)
-    return all.filter(g => lanes.some(l => (l.uuid !== null && l.uuid === g.uuid) || l.index === g.index))
+    return all.filter(g => lanes.some(l => (l.uuid !== null ? l.uuid === g.uuid : l.index === g.index)))
   return all.filter(
     g =>
       config.gpus === 'all' ||
