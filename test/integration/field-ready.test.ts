@@ -64,10 +64,14 @@ describe('NGC-like images (entrypoint banner on stdout), real Docker, --device c
         w
       )
       expect(r.stderr).not.toMatch(/non-protocol output/)
-      expect(r.code).toBe(0)
+      // The verdict is not this test's subject: the container runs with OMP_NUM_THREADS=1 and the native arm with
+      // every core, so on a busy 2-core runner its matmul can be a real regression at 3 runs (exit 1; CI met one).
+      // Anything else (an error, a gate) is a failure here.
+      expect([0, 1]).toContain(r.code)
       const out = path.join(w, 'out')
       const s = summaryOf(out)
       expect(s.complete).toBe(true)
+      expect(r.code === 0 ? ['pass', 'inconclusive'] : ['regression']).toContain(s.verdict)
       const gated = s.analysis?.comparisons.filter(c => c.scope === 'steady' && c.workload === 'matmul') ?? []
       expect(gated.length).toBeGreaterThan(0)
       for (const c of gated) expect(c.n_candidate).toBe(3)
