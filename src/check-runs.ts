@@ -3,7 +3,13 @@
  * steps at the current power limit or swept over the caps; what ran goes into the check's state.
  */
 import { appendAll } from './util/arrays.js'
-import { definitionOf, gateMetricSet, type Config, type WorkloadDefinition } from './config/index.js'
+import {
+  definitionOf,
+  gateMetricSet,
+  takesTurns,
+  type Config,
+  type WorkloadDefinition
+} from './config/index.js'
 import {
   executeSteps,
   gpuCotenantProbe,
@@ -17,7 +23,7 @@ import {
 } from './execute/index.js'
 import type { SequentialController } from './analyze/index.js'
 import type { CheckState } from './gate/index.js'
-import { planExecution, takesTurns, type Layout, type PlannedRun } from './plan/index.js'
+import { planExecution, type Layout, type PlannedRun } from './plan/index.js'
 import type { Lane } from './types/index.js'
 import { fingerprintCache, type PreflightOutcome } from './preflight/index.js'
 import type { ResultsWriter } from './results/index.js'

@@ -1,6 +1,6 @@
 /** One process of a planned run on one lane: started (held for prestart), its events turned into records. */
 import type { CotenantList, SampleRecord, StackEvent, StackRecord, WorkloadEvent } from '../types/index.js'
-import { runText, type PlannedRun } from '../plan/index.js'
+import { runLabel, type PlannedRun } from '../plan/index.js'
 import type { Lane } from '../types/index.js'
 import { peersList, unavailable } from './cotenants.js'
 import { memoryRecords } from './memory.js'
@@ -219,7 +219,7 @@ class LaneProcess implements Launched {
       const said = this.start.hold
         ? this.start.held?.freeze.observe(
             peersList(event),
-            `${this.planned.workload} ${this.planned.arm.label} ${runText(this.planned, this.start.run)}`,
+            runLabel(this.planned, this.start.run),
             this.start.held.during
           )
         : null

@@ -3,7 +3,7 @@
  * measured region) and its start-up records (launch, phases, totals — a prestart hold taken out).
  */
 import type { RunRecord, SampleRecord, StartEvent } from '../types/index.js'
-import { runText, type PlannedRun } from '../plan/index.js'
+import { runLabel, type PlannedRun } from '../plan/index.js'
 import type { ExecuteContext, RunSpec } from './context.js'
 import type { ProcessResult } from './process-types.js'
 import { regionWindows } from './region.js'
@@ -122,7 +122,6 @@ export function recordRun(
   spec: Pick<RunSpec, 'resultFormat' | 'runDir'> = {},
   turnFailure: string | null = null
 ): LaneOutcome {
-  const { arm, workload } = planned
   const { run } = base
   // A user command: its result file, or its wall time (src/execute/command-results.ts).
   const results = readCommandResults(
@@ -157,7 +156,7 @@ export function recordRun(
   // The log of every failed process, and of each arm's first process (what its entrypoint printed).
   if (!ok || planned.warmup || run === 1)
     ctx.writer.appendLog?.(
-      `${workload} ${arm.label} ${runText(planned, run)}${base.gpu === undefined ? '' : ` on GPU ${base.gpu}`}: ${record.status}`,
+      `${runLabel(planned, run)}${base.gpu === undefined ? '' : ` on GPU ${base.gpu}`}: ${record.status}`,
       proc.log.text()
     )
   return { proc, run: record, ok, samples: live.length, resultError: results.error }

@@ -48,7 +48,7 @@ export interface StepsOptions {
   lanes?: readonly (Lane | null)[]
   /** How the arms use the lanes (plan/steps.ts); default lockstep. Duet needs two arms on an even lane count. */
   layout?: Layout
-  /** Which workloads take turns (plan/turns.ts takesTurns). Absent: none. */
+  /** Which workloads take turns (config takesTurns). Absent: none. */
   turns?: (workload: Workload) => boolean
 }
 

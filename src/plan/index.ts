@@ -1,8 +1,8 @@
 /** The plan stage's public face: the interleaved schedule and its blocks (the lanes are preflight's). */
-export { buildPlan, runText } from './schedule.js'
+export { buildPlan, runLabel, runText } from './schedule.js'
 export type { PlannedRun } from './schedule.js'
 export { endsBlock, nextCandidates, PRESTART_DEPTH } from './blocks.js'
 export { describePlan } from './describe.js'
 export { planExecution, planSteps, resolveLayout, runsPerBlock } from './steps.js'
 export type { Layout, Step, StepPlan, StepProcess } from './steps.js'
-export { takesTurns, turningWorkloads } from './turns.js'
+export { turningWorkloads } from './turns.js'

@@ -20,6 +20,11 @@ export function runText(p: Pick<PlannedRun, 'warmup' | 'run'>, run = p.run): str
   return p.warmup ? 'warm-up' : `run ${run}`
 }
 
+/** How logs and warnings name one process of a planned run: "matmul container run 3" (`run`: its run label). */
+export function runLabel(p: PlannedRun, run = p.run): string {
+  return `${p.workload} ${p.arm.label} ${runText(p, run)}`
+}
+
 export interface PlanInput {
   arms: Arm[]
   workloads: Workload[]

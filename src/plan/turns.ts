@@ -2,8 +2,6 @@
 import { takesTurns, type Config } from '../config/index.js'
 import type { Workload } from '../types/index.js'
 
-export { takesTurns }
-
 export type TurnsConfig = Pick<Config, 'turns' | 'definitions'>
 
 /** The check's workloads that take turns, in the order of its definitions. */

@@ -36,8 +36,7 @@ export function matmulMemoryCheck(
   const what = `matmul ${config.matmulSize}² ${config.matmulDtype} needs at least ${gib(need)}${at}`
   if (available === null) return { name, status: 'skip', message: `${what}; ${source} unknown`, fix: null }
   if (need > available) {
-    const item = ITEM_BYTES[config.matmulDtype] ?? 4
-    const fits = Math.floor(Math.sqrt(available / k / (3 * item + (item < 4 ? 4 : 0))))
+    const fits = Math.floor(Math.sqrt(available / k / matmulBytes(1, config.matmulDtype)))
     return {
       name,
       status: 'fail',

@@ -47,16 +47,28 @@ export function processesAtOnce(config: MemoryConfig, workload: string): number 
   return takesTurns(config, workload) ? config.arms.length : 1
 }
 
-/** What the host (CPU check) gives one process: MemAvailable, or a smaller container-memory. */
-function hostMemory(config: MemoryConfig): { available: number | null; source: string; capped: boolean } {
+/**
+ * What `processes` of a workload held at once can get: the least free memory of the check's GPUs, or on the CPU
+ * MemAvailable (every arm's process of a turns block shares the host) or a smaller container-memory (which holds
+ * one container's process only).
+ */
+function memoryFor(
+  config: MemoryConfig,
+  gpus: GpuReport | null,
+  lanes: readonly Lane[] | null,
+  processes: number
+): { available: number | null; source: string; processes: number } {
+  if (config.device === 'gpu')
+    return {
+      available: gpuFreeBytes(gpusOfCheck(config, gpus, lanes)),
+      source: 'free memory of the GPU(s) used',
+      processes
+    }
   const host = readMemAvailable()
   const limit = config.containerMemory ? memoryBytes(config.containerMemory) : null
-  const capped = limit !== null && host !== null && limit < host
-  return {
-    available: capped ? limit : host,
-    source: capped ? `container-memory ${config.containerMemory}` : 'MemAvailable',
-    capped
-  }
+  if (limit !== null && host !== null && limit < host)
+    return { available: limit, source: `container-memory ${config.containerMemory}`, processes: 1 }
+  return { available: host, source: 'MemAvailable', processes }
 }
 
 /** The llm preset against what its processes can get at once (refused before start when they cannot fit). */
@@ -67,22 +79,10 @@ export function llmMemoryRow(
 ): PreflightResult {
   const llm = config.definitions.find(d => d.checksLlmMemory)
   const atOnce = llm ? processesAtOnce(config, llm.name) : 1
-  if (config.device === 'gpu')
-    return checkLlmMemory({
-      preset: config.llmPreset,
-      device: 'gpu',
-      available: gpuFreeBytes(gpusOfCheck(config, gpus, lanes)),
-      source: 'free memory of the GPU(s) used',
-      processes: atOnce
-    })
-  const host = hostMemory(config)
   return checkLlmMemory({
     preset: config.llmPreset,
-    device: 'cpu',
-    available: host.available,
-    source: host.source,
-    // A container's limit holds its own process; the host holds every arm's process of a turns block.
-    processes: host.capped ? 1 : atOnce
+    device: config.device,
+    ...memoryFor(config, gpus, lanes, atOnce)
   })
 }
 
@@ -92,13 +92,5 @@ export function matmulMemoryRow(
   gpus: GpuReport | null,
   lanes: readonly Lane[] | null
 ): PreflightResult {
-  const processes = processesAtOnce(config, 'matmul')
-  if (config.device === 'gpu')
-    return matmulMemoryCheck(config, {
-      available: gpuFreeBytes(gpusOfCheck(config, gpus, lanes)),
-      source: 'free memory of the GPU(s) used',
-      processes
-    })
-  const host = hostMemory(config)
-  return matmulMemoryCheck(config, { ...host, processes: host.capped ? 1 : processes })
+  return matmulMemoryCheck(config, memoryFor(config, gpus, lanes, processesAtOnce(config, 'matmul')))
 }

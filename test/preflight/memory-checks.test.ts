@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { builtinDefinition, type WorkloadDefinition } from '../../src/config/index.js'
+import { builtinDefinition, takesTurns, type WorkloadDefinition } from '../../src/config/index.js'
 import { parseQueryGpuCsv, type GpuFacts } from '../../src/preflight/gpu.js'
 import { resolveLanes } from '../../src/preflight/lanes.js'
 import { llmMemory } from '../../src/preflight/llm-memory.js'
@@ -15,7 +15,7 @@ import {
   matmulMemoryRow,
   processesAtOnce
 } from '../../src/preflight/memory-checks.js'
-import { planExecution, takesTurns } from '../../src/plan/index.js'
+import { planExecution } from '../../src/plan/index.js'
 import { buildPlan } from '../../src/plan/schedule.js'
 import type { Arm } from '../../src/types/index.js'
 
