@@ -68,4 +68,28 @@ uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0 2>/dev/null | head
       python3 /w/llm.py "${ARGS[@]}" < /dev/null 2> /dev/null | report "container-ipchost-$i"
   done
   CUDA_VISIBLE_DEVICES=$uuid python3 workloads/llm.py "${ARGS[@]}" < /dev/null 2> /dev/null | report "native-last"
+  # matmul's warm-up (0.55 s of each 2.2 s slot): the default (10 products, at least 0.5 s) against 3 products and
+  # no minimum, alternating, back to back as a check runs them: the first products' times and the median.
+  for i in $(seq 1 "${MATMUL_AB:-4}"); do
+    for w in default short; do
+      more=(); [ "$w" = short ] && more=(--warmup 3 --min-warmup-s 0)
+      CUDA_VISIBLE_DEVICES=$uuid python3 workloads/matmul.py --device gpu --iters 26 --seed 1 "${more[@]}" < /dev/null 2> /dev/null \
+        | python3 -c '
+import json, statistics, sys
+ks, ph = [], {}
+for line in sys.stdin:
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if e.get("event") == "sample" and e.get("metric") == "kernel_ms":
+        ks.append(e["value"])
+    elif e.get("event") == "phase":
+        ph[e["name"]] = round(e["duration_s"], 3)
+med = statistics.median(ks)
+print(sys.argv[1], "prepare_s", ph.get("prepare"), "median_ms %.4f mean_ms %.4f first5_pct" % (med, statistics.mean(ks)),
+      [round(100 * (k / med - 1), 3) for k in ks[:5]], "n", len(ks), flush=True)
+' "matmul-$w-$i"
+    done
+  done
 } 2>&1 | tee "$OUT/startup-probe.txt"
