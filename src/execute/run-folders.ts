@@ -53,6 +53,7 @@ const WORKLOADS_COPY = 'workloads'
 /** A check's root for its runs' private folders: created 0700 in the work folder, removed at the end. */
 export class RunFolders {
   private workloadsCopy: string | null = null
+  private readonly jitCaches = new Map<string, string>()
   /** Setuid/setgid files and device, FIFO or socket nodes a process left in its folders (privileged-files.ts). */
   readonly privileged: string[] = []
 
@@ -82,6 +83,24 @@ export class RunFolders {
       this.workloadsCopy = dest
     }
     return this.workloadsCopy
+  }
+
+  /**
+   * One container arm's CUDA JIT cache, kept for the check: empty at the arm's first process (as a fresh
+   * container's is), then what its processes compiled. Without it every container process JIT-compiles again
+   * (1-2 s of each llm start-up on an H100, on the check's critical path) where the native arm keeps its cache in
+   * the runner's home. One folder per arm (`key`), never shared with another arm; writable for the image's USER.
+   */
+  jitCache(key: string): string {
+    let dir = this.jitCaches.get(key)
+    if (dir === undefined) {
+      dir = path.join(this.root, `jit-cache-${this.jitCaches.size + 1}`)
+      // mkdir fails on anything already there; the root is ours and 0700.
+      fs.mkdirSync(dir, { mode: 0o700 })
+      safeChmodFolder(dir, 0o777)
+      this.jitCaches.set(key, dir)
+    }
+    return dir
   }
 
   /**

@@ -3,7 +3,13 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CHECKPOINT_CONTAINER_PATH, type Config, type WorkloadDefinition } from '../config/index.js'
-import { armImage, armLauncher, type Launcher, type LaunchRequest } from '../launchers/index.js'
+import {
+  armImage,
+  armLauncher,
+  JIT_CACHE_CONTAINER_DIR,
+  type Launcher,
+  type LaunchRequest
+} from '../launchers/index.js'
 import type { PlannedRun } from '../plan/index.js'
 import type { Lane } from '../types/index.js'
 import type { PreflightOutcome } from '../preflight/index.js'
@@ -50,6 +56,7 @@ export function processSpec(input: ProcessSpecInput): RunSpec {
   // image's USER may be another user: its folders are made writable for it.
   const run = folders.create(label, launcher.runsImage, writesCheckpoints ? io.checkpoint.host : null)
   const { start } = definition
+  const image = armImage(input.pre.images, planned.arm, config.containerRuntime)
   const request: LaunchRequest = {
     checkId,
     name: `gpu-overhead-${checkId}-${planned.order}${lane ? `-gpu${lane.index}` : ''}`,
@@ -69,10 +76,10 @@ export function processSpec(input: ProcessSpecInput): RunSpec {
             checkpoint: { host: run.checkpoint, container: CHECKPOINT_CONTAINER_PATH, readOnly: false }
           }
         : null,
-    image: {
-      ref: planned.arm.image,
-      id: armImage(input.pre.images, planned.arm, config.containerRuntime)?.id ?? null
-    },
+    jitCache: keepsJitCache(launcher, config, image?.env ?? {})
+      ? { host: folders.jitCache(planned.arm.label), container: JIT_CACHE_CONTAINER_DIR, readOnly: false }
+      : null,
+    image: { ref: planned.arm.image, id: image?.id ?? null },
     gpu: {
       device: config.device,
       gpuAccess: config.gpuAccess,
@@ -96,6 +103,21 @@ export function processSpec(input: ProcessSpecInput): RunSpec {
     throw e
   }
   return { ...spec, ...runChannel(input, run, eventsOnStdout(launcher)) }
+}
+
+/**
+ * Whether a container arm gets a CUDA JIT cache kept for the check (run-folders.ts `jitCache`): on a GPU, for
+ * a launcher that mounts this host's folders, unless the image or the workflow's container-args already say
+ * where the cache lives or turn it off (their choice stands).
+ */
+function keepsJitCache(
+  launcher: Launcher,
+  config: Config,
+  imageEnv: Readonly<Record<string, string>>
+): boolean {
+  if (config.device !== 'gpu' || !launcher.runsImage || !launcher.capabilities.sharedFolder) return false
+  const own = (name: string): boolean => name in imageEnv || config.containerArgs.some(a => a.includes(name))
+  return !own('CUDA_CACHE_PATH') && !own('CUDA_CACHE_DISABLE')
 }
 
 /** A launcher that shares no folder with this host carries the events framed on the process's stdout. */

@@ -45,6 +45,11 @@ export interface LaunchRequest {
    * folder, each with where a container mounts it; null = none.
    */
   io: { data: Mount; checkpoint: Mount } | null
+  /**
+   * The container arm's CUDA JIT cache, kept for the check (execute/run-folders.ts `jitCache`): mounted
+   * read-write at `container`, where CUDA_CACHE_PATH points; null = none (the native arm keeps the runner's).
+   */
+  jitCache: Mount | null
   /** The arm's image reference, and the ID preflight inspected (what an image launcher runs, never a tag). */
   image: { ref: string | null; id: string | null }
   /** GPU access (device, gpu-access, gpus, driver-mount) and the lane this process is placed on (null: none). */

@@ -137,3 +137,102 @@ test('{workspace} is the workspace in both arms (mounted at its own path), whate
   expect(container.args.slice(-3)).toEqual(['python3', `${root}/b.py`, `--data=${root}/d`])
   container.cleanup?.()
 })
+
+describe("a container arm's CUDA JIT cache, kept for the check", () => {
+  const gpuConfig = (more: Record<string, string> = {}) =>
+    loadConfig({
+      workspace: root,
+      flags: { [Inputs.Image]: IMAGE, [Inputs.Device]: 'gpu', [Inputs.Workloads]: 'matmul', ...more }
+    })
+  const gpuSpec = (
+    cfg: ReturnType<typeof gpuConfig>,
+    armIndex: number,
+    order: number,
+    env: Record<string, string> = {},
+    own = folders
+  ) => {
+    const imgs = new Map([
+      [IMAGE, { id: 'sha256:' + 'b'.repeat(64), env }]
+    ]) as unknown as PreflightOutcome['images']
+    return processSpec({
+      planned: { order, workload: 'matmul', arm: cfg.arms[armIndex]!, run: order, warmup: false },
+      config: cfg,
+      checkId: 'c1',
+      workloadsDir: installed,
+      io: null,
+      pre: { ...emptyPreflightOutcome(), images: imgs },
+      lane: null,
+      hold: false,
+      folders: own,
+      definition: definitionOf(cfg.definitions, 'matmul')
+    })
+  }
+  const cacheMount = (argv: readonly string[]): string | undefined =>
+    mountsOf(argv).find(m => m.endsWith(':/gpu-overhead/jit-cache'))
+
+  test('every container process of the arm mounts the same folder, writable, CUDA_CACHE_PATH at it; the native arm none', () => {
+    const cfg = gpuConfig()
+    const a = gpuSpec(cfg, 1, 1)
+    const b = gpuSpec(cfg, 1, 2)
+    const m = cacheMount(a.args)
+    expect(m).toBeDefined()
+    expect(cacheMount(b.args)).toBe(m)
+    expect(a.args).toContain('CUDA_CACHE_PATH=/gpu-overhead/jit-cache')
+    const host = m!.slice(0, -':/gpu-overhead/jit-cache'.length)
+    expect(path.dirname(host)).toBe(folders.root)
+    // Empty at the arm's first process, as a fresh container's is; writable for the image's USER.
+    expect(fs.readdirSync(host)).toEqual([])
+    expect(fs.statSync(host).mode & 0o777).toBe(0o777)
+    const native = gpuSpec(cfg, 0, 3)
+    expect(JSON.stringify(native)).not.toContain('jit-cache')
+    expect(native.env?.CUDA_CACHE_PATH).toBeUndefined()
+    for (const s of [a, b, native]) s.cleanup?.()
+  })
+
+  test('two container arms keep two folders', () => {
+    const other = 'nvcr.io/nvidia/pytorch:25.11-py3@sha256:' + 'c'.repeat(64)
+    const cfg = gpuConfig({ [Inputs.Arms]: `container:${IMAGE},container:${other}` })
+    const imgs = new Map([
+      [IMAGE, { id: 'sha256:' + 'b'.repeat(64), env: {} }],
+      [other, { id: 'sha256:' + 'd'.repeat(64), env: {} }]
+    ]) as unknown as PreflightOutcome['images']
+    const mounts = [0, 1].map(i => {
+      const s = processSpec({
+        planned: { order: i, workload: 'matmul', arm: cfg.arms[i]!, run: 1, warmup: false },
+        config: cfg,
+        checkId: 'c1',
+        workloadsDir: installed,
+        io: null,
+        pre: { ...emptyPreflightOutcome(), images: imgs },
+        lane: null,
+        hold: false,
+        folders,
+        definition: definitionOf(cfg.definitions, 'matmul')
+      })
+      s.cleanup?.()
+      return cacheMount(s.args)
+    })
+    expect(mounts.every(m => m !== undefined)).toBe(true)
+    expect(mounts[0]).not.toBe(mounts[1])
+  })
+
+  test("none where the image or the workflow's container-args say where the cache is or turn it off, nor on a CPU", () => {
+    const cfg = gpuConfig()
+    for (const env of [{ CUDA_CACHE_PATH: '/cache/nv' }, { CUDA_CACHE_DISABLE: '1' }] as Record<
+      string,
+      string
+    >[]) {
+      const s = gpuSpec(cfg, 1, 1, env)
+      expect(cacheMount(s.args)).toBeUndefined()
+      expect(s.args.join(' ')).not.toContain('CUDA_CACHE_PATH=/gpu-overhead')
+      s.cleanup?.()
+    }
+    const argsCfg = gpuConfig({ [Inputs.ContainerArgs]: '-e CUDA_CACHE_PATH=/mnt/cache' })
+    const s = gpuSpec(argsCfg, 1, 1)
+    expect(cacheMount(s.args)).toBeUndefined()
+    s.cleanup?.()
+    const cpu = spec('matmul', 1)
+    expect(cacheMount(cpu.args)).toBeUndefined()
+    cpu.cleanup?.()
+  })
+})

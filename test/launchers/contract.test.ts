@@ -83,6 +83,16 @@ describe.each(launcherNames())('launcher %s keeps the contract', name => {
     if (l.runsImage) expect(noImage).toThrow(/image img has no inspected image ID/)
     else expect(noImage).not.toThrow()
   })
+  it("mounts the arm's JIT cache read-write where CUDA_CACHE_PATH points, or none without one", () => {
+    const r = request()
+    const cache = { host: path.join(r.run.dir, 'jit'), container: '/gpu-overhead/jit-cache', readOnly: false }
+    const words = wordsOf(l.processSpec({ ...r, jitCache: cache }))
+    if (l.runsImage) {
+      expect(words).toContain(`${cache.host}:${cache.container}`)
+      expect(words).toContain(`CUDA_CACHE_PATH=${cache.container}`)
+    } else expect(words.join('\n')).not.toContain(cache.host)
+    expect(wordsOf(l.processSpec(r)).filter(w => w.includes('CUDA_CACHE_PATH'))).toEqual([])
+  })
   it('sends the events framed on stdout when the request says its host shares no folder', () => {
     const words = wordsOf(l.processSpec({ ...request(), events: 'stdout' }))
     expect(words).toContain('GPU_OVERHEAD_EVENTS=stdout')
@@ -132,6 +142,7 @@ function request(): LaunchRequest {
     events: 'folder',
     workloads: { installed: path.join(scratch, 'installed'), shared: () => path.join(scratch, 'copy') },
     io: null,
+    jitCache: null,
     image: { ref: A, id: 'sha256:' + 'c'.repeat(64) },
     gpu: { device: 'gpu', gpuAccess: 'gpus', gpus: 'all', driverMount: null },
     lane: { index: 3, uuid: 'GPU-lane-3', name: null, minor: 3 },

@@ -16,6 +16,7 @@ import {
   type Knowledge
 } from '../../execute/index.js'
 import { GPU_SELECTION_ENV } from '../../tools/gpu-access.js'
+import { JIT_CACHE_CONTAINER_DIR } from '../../launchers/index.js'
 import { maxOf } from '../../util/arrays.js'
 import { must } from '../../util/must.js'
 import { namedSettings } from '../../util/setting-name.js'
@@ -94,6 +95,10 @@ export function stackFindings(base: ArmStack, cand: ArmStack, image: Map<string,
     const x = be.get(name) ?? null
     const y = ce.get(name) ?? null
     if (x === y) continue
+    // The JIT cache this tool keeps for a container arm (execute/run-folders.ts): its own setting, reported
+    // with the start-up (report/startup.ts), not a difference of the image's.
+    if (name === 'CUDA_CACHE_PATH' && (x === JIT_CACHE_CONTAINER_DIR || y === JIT_CACHE_CONTAINER_DIR))
+      continue
     const k = envScoped(name, x === null ? cf : bf, envKnowledge(name))
     out.push({
       kind: 'env',

@@ -3,6 +3,7 @@ export {
   containerArgs,
   containerSpec,
   engineProcessSpec,
+  JIT_CACHE_CONTAINER_DIR,
   PEERS_ENV,
   RUN_CONTAINER_DIR,
   type ContainerRunInput

@@ -23,6 +23,8 @@ import { gitMaskArgs } from './git-mask.js'
 
 /** Where a container run's private folder is mounted (read-write, that run's container only). */
 export const RUN_CONTAINER_DIR = '/gpu-overhead/run'
+/** Where a container arm's CUDA JIT cache for the check is mounted (LaunchRequest `jitCache`). */
+export const JIT_CACHE_CONTAINER_DIR = '/gpu-overhead/jit-cache'
 /** Asks the workload to list the container's other processes over each measured region (workloads/_peers.py). */
 export const PEERS_ENV = { GPU_OVERHEAD_PEERS: 'pid-namespace' } as const
 
@@ -127,10 +129,14 @@ export function engineProcessSpec(runtime: ContainerRuntime, r: LaunchRequest): 
       { host: run.dir, container: RUN_CONTAINER_DIR, readOnly: false },
       // A user command sees the workspace read-only at its own path, and runs there.
       ...(command ? [{ host: command.workspace, container: command.workspace, readOnly: true }] : []),
-      ...(r.io ? [r.io.data, r.io.checkpoint] : [])
+      ...(r.io ? [r.io.data, r.io.checkpoint] : []),
+      ...(r.jitCache ? [r.jitCache] : [])
     ],
     gpuArgs: containerGpuArgs(r.gpu, r.lane),
-    env: command ? commandEnv(seen) : channelEnv(seen),
+    env: {
+      ...(command ? commandEnv(seen) : channelEnv(seen)),
+      ...(r.jitCache ? { CUDA_CACHE_PATH: r.jitCache.container } : {})
+    },
     ...(command
       ? {
           command: {
