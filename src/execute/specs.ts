@@ -77,7 +77,12 @@ export function processSpec(input: ProcessSpecInput): RunSpec {
           }
         : null,
     jitCache: keepsJitCache(launcher, config, image?.env ?? {})
-      ? { host: folders.jitCache(planned.arm.label), container: JIT_CACHE_CONTAINER_DIR, readOnly: false }
+      ? {
+          // One per arm and workload: each workload's first container process starts empty, as a fresh one.
+          host: folders.jitCache(`${planned.arm.label}\u0000${planned.workload}`),
+          container: JIT_CACHE_CONTAINER_DIR,
+          readOnly: false
+        }
       : null,
     image: { ref: planned.arm.image, id: image?.id ?? null },
     gpu: {

@@ -145,7 +145,8 @@ export function assembleSummary(
       imageEnv,
       runs: exec.runs,
       arms: config.arms.map(a => a.label),
-      runtime: config.containerRuntime
+      runtime: config.containerRuntime,
+      samples: exec.samples
     }),
     ...(state.sequential ? { sequential: state.sequential.summary() } : {}),
     measured_work: measuredWork(exec.runs),

@@ -12,6 +12,7 @@ import type {
   Explanation,
   Finding,
   RunRecord,
+  SampleRecord,
   StackRecord,
   TelemetrySummary
 } from '../../types/index.js'
@@ -22,6 +23,7 @@ import { memoryFindings } from './memory.js'
 import { RELEVANT_IMPACT, explainsOf, headline, merge, rank } from './rank.js'
 import { imageEnvMap, stackFindings } from './stack.js'
 import { startupFindings } from './startup.js'
+import { jitCacheFindings } from './jit-cache.js'
 import { cotenantFindings } from './cotenants.js'
 import { armFailures, failureFindings } from './failures.js'
 import type { ArmFailure } from './failure-causes.js'
@@ -41,6 +43,8 @@ export interface ExplainInput {
   failures?: readonly ArmFailure[]
   /** The container runtime (its own fix for a failure of the runtime itself); null or absent when not known. */
   runtime?: ContainerRuntime | null
+  /** Each process's own stack record and start-up samples: what a container arm's first process paid for JIT. */
+  processes?: { stacks: readonly StackRecord[]; samples: readonly SampleRecord[] }
 }
 
 export function explain(input: ExplainInput): Explanation {
@@ -58,6 +62,7 @@ export function explain(input: ExplainInput): Explanation {
     startupFindings(input.comparisons, input.stacks, input.baselineEnv, input.candidateEnv, input.alpha)
   )
   appendAll(raw, memoryFindings(input.comparisons, input.alpha))
+  if (input.processes) appendAll(raw, jitCacheFindings(input.processes.stacks, input.processes.samples))
   const findings = merge(raw).map(f => {
     const explains = explainsOf(f, measured)
     return {
@@ -94,6 +99,8 @@ export interface CheckExplainInput {
   /** The configured arms' labels, baseline first: used when an arm failed before anything was compared. */
   arms?: readonly string[]
   runtime?: ContainerRuntime | null
+  /** The check's samples (their start-up phases per process). */
+  samples?: readonly SampleRecord[]
 }
 
 /** The explanation of a check's primary pair of arms; null when nothing was compared. */
@@ -113,6 +120,7 @@ export function explainCheck(input: CheckExplainInput): Explanation | null {
     comparisons: a?.comparisons ?? [],
     telemetry: armTelemetry(input.telemetry),
     failures,
-    runtime: input.runtime ?? null
+    runtime: input.runtime ?? null,
+    processes: { stacks: input.stacks, samples: input.samples ?? [] }
   })
 }
