@@ -198,6 +198,16 @@ function groupBlock(summary: CheckSummary, g: Group): string {
   return `${lead(summary, g, wall)}\n\n${table(rows, ['l', 'r', 'r', 'r', 'r', 'r'])}`
 }
 
+/**
+ * What a fresh container pays that the check did not repeat: each container arm's first process compiled its
+ * kernels into the CUDA JIT cache the check keeps for the arm (analyze/explain/jit-cache.ts), so the table above
+ * holds one such start and the rest warm. Said here in full, with the fix.
+ */
+function jitCacheLines(summary: CheckSummary): string {
+  const found = (summary.explanation?.findings ?? []).filter(f => /^startup:[^:]+:jit-cache$/.test(f.key))
+  return found.map(f => `- **${inline(f.label)}**: ${inline(f.meaning)}. Fix: ${inline(f.fix)}.`).join('\n')
+}
+
 export function startupSection(summary: CheckSummary): Section | null {
   const startup = summary.analysis?.comparisons.filter(c => c.scope === 'startup') ?? []
   if (!startup.length) return null
@@ -215,6 +225,7 @@ export function startupSection(summary: CheckSummary): Section | null {
       '`gpu-overhead analyze` reports (a factor from 10× on; “–” without a positive baseline). ' +
       '**p**: Welch’s t-test, unadjusted. The start-up total runs from spawn to the first measurement, launch included.',
     ...groups(summary, startup).map(g => groupBlock(summary, g)),
+    jitCacheLines(summary),
     notes.join('\n')
   ]
     .filter(Boolean)
