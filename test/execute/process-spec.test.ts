@@ -144,18 +144,20 @@ describe("a container arm's CUDA JIT cache, kept for the check", () => {
       workspace: root,
       flags: { [Inputs.Image]: IMAGE, [Inputs.Device]: 'gpu', [Inputs.Workloads]: 'matmul', ...more }
     })
+  /** `images`: each image's env by reference (every image an arm names, default only IMAGE with `env`). */
   const gpuSpec = (
     cfg: ReturnType<typeof gpuConfig>,
     armIndex: number,
     order: number,
     env: Record<string, string> = {},
-    own = folders
+    images: Record<string, Record<string, string>> = { [IMAGE]: env },
+    workload = 'matmul'
   ) => {
-    const imgs = new Map([
-      [IMAGE, { id: 'sha256:' + 'b'.repeat(64), env }]
-    ]) as unknown as PreflightOutcome['images']
+    const imgs = new Map(
+      Object.entries(images).map(([ref, e], i) => [ref, { id: 'sha256:' + String(i).repeat(64), env: e }])
+    ) as unknown as PreflightOutcome['images']
     return processSpec({
-      planned: { order, workload: 'matmul', arm: cfg.arms[armIndex]!, run: order, warmup: false },
+      planned: { order, workload, arm: cfg.arms[armIndex]!, run: order, warmup: false },
       config: cfg,
       checkId: 'c1',
       workloadsDir: installed,
@@ -163,8 +165,8 @@ describe("a container arm's CUDA JIT cache, kept for the check", () => {
       pre: { ...emptyPreflightOutcome(), images: imgs },
       lane: null,
       hold: false,
-      folders: own,
-      definition: definitionOf(cfg.definitions, 'matmul')
+      folders,
+      definition: definitionOf(cfg.definitions, workload)
     })
   }
   const cacheMount = (argv: readonly string[]): string | undefined =>
@@ -189,26 +191,20 @@ describe("a container arm's CUDA JIT cache, kept for the check", () => {
     for (const s of [a, b, native]) s.cleanup?.()
   })
 
+  test("each workload's first container process starts with an empty folder of its own", () => {
+    const cfg = gpuConfig({ [Inputs.Workloads]: 'matmul,llm' })
+    const m = gpuSpec(cfg, 1, 1)
+    const l = gpuSpec(cfg, 1, 2, {}, undefined, 'llm')
+    expect(cacheMount(l.args)).toBeDefined()
+    expect(cacheMount(l.args)).not.toBe(cacheMount(m.args))
+    for (const s of [m, l]) s.cleanup?.()
+  })
+
   test('two container arms keep two folders', () => {
     const other = 'nvcr.io/nvidia/pytorch:25.11-py3@sha256:' + 'c'.repeat(64)
     const cfg = gpuConfig({ [Inputs.Arms]: `container:${IMAGE},container:${other}` })
-    const imgs = new Map([
-      [IMAGE, { id: 'sha256:' + 'b'.repeat(64), env: {} }],
-      [other, { id: 'sha256:' + 'd'.repeat(64), env: {} }]
-    ]) as unknown as PreflightOutcome['images']
     const mounts = [0, 1].map(i => {
-      const s = processSpec({
-        planned: { order: i, workload: 'matmul', arm: cfg.arms[i]!, run: 1, warmup: false },
-        config: cfg,
-        checkId: 'c1',
-        workloadsDir: installed,
-        io: null,
-        pre: { ...emptyPreflightOutcome(), images: imgs },
-        lane: null,
-        hold: false,
-        folders,
-        definition: definitionOf(cfg.definitions, 'matmul')
-      })
+      const s = gpuSpec(cfg, i, 1, {}, { [IMAGE]: {}, [other]: {} })
       s.cleanup?.()
       return cacheMount(s.args)
     })
