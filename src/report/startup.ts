@@ -203,8 +203,8 @@ function groupBlock(summary: CheckSummary, g: Group): string {
  * kernels into the CUDA JIT cache the check keeps for the arm (analyze/explain/jit-cache.ts), so the table above
  * holds one such start and the rest warm. Said here in full, with the fix.
  */
-function jitCacheLines(summary: CheckSummary): string {
-  const found = (summary.explanation?.findings ?? []).filter(f => /^startup:[^:]+:jit-cache$/.test(f.key))
+function jitCacheLines(summary: CheckSummary, workload: string): string {
+  const found = (summary.explanation?.findings ?? []).filter(f => f.key === `startup:${workload}:jit-cache`)
   return found.map(f => `- **${inline(f.label)}**: ${inline(f.meaning)}. Fix: ${inline(f.fix)}.`).join('\n')
 }
 
@@ -224,8 +224,15 @@ export function startupSection(summary: CheckSummary): Section | null {
       'Means per arm. **Relative**: candidate mean / baseline mean − 1 with its 95% CI, the same overhead ' +
       '`gpu-overhead analyze` reports (a factor from 10× on; “–” without a positive baseline). ' +
       '**p**: Welch’s t-test, unadjusted. The start-up total runs from spawn to the first measurement, launch included.',
-    ...groups(summary, startup).map(g => groupBlock(summary, g)),
-    jitCacheLines(summary),
+    // Each workload's JIT line right under its first table.
+    ...groups(summary, startup).map((g, i, all) =>
+      [
+        groupBlock(summary, g),
+        all.findIndex(x => x.workload === g.workload) === i ? jitCacheLines(summary, g.workload) : ''
+      ]
+        .filter(Boolean)
+        .join('\n\n')
+    ),
     notes.join('\n')
   ]
     .filter(Boolean)

@@ -27,6 +27,10 @@ test("the start-up section names the first container process's JIT compile, its 
   expect(section).toContain('container run 1 started with an empty CUDA JIT cache')
   expect(section).toMatch(/took 3\.23 s against 2\.33 s \(median\) for its 9 later process\(es\)/)
   expect(section).toContain('Fix: mount a persistent volume at CUDA_CACHE_PATH')
+  // Under the llm's table, before io's.
+  const line = section.indexOf('**CUDA JIT cache of a fresh container (llm)**')
+  expect(line).toBeGreaterThan(section.indexOf('**llm**'))
+  expect(line).toBeLessThan(section.indexOf('**io**'))
 })
 
 test('a check whose first container process compiled nothing says nothing of it', () => {
