@@ -20,6 +20,36 @@ function hasMde(c: Comparison): boolean {
   return c.mde_pct > 0 && Number.isFinite(c.mde_pct) && !(c.undefined_stats ?? []).includes('mde_pct')
 }
 
+/** Share of a measured region's telemetry samples throttled from which an undecided metric's note names it. */
+const THROTTLE_NOTE_SHARE = 0.05
+
+/**
+ * Why an undecided metric's processes spread, when the GPU says so: throttled samples over the workload's
+ * measured regions in its arms (a hot or power-capped GPU slows processes unevenly, in both arms alike).
+ */
+function throttleNote(summary: CheckSummary, c: Comparison): string {
+  // Every GPU the arm's processes ran on (a multi-GPU check has one entry per GPU).
+  const arms = [c.baseline_env, c.candidate_env].flatMap(env => {
+    const regions = (summary.telemetry ?? []).flatMap(x =>
+      x.workload === c.workload && x.environment === env && x.region ? [x.region] : []
+    )
+    const t = {
+      samples: regions.reduce((a, r) => a + r.samples, 0),
+      throttled_samples: regions.reduce((a, r) => a + r.throttled_samples, 0),
+      reasons: regions.flatMap(r => r.reasons)
+    }
+    return t.samples > 0 && t.throttled_samples > 0 ? [{ env, t }] : []
+  })
+  if (!arms.some(a => a.t.throttled_samples / a.t.samples >= THROTTLE_NOTE_SHARE)) return ''
+  const counts = arms.map(a => `${a.t.throttled_samples} of ${a.t.samples} (${code(a.env)})`).join(' and ')
+  const reasons = [...new Set(arms.flatMap(a => a.t.reasons))].sort()
+  return (
+    ` The GPU was throttled in ${counts} telemetry samples over the measured regions` +
+    `${reasons.length ? ` (${inline(reasons.join(', '))})` : ''}: a hot or power-capped GPU slows processes ` +
+    'unevenly, which widens the interval; a cooler, idle GPU decides it sooner.'
+  )
+}
+
 /**
  * What the table cannot say. Regressions and equivalences need no note (the table and the verdict line
  * say it all); inconclusive metrics get what would resolve them, incomparable ones why (shared reasons
@@ -48,14 +78,16 @@ function comparisonNotes(
             : `; ~${need.runs} runs per arm would decide it (sequential rule)`
     if (!hasMde(c)) {
       lines.push(
-        `- ${name(c)} inconclusive: ${runs ? `${sentence(c.reason).replace(/\.$/, '')}${runs}.` : sentence(c.reason)}`
+        `- ${name(c)} inconclusive: ${runs ? `${sentence(c.reason).replace(/\.$/, '')}${runs}.` : sentence(c.reason)}` +
+          throttleNote(summary, c)
       )
       continue
     }
     const advice = ownWorkloadAdvice(summary, c)
     lines.push(
       `- ${name(c)} inconclusive: smallest detectable effect ${fmtNum(c.mde_pct)}% at ${c.n_baseline}+${c.n_candidate} runs${runs}.` +
-        (advice === null ? '' : ` ${cell(advice.charAt(0).toUpperCase() + advice.slice(1))}.`)
+        (advice === null ? '' : ` ${cell(advice.charAt(0).toUpperCase() + advice.slice(1))}.`) +
+        throttleNote(summary, c)
     )
   }
   const groups = new Map<string, Comparison[]>()
