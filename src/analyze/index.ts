@@ -17,7 +17,7 @@ export {
   type BranchStore
 } from './baseline/index.js'
 export { analyzeRecords, formatOverhead, formatP, measureSeries } from './compare/index.js'
-export { explain, explainCheck } from './explain/index.js'
+export { explain, explainCheck, jitCacheKey } from './explain/index.js'
 export { decideCheck, decideFamily } from './family.js'
 export { guardNativeModes } from './native-modes.js'
 export { measuredWork, measuredWorkNote } from './measured-work.js'

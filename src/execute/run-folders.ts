@@ -89,7 +89,8 @@ export class RunFolders {
    * One container arm's CUDA JIT cache for one workload, kept for the check: empty at its first process (as a fresh
    * container's is), then what its processes compiled. Without it every container process JIT-compiles again
    * (1-2 s of each llm start-up on an H100, on the check's critical path) where the native arm keeps its cache in
-   * the runner's home. One folder per arm (`key`), never shared with another arm; writable for the image's USER.
+   * the runner's home. One folder per `key` (arm and workload), never shared with another arm; writable for
+   * the image's USER.
    */
   jitCache(key: string): string {
     let dir = this.jitCaches.get(key)

@@ -2,6 +2,7 @@
  * Start-up vs steady state: per workload and arm pair, the start-up phases in the order they happen,
  * with medians, their difference and ratio. Reported, never gated. Pure.
  */
+import { jitCacheKey } from '../analyze/index.js'
 import type { CheckSummary, Comparison } from '../types/index.js'
 import { STARTUP_PHASES, type StartupPhase } from '../types/index.js'
 import { armRank, pairKey } from './arms.js'
@@ -204,7 +205,7 @@ function groupBlock(summary: CheckSummary, g: Group): string {
  * holds one such start and the rest warm. Said here in full, with the fix.
  */
 function jitCacheLines(summary: CheckSummary, workload: string): string {
-  const found = (summary.explanation?.findings ?? []).filter(f => f.key === `startup:${workload}:jit-cache`)
+  const found = (summary.explanation?.findings ?? []).filter(f => f.key === jitCacheKey(workload))
   return found.map(f => `- **${inline(f.label)}**: ${inline(f.meaning)}. Fix: ${inline(f.fix)}.`).join('\n')
 }
 

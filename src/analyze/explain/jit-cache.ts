@@ -38,20 +38,26 @@ function jitSeconds(samples: readonly SampleRecord[], env: string, workload: str
   return out
 }
 
+/** The finding's key for a workload: the start-up section puts it under that workload's table. */
+export function jitCacheKey(workload: string): string {
+  return `startup:${workload}:jit-cache`
+}
+
 /** One finding per (container arm, workload) whose first process filled the kept cache with JIT-compiled kernels. */
 export function jitCacheFindings(
   stacks: readonly StackRecord[],
   samples: readonly SampleRecord[]
 ): Finding[] {
   const out: Finding[] = []
-  const keys = new Set(stacks.map(s => `${s.environment}\u0000${s.workload}`))
-  for (const key of keys) {
-    const [env = '', workload = ''] = key.split('\u0000')
-    const records = stacks
-      .filter(s => s.environment === env && s.workload === workload)
-      .sort((a, b) => a.run - b.run)
-    const first = records[0]
-    if (!first) continue
+  // Each arm's and workload's first process: the one that started with the empty cache.
+  const firsts = new Map<string, StackRecord>()
+  for (const s of stacks) {
+    const key = `${s.environment}\u0000${s.workload}`
+    const seen = firsts.get(key)
+    if (!seen || s.run < seen.run) firsts.set(key, s)
+  }
+  for (const first of firsts.values()) {
+    const { environment: env, workload } = first
     const facts = flatten(first.facts)
     if (facts.get('env.CUDA_CACHE_PATH') !== JIT_CACHE_CONTAINER_DIR) continue
     const files = Number(facts.get('torch.cuda.jit_cache.files') ?? NaN)
@@ -66,7 +72,7 @@ export function jitCacheFindings(
     const size = Number.isFinite(bytes) ? ` (${mib(bytes)})` : ''
     out.push({
       kind: 'startup',
-      key: `startup:${workload}:jit-cache`,
+      key: jitCacheKey(workload),
       label: `CUDA JIT cache of a fresh container (${workload})`,
       baseline: `${warm.toFixed(2)} s (later processes, median)`,
       candidate: `${cold.toFixed(2)} s (run ${first.run}, empty cache)`,
